@@ -1,0 +1,727 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * virtio-net RoCE extension: the wire ABI.
+ *
+ * This header is the single definition of every structure, constant and
+ * virtqueue index of the virtio-net RoCE device (RFC v2 plus the aggregated
+ * port-speed extension). The backend, the virtio-user driver, the guest
+ * kernel module, the rdma-core provider and the QEMU patch all include it;
+ * none of them redeclares a wire structure.
+ *
+ * All multi-byte fields are little-endian (virtio 1.x). Types come from
+ * <linux/types.h> so that the header builds both in userspace and in the
+ * kernel, where sparse checks the __le annotations.
+ *
+ * The normative text is virtio-spec/virtio-net-roce.tex; every size and
+ * offset that text fixes is pinned by a _Static_assert below.
+ */
+#ifndef _LINUX_VIRTIO_NET_ROCE_H
+#define _LINUX_VIRTIO_NET_ROCE_H
+
+#include <linux/types.h>
+
+/*
+ * Numbering.
+ *
+ * RFC v2 used feature bit 55 and control class 6. In virtio-spec master
+ * (checked 2026-11, commit 15f488c1) bit 55 is VIRTIO_NET_F_GUEST_USO6 and
+ * class 6 is VIRTIO_NET_CTRL_NOTF_COAL. vhost-user (GET/SET_FEATURES) and
+ * the virtio core of the guests we target carry 64 feature bits, so the
+ * bits must lie below 64; in the device-specific ranges 0-23 and 50-63 the
+ * only unassigned bits are 4 and 58. The class byte has room: 9 is the next
+ * sequential class, which is exactly how RFC v2 collided, so we take 64 and
+ * leave 9-63 to upstream.
+ */
+#define VIRTIO_NET_F_ROCE		58 /* RDMA over Converged Ethernet v2 */
+#define VIRTIO_NET_F_ROCE_PORT_SPEED	4  /* aggregated port speed; needs ROCE */
+#define VIRTIO_NET_CTRL_ROCE		64
+
+/* RFC v2 numbering, offered by the backend only behind an option. */
+#define VIRTIO_NET_F_ROCE_RFC2		55
+#define VIRTIO_NET_CTRL_ROCE_RFC2	6
+
+/* Control commands of class VIRTIO_NET_CTRL_ROCE (RFC v2, then ours). */
+#define VIRTIO_NET_CTRL_ROCE_QUERY_DEVICE	0
+#define VIRTIO_NET_CTRL_ROCE_QUERY_PORT		1
+#define VIRTIO_NET_CTRL_ROCE_CREATE_CQ		2
+#define VIRTIO_NET_CTRL_ROCE_DESTROY_CQ		3
+#define VIRTIO_NET_CTRL_ROCE_CREATE_PD		4
+#define VIRTIO_NET_CTRL_ROCE_DESTROY_PD		5
+#define VIRTIO_NET_CTRL_ROCE_GET_DMA_MR		6
+#define VIRTIO_NET_CTRL_ROCE_REG_USER_MR	7
+#define VIRTIO_NET_CTRL_ROCE_DEREG_MR		8
+#define VIRTIO_NET_CTRL_ROCE_CREATE_QP		9
+#define VIRTIO_NET_CTRL_ROCE_MODIFY_QP		10
+#define VIRTIO_NET_CTRL_ROCE_QUERY_QP		11
+#define VIRTIO_NET_CTRL_ROCE_DESTROY_QP		12
+#define VIRTIO_NET_CTRL_ROCE_CREATE_AH		13
+#define VIRTIO_NET_CTRL_ROCE_DESTROY_AH		14
+#define VIRTIO_NET_CTRL_ROCE_ADD_GID		15
+#define VIRTIO_NET_CTRL_ROCE_DEL_GID		16
+#define VIRTIO_NET_CTRL_ROCE_REQ_NOTIFY_CQ	17
+#define VIRTIO_NET_CTRL_ROCE_QUERY_PORT_SPEED	18 /* VIRTIO_NET_F_ROCE_PORT_SPEED */
+#define VIRTIO_NET_CTRL_ROCE_NR_CMDS		19
+
+/* Limits the spec text fixes. */
+#define VIRTIO_NET_ROCE_MAX_QPS		16384
+#define VIRTIO_NET_ROCE_MAX_CQS		16384
+#define VIRTIO_NET_ROCE_PAGE_SHIFT	12 /* REG_USER_MR pages[] are 4 KiB */
+#define VIRTIO_NET_ROCE_PAGE_SIZE	(1u << VIRTIO_NET_ROCE_PAGE_SHIFT)
+#define VIRTIO_NET_ROCE_MAX_INLINE	512
+#define VIRTIO_NET_ROCE_GID_LEN		16
+#define VIRTIO_NET_ROCE_PORT_NUM	1  /* the one RoCE port */
+#define VIRTIO_NET_ROCE_SPEED_UNIT_MBPS	100 /* roce_port_speed unit */
+
+/*
+ * Device configuration: virtio-net's layout as in virtio-spec master, then
+ * the RoCE fields. The offsets do not depend on the negotiated features.
+ */
+struct virtio_net_roce_config {
+	__u8 mac[6];
+	__le16 status;
+	__le16 max_virtqueue_pairs;
+	__le16 mtu;
+	__le32 speed;			/* Mb/s, VIRTIO_NET_F_SPEED_DUPLEX */
+	__u8 duplex;
+	__u8 rss_max_key_size;
+	__le16 rss_max_indirection_table_length;
+	__le32 supported_hash_types;
+	__le32 supported_tunnel_types;
+	__le32 max_rdma_qps;		/* VIRTIO_NET_F_ROCE */
+	__le32 max_rdma_cqs;		/* VIRTIO_NET_F_ROCE */
+	__le32 reserved;		/* zero */
+	__le64 roce_port_speed;		/* 100 Mb/s, VIRTIO_NET_F_ROCE_PORT_SPEED */
+};
+
+/* The same fields placed as RFC v2 placed them (before supported_tunnel_types existed). */
+struct virtio_net_roce_config_rfc2 {
+	__u8 mac[6];
+	__le16 status;
+	__le16 max_virtqueue_pairs;
+	__le16 mtu;
+	__le32 speed;
+	__u8 duplex;
+	__u8 rss_max_key_size;
+	__le16 rss_max_indirection_table_length;
+	__le32 supported_hash_types;
+	__le32 max_rdma_qps;
+	__le32 max_rdma_cqs;
+	__le64 roce_port_speed;
+};
+
+/*
+ * Virtqueue layout. N receive/transmit pairs (1 unless VIRTIO_NET_F_MQ or
+ * VIRTIO_NET_F_RSS is negotiated, then max_virtqueue_pairs), the control
+ * queue, M = max_rdma_cqs completion queues, then L = max_rdma_qps
+ * send/receive pairs. CQ number c uses rdma_completeq(c+1); QP number q uses
+ * rdma_transmitq(q+1) and rdma_receiveq(q+1).
+ */
+static inline __u32 virtio_net_roce_ctrl_vq(__u32 n_pairs)
+{
+	return 2 * n_pairs;
+}
+
+static inline __u32 virtio_net_roce_cq_vq(__u32 n_pairs, __u32 cqn)
+{
+	return 2 * n_pairs + 1 + cqn;
+}
+
+static inline __u32 virtio_net_roce_sq_vq(__u32 n_pairs, __u32 max_cqs, __u32 qpn)
+{
+	return 2 * n_pairs + 1 + max_cqs + 2 * qpn;
+}
+
+static inline __u32 virtio_net_roce_rq_vq(__u32 n_pairs, __u32 max_cqs, __u32 qpn)
+{
+	return virtio_net_roce_sq_vq(n_pairs, max_cqs, qpn) + 1;
+}
+
+static inline __u32 virtio_net_roce_num_vqs(__u32 n_pairs, __u32 max_cqs, __u32 max_qps)
+{
+	return 2 * n_pairs + 1 + max_cqs + 2 * max_qps;
+}
+
+enum virtio_net_roce_vq_kind {
+	VIRTIO_NET_ROCE_VQ_NET,		/* receiveqN or transmitqN */
+	VIRTIO_NET_ROCE_VQ_CTRL,
+	VIRTIO_NET_ROCE_VQ_CQ,
+	VIRTIO_NET_ROCE_VQ_SQ,
+	VIRTIO_NET_ROCE_VQ_RQ,
+	VIRTIO_NET_ROCE_VQ_INVALID,	/* past the last queue */
+};
+
+/*
+ * What virtqueue @vq is; *num receives the pair, CQ or QP number.
+ * The inverse of the functions above.
+ */
+static inline enum virtio_net_roce_vq_kind
+virtio_net_roce_vq_classify(__u32 vq, __u32 n_pairs, __u32 max_cqs,
+			    __u32 max_qps, __u32 *num)
+{
+	__u32 ctrl = virtio_net_roce_ctrl_vq(n_pairs);
+	__u32 first_sq = virtio_net_roce_sq_vq(n_pairs, max_cqs, 0);
+
+	if (vq < ctrl) {
+		*num = vq / 2;
+		return VIRTIO_NET_ROCE_VQ_NET;
+	}
+	if (vq == ctrl) {
+		*num = 0;
+		return VIRTIO_NET_ROCE_VQ_CTRL;
+	}
+	if (vq < first_sq) {
+		*num = vq - ctrl - 1;
+		return VIRTIO_NET_ROCE_VQ_CQ;
+	}
+	if (vq - first_sq < 2 * max_qps) {
+		*num = (vq - first_sq) / 2;
+		return (vq - first_sq) % 2 ? VIRTIO_NET_ROCE_VQ_RQ :
+					     VIRTIO_NET_ROCE_VQ_SQ;
+	}
+	*num = 0;
+	return VIRTIO_NET_ROCE_VQ_INVALID;
+}
+
+/* IB enumerations as the wire carries them (IBTA 1.4 / RoCE v2 annex A17). */
+enum virtio_ib_access_flags {
+	VIRTIO_IB_ACCESS_LOCAL_WRITE = (1 << 0),
+	VIRTIO_IB_ACCESS_REMOTE_WRITE = (1 << 1),
+	VIRTIO_IB_ACCESS_REMOTE_READ = (1 << 2),
+};
+#define VIRTIO_IB_ACCESS_ALL \
+	(VIRTIO_IB_ACCESS_LOCAL_WRITE | VIRTIO_IB_ACCESS_REMOTE_WRITE | \
+	 VIRTIO_IB_ACCESS_REMOTE_READ)
+
+#define VIRTIO_IB_QPT_SMI	0
+#define VIRTIO_IB_QPT_GSI	1
+#define VIRTIO_IB_QPT_RC	2
+#define VIRTIO_IB_QPT_UC	3
+#define VIRTIO_IB_QPT_UD	4
+
+enum virtio_ib_qp_attr_mask {
+	VIRTIO_IB_QP_STATE = (1 << 0),
+	VIRTIO_IB_QP_CUR_STATE = (1 << 1),
+	VIRTIO_IB_QP_ACCESS_FLAGS = (1 << 2),
+	VIRTIO_IB_QP_QKEY = (1 << 3),
+	VIRTIO_IB_QP_AV = (1 << 4),
+	VIRTIO_IB_QP_PATH_MTU = (1 << 5),
+	VIRTIO_IB_QP_TIMEOUT = (1 << 6),
+	VIRTIO_IB_QP_RETRY_CNT = (1 << 7),
+	VIRTIO_IB_QP_RNR_RETRY = (1 << 8),
+	VIRTIO_IB_QP_RQ_PSN = (1 << 9),
+	VIRTIO_IB_QP_MAX_QP_RD_ATOMIC = (1 << 10),
+	VIRTIO_IB_QP_MIN_RNR_TIMER = (1 << 11),
+	VIRTIO_IB_QP_SQ_PSN = (1 << 12),
+	VIRTIO_IB_QP_MAX_DEST_RD_ATOMIC = (1 << 13),
+	VIRTIO_IB_QP_CAP = (1 << 14),
+	VIRTIO_IB_QP_DEST_QPN = (1 << 15),
+	VIRTIO_IB_QP_RATE_LIMIT = (1 << 16),
+};
+#define VIRTIO_IB_QP_ATTR_ALL ((1u << 17) - 1)
+
+enum virtio_ib_qp_state {
+	VIRTIO_IB_QPS_RESET,
+	VIRTIO_IB_QPS_INIT,
+	VIRTIO_IB_QPS_RTR,
+	VIRTIO_IB_QPS_RTS,
+	VIRTIO_IB_QPS_SQD,
+	VIRTIO_IB_QPS_SQE,
+	VIRTIO_IB_QPS_ERR,
+};
+
+enum virtio_ib_mtu {
+	VIRTIO_IB_MTU_256 = 1,
+	VIRTIO_IB_MTU_512 = 2,
+	VIRTIO_IB_MTU_1024 = 3,
+	VIRTIO_IB_MTU_2048 = 4,
+	VIRTIO_IB_MTU_4096 = 5,
+};
+
+/* device_cap_flags of QUERY_DEVICE */
+#define VIRTIO_IB_DEVICE_RC_RNR_NAK_GEN	(1 << 0)
+
+/* Control command and ack data, in command order. */
+struct virtio_rdma_ack_query_device {
+	__le64 device_cap_flags;
+	__le64 max_mr_size;
+	__le64 page_size_cap;
+	__le32 hw_ver;
+	__le32 max_qp_wr;
+	__le32 max_send_sge;
+	__le32 max_recv_sge;
+	__le32 max_sge_rd;
+	__le32 max_cqe;
+	__le32 max_mr;
+	__le32 max_pd;
+	__le32 max_qp_rd_atom;
+	__le32 max_qp_init_rd_atom;
+	__le32 max_ah;
+	__u8 local_ca_ack_delay;
+	__u8 padding[3];
+	__le32 reserved[14];
+};
+
+struct virtio_rdma_ack_query_port {
+	__le32 gid_tbl_len;
+	__le32 max_msg_sz;
+	__le32 reserved[6];
+};
+
+struct virtio_rdma_cmd_create_cq {
+	__le32 cqe;
+};
+
+struct virtio_rdma_ack_create_cq {
+	__le32 cqn;
+};
+
+struct virtio_rdma_cmd_destroy_cq {
+	__le32 cqn;
+};
+
+struct virtio_rdma_ack_create_pd {
+	__le32 pdn;
+};
+
+struct virtio_rdma_cmd_destroy_pd {
+	__le32 pdn;
+};
+
+struct virtio_rdma_cmd_get_dma_mr {
+	__le32 pdn;
+	__le32 access_flags;	/* enum virtio_ib_access_flags */
+};
+
+struct virtio_rdma_ack_get_dma_mr {
+	__le32 mrn;
+	__le32 lkey;
+	__le32 rkey;
+};
+
+struct virtio_rdma_cmd_reg_user_mr {
+	__le32 pdn;
+	__le32 access_flags;	/* enum virtio_ib_access_flags */
+	__le64 virt_addr;	/* I/O virtual address the MR starts at */
+	__le64 length;
+	__le32 npages;
+	__le32 padding;
+	__le64 pages[];		/* driver (guest-physical) address of each 4 KiB page */
+};
+
+struct virtio_rdma_ack_reg_user_mr {
+	__le32 mrn;
+	__le32 lkey;
+	__le32 rkey;
+};
+
+struct virtio_rdma_cmd_dereg_mr {
+	__le32 mrn;
+};
+
+struct virtio_rdma_qp_cap {
+	__le32 max_send_wr;
+	__le32 max_recv_wr;
+	__le32 max_send_sge;
+	__le32 max_recv_sge;
+	__le32 max_inline_data;
+	__le32 padding;
+};
+
+struct virtio_rdma_cmd_create_qp {
+	__le32 pdn;
+	__u8 qp_type;		/* VIRTIO_IB_QPT_* */
+	__u8 sq_sig_all;
+	__u8 padding[2];
+	__le32 send_cqn;
+	__le32 recv_cqn;
+	struct virtio_rdma_qp_cap cap;
+	__le32 reserved[4];
+};
+
+struct virtio_rdma_ack_create_qp {
+	__le32 qpn;
+};
+
+struct virtio_rdma_global_route {
+	__u8 dgid[VIRTIO_NET_ROCE_GID_LEN];
+	__le32 flow_label;
+	__u8 sgid_index;
+	__u8 hop_limit;
+	__u8 traffic_class;
+	__u8 padding;
+};
+
+struct virtio_rdma_ah_attr {
+	struct virtio_rdma_global_route grh;
+	__u8 dmac[6];
+	__u8 reserved[10];
+};
+
+struct virtio_rdma_cmd_modify_qp {
+	__le32 qpn;
+	__le32 attr_mask;	/* enum virtio_ib_qp_attr_mask */
+	__u8 qp_state;		/* enum virtio_ib_qp_state */
+	__u8 cur_qp_state;
+	__u8 path_mtu;		/* enum virtio_ib_mtu */
+	__u8 max_rd_atomic;
+	__u8 max_dest_rd_atomic;
+	__u8 min_rnr_timer;
+	__u8 timeout;
+	__u8 retry_cnt;
+	__u8 rnr_retry;
+	__u8 padding[7];
+	__le32 qkey;
+	__le32 rq_psn;
+	__le32 sq_psn;
+	__le32 dest_qp_num;
+	__le32 qp_access_flags;	/* enum virtio_ib_access_flags */
+	__le32 rate_limit;	/* kb/s */
+	struct virtio_rdma_qp_cap cap;
+	struct virtio_rdma_ah_attr ah_attr;
+	__le32 reserved[4];
+};
+
+struct virtio_rdma_cmd_query_qp {
+	__le32 qpn;
+	__le32 attr_mask;
+};
+
+struct virtio_rdma_ack_query_qp {
+	__u8 qp_state;
+	__u8 path_mtu;
+	__u8 sq_draining;
+	__u8 max_rd_atomic;
+	__u8 max_dest_rd_atomic;
+	__u8 min_rnr_timer;
+	__u8 timeout;
+	__u8 retry_cnt;
+	__u8 rnr_retry;
+	__u8 padding[7];
+	__le32 qkey;
+	__le32 rq_psn;
+	__le32 sq_psn;
+	__le32 dest_qp_num;
+	__le32 qp_access_flags;
+	__le32 rate_limit;
+	struct virtio_rdma_qp_cap cap;
+	struct virtio_rdma_ah_attr ah_attr;
+	__le32 reserved[4];
+};
+
+struct virtio_rdma_cmd_destroy_qp {
+	__le32 qpn;
+};
+
+struct virtio_rdma_cmd_create_ah {
+	__le32 pdn;
+	__le32 padding;
+	struct virtio_rdma_ah_attr ah_attr;
+};
+
+struct virtio_rdma_ack_create_ah {
+	__le32 ah;
+};
+
+struct virtio_rdma_cmd_destroy_ah {
+	__le32 pdn;
+	__le32 ah;
+};
+
+struct virtio_rdma_cmd_add_gid {
+	__le16 index;
+	__le16 padding[3];
+	__u8 gid[VIRTIO_NET_ROCE_GID_LEN];
+};
+
+struct virtio_rdma_cmd_del_gid {
+	__le16 index;
+};
+
+#define VIRTIO_IB_NOTIFY_SOLICITED		(1 << 0)
+#define VIRTIO_IB_NOTIFY_NEXT_COMPLETION	(1 << 1)
+
+struct virtio_rdma_cmd_req_notify {
+	__le32 cqn;
+	__le32 flags;		/* exactly one VIRTIO_IB_NOTIFY_* */
+};
+
+/* QUERY_PORT_SPEED ack flags */
+#define VIRTIO_RDMA_PORT_SPEED_F_AGGREGATED	(1 << 0) /* sum of >1 member */
+#define VIRTIO_RDMA_PORT_SPEED_F_LOOPBACK	(1 << 1) /* every member down */
+#define VIRTIO_RDMA_PORT_SPEED_F_LINK_DOWN	(1 << 2) /* device link down */
+
+struct virtio_rdma_ack_query_port_speed {
+	__le64 speed;		/* 100 Mb/s units, as ibv_query_port_speed() */
+	__le32 flags;		/* VIRTIO_RDMA_PORT_SPEED_F_* */
+	__le16 active_members;	/* uplink members whose link is up */
+	__le16 total_members;	/* uplink members, up or down */
+	__le32 reserved[4];
+};
+
+/* Send queue requests (device-readable). */
+enum virtio_ib_wr_opcode {
+	VIRTIO_IB_WR_RDMA_WRITE,
+	VIRTIO_IB_WR_RDMA_WRITE_WITH_IMM,
+	VIRTIO_IB_WR_SEND,
+	VIRTIO_IB_WR_SEND_WITH_IMM,
+	VIRTIO_IB_WR_RDMA_READ,
+};
+
+#define VIRTIO_IB_SEND_FENCE		(1 << 0)
+#define VIRTIO_IB_SEND_SIGNALED		(1 << 1)
+#define VIRTIO_IB_SEND_SOLICITED	(1 << 2)
+#define VIRTIO_IB_SEND_INLINE		(1 << 3)
+
+struct virtio_rdma_sge {
+	__le64 addr;
+	__le32 length;
+	__le32 lkey;
+};
+
+struct virtio_rdma_sq_req {
+	__le64 wr_id;
+	__u8 opcode;		/* enum virtio_ib_wr_opcode */
+	__u8 send_flags;	/* VIRTIO_IB_SEND_* */
+	__le16 padding;
+	__le32 imm_data;	/* network byte order, carried as is */
+	union {
+		struct {
+			__le64 remote_addr;
+			__le32 rkey;
+		} rdma;
+		struct {
+			__le32 remote_qpn;
+			__le32 remote_qkey;
+			__le32 ah;
+		} ud;
+		__le64 reserved[4];
+	};
+	__u8 inline_data[VIRTIO_NET_ROCE_MAX_INLINE];
+	union {
+		__le32 num_sge;
+		__le16 inline_len;	/* with VIRTIO_IB_SEND_INLINE */
+	};
+	__le32 reserved2[3];
+	struct virtio_rdma_sge sg_list[];
+};
+
+/* Receive queue requests (device-readable). */
+struct virtio_rdma_rq_req {
+	__le64 wr_id;
+	__le32 num_sge;
+	__le32 reserved[3];
+	struct virtio_rdma_sge sg_list[];
+};
+
+/* Completion queue entries (device-writable). */
+enum virtio_ib_wc_opcode {
+	VIRTIO_IB_WC_SEND,
+	VIRTIO_IB_WC_RDMA_WRITE,
+	VIRTIO_IB_WC_RDMA_READ,
+	VIRTIO_IB_WC_RECV,
+	VIRTIO_IB_WC_RECV_RDMA_WITH_IMM,
+};
+
+enum virtio_ib_wc_status {
+	VIRTIO_IB_WC_SUCCESS,
+	VIRTIO_IB_WC_LOC_LEN_ERR,
+	VIRTIO_IB_WC_LOC_QP_OP_ERR,
+	VIRTIO_IB_WC_LOC_PROT_ERR,
+	VIRTIO_IB_WC_WR_FLUSH_ERR,
+	VIRTIO_IB_WC_BAD_RESP_ERR,
+	VIRTIO_IB_WC_LOC_ACCESS_ERR,
+	VIRTIO_IB_WC_REM_INV_REQ_ERR,
+	VIRTIO_IB_WC_REM_ACCESS_ERR,
+	VIRTIO_IB_WC_REM_OP_ERR,
+	VIRTIO_IB_WC_RETRY_EXC_ERR,
+	VIRTIO_IB_WC_RNR_RETRY_EXC_ERR,
+	VIRTIO_IB_WC_REM_ABORT_ERR,
+	VIRTIO_IB_WC_FATAL_ERR,
+	VIRTIO_IB_WC_RESP_TIMEOUT_ERR,
+	VIRTIO_IB_WC_GENERAL_ERR,
+};
+
+#define VIRTIO_IB_WC_GRH	(1 << 0)
+#define VIRTIO_IB_WC_WITH_IMM	(1 << 1)
+
+struct virtio_rdma_cq_req {
+	__le64 wr_id;
+	__u8 status;		/* enum virtio_ib_wc_status */
+	__u8 opcode;		/* enum virtio_ib_wc_opcode */
+	__le16 padding;
+	__le32 vendor_err;
+	__le32 byte_len;
+	__le32 imm_data;
+	__le32 qp_num;
+	__le32 src_qp;
+	__le32 wc_flags;	/* VIRTIO_IB_WC_* */
+	__le32 reserved[3];
+};
+
+/*
+ * Layout pins. A change here is a change of the wire format: the spec text
+ * and every consumer change with it.
+ */
+#define VIRTIO_NET_ROCE_PIN_SIZE(type, size) \
+	_Static_assert(sizeof(struct type) == (size), #type " size")
+#define VIRTIO_NET_ROCE_PIN_OFF(type, field, off) \
+	_Static_assert(__builtin_offsetof(struct type, field) == (off), \
+		       #type "." #field " offset")
+
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_net_roce_config, 48);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_net_roce_config, status, 6);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_net_roce_config, max_virtqueue_pairs, 8);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_net_roce_config, mtu, 10);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_net_roce_config, speed, 12);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_net_roce_config, duplex, 16);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_net_roce_config, supported_hash_types, 20);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_net_roce_config, supported_tunnel_types, 24);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_net_roce_config, max_rdma_qps, 28);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_net_roce_config, max_rdma_cqs, 32);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_net_roce_config, reserved, 36);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_net_roce_config, roce_port_speed, 40);
+
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_net_roce_config_rfc2, 40);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_net_roce_config_rfc2, max_rdma_qps, 24);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_net_roce_config_rfc2, max_rdma_cqs, 28);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_net_roce_config_rfc2, roce_port_speed, 32);
+
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_ack_query_device, 128);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, max_mr_size, 8);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, page_size_cap, 16);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, hw_ver, 24);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, max_qp_wr, 28);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, max_send_sge, 32);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, max_recv_sge, 36);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, max_sge_rd, 40);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, max_cqe, 44);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, max_mr, 48);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, max_pd, 52);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, max_qp_rd_atom, 56);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, max_qp_init_rd_atom, 60);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, max_ah, 64);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, local_ca_ack_delay, 68);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, reserved, 72);
+
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_ack_query_port, 32);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_port, max_msg_sz, 4);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_create_cq, 4);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_ack_create_cq, 4);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_destroy_cq, 4);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_ack_create_pd, 4);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_destroy_pd, 4);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_get_dma_mr, 8);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_ack_get_dma_mr, 12);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_get_dma_mr, rkey, 8);
+
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_reg_user_mr, 32);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_reg_user_mr, virt_addr, 8);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_reg_user_mr, length, 16);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_reg_user_mr, npages, 24);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_reg_user_mr, pages, 32);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_ack_reg_user_mr, 12);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_dereg_mr, 4);
+
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_qp_cap, 24);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_qp_cap, max_inline_data, 16);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_create_qp, 56);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_create_qp, qp_type, 4);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_create_qp, sq_sig_all, 5);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_create_qp, send_cqn, 8);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_create_qp, recv_cqn, 12);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_create_qp, cap, 16);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_create_qp, reserved, 40);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_ack_create_qp, 4);
+
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_global_route, 24);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_global_route, flow_label, 16);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_global_route, sgid_index, 20);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_global_route, hop_limit, 21);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_global_route, traffic_class, 22);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_ah_attr, 40);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ah_attr, dmac, 24);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ah_attr, reserved, 30);
+
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_modify_qp, 128);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_modify_qp, attr_mask, 4);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_modify_qp, qp_state, 8);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_modify_qp, cur_qp_state, 9);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_modify_qp, path_mtu, 10);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_modify_qp, max_rd_atomic, 11);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_modify_qp, max_dest_rd_atomic, 12);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_modify_qp, min_rnr_timer, 13);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_modify_qp, timeout, 14);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_modify_qp, retry_cnt, 15);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_modify_qp, rnr_retry, 16);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_modify_qp, qkey, 24);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_modify_qp, rq_psn, 28);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_modify_qp, sq_psn, 32);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_modify_qp, dest_qp_num, 36);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_modify_qp, qp_access_flags, 40);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_modify_qp, rate_limit, 44);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_modify_qp, cap, 48);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_modify_qp, ah_attr, 72);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_modify_qp, reserved, 112);
+
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_query_qp, 8);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_ack_query_qp, 120);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_qp, sq_draining, 2);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_qp, rnr_retry, 8);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_qp, qkey, 16);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_qp, rq_psn, 20);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_qp, sq_psn, 24);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_qp, dest_qp_num, 28);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_qp, qp_access_flags, 32);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_qp, rate_limit, 36);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_qp, cap, 40);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_qp, ah_attr, 64);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_qp, reserved, 104);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_destroy_qp, 4);
+
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_create_ah, 48);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_create_ah, ah_attr, 8);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_ack_create_ah, 4);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_destroy_ah, 8);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_add_gid, 24);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_add_gid, gid, 8);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_del_gid, 2);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_req_notify, 8);
+
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_ack_query_port_speed, 32);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_port_speed, flags, 8);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_port_speed, active_members, 12);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_port_speed, total_members, 14);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_port_speed, reserved, 16);
+
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_sge, 16);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sge, length, 8);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sge, lkey, 12);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_sq_req, 576);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, opcode, 8);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, send_flags, 9);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, imm_data, 12);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, rdma.remote_addr, 16);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, rdma.rkey, 24);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, ud.remote_qpn, 16);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, ud.remote_qkey, 20);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, ud.ah, 24);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, inline_data, 48);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, num_sge, 560);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, inline_len, 560);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, reserved2, 564);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, sg_list, 576);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_rq_req, 24);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_rq_req, num_sge, 8);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_rq_req, sg_list, 24);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cq_req, 48);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cq_req, status, 8);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cq_req, opcode, 9);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cq_req, vendor_err, 12);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cq_req, byte_len, 16);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cq_req, imm_data, 20);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cq_req, qp_num, 24);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cq_req, src_qp, 28);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cq_req, wc_flags, 32);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cq_req, reserved, 36);
+
+#endif /* _LINUX_VIRTIO_NET_ROCE_H */
