@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vhost-user-rdma: a DPDK vhost-user backend serving virtio-net RoCE devices.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+
+#include "common/log.h"
+#include "options.h"
+#include "vhost/vdev.h"
+
+RTE_LOG_REGISTER_SUFFIX(vur_logtype_app, app, INFO);
+
+struct vur_app {
+	struct vur_options opts;
+	struct vur_dev *devs[VUR_MAX_SOCKETS];
+	unsigned int n_devs;
+};
+
+static void
+params_for(const struct vur_options *o, unsigned int i, struct vur_dev_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->path = o->sockets[i];
+	p->client = o->client;
+	p->rfc2_numbering = o->rfc2_numbering;
+	p->port_speed = o->port_speed;
+	p->max_qps = o->max_qps;
+	p->max_cqs = o->max_cqs;
+	p->mtu = o->mtu;
+	p->loopback_mbps = o->loopback_mbps;
+	memcpy(p->mac, o->base_mac, sizeof(p->mac));
+	p->mac[5] += i; /* i < VUR_MAX_SOCKETS: wraps within the last byte only */
+}
+
+static int
+start_devices(struct vur_app *app)
+{
+	struct vur_dev_params p;
+	unsigned int i;
+
+	for (i = 0; i < app->opts.n_sockets; i++) {
+		params_for(&app->opts, i, &p);
+		app->devs[i] = vur_dev_create(&p);
+		if (app->devs[i] == NULL) {
+			VUR_LOG(app, ERR, "%s: %s", p.path, rte_strerror(rte_errno));
+			return -1;
+		}
+		app->n_devs++;
+	}
+	return 0;
+}
+
+static void
+stop_devices(struct vur_app *app)
+{
+	while (app->n_devs > 0)
+		vur_dev_destroy(app->devs[--app->n_devs]);
+}
+
+/* SIGINT and SIGTERM are blocked in every thread and taken here. */
+static int
+wait_for_signal(const sigset_t *set)
+{
+	int sig = 0;
+
+	if (sigwait(set, &sig) != 0)
+		return -1;
+	return sig;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct vur_app app;
+	sigset_t set;
+	int ret, sig;
+
+	/* Block before EAL creates threads, so that they inherit the mask. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+
+	/* --help must work without EAL (no hugepages, no root). */
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			vur_options_usage(stdout, argv[0]);
+			return EXIT_SUCCESS;
+		}
+	}
+
+	ret = rte_eal_init(argc, argv);
+	if (ret < 0) {
+		fprintf(stderr, "%s: EAL initialisation failed: %s\n", argv[0],
+			rte_strerror(rte_errno));
+		return EXIT_FAILURE;
+	}
+	if (vur_options_parse(&app.opts, argc - ret, argv + ret, stderr) < 0) {
+		fprintf(stderr, "Try '%s --help'.\n", argv[0]);
+		rte_eal_cleanup();
+		return EXIT_FAILURE;
+	}
+	app.n_devs = 0;
+
+	ret = EXIT_SUCCESS;
+	if (start_devices(&app) < 0) {
+		ret = EXIT_FAILURE;
+		goto stop;
+	}
+	VUR_LOG(app, INFO, "%u device(s) ready; SIGINT or SIGTERM stops", app.n_devs);
+	sig = wait_for_signal(&set);
+	VUR_LOG(app, INFO, "%s: stopping", sig > 0 ? strsignal(sig) : "sigwait failed");
+
+stop:
+	stop_devices(&app);
+	rte_eal_cleanup();
+	return ret;
+}

@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Command line of vhost-user-rdma.
+ *
+ * EAL consumes its own arguments first; what follows "--" is parsed here.
+ * Every number is range-checked so that a device never starts with a
+ * virtqueue layout librte_vhost or QEMU cannot hold.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/virtio_net_roce.h>
+
+#include "options.h"
+
+/* librte_vhost 22.11 handles at most VHOST_MAX_VRING (256) virtqueues. */
+#define VUR_MAX_VRINGS 256
+
+#define VUR_DEFAULT_QPS 64
+#define VUR_DEFAULT_CQS 64
+#define VUR_DEFAULT_MTU 1500
+#define VUR_DEFAULT_LOOPBACK_MBPS 100000ULL
+
+enum {
+	OPT_MAX_QPS = 256,
+	OPT_MAX_CQS,
+	OPT_MTU,
+	OPT_MAC,
+	OPT_LOOPBACK_SPEED,
+	OPT_RFC2,
+	OPT_NO_PORT_SPEED,
+};
+
+static const struct option long_opts[] = {
+	{"socket", required_argument, NULL, 's'},
+	{"client", no_argument, NULL, 'c'},
+	{"max-qps", required_argument, NULL, OPT_MAX_QPS},
+	{"max-cqs", required_argument, NULL, OPT_MAX_CQS},
+	{"mtu", required_argument, NULL, OPT_MTU},
+	{"mac", required_argument, NULL, OPT_MAC},
+	{"loopback-speed", required_argument, NULL, OPT_LOOPBACK_SPEED},
+	{"rfc2-numbering", no_argument, NULL, OPT_RFC2},
+	{"no-port-speed", no_argument, NULL, OPT_NO_PORT_SPEED},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+void
+vur_options_usage(FILE *out, const char *prog)
+{
+	fprintf(out,
+		"Usage: %s [EAL options] -- -s PATH [-s PATH ...] [options]\n"
+		"\n"
+		"Serve one virtio-net RoCE device per vhost-user socket.\n"
+		"\n"
+		"Options:\n"
+		"  -s, --socket PATH       vhost-user socket of one device; repeat for more\n"
+		"                          devices (at most %d)\n"
+		"  -c, --client            connect to PATH as a vhost-user client and reconnect\n"
+		"                          when the frontend goes away (default: listen)\n"
+		"      --max-qps N         RDMA queue pairs per device, QPN 0..N-1 (default %d)\n"
+		"      --max-cqs N         RDMA completion queues per device (default %d)\n"
+		"                          3 + max-cqs + 2 * max-qps must not exceed %d virtqueues\n"
+		"      --mtu N             virtio-net MTU, 68..65535 (default %d)\n"
+		"      --mac XX:XX:XX:XX:XX:XX\n"
+		"                          MAC of the first device; the next get +1, +2, ...\n"
+		"                          (default 52:54:00:5e:00:01)\n"
+		"      --loopback-speed MBPS\n"
+		"                          port speed when no uplink is up (default %llu)\n"
+		"      --rfc2-numbering    offer RFC v2's numbering (feature bit %d, control\n"
+		"                          class %d, config fields at offset 24) instead of\n"
+		"                          bit %d, class %d, offset 28\n"
+		"      --no-port-speed     do not offer the aggregated port-speed feature\n"
+		"  -h, --help              show this text\n"
+		"\n"
+		"Example (the RFC v2 demo line):\n"
+		"  %s --vdev 'net_tap0' --lcore '1-3' -- -s '/tmp/vhost-rdma0'\n",
+		prog, VUR_MAX_SOCKETS, VUR_DEFAULT_QPS, VUR_DEFAULT_CQS, VUR_MAX_VRINGS,
+		VUR_DEFAULT_MTU, VUR_DEFAULT_LOOPBACK_MBPS, VIRTIO_NET_F_ROCE_RFC2,
+		VIRTIO_NET_CTRL_ROCE_RFC2, VIRTIO_NET_F_ROCE, VIRTIO_NET_CTRL_ROCE, prog);
+}
+
+static int
+parse_u64(const char *arg, uint64_t min, uint64_t max, uint64_t *val, const char *what, FILE *err)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (errno != 0 || end == arg || *end != '\0' || arg[0] == '-' || v < min || v > max) {
+		fprintf(err, "invalid %s '%s': expected %" PRIu64 "..%" PRIu64 "\n", what, arg,
+			min, max);
+		return -EINVAL;
+	}
+	*val = v;
+	return 0;
+}
+
+static int
+parse_mac(const char *arg, uint8_t mac[6], FILE *err)
+{
+	unsigned int b[6];
+	char tail;
+	int i;
+
+	if (sscanf(arg, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
+		    &tail) != 6 || strlen(arg) != 17) {
+		fprintf(err, "invalid MAC '%s': expected XX:XX:XX:XX:XX:XX\n", arg);
+		return -EINVAL;
+	}
+	if (b[0] & 1) {
+		fprintf(err, "invalid MAC '%s': multicast bit set\n", arg);
+		return -EINVAL;
+	}
+	for (i = 0; i < 6; i++)
+		mac[i] = b[i];
+	return 0;
+}
+
+static void
+set_defaults(struct vur_options *opts)
+{
+	static const uint8_t mac[6] = {0x52, 0x54, 0x00, 0x5e, 0x00, 0x01};
+
+	memset(opts, 0, sizeof(*opts));
+	opts->port_speed = true;
+	opts->max_qps = VUR_DEFAULT_QPS;
+	opts->max_cqs = VUR_DEFAULT_CQS;
+	opts->mtu = VUR_DEFAULT_MTU;
+	opts->loopback_mbps = VUR_DEFAULT_LOOPBACK_MBPS;
+	memcpy(opts->base_mac, mac, sizeof(mac));
+}
+
+static int
+check_layout(const struct vur_options *opts, FILE *err)
+{
+	uint32_t vqs = virtio_net_roce_num_vqs(1, opts->max_cqs, opts->max_qps);
+
+	if (vqs > VUR_MAX_VRINGS) {
+		fprintf(err, "--max-qps %u and --max-cqs %u need %u virtqueues; at most %d fit\n",
+			opts->max_qps, opts->max_cqs, vqs, VUR_MAX_VRINGS);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+parse_one(struct vur_options *opts, int c, const char *arg, FILE *err)
+{
+	uint64_t v;
+	int ret = 0;
+
+	switch (c) {
+	case 's':
+		if (opts->n_sockets == VUR_MAX_SOCKETS) {
+			fprintf(err, "too many sockets: at most %d\n", VUR_MAX_SOCKETS);
+			return -EINVAL;
+		}
+		if (arg[0] == '\0') {
+			fprintf(err, "empty socket path\n");
+			return -EINVAL;
+		}
+		opts->sockets[opts->n_sockets++] = arg;
+		break;
+	case 'c':
+		opts->client = true;
+		break;
+	case OPT_MAX_QPS:
+		/* QPN 0 is reserved and QPN 1 is the GSI QP: 3 is the least useful. */
+		ret = parse_u64(arg, 3, VIRTIO_NET_ROCE_MAX_QPS, &v, "--max-qps", err);
+		if (ret == 0)
+			opts->max_qps = v;
+		break;
+	case OPT_MAX_CQS:
+		ret = parse_u64(arg, 1, VIRTIO_NET_ROCE_MAX_CQS, &v, "--max-cqs", err);
+		if (ret == 0)
+			opts->max_cqs = v;
+		break;
+	case OPT_MTU:
+		ret = parse_u64(arg, 68, 65535, &v, "--mtu", err);
+		if (ret == 0)
+			opts->mtu = v;
+		break;
+	case OPT_MAC:
+		ret = parse_mac(arg, opts->base_mac, err);
+		break;
+	case OPT_LOOPBACK_SPEED:
+		/* 100 Mb/s is the unit of the RoCE speed field; 0 would read as link down. */
+		ret = parse_u64(arg, 100, UINT32_MAX, &v, "--loopback-speed", err);
+		if (ret == 0)
+			opts->loopback_mbps = v;
+		break;
+	case OPT_RFC2:
+		opts->rfc2_numbering = true;
+		break;
+	case OPT_NO_PORT_SPEED:
+		opts->port_speed = false;
+		break;
+	case 'h':
+		opts->help = true;
+		break;
+	default:
+		/* getopt_long already printed what it did not recognise */
+		return -EINVAL;
+	}
+	return ret;
+}
+
+int
+vur_options_parse(struct vur_options *opts, int argc, char **argv, FILE *err)
+{
+	int c, ret;
+
+	set_defaults(opts);
+	optind = 1;
+	opterr = err != NULL;
+	while ((c = getopt_long(argc, argv, "s:ch", long_opts, NULL)) != -1) {
+		ret = parse_one(opts, c, optarg, err);
+		if (ret < 0)
+			return ret;
+	}
+	if (optind < argc) {
+		fprintf(err, "unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
+	}
+	if (opts->help)
+		return 0;
+	if (opts->n_sockets == 0) {
+		fprintf(err, "no socket: give at least one -s PATH\n");
+		return -EINVAL;
+	}
+	return check_layout(opts, err);
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Command line of vhost-user-rdma: the part after EAL's "--".
+ */
+#ifndef VUR_OPTIONS_H
+#define VUR_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define VUR_MAX_SOCKETS 64
+
+struct vur_options {
+	const char *sockets[VUR_MAX_SOCKETS];
+	unsigned int n_sockets;
+	bool client;		/* connect to the sockets and reconnect */
+	bool rfc2_numbering;	/* offer RFC v2's feature bit, class and config layout */
+	bool port_speed;	/* offer VIRTIO_NET_F_ROCE_PORT_SPEED */
+	uint32_t max_qps;
+	uint32_t max_cqs;
+	uint16_t mtu;
+	uint8_t base_mac[6];	/* device i gets base_mac + i */
+	uint64_t loopback_mbps; /* speed with no uplink up */
+	bool help;
+};
+
+/*
+ * Parse the application arguments (argv[0] is the program name).
+ * Returns 0, or -EINVAL after printing the reason to @err.
+ */
+int vur_options_parse(struct vur_options *opts, int argc, char **argv, FILE *err);
+
+/* The man-style usage text. */
+void vur_options_usage(FILE *out, const char *prog);
+
+#endif /* VUR_OPTIONS_H */

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * One rte_log type per component ("vur.<component>"); every line carries
+ * the identity of the object it is about.
+ */
+#ifndef VUR_LOG_H
+#define VUR_LOG_H
+
+#include <rte_log.h>
+
+extern int vur_logtype_app;
+extern int vur_logtype_vhost;
+
+#define VUR_LOG(type, level, fmt, ...) \
+	rte_log(RTE_LOG_##level, vur_logtype_##type, "VUR_" #type ": " fmt "\n", ##__VA_ARGS__)
+
+/* Device-scoped: the socket path names the device. */
+#define VUR_DEV_LOG(dev, level, fmt, ...) \
+	VUR_LOG(vhost, level, "%s: " fmt, (dev)->path, ##__VA_ARGS__)
+
+#endif /* VUR_LOG_H */

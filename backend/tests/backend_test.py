@@ -1,0 +1,191 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Integration tests: start the real backend and talk vhost-user to it.
+
+Usage: backend_test.py PATH/TO/vhost-user-rdma
+Prints TAP. Expected values are written from the spec, not from the header.
+"""
+
+import os
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+import vhost_user as vu
+
+BACKEND = sys.argv[1]
+RESULTS = []
+
+
+def case(fn):
+    try:
+        fn()
+        RESULTS.append((True, fn.__name__, ''))
+    except Exception as e:  # noqa: BLE001 - any failure fails the case
+        RESULTS.append((False, fn.__name__, f'{type(e).__name__}: {e}'))
+    return fn
+
+
+class Backend:
+    """The backend on a private EAL file prefix, without hugepages or PCI."""
+
+    def __init__(self, *app_args, prefix='vurtest'):
+        self.dir = tempfile.mkdtemp(prefix='vur-')
+        self.sock = os.path.join(self.dir, 'vhost-rdma0')
+        eal = ['--no-huge', '-m', '128', '--no-pci', '--file-prefix',
+               f'{prefix}{os.getpid()}', '--log-level', 'lib.eal:error']
+        args = list(app_args) if app_args else ['-s', self.sock]
+        self.log = open(os.path.join(self.dir, 'log'), 'w+')
+        self.proc = subprocess.Popen([BACKEND, *eal, '--', *args],
+                                     stdout=self.log, stderr=subprocess.STDOUT)
+
+    def wait_socket(self, path=None, timeout=20):
+        path = path or self.sock
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if os.path.exists(path):
+                return
+            if self.proc.poll() is not None:
+                raise AssertionError(f'backend exited {self.proc.returncode}: {self.output()}')
+            time.sleep(0.05)
+        raise AssertionError('socket never appeared')
+
+    def output(self):
+        self.log.flush()
+        self.log.seek(0)
+        return self.log.read()
+
+    def stop(self, sig=signal.SIGTERM, timeout=20):
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise AssertionError('backend did not stop on ' + sig.name)
+
+
+def run(*args):
+    return subprocess.run([BACKEND, *args], capture_output=True, text=True, timeout=30)
+
+
+@case
+def help_without_eal():
+    r = run('--help')
+    assert r.returncode == 0, r
+    for word in ('--socket', '--client', '--max-qps', '--rfc2-numbering', 'net_tap0'):
+        assert word in r.stdout, word
+
+
+@case
+def bad_arguments_exit_nonzero():
+    eal = ['--no-huge', '-m', '64', '--no-pci', '--file-prefix', f'vurbad{os.getpid()}']
+    for args in (['--max-qps', 'x', '-s', '/tmp/x'], [], ['-s', '/tmp/x', 'stray'],
+                 ['--max-qps', '200', '-s', '/tmp/x']):
+        r = run(*eal, '--', *args)
+        assert r.returncode != 0, args
+        assert 'Try' in r.stderr, r.stderr
+
+
+@case
+def features_and_config():
+    b = Backend()
+    try:
+        b.wait_socket()
+        fe = vu.Frontend(b.sock)
+        features = fe.get_u64(vu.GET_FEATURES)
+        for bit in (32, 58, 4, 17, 5, 16, 3, 63, 15, 29, 28, 30):
+            assert features & (1 << bit), f'feature bit {bit} missing: {features:#x}'
+        assert not features & (1 << 55), 'RFC v2 bit offered by default'
+        fe.send(vu.SET_OWNER)
+        proto = fe.get_u64(vu.GET_PROTOCOL_FEATURES)
+        for bit in (0, 3, 5, 9):  # MQ, REPLY_ACK, BACKEND_REQ, CONFIG
+            assert proto & (1 << bit), f'protocol bit {bit} missing: {proto:#x}'
+        fe.set_u64(vu.SET_PROTOCOL_FEATURES, proto & ((1 << 0) | (1 << 3) | (1 << 9)))
+
+        cfg = fe.get_config(0, 48)
+        assert len(cfg) == 48, len(cfg)
+        assert cfg[0:6] == bytes.fromhex('5254005e0001'), cfg[0:6].hex()
+        status, pairs, mtu, speed = struct.unpack_from('<HHHI', cfg, 6)
+        assert (status, pairs, mtu, speed) == (1, 1, 1500, 100000), (status, pairs, mtu, speed)
+        qps, cqs, rsvd, roce_speed = struct.unpack_from('<IIIQ', cfg, 28)
+        assert (qps, cqs, rsvd, roce_speed) == (64, 64, 0, 1000)
+        assert fe.get_config(40, 8) == struct.pack('<Q', 1000)
+        fe.close()
+    finally:
+        assert b.stop() == 0
+
+
+@case
+def config_bad_ranges_refused():
+    b = Backend()
+    try:
+        b.wait_socket()
+        fe = vu.Frontend(b.sock)
+        assert fe.get_config(0, 49) == b''          # one byte past the end
+        assert fe.get_config(48, 1) == b''          # starts past the end
+        assert fe.get_config(0, 0) == b''           # empty
+        assert fe.get_config(0, 8, claimed=300) == b''   # claims more than the region
+        assert fe.set_config(28, b'\xff\xff\x00\x00') == 1   # read-only: refused
+        fe.set_config(28, b'\xff\xff\x00\x00', need_reply=False)  # ignored, still connected
+        qps, = struct.unpack('<I', fe.get_config(28, 4))
+        assert qps == 64, qps
+        fe.close()
+    finally:
+        assert b.stop() == 0
+
+
+@case
+def rfc2_numbering():
+    b = None
+    d = tempfile.mkdtemp(prefix='vur-')
+    sock = os.path.join(d, 's')
+    b = Backend('-s', sock, '--rfc2-numbering', '--no-port-speed', '--max-qps', '8',
+                '--max-cqs', '4')
+    try:
+        b.wait_socket(sock)
+        fe = vu.Frontend(sock)
+        features = fe.get_u64(vu.GET_FEATURES)
+        assert features & (1 << 55) and not features & (1 << 58) and not features & (1 << 4)
+        cfg = fe.get_config(0, 40)
+        assert struct.unpack_from('<II', cfg, 24) == (8, 4)
+        assert fe.get_config(0, 41) == b''
+        fe.close()
+    finally:
+        assert b.stop() == 0
+
+
+@case
+def two_devices_and_clean_exit():
+    d = tempfile.mkdtemp(prefix='vur-')
+    socks = [os.path.join(d, f's{i}') for i in range(2)]
+    b = Backend('-s', socks[0], '-s', socks[1])
+    try:
+        for s in socks:
+            b.wait_socket(s)
+        fe0, fe1 = vu.Frontend(socks[0]), vu.Frontend(socks[1])
+        mac0, mac1 = fe0.get_config(0, 6), fe1.get_config(0, 6)
+        assert mac0[:5] == mac1[:5] and mac1[5] == mac0[5] + 1, (mac0.hex(), mac1.hex())
+        fe0.close()  # one frontend leaves; the other keeps working
+        assert len(fe1.get_config(0, 48)) == 48
+        fe1.close()
+    finally:
+        assert b.stop(signal.SIGINT) == 0
+    for s in socks:
+        assert not os.path.exists(s), f'{s} left behind'
+
+
+def main():
+    for i, (ok, name, why) in enumerate(RESULTS, 1):
+        if why:
+            print('# ' + why.replace('\n', '\n# '))
+        print(f'{"ok" if ok else "not ok"} {i} - {name}')
+    print(f'1..{len(RESULTS)}')
+    return 0 if all(ok for ok, _, _ in RESULTS) else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,374 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Device objects and the vhost-user glue that serves them.
+ *
+ * Security model: the frontend (QEMU, or a virtio-user process) is not
+ * trusted. Every message the device answers itself (GET_CONFIG, SET_CONFIG)
+ * is validated here before use; librte_vhost validates the rest.
+ *
+ * librte_vhost's callbacks carry only a vid, so devices are found through
+ * a vid-indexed table filled on new_connection and cleared on
+ * destroy_connection. There is no "current device".
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_vhost.h>
+
+#include "common/log.h"
+#include "vdev.h"
+#include "vhost_msg.h"
+
+RTE_LOG_REGISTER_SUFFIX(vur_logtype_vhost, vhost, INFO);
+
+static pthread_mutex_t vid_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct vur_dev *dev_by_vid[RTE_MAX_VHOST_DEVICE];
+static struct vur_dev *devs[RTE_MAX_VHOST_DEVICE];
+
+#define VUR_NET_F(bit) (1ULL << (bit))
+
+uint64_t
+vur_dev_offered_features(bool rfc2_numbering, bool port_speed)
+{
+	/* virtio-net bits from virtio-spec 5.1.3; transport bits from 6. */
+	uint64_t f = VUR_NET_F(32) |	/* VIRTIO_F_VERSION_1 */
+		     VUR_NET_F(28) |	/* VIRTIO_RING_F_INDIRECT_DESC */
+		     VUR_NET_F(29) |	/* VIRTIO_RING_F_EVENT_IDX */
+		     VUR_NET_F(VHOST_USER_F_PROTOCOL_FEATURES) |
+		     VUR_NET_F(3) |	/* VIRTIO_NET_F_MTU */
+		     VUR_NET_F(5) |	/* VIRTIO_NET_F_MAC */
+		     VUR_NET_F(15) |	/* VIRTIO_NET_F_MRG_RXBUF */
+		     VUR_NET_F(16) |	/* VIRTIO_NET_F_STATUS */
+		     VUR_NET_F(17) |	/* VIRTIO_NET_F_CTRL_VQ */
+		     VUR_NET_F(63);	/* VIRTIO_NET_F_SPEED_DUPLEX */
+
+	f |= VUR_NET_F(rfc2_numbering ? VIRTIO_NET_F_ROCE_RFC2 : VIRTIO_NET_F_ROCE);
+	if (port_speed)
+		f |= VUR_NET_F(VIRTIO_NET_F_ROCE_PORT_SPEED);
+	return f;
+}
+
+static struct vur_dev *
+dev_from_vid(int vid)
+{
+	struct vur_dev *dev = NULL;
+
+	if (vid < 0 || vid >= RTE_MAX_VHOST_DEVICE)
+		return NULL;
+	pthread_mutex_lock(&vid_lock);
+	dev = dev_by_vid[vid];
+	pthread_mutex_unlock(&vid_lock);
+	return dev;
+}
+
+size_t
+vur_dev_config_snapshot(struct vur_dev *dev, uint8_t *buf)
+{
+	size_t len;
+
+	pthread_mutex_lock(&dev->lock);
+	memcpy(buf, dev->cfg, dev->cfg_len);
+	len = dev->cfg_len;
+	pthread_mutex_unlock(&dev->lock);
+	return len;
+}
+
+static enum rte_vhost_msg_result
+handle_get_config(struct vur_dev *dev, struct vur_vhost_msg *msg)
+{
+	struct vur_vhost_config *c = &msg->payload.cfg;
+	uint8_t cfg[VUR_CONFIG_MAX_LEN];
+	size_t len;
+
+	if (msg->size < VUR_VHOST_CONFIG_HDR_SIZE || msg->size > sizeof(*c) ||
+			c->size > VUR_VHOST_USER_MAX_CONFIG_SIZE) {
+		VUR_DEV_LOG(dev, ERR, "GET_CONFIG: bad payload size %u", msg->size);
+		goto refuse;
+	}
+	len = vur_dev_config_snapshot(dev, cfg);
+	if (vur_config_read(cfg, len, c->offset, c->size, c->region) < 0) {
+		VUR_DEV_LOG(dev, ERR, "GET_CONFIG: range %u+%u outside the %zu-byte space",
+			c->offset, c->size, len);
+		goto refuse;
+	}
+	msg->size = VUR_VHOST_CONFIG_HDR_SIZE + c->size;
+	return RTE_VHOST_MSG_RESULT_REPLY;
+
+refuse:
+	/* A reply with an empty region is how a backend says no (vhost-user.rst). */
+	c->size = 0;
+	msg->size = VUR_VHOST_CONFIG_HDR_SIZE;
+	return RTE_VHOST_MSG_RESULT_REPLY;
+}
+
+static enum rte_vhost_msg_result
+handle_set_config(struct vur_dev *dev, struct vur_vhost_msg *msg)
+{
+	/* Every field of a virtio-net config space is read-only to the driver. */
+	VUR_DEV_LOG(dev, WARNING, "SET_CONFIG refused: the configuration space is read-only");
+	/*
+	 * Failing without REPLY_ACK makes librte_vhost drop the connection, which
+	 * a read-only write does not deserve: ignore it instead.
+	 */
+	if (msg->flags & VUR_VHOST_USER_NEED_REPLY)
+		return RTE_VHOST_MSG_RESULT_ERR;
+	return RTE_VHOST_MSG_RESULT_OK;
+}
+
+static enum rte_vhost_msg_result
+pre_msg_handle(int vid, void *raw)
+{
+	struct vur_dev *dev = dev_from_vid(vid);
+	struct vur_vhost_msg *msg = raw;
+
+	if (dev == NULL)
+		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+	switch (msg->request) {
+	case VUR_VHOST_USER_GET_CONFIG:
+		return handle_get_config(dev, msg);
+	case VUR_VHOST_USER_SET_CONFIG:
+		return handle_set_config(dev, msg);
+	default:
+		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+	}
+}
+
+static const struct rte_vhost_user_extern_ops extern_ops = {
+	.pre_msg_handle = pre_msg_handle,
+};
+
+static struct vur_dev *
+dev_from_path(const char *path)
+{
+	struct vur_dev *dev = NULL;
+	unsigned int i;
+
+	pthread_mutex_lock(&vid_lock);
+	for (i = 0; i < RTE_DIM(devs); i++) {
+		if (devs[i] != NULL && strcmp(devs[i]->path, path) == 0) {
+			dev = devs[i];
+			break;
+		}
+	}
+	pthread_mutex_unlock(&vid_lock);
+	return dev;
+}
+
+static int
+on_new_connection(int vid)
+{
+	char path[PATH_MAX];
+	struct vur_dev *dev;
+
+	if (vid < 0 || vid >= RTE_MAX_VHOST_DEVICE || rte_vhost_get_ifname(vid, path, sizeof(path)))
+		return -1;
+	dev = dev_from_path(path);
+	if (dev == NULL)
+		return -1;
+	if (rte_vhost_extern_callback_register(vid, &extern_ops, dev) != 0) {
+		VUR_DEV_LOG(dev, ERR, "cannot register the message handler");
+		return -1;
+	}
+	pthread_mutex_lock(&vid_lock);
+	dev_by_vid[vid] = dev;
+	pthread_mutex_unlock(&vid_lock);
+
+	pthread_mutex_lock(&dev->lock);
+	dev->vid = vid;
+	dev->started = false;
+	dev->negotiated = 0;
+	pthread_mutex_unlock(&dev->lock);
+	VUR_DEV_LOG(dev, INFO, "frontend connected (vid %d)", vid);
+	return 0;
+}
+
+static void
+on_destroy_connection(int vid)
+{
+	struct vur_dev *dev = dev_from_vid(vid);
+
+	if (dev == NULL)
+		return;
+	pthread_mutex_lock(&vid_lock);
+	dev_by_vid[vid] = NULL;
+	pthread_mutex_unlock(&vid_lock);
+
+	pthread_mutex_lock(&dev->lock);
+	dev->vid = -1;
+	dev->started = false;
+	pthread_mutex_unlock(&dev->lock);
+	VUR_DEV_LOG(dev, INFO, "frontend disconnected (vid %d)", vid);
+}
+
+static int
+on_new_device(int vid)
+{
+	struct vur_dev *dev = dev_from_vid(vid);
+	uint64_t features = 0;
+
+	if (dev == NULL)
+		return -1;
+	rte_vhost_get_negotiated_features(vid, &features);
+	pthread_mutex_lock(&dev->lock);
+	dev->started = true;
+	dev->negotiated = features;
+	pthread_mutex_unlock(&dev->lock);
+	VUR_DEV_LOG(dev, INFO, "device started: features 0x%" PRIx64 ", %u vrings", features,
+		rte_vhost_get_vring_num(vid));
+	return 0;
+}
+
+static void
+on_destroy_device(int vid)
+{
+	struct vur_dev *dev = dev_from_vid(vid);
+
+	if (dev == NULL)
+		return;
+	pthread_mutex_lock(&dev->lock);
+	dev->started = false;
+	pthread_mutex_unlock(&dev->lock);
+	VUR_DEV_LOG(dev, INFO, "device stopped");
+}
+
+static const struct rte_vhost_device_ops device_ops = {
+	.new_device = on_new_device,
+	.destroy_device = on_destroy_device,
+	.new_connection = on_new_connection,
+	.destroy_connection = on_destroy_connection,
+};
+
+static int
+registry_add(struct vur_dev *dev)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&vid_lock);
+	for (i = 0; i < RTE_DIM(devs); i++) {
+		if (devs[i] == NULL) {
+			devs[i] = dev;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&vid_lock);
+	return i < RTE_DIM(devs) ? 0 : -ENOSPC;
+}
+
+static void
+registry_del(struct vur_dev *dev)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&vid_lock);
+	for (i = 0; i < RTE_DIM(devs); i++)
+		if (devs[i] == dev)
+			devs[i] = NULL;
+	pthread_mutex_unlock(&vid_lock);
+}
+
+static void
+init_config(struct vur_dev *dev, const struct vur_dev_params *p)
+{
+	struct vur_config_state *st = &dev->cfg_state;
+
+	memcpy(st->mac, p->mac, sizeof(st->mac));
+	st->mtu = p->mtu;
+	st->max_qps = p->max_qps;
+	st->max_cqs = p->max_cqs;
+	st->rfc2_numbering = p->rfc2_numbering;
+	/* No uplink yet: link up at the loopback speed (DESIGN.md, speed semantics). */
+	st->link_up = true;
+	st->speed = p->loopback_mbps / VIRTIO_NET_ROCE_SPEED_UNIT_MBPS;
+	dev->cfg_len = vur_config_build(st, dev->cfg);
+}
+
+static int
+serve_socket(struct vur_dev *dev)
+{
+	uint64_t flags = dev->client ? RTE_VHOST_USER_CLIENT : 0;
+	int ret;
+
+	ret = rte_vhost_driver_register(dev->path, flags);
+	if (ret != 0) {
+		VUR_DEV_LOG(dev, ERR, "cannot register the vhost-user socket");
+		return -EIO;
+	}
+	if (rte_vhost_driver_set_features(dev->path, dev->features) != 0 ||
+			rte_vhost_driver_set_protocol_features(dev->path, dev->protocol_features) != 0 ||
+			rte_vhost_driver_callback_register(dev->path, &device_ops) != 0) {
+		VUR_DEV_LOG(dev, ERR, "cannot configure the vhost-user socket");
+		goto unregister;
+	}
+	if (rte_vhost_driver_start(dev->path) != 0) {
+		VUR_DEV_LOG(dev, ERR, "cannot start the vhost-user socket");
+		goto unregister;
+	}
+	return 0;
+
+unregister:
+	rte_vhost_driver_unregister(dev->path);
+	return -EIO;
+}
+
+struct vur_dev *
+vur_dev_create(const struct vur_dev_params *p)
+{
+	struct vur_dev *dev;
+	int ret;
+
+	if (strlen(p->path) >= sizeof(dev->path)) {
+		rte_errno = ENAMETOOLONG;
+		return NULL;
+	}
+	dev = calloc(1, sizeof(*dev));
+	if (dev == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	strcpy(dev->path, p->path);
+	dev->client = p->client;
+	dev->vid = -1;
+	dev->features = vur_dev_offered_features(p->rfc2_numbering, p->port_speed);
+	dev->protocol_features = (1ULL << VHOST_USER_PROTOCOL_F_MQ) |
+				 (1ULL << VHOST_USER_PROTOCOL_F_REPLY_ACK) |
+				 (1ULL << VHOST_USER_PROTOCOL_F_SLAVE_REQ) |
+				 (1ULL << VHOST_USER_PROTOCOL_F_CONFIG);
+	pthread_mutex_init(&dev->lock, NULL);
+	init_config(dev, p);
+
+	ret = registry_add(dev);
+	if (ret < 0)
+		goto free_dev;
+	ret = serve_socket(dev);
+	if (ret < 0)
+		goto unlist;
+	VUR_DEV_LOG(dev, INFO, "serving (%s, features 0x%" PRIx64 ")",
+		dev->client ? "client" : "server", dev->features);
+	return dev;
+
+unlist:
+	registry_del(dev);
+free_dev:
+	pthread_mutex_destroy(&dev->lock);
+	free(dev);
+	rte_errno = -ret;
+	return NULL;
+}
+
+void
+vur_dev_destroy(struct vur_dev *dev)
+{
+	/*
+	 * Unregistering closes the connection (destroy_device and
+	 * destroy_connection run first) and removes a listening socket's file.
+	 */
+	if (rte_vhost_driver_unregister(dev->path) != 0)
+		VUR_DEV_LOG(dev, ERR, "cannot unregister the vhost-user socket");
+	registry_del(dev);
+	VUR_DEV_LOG(dev, INFO, "socket closed");
+	pthread_mutex_destroy(&dev->lock);
+	free(dev);
+}

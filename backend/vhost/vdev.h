@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A virtio-net RoCE device: one per vhost-user socket. It outlives its
+ * frontend connections; each new connection starts from a fresh state.
+ */
+#ifndef VUR_VDEV_H
+#define VUR_VDEV_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vdev_config.h"
+
+struct vur_dev_params {
+	const char *path;
+	bool client;
+	bool rfc2_numbering;
+	bool port_speed;
+	uint32_t max_qps;
+	uint32_t max_cqs;
+	uint16_t mtu;
+	uint8_t mac[6];
+	uint64_t loopback_mbps;
+};
+
+struct vur_dev {
+	char path[PATH_MAX];
+	bool client;
+	uint64_t features;		/* offered to the frontend */
+	uint64_t protocol_features;
+
+	pthread_mutex_t lock;		/* guards everything below */
+	int vid;			/* -1 while no frontend is connected */
+	bool started;			/* between new_device and destroy_device */
+	uint64_t negotiated;
+	struct vur_config_state cfg_state;
+	uint8_t cfg[VUR_CONFIG_MAX_LEN];
+	size_t cfg_len;
+};
+
+/* Virtio feature bits this device offers, for the chosen numbering. */
+uint64_t vur_dev_offered_features(bool rfc2_numbering, bool port_speed);
+
+/* Allocate a device and serve its socket. Returns NULL with rte_errno set. */
+struct vur_dev *vur_dev_create(const struct vur_dev_params *params);
+
+/* Stop serving the socket (frontend told, socket removed) and free the device. */
+void vur_dev_destroy(struct vur_dev *dev);
+
+/* Copy of the encoded configuration space, taken under the device lock. */
+size_t vur_dev_config_snapshot(struct vur_dev *dev, uint8_t *buf);
+
+#endif /* VUR_VDEV_H */

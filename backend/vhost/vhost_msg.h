@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The part of librte_vhost's VhostUserMsg that the extern message handler
+ * reads and answers. librte_vhost does not install its message header, so
+ * the layout is declared here, checked against the vhost-user protocol
+ * (docs/interop/vhost-user.rst in QEMU): a packed 12-byte header, then the
+ * payload.
+ */
+#ifndef VUR_VHOST_MSG_H
+#define VUR_VHOST_MSG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define VUR_VHOST_USER_GET_CONFIG 24
+#define VUR_VHOST_USER_SET_CONFIG 25
+#define VUR_VHOST_USER_NEED_REPLY (1u << 3)
+#define VUR_VHOST_USER_MAX_CONFIG_SIZE 256
+
+struct vur_vhost_config {
+	uint32_t offset;
+	uint32_t size;
+	uint32_t flags;
+	uint8_t region[VUR_VHOST_USER_MAX_CONFIG_SIZE];
+} __attribute__((packed));
+
+#define VUR_VHOST_CONFIG_HDR_SIZE offsetof(struct vur_vhost_config, region)
+
+struct vur_vhost_msg {
+	uint32_t request;
+	uint32_t flags;
+	uint32_t size;		/* of the payload */
+	union {
+		uint64_t u64;
+		struct vur_vhost_config cfg;
+	} payload;
+} __attribute__((packed));
+
+_Static_assert(offsetof(struct vur_vhost_msg, payload) == 12, "vhost-user header is 12 bytes");
+
+#endif /* VUR_VHOST_MSG_H */
