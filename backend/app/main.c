@@ -99,7 +99,7 @@ main(int argc, char **argv)
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0) {
 		fprintf(stderr, "%s: EAL initialisation failed: %s\n", argv[0],
-			rte_strerror(rte_errno));
+				rte_strerror(rte_errno));
 		return EXIT_FAILURE;
 	}
 	if (vur_options_parse(&app.opts, argc - ret, argv + ret, stderr) < 0) {

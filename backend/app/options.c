@@ -17,11 +17,11 @@
 #include "options.h"
 
 /* librte_vhost 22.11 handles at most VHOST_MAX_VRING (256) virtqueues. */
-#define VUR_MAX_VRINGS 256
+#define VUR_MAX_VRINGS            256
 
-#define VUR_DEFAULT_QPS 64
-#define VUR_DEFAULT_CQS 64
-#define VUR_DEFAULT_MTU 1500
+#define VUR_DEFAULT_QPS           64
+#define VUR_DEFAULT_CQS           64
+#define VUR_DEFAULT_MTU           1500
 #define VUR_DEFAULT_LOOPBACK_MBPS 100000ULL
 
 enum {
@@ -35,52 +35,59 @@ enum {
 };
 
 static const struct option long_opts[] = {
-	{"socket", required_argument, NULL, 's'},
-	{"client", no_argument, NULL, 'c'},
-	{"max-qps", required_argument, NULL, OPT_MAX_QPS},
-	{"max-cqs", required_argument, NULL, OPT_MAX_CQS},
-	{"mtu", required_argument, NULL, OPT_MTU},
-	{"mac", required_argument, NULL, OPT_MAC},
-	{"loopback-speed", required_argument, NULL, OPT_LOOPBACK_SPEED},
-	{"rfc2-numbering", no_argument, NULL, OPT_RFC2},
-	{"no-port-speed", no_argument, NULL, OPT_NO_PORT_SPEED},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
+	{ "socket", required_argument, NULL, 's' },
+	{ "client", no_argument, NULL, 'c' },
+	{ "max-qps", required_argument, NULL, OPT_MAX_QPS },
+	{ "max-cqs", required_argument, NULL, OPT_MAX_CQS },
+	{ "mtu", required_argument, NULL, OPT_MTU },
+	{ "mac", required_argument, NULL, OPT_MAC },
+	{ "loopback-speed", required_argument, NULL, OPT_LOOPBACK_SPEED },
+	{ "rfc2-numbering", no_argument, NULL, OPT_RFC2 },
+	{ "no-port-speed", no_argument, NULL, OPT_NO_PORT_SPEED },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
 };
 
 void
 vur_options_usage(FILE *out, const char *prog)
 {
 	fprintf(out,
-		"Usage: %s [EAL options] -- -s PATH [-s PATH ...] [options]\n"
-		"\n"
-		"Serve one virtio-net RoCE device per vhost-user socket.\n"
-		"\n"
-		"Options:\n"
-		"  -s, --socket PATH       vhost-user socket of one device; repeat for more\n"
-		"                          devices (at most %d)\n"
-		"  -c, --client            connect to PATH as a vhost-user client and reconnect\n"
-		"                          when the frontend goes away (default: listen)\n"
-		"      --max-qps N         RDMA queue pairs per device, QPN 0..N-1 (default %d)\n"
-		"      --max-cqs N         RDMA completion queues per device (default %d)\n"
-		"                          3 + max-cqs + 2 * max-qps must not exceed %d virtqueues\n"
-		"      --mtu N             virtio-net MTU, 68..65535 (default %d)\n"
-		"      --mac XX:XX:XX:XX:XX:XX\n"
-		"                          MAC of the first device; the next get +1, +2, ...\n"
-		"                          (default 52:54:00:5e:00:01)\n"
-		"      --loopback-speed MBPS\n"
-		"                          port speed when no uplink is up (default %llu)\n"
-		"      --rfc2-numbering    offer RFC v2's numbering (feature bit %d, control\n"
-		"                          class %d, config fields at offset 24) instead of\n"
-		"                          bit %d, class %d, offset 28\n"
-		"      --no-port-speed     do not offer the aggregated port-speed feature\n"
-		"  -h, --help              show this text\n"
-		"\n"
-		"Example (the RFC v2 demo line):\n"
-		"  %s --vdev 'net_tap0' --lcore '1-3' -- -s '/tmp/vhost-rdma0'\n",
-		prog, VUR_MAX_SOCKETS, VUR_DEFAULT_QPS, VUR_DEFAULT_CQS, VUR_MAX_VRINGS,
-		VUR_DEFAULT_MTU, VUR_DEFAULT_LOOPBACK_MBPS, VIRTIO_NET_F_ROCE_RFC2,
-		VIRTIO_NET_CTRL_ROCE_RFC2, VIRTIO_NET_F_ROCE, VIRTIO_NET_CTRL_ROCE, prog);
+			"Usage: %s [EAL options] -- -s PATH [-s PATH ...] [options]\n"
+			"\n"
+			"Serve one virtio-net RoCE device per vhost-user socket.\n"
+			"\n"
+			"Options:\n"
+			"  -s, --socket PATH       vhost-user socket of one device; repeat for "
+			"more\n"
+			"                          devices (at most %d)\n"
+			"  -c, --client            connect to PATH as a vhost-user client and "
+			"reconnect\n"
+			"                          when the frontend goes away (default: listen)\n"
+			"      --max-qps N         RDMA queue pairs per device, QPN 0..N-1 "
+			"(default %d)\n"
+			"      --max-cqs N         RDMA completion queues per device (default %d)\n"
+			"                          3 + max-cqs + 2 * max-qps must not exceed %d "
+			"virtqueues\n"
+			"      --mtu N             virtio-net MTU, 68..65535 (default %d)\n"
+			"      --mac XX:XX:XX:XX:XX:XX\n"
+			"                          MAC of the first device; the next get +1, +2, "
+			"...\n"
+			"                          (default 52:54:00:5e:00:01)\n"
+			"      --loopback-speed MBPS\n"
+			"                          port speed when no uplink is up (default %llu)\n"
+			"      --rfc2-numbering    offer RFC v2's numbering (feature bit %d, "
+			"control\n"
+			"                          class %d, config fields at offset 24) instead "
+			"of\n"
+			"                          bit %d, class %d, offset 28\n"
+			"      --no-port-speed     do not offer the aggregated port-speed feature\n"
+			"  -h, --help              show this text\n"
+			"\n"
+			"Example (the RFC v2 demo line):\n"
+			"  %s --vdev 'net_tap0' --lcore '1-3' -- -s '/tmp/vhost-rdma0'\n",
+			prog, VUR_MAX_SOCKETS, VUR_DEFAULT_QPS, VUR_DEFAULT_CQS, VUR_MAX_VRINGS,
+			VUR_DEFAULT_MTU, VUR_DEFAULT_LOOPBACK_MBPS, VIRTIO_NET_F_ROCE_RFC2,
+			VIRTIO_NET_CTRL_ROCE_RFC2, VIRTIO_NET_F_ROCE, VIRTIO_NET_CTRL_ROCE, prog);
 }
 
 static int
@@ -92,8 +99,8 @@ parse_u64(const char *arg, uint64_t min, uint64_t max, uint64_t *val, const char
 	errno = 0;
 	v = strtoull(arg, &end, 0);
 	if (errno != 0 || end == arg || *end != '\0' || arg[0] == '-' || v < min || v > max) {
-		fprintf(err, "invalid %s '%s': expected %" PRIu64 "..%" PRIu64 "\n", what, arg,
-			min, max);
+		fprintf(err, "invalid %s '%s': expected %" PRIu64 "..%" PRIu64 "\n", what, arg, min,
+				max);
 		return -EINVAL;
 	}
 	*val = v;
@@ -108,7 +115,8 @@ parse_mac(const char *arg, uint8_t mac[6], FILE *err)
 	int i;
 
 	if (sscanf(arg, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
-		    &tail) != 6 || strlen(arg) != 17) {
+			    &tail) != 6 ||
+			strlen(arg) != 17) {
 		fprintf(err, "invalid MAC '%s': expected XX:XX:XX:XX:XX:XX\n", arg);
 		return -EINVAL;
 	}
@@ -124,7 +132,7 @@ parse_mac(const char *arg, uint8_t mac[6], FILE *err)
 static void
 set_defaults(struct vur_options *opts)
 {
-	static const uint8_t mac[6] = {0x52, 0x54, 0x00, 0x5e, 0x00, 0x01};
+	static const uint8_t mac[6] = { 0x52, 0x54, 0x00, 0x5e, 0x00, 0x01 };
 
 	memset(opts, 0, sizeof(*opts));
 	opts->port_speed = true;
@@ -142,7 +150,7 @@ check_layout(const struct vur_options *opts, FILE *err)
 
 	if (vqs > VUR_MAX_VRINGS) {
 		fprintf(err, "--max-qps %u and --max-cqs %u need %u virtqueues; at most %d fit\n",
-			opts->max_qps, opts->max_cqs, vqs, VUR_MAX_VRINGS);
+				opts->max_qps, opts->max_cqs, vqs, VUR_MAX_VRINGS);
 		return -EINVAL;
 	}
 	return 0;

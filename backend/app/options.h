@@ -14,13 +14,13 @@
 struct vur_options {
 	const char *sockets[VUR_MAX_SOCKETS];
 	unsigned int n_sockets;
-	bool client;		/* connect to the sockets and reconnect */
-	bool rfc2_numbering;	/* offer RFC v2's feature bit, class and config layout */
-	bool port_speed;	/* offer VIRTIO_NET_F_ROCE_PORT_SPEED */
+	bool client;         /* connect to the sockets and reconnect */
+	bool rfc2_numbering; /* offer RFC v2's feature bit, class and config layout */
+	bool port_speed;     /* offer VIRTIO_NET_F_ROCE_PORT_SPEED */
 	uint32_t max_qps;
 	uint32_t max_cqs;
 	uint16_t mtu;
-	uint8_t base_mac[6];	/* device i gets base_mac + i */
+	uint8_t base_mac[6];    /* device i gets base_mac + i */
 	uint64_t loopback_mbps; /* speed with no uplink up */
 	bool help;
 };

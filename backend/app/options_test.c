@@ -14,9 +14,8 @@ parse(struct vur_options *o, int argc, const char **argv)
 	return vur_options_parse(o, argc, (char **)argv, sink);
 }
 
-#define ARGV(...) ((const char *[]){"vhost-user-rdma", __VA_ARGS__})
-#define PARSE(o, ...) \
-	parse(o, (int)(sizeof(ARGV(__VA_ARGS__)) / sizeof(char *)), ARGV(__VA_ARGS__))
+#define ARGV(...)     ((const char *[]){ "vhost-user-rdma", __VA_ARGS__ })
+#define PARSE(o, ...) parse(o, (int)(sizeof(ARGV(__VA_ARGS__)) / sizeof(char *)), ARGV(__VA_ARGS__))
 
 static void
 rfc_demo_line(void)
@@ -36,8 +35,9 @@ repeated_sockets_and_options(void)
 	struct vur_options o;
 
 	TAP_CHECK(PARSE(&o, "-s", "/a", "--socket", "/b", "-c", "--max-qps", "32", "--max-cqs",
-			"0x10", "--mtu", "9000", "--mac", "02:00:00:00:00:10", "--rfc2-numbering",
-			"--no-port-speed", "--loopback-speed", "25000") == 0);
+				  "0x10", "--mtu", "9000", "--mac", "02:00:00:00:00:10",
+				  "--rfc2-numbering", "--no-port-speed", "--loopback-speed",
+				  "25000") == 0);
 	TAP_CHECK(o.n_sockets == 2 && strcmp(o.sockets[1], "/b") == 0);
 	TAP_CHECK(o.client && o.rfc2_numbering && !o.port_speed);
 	TAP_CHECK(o.max_qps == 32 && o.max_cqs == 16 && o.mtu == 9000);

@@ -11,12 +11,12 @@ static int tap_n;
 static int tap_failed;
 static int tap_case_failed;
 
-#define TAP_CHECK(cond)                                                              \
-	do {                                                                         \
-		if (!(cond)) {                                                       \
+#define TAP_CHECK(cond)                                                                   \
+	do {                                                                              \
+		if (!(cond)) {                                                            \
 			printf("# %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-			tap_case_failed = 1;                                         \
-		}                                                                    \
+			tap_case_failed = 1;                                              \
+		}                                                                         \
 	} while (0)
 
 static inline void

@@ -34,16 +34,16 @@ uint64_t
 vur_dev_offered_features(bool rfc2_numbering, bool port_speed)
 {
 	/* virtio-net bits from virtio-spec 5.1.3; transport bits from 6. */
-	uint64_t f = VUR_NET_F(32) |	/* VIRTIO_F_VERSION_1 */
-		     VUR_NET_F(28) |	/* VIRTIO_RING_F_INDIRECT_DESC */
-		     VUR_NET_F(29) |	/* VIRTIO_RING_F_EVENT_IDX */
-		     VUR_NET_F(VHOST_USER_F_PROTOCOL_FEATURES) |
-		     VUR_NET_F(3) |	/* VIRTIO_NET_F_MTU */
-		     VUR_NET_F(5) |	/* VIRTIO_NET_F_MAC */
-		     VUR_NET_F(15) |	/* VIRTIO_NET_F_MRG_RXBUF */
-		     VUR_NET_F(16) |	/* VIRTIO_NET_F_STATUS */
-		     VUR_NET_F(17) |	/* VIRTIO_NET_F_CTRL_VQ */
-		     VUR_NET_F(63);	/* VIRTIO_NET_F_SPEED_DUPLEX */
+	uint64_t f = VUR_NET_F(32) |    /* VIRTIO_F_VERSION_1 */
+			VUR_NET_F(28) | /* VIRTIO_RING_F_INDIRECT_DESC */
+			VUR_NET_F(29) | /* VIRTIO_RING_F_EVENT_IDX */
+			VUR_NET_F(VHOST_USER_F_PROTOCOL_FEATURES) |
+			VUR_NET_F(3) |  /* VIRTIO_NET_F_MTU */
+			VUR_NET_F(5) |  /* VIRTIO_NET_F_MAC */
+			VUR_NET_F(15) | /* VIRTIO_NET_F_MRG_RXBUF */
+			VUR_NET_F(16) | /* VIRTIO_NET_F_STATUS */
+			VUR_NET_F(17) | /* VIRTIO_NET_F_CTRL_VQ */
+			VUR_NET_F(63);  /* VIRTIO_NET_F_SPEED_DUPLEX */
 
 	f |= VUR_NET_F(rfc2_numbering ? VIRTIO_NET_F_ROCE_RFC2 : VIRTIO_NET_F_ROCE);
 	if (port_speed)
@@ -91,7 +91,7 @@ handle_get_config(struct vur_dev *dev, struct vur_vhost_msg *msg)
 	len = vur_dev_config_snapshot(dev, cfg);
 	if (vur_config_read(cfg, len, c->offset, c->size, c->region) < 0) {
 		VUR_DEV_LOG(dev, ERR, "GET_CONFIG: range %u+%u outside the %zu-byte space",
-			c->offset, c->size, len);
+				c->offset, c->size, len);
 		goto refuse;
 	}
 	msg->size = VUR_VHOST_CONFIG_HDR_SIZE + c->size;
@@ -217,7 +217,7 @@ on_new_device(int vid)
 	dev->negotiated = features;
 	pthread_mutex_unlock(&dev->lock);
 	VUR_DEV_LOG(dev, INFO, "device started: features 0x%" PRIx64 ", %u vrings", features,
-		rte_vhost_get_vring_num(vid));
+			rte_vhost_get_vring_num(vid));
 	return 0;
 }
 
@@ -297,7 +297,8 @@ serve_socket(struct vur_dev *dev)
 		return -EIO;
 	}
 	if (rte_vhost_driver_set_features(dev->path, dev->features) != 0 ||
-			rte_vhost_driver_set_protocol_features(dev->path, dev->protocol_features) != 0 ||
+			rte_vhost_driver_set_protocol_features(dev->path, dev->protocol_features) !=
+					0 ||
 			rte_vhost_driver_callback_register(dev->path, &device_ops) != 0) {
 		VUR_DEV_LOG(dev, ERR, "cannot configure the vhost-user socket");
 		goto unregister;
@@ -333,9 +334,9 @@ vur_dev_create(const struct vur_dev_params *p)
 	dev->vid = -1;
 	dev->features = vur_dev_offered_features(p->rfc2_numbering, p->port_speed);
 	dev->protocol_features = (1ULL << VHOST_USER_PROTOCOL_F_MQ) |
-				 (1ULL << VHOST_USER_PROTOCOL_F_REPLY_ACK) |
-				 (1ULL << VHOST_USER_PROTOCOL_F_SLAVE_REQ) |
-				 (1ULL << VHOST_USER_PROTOCOL_F_CONFIG);
+			(1ULL << VHOST_USER_PROTOCOL_F_REPLY_ACK) |
+			(1ULL << VHOST_USER_PROTOCOL_F_SLAVE_REQ) |
+			(1ULL << VHOST_USER_PROTOCOL_F_CONFIG);
 	pthread_mutex_init(&dev->lock, NULL);
 	init_config(dev, p);
 
@@ -346,7 +347,7 @@ vur_dev_create(const struct vur_dev_params *p)
 	if (ret < 0)
 		goto unlist;
 	VUR_DEV_LOG(dev, INFO, "serving (%s, features 0x%" PRIx64 ")",
-		dev->client ? "client" : "server", dev->features);
+			dev->client ? "client" : "server", dev->features);
 	return dev;
 
 unlist:

@@ -28,12 +28,12 @@ struct vur_dev_params {
 struct vur_dev {
 	char path[PATH_MAX];
 	bool client;
-	uint64_t features;		/* offered to the frontend */
+	uint64_t features; /* offered to the frontend */
 	uint64_t protocol_features;
 
-	pthread_mutex_t lock;		/* guards everything below */
-	int vid;			/* -1 while no frontend is connected */
-	bool started;			/* between new_device and destroy_device */
+	pthread_mutex_t lock; /* guards everything below */
+	int vid;              /* -1 while no frontend is connected */
+	bool started;         /* between new_device and destroy_device */
 	uint64_t negotiated;
 	struct vur_config_state cfg_state;
 	uint8_t cfg[VUR_CONFIG_MAX_LEN];

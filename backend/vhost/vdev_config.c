@@ -8,15 +8,15 @@
 #include "vdev_config.h"
 
 /* virtio-net's speed field holds Mb/s up to 0x7fffffff (virtio-spec 5.1.4). */
-#define VIRTIO_NET_SPEED_MAX 0x7fffffffULL
+#define VIRTIO_NET_SPEED_MAX   0x7fffffffULL
 #define VIRTIO_NET_DUPLEX_FULL 1
-#define VIRTIO_NET_S_LINK_UP 1
+#define VIRTIO_NET_S_LINK_UP   1
 
 size_t
 vur_config_len(bool rfc2_numbering)
 {
-	return rfc2_numbering ? sizeof(struct virtio_net_roce_config_rfc2) :
-				sizeof(struct virtio_net_roce_config);
+	return rfc2_numbering ? sizeof(struct virtio_net_roce_config_rfc2)
+			      : sizeof(struct virtio_net_roce_config);
 }
 
 static uint32_t

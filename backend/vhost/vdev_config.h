@@ -21,8 +21,8 @@ struct vur_config_state {
 	uint16_t mtu;
 	uint32_t max_qps;
 	uint32_t max_cqs;
-	uint64_t speed;		/* RoCE port speed, 100 Mb/s units */
-	bool rfc2_numbering;	/* RFC v2's field offsets */
+	uint64_t speed;      /* RoCE port speed, 100 Mb/s units */
+	bool rfc2_numbering; /* RFC v2's field offsets */
 };
 
 /* Length of the configuration space in the chosen numbering. */
@@ -35,7 +35,7 @@ size_t vur_config_build(const struct vur_config_state *st, uint8_t *buf);
  * Copy [@offset, @offset + @size) of the encoded space to @out.
  * Returns 0, or -EINVAL when the range is empty or leaves the space.
  */
-int vur_config_read(const uint8_t *cfg, size_t cfg_len, uint32_t offset, uint32_t size,
-		uint8_t *out);
+int vur_config_read(
+		const uint8_t *cfg, size_t cfg_len, uint32_t offset, uint32_t size, uint8_t *out);
 
 #endif /* VUR_VDEV_CONFIG_H */

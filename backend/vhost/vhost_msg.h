@@ -12,9 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define VUR_VHOST_USER_GET_CONFIG 24
-#define VUR_VHOST_USER_SET_CONFIG 25
-#define VUR_VHOST_USER_NEED_REPLY (1u << 3)
+#define VUR_VHOST_USER_GET_CONFIG      24
+#define VUR_VHOST_USER_SET_CONFIG      25
+#define VUR_VHOST_USER_NEED_REPLY      (1u << 3)
 #define VUR_VHOST_USER_MAX_CONFIG_SIZE 256
 
 struct vur_vhost_config {
@@ -29,7 +29,7 @@ struct vur_vhost_config {
 struct vur_vhost_msg {
 	uint32_t request;
 	uint32_t flags;
-	uint32_t size;		/* of the payload */
+	uint32_t size; /* of the payload */
 	union {
 		uint64_t u64;
 		struct vur_vhost_config cfg;

@@ -22,8 +22,8 @@ expect(const char *what, size_t got, size_t want)
 	}
 }
 
-#define SIZE(type, n)	  expect("sizeof(struct " #type ")", sizeof(struct type), n)
-#define OFF(type, f, n)	  expect(#type "." #f, offsetof(struct type, f), n)
+#define SIZE(type, n)   expect("sizeof(struct " #type ")", sizeof(struct type), n)
+#define OFF(type, f, n) expect(#type "." #f, offsetof(struct type, f), n)
 
 static void
 sizes(void)
@@ -108,10 +108,10 @@ byte_image(void)
 {
 	struct virtio_rdma_ack_query_port_speed a;
 	static const unsigned char want[16] = {
-		0x10, 0x27, 0, 0, 0, 0, 0, 0,	/* speed 10000 = 1 Tb/s */
-		0x03, 0, 0, 0,			/* flags */
-		0x02, 0,			/* active_members */
-		0x04, 0,			/* total_members */
+		0x10, 0x27, 0, 0, 0, 0, 0, 0, /* speed 10000 = 1 Tb/s */
+		0x03, 0, 0, 0,                /* flags */
+		0x02, 0,                      /* active_members */
+		0x04, 0,                      /* total_members */
 	};
 
 	memset(&a, 0, sizeof(a));
