@@ -178,8 +178,8 @@ parse_one(struct vur_options *opts, int c, const char *arg, FILE *err)
 		opts->client = true;
 		break;
 	case OPT_MAX_QPS:
-		/* QPN 0 is reserved and QPN 1 is the GSI QP: 3 is the least useful. */
-		ret = parse_u64(arg, 3, VIRTIO_NET_ROCE_MAX_QPS, &v, "--max-qps", err);
+		ret = parse_u64(arg, VIRTIO_NET_ROCE_MIN_QPS, VIRTIO_NET_ROCE_MAX_QPS, &v,
+				"--max-qps", err);
 		if (ret == 0)
 			opts->max_qps = v;
 		break;

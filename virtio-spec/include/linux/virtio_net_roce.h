@@ -28,9 +28,9 @@
  * class 6 is VIRTIO_NET_CTRL_NOTF_COAL. vhost-user (GET/SET_FEATURES) and
  * the virtio core of the guests we target carry 64 feature bits, so the
  * bits must lie below 64; in the device-specific ranges 0-23 and 50-63 the
- * only unassigned bits are 4 and 58. The class byte has room: 9 is the next
- * sequential class, which is exactly how RFC v2 collided, so we take 64 and
- * leave 9-63 to upstream.
+ * only unassigned bits are 4 and 58. The class byte has room: classes 0-9
+ * are assigned (9 is VIRTNET_RSS_CTX_CTRL) and taking the next sequential
+ * one is how RFC v2 collided, so we take 64 and leave 10-63 to upstream.
  */
 #define VIRTIO_NET_F_ROCE		58 /* RDMA over Converged Ethernet v2 */
 #define VIRTIO_NET_F_ROCE_PORT_SPEED	4  /* aggregated port speed; needs ROCE */
@@ -64,12 +64,14 @@
 
 /* Limits the spec text fixes. */
 #define VIRTIO_NET_ROCE_MAX_QPS		16384
+#define VIRTIO_NET_ROCE_MIN_QPS		3  /* QPN 0 reserved, 1 the GSI QP, one more */
 #define VIRTIO_NET_ROCE_MAX_CQS		16384
 #define VIRTIO_NET_ROCE_PAGE_SHIFT	12 /* REG_USER_MR pages[] are 4 KiB */
 #define VIRTIO_NET_ROCE_PAGE_SIZE	(1u << VIRTIO_NET_ROCE_PAGE_SHIFT)
 #define VIRTIO_NET_ROCE_MAX_INLINE	512
 #define VIRTIO_NET_ROCE_GID_LEN		16
 #define VIRTIO_NET_ROCE_PORT_NUM	1  /* the one RoCE port */
+#define VIRTIO_NET_ROCE_GSI_QKEY	0x80010000u /* Q_Key of QP1 (IBTA 13.5.1.1) */
 #define VIRTIO_NET_ROCE_SPEED_UNIT_MBPS	100 /* roce_port_speed unit */
 
 /*
@@ -483,7 +485,7 @@ struct virtio_rdma_sq_req {
 	__u8 opcode;		/* enum virtio_ib_wr_opcode */
 	__u8 send_flags;	/* VIRTIO_IB_SEND_* */
 	__le16 padding;
-	__le32 imm_data;	/* network byte order, carried as is */
+	__be32 imm_data;	/* ImmDt, network byte order, carried as is */
 	union {
 		struct {
 			__le64 remote_addr;
@@ -551,7 +553,7 @@ struct virtio_rdma_cq_req {
 	__le16 padding;
 	__le32 vendor_err;
 	__le32 byte_len;
-	__le32 imm_data;
+	__be32 imm_data;	/* ImmDt, network byte order */
 	__le32 qp_num;
 	__le32 src_qp;
 	__le32 wc_flags;	/* VIRTIO_IB_WC_* */
