@@ -19,13 +19,16 @@ RTE_LOG_REGISTER_SUFFIX(vur_logtype_app, app, INFO);
 
 struct vur_app {
 	struct vur_options opts;
+	struct vur_event_loop ctrl_loop;
 	struct vur_dev *devs[VUR_MAX_SOCKETS];
 	unsigned int n_devs;
 };
 
 static void
-params_for(const struct vur_options *o, unsigned int i, struct vur_dev_params *p)
+params_for(struct vur_app *app, unsigned int i, struct vur_dev_params *p)
 {
+	const struct vur_options *o = &app->opts;
+
 	memset(p, 0, sizeof(*p));
 	p->path = o->sockets[i];
 	p->client = o->client;
@@ -35,6 +38,7 @@ params_for(const struct vur_options *o, unsigned int i, struct vur_dev_params *p
 	p->max_cqs = o->max_cqs;
 	p->mtu = o->mtu;
 	p->loopback_mbps = o->loopback_mbps;
+	p->loop = &app->ctrl_loop;
 	memcpy(p->mac, o->base_mac, sizeof(p->mac));
 	p->mac[5] += i; /* i < VUR_MAX_SOCKETS: wraps within the last byte only */
 }
@@ -46,7 +50,7 @@ start_devices(struct vur_app *app)
 	unsigned int i;
 
 	for (i = 0; i < app->opts.n_sockets; i++) {
-		params_for(&app->opts, i, &p);
+		params_for(app, i, &p);
 		app->devs[i] = vur_dev_create(&p);
 		if (app->devs[i] == NULL) {
 			VUR_LOG(app, ERR, "%s: %s", p.path, rte_strerror(rte_errno));
@@ -57,11 +61,17 @@ start_devices(struct vur_app *app)
 	return 0;
 }
 
+/* Sockets first, then the control thread, then the memory it may still read. */
 static void
 stop_devices(struct vur_app *app)
 {
+	unsigned int i;
+
+	for (i = 0; i < app->n_devs; i++)
+		vur_dev_stop(app->devs[i]);
+	vur_event_loop_stop(&app->ctrl_loop);
 	while (app->n_devs > 0)
-		vur_dev_destroy(app->devs[--app->n_devs]);
+		vur_dev_free(app->devs[--app->n_devs]);
 }
 
 /* SIGINT and SIGTERM are blocked in every thread and taken here. */
@@ -108,6 +118,11 @@ main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	app.n_devs = 0;
+	if (vur_event_loop_start(&app.ctrl_loop, "vur-ctrl") < 0) {
+		fprintf(stderr, "%s: cannot start the control thread\n", argv[0]);
+		rte_eal_cleanup();
+		return EXIT_FAILURE;
+	}
 
 	ret = EXIT_SUCCESS;
 	if (start_devices(&app) < 0) {

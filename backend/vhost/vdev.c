@@ -28,7 +28,8 @@ static pthread_mutex_t vid_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct vur_dev *dev_by_vid[RTE_MAX_VHOST_DEVICE];
 static struct vur_dev *devs[RTE_MAX_VHOST_DEVICE];
 
-#define VUR_NET_F(bit) (1ULL << (bit))
+#define VUR_NET_F(bit)           (1ULL << (bit))
+#define VIRTIO_NET_F_CTRL_VQ_BIT 17
 
 uint64_t
 vur_dev_offered_features(bool rfc2_numbering, bool port_speed)
@@ -118,6 +119,29 @@ handle_set_config(struct vur_dev *dev, struct vur_vhost_msg *msg)
 	return RTE_VHOST_MSG_RESULT_OK;
 }
 
+/*
+ * Messages that remap guest memory or rewire a vring. librte_vhost handles
+ * them while the device may be running; the control queue stops touching
+ * guest memory before and picks up the new mapping after (as SPDK does).
+ */
+static bool
+remaps_rings(uint32_t request)
+{
+	switch (request) {
+	case VUR_VHOST_USER_SET_MEM_TABLE:
+	case VUR_VHOST_USER_SET_VRING_NUM:
+	case VUR_VHOST_USER_SET_VRING_ADDR:
+	case VUR_VHOST_USER_SET_VRING_BASE:
+	case VUR_VHOST_USER_SET_VRING_KICK:
+	case VUR_VHOST_USER_SET_VRING_CALL:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void start_ctrlq(struct vur_dev *dev);
+
 static enum rte_vhost_msg_result
 pre_msg_handle(int vid, void *raw)
 {
@@ -126,6 +150,12 @@ pre_msg_handle(int vid, void *raw)
 
 	if (dev == NULL)
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+	if (remaps_rings(msg->request)) {
+		pthread_mutex_lock(&dev->lock);
+		vur_ctrlq_stop(&dev->ctrlq);
+		pthread_mutex_unlock(&dev->lock);
+		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+	}
 	switch (msg->request) {
 	case VUR_VHOST_USER_GET_CONFIG:
 		return handle_get_config(dev, msg);
@@ -136,8 +166,24 @@ pre_msg_handle(int vid, void *raw)
 	}
 }
 
+static enum rte_vhost_msg_result
+post_msg_handle(int vid, void *raw)
+{
+	struct vur_dev *dev = dev_from_vid(vid);
+	struct vur_vhost_msg *msg = raw;
+
+	if (dev == NULL || !remaps_rings(msg->request))
+		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+	pthread_mutex_lock(&dev->lock);
+	if (dev->started)
+		start_ctrlq(dev);
+	pthread_mutex_unlock(&dev->lock);
+	return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+}
+
 static const struct rte_vhost_user_extern_ops extern_ops = {
 	.pre_msg_handle = pre_msg_handle,
+	.post_msg_handle = post_msg_handle,
 };
 
 static struct vur_dev *
@@ -180,7 +226,15 @@ on_new_connection(int vid)
 	dev->vid = vid;
 	dev->started = false;
 	dev->negotiated = 0;
+	/* A new frontend starts from nothing, whatever the last one left. */
+	dev->rdma_ready = vur_rdma_dev_init(&dev->rdma, dev->path, &dev->limits) == 0;
+	dev->rdma.port.speed = dev->cfg_state.speed;
+	dev->rdma.port.flags = VIRTIO_RDMA_PORT_SPEED_F_LOOPBACK; /* no uplink */
 	pthread_mutex_unlock(&dev->lock);
+	if (!dev->rdma_ready) {
+		VUR_DEV_LOG(dev, ERR, "no memory for the RDMA resources");
+		return -1;
+	}
 	VUR_DEV_LOG(dev, INFO, "frontend connected (vid %d)", vid);
 	return 0;
 }
@@ -197,10 +251,30 @@ on_destroy_connection(int vid)
 	pthread_mutex_unlock(&vid_lock);
 
 	pthread_mutex_lock(&dev->lock);
+	vur_ctrlq_stop(&dev->ctrlq);
+	if (dev->rdma_ready)
+		vur_rdma_dev_fini(&dev->rdma);
+	dev->rdma_ready = false;
 	dev->vid = -1;
 	dev->started = false;
 	pthread_mutex_unlock(&dev->lock);
-	VUR_DEV_LOG(dev, INFO, "frontend disconnected (vid %d)", vid);
+	VUR_DEV_LOG(dev, INFO, "frontend disconnected (vid %d): its resources are freed", vid);
+}
+
+/* The control queue exists when CTRL_VQ is negotiated; it follows the one rx/tx pair. */
+static void
+start_ctrlq(struct vur_dev *dev)
+{
+	const uint16_t qid = virtio_net_roce_ctrl_vq(1);
+	int ret;
+
+	if (!(dev->negotiated & (1ULL << VIRTIO_NET_F_CTRL_VQ_BIT)) || dev->ctrlq.active ||
+			rte_vhost_get_vring_num(dev->vid) <= qid)
+		return;
+	ret = vur_ctrlq_start(
+			&dev->ctrlq, dev->vid, qid, dev->negotiated, &dev->ctrl_table, &dev->rdma);
+	if (ret < 0)
+		VUR_DEV_LOG(dev, ERR, "cannot serve the control queue: %s", strerror(-ret));
 }
 
 static int
@@ -215,6 +289,7 @@ on_new_device(int vid)
 	pthread_mutex_lock(&dev->lock);
 	dev->started = true;
 	dev->negotiated = features;
+	start_ctrlq(dev);
 	pthread_mutex_unlock(&dev->lock);
 	VUR_DEV_LOG(dev, INFO, "device started: features 0x%" PRIx64 ", %u vrings", features,
 			rte_vhost_get_vring_num(vid));
@@ -229,6 +304,7 @@ on_destroy_device(int vid)
 	if (dev == NULL)
 		return;
 	pthread_mutex_lock(&dev->lock);
+	vur_ctrlq_stop(&dev->ctrlq);
 	dev->started = false;
 	pthread_mutex_unlock(&dev->lock);
 	VUR_DEV_LOG(dev, INFO, "device stopped");
@@ -339,6 +415,14 @@ vur_dev_create(const struct vur_dev_params *p)
 			(1ULL << VHOST_USER_PROTOCOL_F_CONFIG);
 	pthread_mutex_init(&dev->lock, NULL);
 	init_config(dev, p);
+	vur_rdma_limits_default(&dev->limits, p->max_qps, p->max_cqs);
+	dev->ctrl_table.cmds = dev->cmds;
+	dev->ctrl_table.n_cmds = vur_ctrl_roce_commands(p->rfc2_numbering, dev->cmds);
+	vur_ctrlq_init(&dev->ctrlq, &dev->lock, dev->path, p->loop);
+	if (vur_ctrl_table_validate(&dev->ctrl_table) != 0) {
+		ret = -EINVAL;
+		goto free_dev;
+	}
 
 	ret = registry_add(dev);
 	if (ret < 0)
@@ -360,7 +444,7 @@ free_dev:
 }
 
 void
-vur_dev_destroy(struct vur_dev *dev)
+vur_dev_stop(struct vur_dev *dev)
 {
 	/*
 	 * Unregistering closes the connection (destroy_device and
@@ -370,6 +454,11 @@ vur_dev_destroy(struct vur_dev *dev)
 		VUR_DEV_LOG(dev, ERR, "cannot unregister the vhost-user socket");
 	registry_del(dev);
 	VUR_DEV_LOG(dev, INFO, "socket closed");
+}
+
+void
+vur_dev_free(struct vur_dev *dev)
+{
 	pthread_mutex_destroy(&dev->lock);
 	free(dev);
 }

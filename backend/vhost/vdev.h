@@ -11,7 +11,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/event_loop.h"
+#include "ctrl/ctrl_roce.h"
+#include "rdma/rdma_dev.h"
 #include "vdev_config.h"
+#include "vdev_ctrlq.h"
 
 struct vur_dev_params {
 	const char *path;
@@ -23,6 +27,7 @@ struct vur_dev_params {
 	uint16_t mtu;
 	uint8_t mac[6];
 	uint64_t loopback_mbps;
+	struct vur_event_loop *loop; /* the control thread */
 };
 
 struct vur_dev {
@@ -38,6 +43,13 @@ struct vur_dev {
 	struct vur_config_state cfg_state;
 	uint8_t cfg[VUR_CONFIG_MAX_LEN];
 	size_t cfg_len;
+
+	struct vur_rdma_limits limits;
+	struct vur_rdma_dev rdma; /* fresh for every connection */
+	bool rdma_ready;
+	struct vur_ctrl_cmd cmds[VUR_CTRL_ROCE_MAX_CMDS];
+	struct vur_ctrl_table ctrl_table;
+	struct vur_ctrlq ctrlq;
 };
 
 /* Virtio feature bits this device offers, for the chosen numbering. */
@@ -46,8 +58,11 @@ uint64_t vur_dev_offered_features(bool rfc2_numbering, bool port_speed);
 /* Allocate a device and serve its socket. Returns NULL with rte_errno set. */
 struct vur_dev *vur_dev_create(const struct vur_dev_params *params);
 
-/* Stop serving the socket (frontend told, socket removed) and free the device. */
-void vur_dev_destroy(struct vur_dev *dev);
+/* Stop serving the socket: the frontend is disconnected and the socket removed. */
+void vur_dev_stop(struct vur_dev *dev);
+
+/* Free a stopped device, once the control thread no longer runs. */
+void vur_dev_free(struct vur_dev *dev);
 
 /* Copy of the encoded configuration space, taken under the device lock. */
 size_t vur_dev_config_snapshot(struct vur_dev *dev, uint8_t *buf);

@@ -12,6 +12,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define VUR_VHOST_USER_SET_MEM_TABLE   5
+#define VUR_VHOST_USER_SET_VRING_NUM   8
+#define VUR_VHOST_USER_SET_VRING_ADDR  9
+#define VUR_VHOST_USER_SET_VRING_BASE  10
+#define VUR_VHOST_USER_SET_VRING_KICK  12
+#define VUR_VHOST_USER_SET_VRING_CALL  13
 #define VUR_VHOST_USER_GET_CONFIG      24
 #define VUR_VHOST_USER_SET_CONFIG      25
 #define VUR_VHOST_USER_NEED_REPLY      (1u << 3)

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <rte_thread.h>
+
+#include "common/event_loop.h"
+#include "common/log.h"
+
+#define MAX_EVENTS 16
+
+static void *
+loop_main(void *p)
+{
+	struct vur_event_loop *loop = p;
+	struct epoll_event ev[MAX_EVENTS];
+	struct vur_event_watch *w;
+	int i, n;
+
+	for (;;) {
+		n = epoll_wait(loop->epfd, ev, MAX_EVENTS, -1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			VUR_LOG(app, ERR, "%s: epoll_wait: %s", loop->name, strerror(errno));
+			return NULL;
+		}
+		for (i = 0; i < n; i++) {
+			if (ev[i].data.ptr == NULL)
+				return NULL; /* the stop eventfd */
+			w = ev[i].data.ptr;
+			w->cb(w->fd, w->arg);
+		}
+	}
+}
+
+int
+vur_event_loop_start(struct vur_event_loop *loop, const char *name)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+	int ret;
+
+	memset(loop, 0, sizeof(*loop));
+	loop->name = name;
+	loop->epfd = epoll_create1(EPOLL_CLOEXEC);
+	loop->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (loop->epfd < 0 || loop->stop_fd < 0 ||
+			epoll_ctl(loop->epfd, EPOLL_CTL_ADD, loop->stop_fd, &ev) < 0) {
+		ret = -errno;
+		goto close_fds;
+	}
+	ret = -pthread_create(&loop->thread, NULL, loop_main, loop);
+	if (ret < 0)
+		goto close_fds;
+	pthread_setname_np(loop->thread, name);
+	return 0;
+
+close_fds:
+	if (loop->stop_fd >= 0)
+		close(loop->stop_fd);
+	if (loop->epfd >= 0)
+		close(loop->epfd);
+	return ret;
+}
+
+void
+vur_event_loop_stop(struct vur_event_loop *loop)
+{
+	uint64_t one = 1;
+
+	if (write(loop->stop_fd, &one, sizeof(one)) != sizeof(one))
+		VUR_LOG(app, ERR, "%s: cannot wake the loop", loop->name);
+	pthread_join(loop->thread, NULL);
+	close(loop->stop_fd);
+	close(loop->epfd);
+}
+
+int
+vur_event_loop_watch(struct vur_event_loop *loop, struct vur_event_watch *w)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = w };
+
+	if (epoll_ctl(loop->epfd, EPOLL_CTL_ADD, w->fd, &ev) < 0)
+		return -errno;
+	return 0;
+}
+
+void
+vur_event_loop_unwatch(struct vur_event_loop *loop, struct vur_event_watch *w)
+{
+	if (epoll_ctl(loop->epfd, EPOLL_CTL_DEL, w->fd, NULL) < 0)
+		VUR_LOG(app, WARNING, "%s: unwatch fd %d: %s", loop->name, w->fd, strerror(errno));
+}

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Unit tests of the RoCE command table and handlers, through the dispatcher. */
+#include <string.h>
+
+#include <rte_byteorder.h>
+
+#include "ctrl/ctrl_roce.h"
+#include "rdma/rdma_dev.h"
+#include "tests/tap.h"
+
+#define F_ROCE  (1ULL << VIRTIO_NET_F_ROCE)
+#define F_SPEED (1ULL << VIRTIO_NET_F_ROCE_PORT_SPEED)
+
+static struct vur_ctrl_cmd cmds[VUR_CTRL_ROCE_MAX_CMDS];
+static struct vur_ctrl_table table = { cmds, 0 };
+static struct vur_rdma_dev rd;
+static uint8_t out[64], in[256];
+
+/* Send class/command/data; returns the ack byte, ack data in in[1..]. */
+static uint8_t
+send(uint8_t cls, uint8_t cmd, const void *data, uint32_t len, uint32_t in_len, uint64_t feat)
+{
+	struct vur_ctrl_result r;
+	struct vur_chain c;
+
+	memset(&c, 0, sizeof(c));
+	out[0] = cls;
+	out[1] = cmd;
+	if (len > 0)
+		memcpy(out + 2, data, len);
+	c.iov[0] = (struct iovec){ out, 2 + len };
+	c.iov[1] = (struct iovec){ in, in_len };
+	c.n_out = c.n_in = 1;
+	c.out_len = 2 + len;
+	c.in_len = in_len;
+	memset(in, 0xaa, sizeof(in));
+	vur_ctrl_dispatch(&table, &rd, feat, &c, &r);
+	return r.ack;
+}
+
+static void
+setup(bool rfc2, uint32_t max_pd)
+{
+	struct vur_rdma_limits l;
+
+	vur_rdma_limits_default(&l, 64, 64);
+	l.max_pd = max_pd;
+	table.n_cmds = vur_ctrl_roce_commands(rfc2, cmds);
+	TAP_CHECK(vur_ctrl_table_validate(&table) == 0);
+	TAP_CHECK(vur_rdma_dev_init(&rd, "test", &l) == 0);
+}
+
+static void
+query_device_and_port(void)
+{
+	struct virtio_rdma_ack_query_device qd;
+	struct virtio_rdma_ack_query_port qp;
+
+	setup(false, 4);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_QUERY_DEVICE, NULL, 0,
+				  1 + sizeof(qd), F_ROCE) == VIRTIO_NET_OK);
+	memcpy(&qd, in + 1, sizeof(qd));
+	TAP_CHECK(rte_le_to_cpu_64(qd.page_size_cap) == 4096);
+	TAP_CHECK(rte_le_to_cpu_64(qd.device_cap_flags) == VIRTIO_IB_DEVICE_RC_RNR_NAK_GEN);
+	TAP_CHECK(rte_le_to_cpu_32(qd.max_pd) == 4 && qd.local_ca_ack_delay <= 31);
+	TAP_CHECK(rte_le_to_cpu_32(qd.max_qp_rd_atom) <= 255 && qd.reserved[13] == 0);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_QUERY_PORT, NULL, 0,
+				  1 + sizeof(qp), F_ROCE) == VIRTIO_NET_OK);
+	memcpy(&qp, in + 1, sizeof(qp));
+	TAP_CHECK(rte_le_to_cpu_32(qp.gid_tbl_len) >= 1 && rte_le_to_cpu_32(qp.gid_tbl_len) <= 256);
+	TAP_CHECK(rte_le_to_cpu_32(qp.max_msg_sz) == 0x80000000u);
+	/* ROCE-DEV-CTRL-1: nothing without the feature */
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_QUERY_PORT, NULL, 0,
+				  1 + sizeof(qp), 0) == VIRTIO_NET_ERR);
+	vur_rdma_dev_fini(&rd);
+}
+
+static void
+pd_lifecycle(void)
+{
+	struct virtio_rdma_cmd_destroy_pd d;
+	uint32_t pdn[3];
+
+	setup(false, 2);
+	for (int i = 0; i < 2; i++) {
+		TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_PD, NULL, 0, 5,
+					  F_ROCE) == VIRTIO_NET_OK);
+		memcpy(&pdn[i], in + 1, 4);
+	}
+	TAP_CHECK(pdn[0] != pdn[1] && pdn[0] != 0);
+	/* ROCE-DEV-PD-1: max_pd reached; ROCE-DEV-CTRL-8: zeroed ack data */
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_PD, NULL, 0, 5, F_ROCE) ==
+			VIRTIO_NET_ERR);
+	TAP_CHECK(in[1] == 0 && in[4] == 0);
+	d.pdn = rte_cpu_to_le_32(pdn[0]);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_DESTROY_PD, &d, sizeof(d), 1,
+				  F_ROCE) == VIRTIO_NET_OK);
+	/* ROCE-DEV-PD-2: destroyed twice, or never created */
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_DESTROY_PD, &d, sizeof(d), 1,
+				  F_ROCE) == VIRTIO_NET_ERR);
+	d.pdn = rte_cpu_to_le_32(0xdeadbeef);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_DESTROY_PD, &d, sizeof(d), 1,
+				  F_ROCE) == VIRTIO_NET_ERR);
+	/* ROCE-DEV-CTRL-4: wrong length */
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_DESTROY_PD, &d, 3, 1, F_ROCE) ==
+			VIRTIO_NET_ERR);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_PD, &d, 4, 5, F_ROCE) ==
+			VIRTIO_NET_ERR);
+	vur_rdma_dev_fini(&rd);
+}
+
+static void
+port_speed_feature_and_numbering(void)
+{
+	struct virtio_rdma_ack_query_port_speed a;
+
+	setup(false, 1);
+	rd.port.speed = 2500;
+	rd.port.flags = VIRTIO_RDMA_PORT_SPEED_F_AGGREGATED;
+	rd.port.active_members = 2;
+	rd.port.total_members = 3;
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_QUERY_PORT_SPEED, NULL, 0,
+				  1 + sizeof(a), F_ROCE | F_SPEED) == VIRTIO_NET_OK);
+	memcpy(&a, in + 1, sizeof(a));
+	TAP_CHECK(rte_le_to_cpu_64(a.speed) == 2500 && rte_le_to_cpu_16(a.active_members) == 2);
+	TAP_CHECK(rte_le_to_cpu_32(a.flags) == VIRTIO_RDMA_PORT_SPEED_F_AGGREGATED);
+	/* ROCE-DEV-CTRL-3 */
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_QUERY_PORT_SPEED, NULL, 0,
+				  1 + sizeof(a), F_ROCE) == VIRTIO_NET_ERR);
+	/* RFC v2 numbering answers class 6 under bit 55, and not class 64 */
+	vur_rdma_dev_fini(&rd);
+	setup(true, 1);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE_RFC2, VIRTIO_NET_CTRL_ROCE_CREATE_PD, NULL, 0, 5,
+				  1ULL << VIRTIO_NET_F_ROCE_RFC2) == VIRTIO_NET_OK);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_PD, NULL, 0, 5,
+				  1ULL << VIRTIO_NET_F_ROCE_RFC2) == VIRTIO_NET_ERR);
+	vur_rdma_dev_fini(&rd);
+}
+
+int
+main(void)
+{
+	TAP_RUN(query_device_and_port);
+	TAP_RUN(pd_lifecycle);
+	TAP_RUN(port_speed_feature_and_numbering);
+	return tap_done();
+}
