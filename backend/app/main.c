@@ -12,6 +12,7 @@
 #include <rte_errno.h>
 
 #include "common/log.h"
+#include "mgmt/telemetry.h"
 #include "options.h"
 #include "vhost/vdev.h"
 
@@ -129,6 +130,8 @@ main(int argc, char **argv)
 		ret = EXIT_FAILURE;
 		goto stop;
 	}
+	if (vur_telemetry_register() < 0)
+		VUR_LOG(app, WARNING, "telemetry endpoints not registered");
 	VUR_LOG(app, INFO, "%u device(s) ready; SIGINT or SIGTERM stops", app.n_devs);
 	sig = wait_for_signal(&set);
 	VUR_LOG(app, INFO, "%s: stopping", sig > 0 ? strsignal(sig) : "sigwait failed");

@@ -5,8 +5,11 @@ Usage: backend_test.py PATH/TO/vhost-user-rdma
 Prints TAP. Expected values are written from the spec, not from the header.
 """
 
+import itertools
+import json
 import os
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -16,6 +19,7 @@ import time
 import vhost_user as vu
 
 BACKEND = sys.argv[1]
+SEQ = itertools.count()
 RESULTS = []
 
 
@@ -34,8 +38,9 @@ class Backend:
     def __init__(self, *app_args, prefix='vurtest'):
         self.dir = tempfile.mkdtemp(prefix='vur-')
         self.sock = os.path.join(self.dir, 'vhost-rdma0')
+        self.prefix = f'{prefix}{os.getpid()}{next(SEQ)}'
         eal = ['--no-huge', '-m', '128', '--no-pci', '--file-prefix',
-               f'{prefix}{os.getpid()}', '--log-level', 'lib.eal:error']
+               self.prefix, '--log-level', 'lib.eal:error']
         args = list(app_args) if app_args else ['-s', self.sock]
         self.log = open(os.path.join(self.dir, 'log'), 'w+')
         self.proc = subprocess.Popen([BACKEND, *eal, '--', *args],
@@ -51,6 +56,17 @@ class Backend:
                 raise AssertionError(f'backend exited {self.proc.returncode}: {self.output()}')
             time.sleep(0.05)
         raise AssertionError('socket never appeared')
+
+    def telemetry(self, command):
+        """One DPDK telemetry command (the v2 socket dpdk-telemetry.py uses)."""
+        run_dir = os.environ.get('XDG_RUNTIME_DIR', '/var/run') if os.getuid() else '/var/run'
+        path = os.path.join(run_dir, 'dpdk', self.prefix, 'dpdk_telemetry.v2')
+        with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
+            s.settimeout(5)
+            s.connect(path)
+            s.recv(16384)  # the greeting
+            s.send(command.encode())
+            return json.loads(s.recv(65536).decode())
 
     def output(self):
         self.log.flush()
@@ -154,6 +170,26 @@ def rfc2_numbering():
         assert struct.unpack_from('<II', cfg, 24) == (8, 4)
         assert fe.get_config(0, 41) == b''
         fe.close()
+    finally:
+        assert b.stop() == 0
+
+
+@case
+def telemetry_lists_devices():
+    b = Backend()
+    try:
+        b.wait_socket()
+        assert b.telemetry('/vur/devices') == {'/vur/devices': [b.sock]}
+        dev = b.telemetry('/vur/device,' + b.sock)['/vur/device']
+        assert dev['path'] == b.sock and dev['vid'] == -1 and dev['started'] == 0, dev
+        assert dev['features_offered'] & (1 << 58) and dev['port_speed_100mbps'] == 1000, dev
+        assert dev['ctrl_errors'] == 0 and dev['pds'] == 0, dev
+        fe = vu.Frontend(b.sock)
+        fe.get_u64(vu.GET_FEATURES)
+        dev = b.telemetry('/vur/device,' + b.sock)['/vur/device']
+        assert dev['vid'] >= 0, dev   # connected, not started
+        fe.close()
+        assert b.telemetry('/vur/device,/no/such/socket') == {'/vur/device': None}
     finally:
         assert b.stop() == 0
 

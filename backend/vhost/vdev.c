@@ -203,6 +203,43 @@ dev_from_path(const char *path)
 	return dev;
 }
 
+static void
+fill_info(struct vur_dev *dev, struct vur_dev_info *info)
+{
+	pthread_mutex_lock(&dev->lock);
+	strcpy(info->path, dev->path);
+	info->vid = dev->vid;
+	info->started = dev->started;
+	info->offered = dev->features;
+	info->negotiated = dev->negotiated;
+	info->pds = dev->rdma_ready ? dev->rdma.pds.count : 0;
+	info->speed = dev->cfg_state.speed;
+	info->link_up = dev->cfg_state.link_up;
+	info->ctrl = dev->ctrlq.stats;
+	pthread_mutex_unlock(&dev->lock);
+}
+
+int
+vur_dev_info(const char *path, unsigned int n, struct vur_dev_info *info)
+{
+	unsigned int i, seen = 0;
+	int ret = -ENOENT;
+
+	/* Devices are freed only after management stops; the table lock suffices. */
+	pthread_mutex_lock(&vid_lock);
+	for (i = 0; i < RTE_DIM(devs); i++) {
+		if (devs[i] == NULL)
+			continue;
+		if (path != NULL ? strcmp(devs[i]->path, path) == 0 : seen++ == n) {
+			fill_info(devs[i], info);
+			ret = 0;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&vid_lock);
+	return ret;
+}
+
 static int
 on_new_connection(int vid)
 {

@@ -64,6 +64,25 @@ void vur_dev_stop(struct vur_dev *dev);
 /* Free a stopped device, once the control thread no longer runs. */
 void vur_dev_free(struct vur_dev *dev);
 
+/* What management (telemetry, admin RPC) may read of a device. */
+struct vur_dev_info {
+	char path[PATH_MAX];
+	int vid;
+	bool started;
+	uint64_t offered;
+	uint64_t negotiated;
+	uint32_t pds;
+	uint64_t speed; /* 100 Mb/s units */
+	bool link_up;
+	struct vur_ctrlq_stats ctrl;
+};
+
+/*
+ * Fill @info for the device serving @path, or (when @path is NULL) for the
+ * @n-th device. Returns 0, or -ENOENT when there is no such device.
+ */
+int vur_dev_info(const char *path, unsigned int n, struct vur_dev_info *info);
+
 /* Copy of the encoded configuration space, taken under the device lock. */
 size_t vur_dev_config_snapshot(struct vur_dev *dev, uint8_t *buf);
 
