@@ -347,8 +347,24 @@ on_destroy_device(int vid)
 	VUR_DEV_LOG(dev, INFO, "device stopped");
 }
 
+/* A frontend that enables the control queue after new_device still gets it served. */
+static int
+on_vring_state_changed(int vid, uint16_t queue_id, int enable)
+{
+	struct vur_dev *dev = dev_from_vid(vid);
+
+	if (dev == NULL || !enable || queue_id != virtio_net_roce_ctrl_vq(1))
+		return 0;
+	pthread_mutex_lock(&dev->lock);
+	if (dev->started)
+		start_ctrlq(dev);
+	pthread_mutex_unlock(&dev->lock);
+	return 0;
+}
+
 static const struct rte_vhost_device_ops device_ops = {
 	.new_device = on_new_device,
+	.vring_state_changed = on_vring_state_changed,
 	.destroy_device = on_destroy_device,
 	.new_connection = on_new_connection,
 	.destroy_connection = on_destroy_connection,

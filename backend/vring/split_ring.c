@@ -141,6 +141,12 @@ walk_chain(struct vur_split_ring *vr, struct rte_vhost_memory *mem, struct vur_c
 	}
 }
 
+static uint16_t
+read_avail_idx(const struct vur_split_ring *vr)
+{
+	return rte_le_to_cpu_16(__atomic_load_n(&vr->avail->idx, __ATOMIC_ACQUIRE));
+}
+
 enum vur_pop_result
 vur_split_ring_pop(struct vur_split_ring *vr, struct rte_vhost_memory *mem, struct vur_chain *chain,
 		const char **why)
@@ -152,7 +158,19 @@ vur_split_ring_pop(struct vur_split_ring *vr, struct rte_vhost_memory *mem, stru
 		*why = vr->broken_reason;
 		return VUR_POP_BROKEN;
 	}
-	avail_idx = rte_le_to_cpu_16(__atomic_load_n(&vr->avail->idx, __ATOMIC_ACQUIRE));
+	avail_idx = read_avail_idx(vr);
+	if (avail_idx == vr->last_avail && vr->event_idx) {
+		/*
+		 * 2.7.10: with EVENT_IDX the driver kicks only when it passes
+		 * avail_event. Ask for the next entry, then look again: an entry
+		 * made available before the driver saw avail_event gets no kick.
+		 */
+		/* avail_event is the 16 bits just past the used ring, no more */
+		__atomic_store_n((uint16_t *)&vr->used->ring[vr->size],
+				rte_cpu_to_le_16(vr->last_avail), __ATOMIC_RELAXED);
+		rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+		avail_idx = read_avail_idx(vr);
+	}
 	if ((uint16_t)(avail_idx - vr->last_avail) > vr->size)
 		return mark_broken(vr, "driver moved the avail index past the ring", why);
 	if (avail_idx == vr->last_avail)

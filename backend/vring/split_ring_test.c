@@ -257,6 +257,38 @@ push_and_notify(void)
 	TAP_CHECK(!vur_split_ring_need_notify(&vr)); /* 2 -> 3 does not */
 }
 
+static uint16_t
+avail_event(void)
+{
+	uint16_t ev;
+
+	memcpy(&ev, &used->ring[QSZ], sizeof(ev));
+	return ev;
+}
+
+static void
+event_idx_asks_for_the_next_kick(void)
+{
+	uint8_t *past = (uint8_t *)&used->ring[QSZ] + 2; /* just past avail_event */
+	struct vur_chain c;
+	const char *why;
+
+	setup();
+	vur_split_ring_init(&vr, QSZ, desc, avail, used, 0, 0, true);
+	past[0] = 0xef;
+	past[1] = 0xbe;
+	set_desc(desc, 0, DATA_GPA, 4, 0, 0);
+	offer(0);
+	offer(0);
+	TAP_CHECK(pop(&c, &why) == VUR_POP_OK && pop(&c, &why) == VUR_POP_OK);
+	TAP_CHECK(pop(&c, &why) == VUR_POP_EMPTY);
+	TAP_CHECK(avail_event() == 2);                 /* kick me when entry 2 is made available */
+	TAP_CHECK(past[0] == 0xef && past[1] == 0xbe); /* nothing past it written */
+	offer(0);
+	TAP_CHECK(pop(&c, &why) == VUR_POP_OK && pop(&c, &why) == VUR_POP_EMPTY);
+	TAP_CHECK(avail_event() == 3);
+}
+
 int
 main(void)
 {
@@ -276,6 +308,7 @@ main(void)
 	TAP_RUN(indirect);
 	TAP_RUN(broken_ring);
 	TAP_RUN(push_and_notify);
+	TAP_RUN(event_idx_asks_for_the_next_kick);
 	free(mem);
 	free(ram);
 	return tap_done();
