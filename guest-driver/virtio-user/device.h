@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The device object shared by the files of the driver: connection, driver
+ * memory, negotiated features and virtqueues.
+ */
+#ifndef VUSER_DEVICE_H
+#define VUSER_DEVICE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "guest_mem.h"
+#include "vhost_user_msg.h"
+#include "vring.h"
+#include "vur_user.h"
+
+struct vuser_vq {
+	uint32_t index;
+	struct vuser_buf mem; /* the ring, in driver memory */
+	struct vuser_vring ring;
+	int kick_fd;
+	int call_fd;
+};
+
+struct vur_user_dev {
+	char *name; /* the socket path, for logs */
+	struct vur_user_params params;
+
+	pthread_mutex_t conn_lock; /* one vhost-user request at a time */
+	struct vuser_conn conn;
+	int backend_fd; /* our end of the backend's channel, or -1 */
+
+	struct vuser_mem mem;
+	uint64_t offered;  /* by the backend's GET_FEATURES */
+	uint64_t features; /* acked, VHOST_USER_F_PROTOCOL_FEATURES included */
+	uint64_t protocol_features;
+	uint64_t max_queue_pairs; /* GET_QUEUE_NUM, 0 without PROTOCOL_F_MQ */
+	bool roce;
+	bool port_speed;
+	uint32_t max_qps; /* L, from the configuration space (RoCE only) */
+	uint32_t max_cqs; /* M */
+
+	struct vuser_vq *vqs;
+	uint32_t n_vqs;   /* virtqueues the layout has */
+	uint32_t n_setup; /* of which set up so far */
+
+	pthread_mutex_t ctrl_lock; /* one control command at a time */
+};
+
+bool vuser_dev_has(const struct vur_user_dev *d, unsigned int bit);
+
+/* Read and decode the configuration space (config.c). */
+int vuser_dev_get_config(struct vur_user_dev *d, struct vur_user_config *cfg);
+
+/* The control virtqueue, or NULL without VIRTIO_NET_F_CTRL_VQ. */
+struct vuser_vq *vuser_dev_ctrl_vq(struct vur_user_dev *d);
+
+/* Free the buffers of control commands still in flight (ctrl.c). */
+void vuser_ctrl_release_all(struct vur_user_dev *d);
+
+#endif /* VUSER_DEVICE_H */

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+
+#include <linux/virtio_config.h>
+#include <linux/virtio_net.h>
+#include <linux/virtio_ring.h>
+#include <linux/virtio_net_roce.h>
+
+#include "negotiate.h"
+#include "vhost_user_msg.h"
+#include "vur_user.h"
+
+unsigned int
+vuser_roce_bit(bool rfc2_numbering)
+{
+	return rfc2_numbering ? VIRTIO_NET_F_ROCE_RFC2 : VIRTIO_NET_F_ROCE;
+}
+
+uint64_t
+vur_user_supported_features(bool rfc2_numbering)
+{
+	/*
+	 * No MQ (one receive/transmit pair is enough for RDMA and keeps the
+	 * queue layout fixed), no MRG_RXBUF or offloads: the Ethernet data
+	 * path is not this driver's business yet. INDIRECT_DESC is accepted;
+	 * the rings here do not use it yet.
+	 */
+	return VUSER_BIT(VIRTIO_F_VERSION_1) | VUSER_BIT(VIRTIO_RING_F_EVENT_IDX) |
+			VUSER_BIT(VIRTIO_RING_F_INDIRECT_DESC) | VUSER_BIT(VIRTIO_NET_F_CTRL_VQ) |
+			VUSER_BIT(VIRTIO_NET_F_MAC) | VUSER_BIT(VIRTIO_NET_F_STATUS) |
+			VUSER_BIT(VIRTIO_NET_F_MTU) | VUSER_BIT(VIRTIO_NET_F_SPEED_DUPLEX) |
+			VUSER_BIT(vuser_roce_bit(rfc2_numbering)) |
+			VUSER_BIT(VIRTIO_NET_F_ROCE_PORT_SPEED);
+}
+
+int
+vuser_features_negotiate(uint64_t offered, uint64_t wanted, bool rfc2_numbering, uint64_t *acked,
+		const char **why)
+{
+	uint64_t roce = VUSER_BIT(vuser_roce_bit(rfc2_numbering));
+	uint64_t f = offered & wanted & vur_user_supported_features(rfc2_numbering);
+
+	/* Legacy devices have another ring layout and byte order. */
+	if (!(offered & VUSER_BIT(VIRTIO_F_VERSION_1))) {
+		*why = "the device does not offer VIRTIO_F_VERSION_1";
+		return -ENOTSUP;
+	}
+	/* Configuration, REPLY_ACK and the backend channel all need it. */
+	if (!(offered & VUSER_BIT(VHOST_USER_F_PROTOCOL_FEATURES))) {
+		*why = "the backend does not offer VHOST_USER_F_PROTOCOL_FEATURES";
+		return -ENOTSUP;
+	}
+	f |= VUSER_BIT(VIRTIO_F_VERSION_1) | VUSER_BIT(VHOST_USER_F_PROTOCOL_FEATURES);
+	/* ROCE-DRV-FEAT-1: no RoCE without the control queue. */
+	if (!(f & VUSER_BIT(VIRTIO_NET_F_CTRL_VQ)))
+		f &= ~roce;
+	/* ROCE-DRV-FEAT-2: no port speed without RoCE. */
+	if (!(f & roce))
+		f &= ~VUSER_BIT(VIRTIO_NET_F_ROCE_PORT_SPEED);
+	*acked = f;
+	return 0;
+}
+
+int
+vuser_protocol_negotiate(uint64_t offered, uint64_t *acked, const char **why)
+{
+	uint64_t wanted = VUSER_BIT(VHOST_USER_PROTOCOL_F_MQ) |
+			VUSER_BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK) |
+			VUSER_BIT(VHOST_USER_PROTOCOL_F_BACKEND_REQ) |
+			VUSER_BIT(VHOST_USER_PROTOCOL_F_CONFIG);
+
+	/* The configuration space is the only source of the RDMA queue counts. */
+	if (!(offered & VUSER_BIT(VHOST_USER_PROTOCOL_F_CONFIG))) {
+		*why = "the backend does not offer VHOST_USER_PROTOCOL_F_CONFIG";
+		return -ENOTSUP;
+	}
+	*acked = offered & wanted;
+	return 0;
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The backend as a child process of a test: started on a private EAL file
+ * prefix without hugepages or PCI, its stdout and stderr in a log file, and
+ * waited for through inotify and a pidfd (never by sleeping in a loop). It
+ * dies with the test (PR_SET_PDEATHSIG), so a test killed by its timeout
+ * leaves no backend behind.
+ */
+#ifndef VUSER_TEST_CHILD_H
+#define VUSER_TEST_CHILD_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct child {
+	pid_t pid;
+	int pidfd;
+	char prefix[64]; /* EAL --file-prefix */
+	char dir[64];
+	char sock[96];
+	char log[96];
+};
+
+/*
+ * Start @bin serving one socket in a fresh temporary directory, with
+ * @app_args (NULL-terminated, may be NULL) after "-s SOCKET".
+ */
+int child_start_backend(struct child *c, const char *bin, const char *const *app_args);
+
+/* Wait for the socket to appear: 0, -ETIMEDOUT, or -ECHILD if the child died. */
+int child_wait_socket(struct child *c, int timeout_ms);
+
+/* How often @needle occurs in the log. */
+int child_log_count(const struct child *c, const char *needle);
+
+/* Wait until @needle occurs at least @count times: 0 or -ETIMEDOUT. */
+int child_wait_log(const struct child *c, const char *needle, int count, int timeout_ms);
+
+/* Send @sig and reap the child: its wait status, or -ETIMEDOUT (then killed). */
+int child_stop(struct child *c, int sig, int timeout_ms);
+
+/* Print the log as TAP comments. */
+void child_dump_log(const struct child *c);
+
+/* Kill the child if it still runs and remove its files and EAL runtime directory. */
+void child_cleanup(struct child *c);
+
+#endif /* VUSER_TEST_CHILD_H */
