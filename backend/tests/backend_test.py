@@ -8,6 +8,7 @@ Prints TAP. Expected values are written from the spec, not from the header.
 import itertools
 import json
 import os
+import shutil
 import signal
 import socket
 import struct
@@ -59,7 +60,7 @@ class Backend:
 
     def telemetry(self, command):
         """One DPDK telemetry command (the v2 socket dpdk-telemetry.py uses)."""
-        run_dir = os.environ.get('XDG_RUNTIME_DIR', '/var/run') if os.getuid() else '/var/run'
+        run_dir = os.environ.get('XDG_RUNTIME_DIR', '/tmp') if os.getuid() else '/var/run'
         path = os.path.join(run_dir, 'dpdk', self.prefix, 'dpdk_telemetry.v2')
         with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
             s.settimeout(5)
@@ -82,6 +83,14 @@ class Backend:
             self.proc.kill()
             self.proc.wait()
             raise AssertionError('backend did not stop on ' + sig.name)
+        finally:
+            remove_runtime_dir(self.prefix)
+
+
+def remove_runtime_dir(prefix):
+    """EAL leaves its runtime directory (config, telemetry socket) behind."""
+    run_dir = os.environ.get('XDG_RUNTIME_DIR', '/tmp') if os.getuid() else '/var/run'
+    shutil.rmtree(os.path.join(run_dir, 'dpdk', prefix), ignore_errors=True)
 
 
 def run(*args):
@@ -98,12 +107,16 @@ def help_without_eal():
 
 @case
 def bad_arguments_exit_nonzero():
-    eal = ['--no-huge', '-m', '64', '--no-pci', '--file-prefix', f'vurbad{os.getpid()}']
-    for args in (['--max-qps', 'x', '-s', '/tmp/x'], [], ['-s', '/tmp/x', 'stray'],
-                 ['--max-qps', '200', '-s', '/tmp/x']):
-        r = run(*eal, '--', *args)
-        assert r.returncode != 0, args
-        assert 'Try' in r.stderr, r.stderr
+    prefix = f'vurbad{os.getpid()}'
+    eal = ['--no-huge', '-m', '64', '--no-pci', '--file-prefix', prefix]
+    try:
+        for args in (['--max-qps', 'x', '-s', '/tmp/x'], [], ['-s', '/tmp/x', 'stray'],
+                     ['--max-qps', '200', '-s', '/tmp/x']):
+            r = run(*eal, '--', *args)
+            assert r.returncode != 0, args
+            assert 'Try' in r.stderr, r.stderr
+    finally:
+        remove_runtime_dir(prefix)
 
 
 @case
