@@ -3,7 +3,9 @@
 #
 # Fail if clang-format would change any C file in DPDK style. The guest kernel
 # module and the QEMU patch follow their own communities' styles and are
-# checked by their own tools, not here.
+# checked by their own tools, not here; so do the uapi header
+# (virtio-spec/include, kernel uapi style, included by the kernel module) and
+# the files sparse compiles as kernel code (virtio-spec/tests/abi_kernel*).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -23,6 +23,7 @@
 #include "device.h"
 #include "log.h"
 #include "virtqueue.h"
+#include "clock.h"
 
 #define CTRL_HDR_LEN 2
 #define CTRL_ACK_LEN 1
@@ -32,15 +33,6 @@ struct ctrl_req {
 	uint8_t *ack; /* the ack byte, in driver memory */
 	uint32_t ack_len;
 };
-
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void
 release_req(struct vur_user_dev *d, struct ctrl_req *req)
@@ -137,7 +129,7 @@ post(struct vur_user_dev *d, struct vuser_vq *vq, uint8_t cls, uint8_t cmd, cons
 static int
 wait_used(struct vur_user_dev *d, struct vuser_vq *vq, struct ctrl_req *req, uint32_t *len)
 {
-	int64_t deadline = now_ms() + d->params.timeout_ms, left;
+	int64_t deadline = vuser_now_ms() + d->params.timeout_ms, left;
 	struct pollfd pfd = { .fd = vq->call_fd, .events = POLLIN };
 	bool slept_through = false;
 	uint64_t count;
@@ -162,7 +154,7 @@ wait_used(struct vur_user_dev *d, struct vuser_vq *vq, struct ctrl_req *req, uin
 		}
 		if (vuser_vring_enable_notify(&vq->ring))
 			continue;
-		left = deadline - now_ms();
+		left = deadline - vuser_now_ms();
 		if (left <= 0 || slept_through)
 			return -ETIMEDOUT;
 		ret = poll(&pfd, 1, (int)left);

@@ -17,17 +17,9 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "clock.h"
 
 #define MAX_ARGS 32
-
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* In the child: log to @log, die with the parent, become the backend. */
 static void
@@ -94,7 +86,7 @@ wait_event(const struct child *c, int ino, int64_t deadline)
 	struct pollfd pfd[2] = { { .fd = ino, .events = POLLIN },
 		{ .fd = c->pidfd, .events = POLLIN } };
 	char buf[4096];
-	int64_t left = deadline - now_ms();
+	int64_t left = deadline - vuser_now_ms();
 
 	if (left <= 0)
 		return -ETIMEDOUT;
@@ -109,7 +101,7 @@ wait_event(const struct child *c, int ino, int64_t deadline)
 int
 child_wait_socket(struct child *c, int timeout_ms)
 {
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = vuser_now_ms() + timeout_ms;
 	struct stat st;
 	int ino, ret;
 
@@ -158,7 +150,7 @@ child_log_count(const struct child *c, const char *needle)
 int
 child_wait_log(const struct child *c, const char *needle, int count, int timeout_ms)
 {
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = vuser_now_ms() + timeout_ms;
 	int ino, ret;
 
 	ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);

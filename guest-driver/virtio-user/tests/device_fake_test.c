@@ -18,6 +18,7 @@
 #include "negotiate.h"
 #include "tap.h"
 #include "vur_user.h"
+#include "clock.h"
 
 #define MEM_SIZE (4u << 20)
 
@@ -44,15 +45,6 @@ open_fake(struct vur_user_dev **d, unsigned int timeout_ms)
 	p.timeout_ms = timeout_ms;
 	*d = NULL;
 	return vur_user_open(&p, d);
-}
-
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static void
@@ -255,7 +247,7 @@ static void
 ctrl_timeout(void)
 {
 	struct vur_user_dev *d = open_ctrl(FAKE_CTRL_SILENT, 300);
-	int64_t t0 = now_ms(), dt;
+	int64_t t0 = vuser_now_ms(), dt;
 	uint8_t status;
 
 	if (d == NULL)
@@ -263,7 +255,7 @@ ctrl_timeout(void)
 	TAP_EQ(vur_user_ctrl(d, VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_QUERY_PORT, NULL, 0,
 			       NULL, 0, &status),
 			-ETIMEDOUT);
-	dt = now_ms() - t0;
+	dt = vuser_now_ms() - t0;
 	TAP_CHECK(dt >= 300 && dt < 3000);
 	close_ctrl(d); /* the buffer still in flight is freed here */
 }
