@@ -10,6 +10,13 @@
 #include "vhost_user_msg.h"
 #include "vur_user.h"
 
+/* Standard virtio-net features that only add control commands. */
+#define VUSER_CTRL_VQ_FEATURES                                                 \
+	(VUSER_BIT(VIRTIO_NET_F_CTRL_RX) | VUSER_BIT(VIRTIO_NET_F_CTRL_VLAN) | \
+			VUSER_BIT(VIRTIO_NET_F_CTRL_RX_EXTRA) |                \
+			VUSER_BIT(VIRTIO_NET_F_GUEST_ANNOUNCE) |               \
+			VUSER_BIT(VIRTIO_NET_F_CTRL_MAC_ADDR))
+
 unsigned int
 vuser_roce_bit(bool rfc2_numbering)
 {
@@ -23,13 +30,14 @@ vur_user_supported_features(bool rfc2_numbering)
 	 * No MQ (one receive/transmit pair is enough for RDMA and keeps the
 	 * queue layout fixed), no MRG_RXBUF or offloads: the Ethernet data
 	 * path is not this driver's business yet. INDIRECT_DESC is accepted;
-	 * the rings here do not use it yet.
+	 * the rings here do not use it yet. The control-queue features only
+	 * let the caller send their commands with vur_user_ctrl().
 	 */
 	return VUSER_BIT(VIRTIO_F_VERSION_1) | VUSER_BIT(VIRTIO_RING_F_EVENT_IDX) |
 			VUSER_BIT(VIRTIO_RING_F_INDIRECT_DESC) | VUSER_BIT(VIRTIO_NET_F_CTRL_VQ) |
 			VUSER_BIT(VIRTIO_NET_F_MAC) | VUSER_BIT(VIRTIO_NET_F_STATUS) |
 			VUSER_BIT(VIRTIO_NET_F_MTU) | VUSER_BIT(VIRTIO_NET_F_SPEED_DUPLEX) |
-			VUSER_BIT(vuser_roce_bit(rfc2_numbering)) |
+			VUSER_CTRL_VQ_FEATURES | VUSER_BIT(vuser_roce_bit(rfc2_numbering)) |
 			VUSER_BIT(VIRTIO_NET_F_ROCE_PORT_SPEED);
 }
 
@@ -51,9 +59,12 @@ vuser_features_negotiate(uint64_t offered, uint64_t wanted, bool rfc2_numbering,
 		return -ENOTSUP;
 	}
 	f |= VUSER_BIT(VIRTIO_F_VERSION_1) | VUSER_BIT(VHOST_USER_F_PROTOCOL_FEATURES);
-	/* ROCE-DRV-FEAT-1: no RoCE without the control queue. */
+	/*
+	 * virtio 5.1.3.1: the control-queue features require CTRL_VQ (and
+	 * CTRL_RX_EXTRA SHOULD NOT go without it); ROCE-DRV-FEAT-1 likewise.
+	 */
 	if (!(f & VUSER_BIT(VIRTIO_NET_F_CTRL_VQ)))
-		f &= ~roce;
+		f &= ~(VUSER_CTRL_VQ_FEATURES | roce);
 	/* ROCE-DRV-FEAT-2: no port speed without RoCE. */
 	if (!(f & roce))
 		f &= ~VUSER_BIT(VIRTIO_NET_F_ROCE_PORT_SPEED);

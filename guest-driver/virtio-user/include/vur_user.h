@@ -124,8 +124,12 @@ struct vur_user_dev;
 /**
  * Virtio feature bits this driver can negotiate in the given numbering:
  * VERSION_1, EVENT_IDX, INDIRECT_DESC, the virtio-net bits CTRL_VQ, MAC,
- * STATUS, MTU, SPEED_DUPLEX, and VIRTIO_NET_F_ROCE (bit 58, or 55 in the
- * RFC v2 numbering) with VIRTIO_NET_F_ROCE_PORT_SPEED (bit 4).
+ * STATUS, MTU, SPEED_DUPLEX, the control-queue features CTRL_RX, CTRL_VLAN,
+ * CTRL_RX_EXTRA, GUEST_ANNOUNCE and CTRL_MAC_ADDR (their commands are the
+ * caller's, through vur_user_ctrl(); they need CTRL_VQ), and
+ * VIRTIO_NET_F_ROCE (bit 58, or 55 in the RFC v2 numbering) with
+ * VIRTIO_NET_F_ROCE_PORT_SPEED (bit 4). Never MQ: the driver uses one
+ * queue pair.
  */
 uint64_t vur_user_supported_features(bool rfc2_numbering);
 

@@ -33,16 +33,29 @@ takes_roce_and_port_speed(void)
 	TAP_EQ(acked, offered & ~B(VIRTIO_NET_F_MRG_RXBUF));
 }
 
-/* ROCE-DRV-FEAT-1 and -2: the dependencies drop what cannot stand alone. */
+/*
+ * ROCE-DRV-FEAT-1 and -2, and virtio 5.1.3.1 for the control-queue
+ * features: the dependencies drop what cannot stand alone.
+ */
 static void
 dependencies(void)
 {
 	uint64_t all = vur_user_supported_features(false) | PROTO;
+	uint64_t ctrl_vq_features = B(VIRTIO_NET_F_CTRL_RX) | B(VIRTIO_NET_F_CTRL_VLAN) |
+			B(VIRTIO_NET_F_CTRL_RX_EXTRA) | B(VIRTIO_NET_F_GUEST_ANNOUNCE) |
+			B(VIRTIO_NET_F_CTRL_MAC_ADDR);
 
 	TAP_EQ(vuser_features_negotiate(all & ~B(VIRTIO_NET_F_CTRL_VQ), all, false, &acked, &why),
 			0);
 	TAP_CHECK(!(acked & B(VIRTIO_NET_F_ROCE)));
 	TAP_CHECK(!(acked & B(VIRTIO_NET_F_ROCE_PORT_SPEED)));
+	TAP_EQ(acked & ctrl_vq_features, 0);
+
+	TAP_EQ(vuser_features_negotiate(all, all, false, &acked, &why), 0);
+	TAP_EQ(acked & ctrl_vq_features, ctrl_vq_features);
+	/* One queue pair: MQ is not taken even when offered. */
+	TAP_EQ(vuser_features_negotiate(all | B(VIRTIO_NET_F_MQ), ~0ULL, false, &acked, &why), 0);
+	TAP_CHECK(!(acked & B(VIRTIO_NET_F_MQ)));
 
 	TAP_EQ(vuser_features_negotiate(all & ~B(VIRTIO_NET_F_ROCE), all, false, &acked, &why), 0);
 	TAP_CHECK(!(acked & B(VIRTIO_NET_F_ROCE_PORT_SPEED)));
