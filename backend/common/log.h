@@ -10,6 +10,7 @@
 
 extern int vur_logtype_app;
 extern int vur_logtype_vhost;
+extern int vur_logtype_rdma;
 
 #define VUR_LOG(type, level, fmt, ...) \
 	rte_log(RTE_LOG_##level, vur_logtype_##type, "VUR_" #type ": " fmt "\n", ##__VA_ARGS__)
@@ -17,5 +18,9 @@ extern int vur_logtype_vhost;
 /* Device-scoped: the socket path names the device. */
 #define VUR_DEV_LOG(dev, level, fmt, ...) \
 	VUR_LOG(vhost, level, "%s: " fmt, (dev)->path, ##__VA_ARGS__)
+
+/* RDMA objects: the device's name is its socket path too. */
+#define VUR_RDMA_LOG(rd, level, fmt, ...) \
+	VUR_LOG(rdma, level, "%s: " fmt, (rd)->name, ##__VA_ARGS__)
 
 #endif /* VUR_LOG_H */

@@ -21,8 +21,8 @@
 #define VIRTIO_NET_OK  0
 #define VIRTIO_NET_ERR 1
 
-/* Largest command data a table entry may declare (REG_USER_MR's page list included). */
-#define VUR_CTRL_MAX_CMD_LEN (32u + 8u * 4096u)
+/* Largest command data: REG_USER_MR of a 1 GiB MR (VUR_MAX_MR_SIZE), 2 MiB of pages. */
+#define VUR_CTRL_MAX_CMD_LEN (32u + 8u * ((1u << 18) + 1u))
 #define VUR_CTRL_MAX_ACK_LEN 128u
 #define VUR_CTRL_VAR_ANY     UINT32_MAX
 

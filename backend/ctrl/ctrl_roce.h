@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The RoCE control commands (class VIRTIO_NET_CTRL_ROCE): their table and
- * handlers. The handlers' context is the device's struct vur_rdma_dev.
+ * handlers. The handlers' context is a struct vur_ctrl_target (its rdma).
  */
 #ifndef VUR_CTRL_ROCE_H
 #define VUR_CTRL_ROCE_H

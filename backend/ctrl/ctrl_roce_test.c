@@ -5,6 +5,7 @@
 #include <rte_byteorder.h>
 
 #include "ctrl/ctrl_roce.h"
+#include "ctrl/ctrl_target.h"
 #include "rdma/rdma_dev.h"
 #include "tests/tap.h"
 
@@ -14,7 +15,30 @@
 static struct vur_ctrl_cmd cmds[VUR_CTRL_ROCE_MAX_CMDS];
 static struct vur_ctrl_table table = { cmds, 0 };
 static struct vur_rdma_dev rd;
-static uint8_t out[64], in[256];
+static struct vur_ctrl_target target = { .rdma = &rd };
+static uint8_t out[256], in[256];
+
+static uint16_t
+vq_size(void *arg, uint32_t vq)
+{
+	RTE_SET_USED(arg);
+	RTE_SET_USED(vq);
+	return 64;
+}
+
+static bool
+mem_ok(void *arg, uint64_t gpa, uint64_t len)
+{
+	RTE_SET_USED(arg);
+	return gpa >= 0x10000000 && gpa + len <= 0x14000000;
+}
+
+static const struct vur_rdma_env env = {
+	.vq_size = vq_size,
+	.mem_ok = mem_ok,
+	.n_pairs = 1,
+	.port_mtu = VIRTIO_IB_MTU_1024,
+};
 
 /* Send class/command/data; returns the ack byte, ack data in in[1..]. */
 static uint8_t
@@ -34,7 +58,7 @@ send(uint8_t cls, uint8_t cmd, const void *data, uint32_t len, uint32_t in_len, 
 	c.out_len = 2 + len;
 	c.in_len = in_len;
 	memset(in, 0xaa, sizeof(in));
-	vur_ctrl_dispatch(&table, &rd, feat, &c, &r);
+	vur_ctrl_dispatch(&table, &target, feat, &c, &r);
 	return r.ack;
 }
 
@@ -47,7 +71,7 @@ setup(bool rfc2, uint32_t max_pd)
 	l.max_pd = max_pd;
 	table.n_cmds = vur_ctrl_roce_commands(rfc2, cmds);
 	TAP_CHECK(vur_ctrl_table_validate(&table) == 0);
-	TAP_CHECK(vur_rdma_dev_init(&rd, "test", &l) == 0);
+	TAP_CHECK(vur_rdma_dev_init(&rd, "test", &l, &env) == 0);
 }
 
 static void

@@ -37,7 +37,12 @@ show_device(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "features_negotiated", info.negotiated);
 	rte_tel_data_add_dict_int(d, "link_up", info.link_up);
 	rte_tel_data_add_dict_u64(d, "port_speed_100mbps", info.speed);
-	rte_tel_data_add_dict_u64(d, "pds", info.pds);
+	rte_tel_data_add_dict_u64(d, "pds", info.rdma.pds);
+	rte_tel_data_add_dict_u64(d, "mrs", info.rdma.mrs);
+	rte_tel_data_add_dict_u64(d, "cqs", info.rdma.cqs);
+	rte_tel_data_add_dict_u64(d, "qps", info.rdma.qps);
+	rte_tel_data_add_dict_u64(d, "ahs", info.rdma.ahs);
+	rte_tel_data_add_dict_u64(d, "gids", info.rdma.gids);
 	rte_tel_data_add_dict_u64(d, "ctrl_requests", info.ctrl.requests);
 	rte_tel_data_add_dict_u64(d, "ctrl_errors", info.ctrl.errors);
 	rte_tel_data_add_dict_u64(d, "ctrl_bad_chains", info.ctrl.bad_chains);

@@ -117,6 +117,26 @@ vur_qp_state_name(unsigned int state)
 	return state < VUR_QPS_COUNT ? state_names[state] : "?";
 }
 
+const char *
+vur_qp_check_name(enum vur_qp_check chk)
+{
+	switch (chk) {
+	case VUR_QP_CHECK_OK:
+		return "ok";
+	case VUR_QP_CHECK_BAD_STATE:
+		return "no such state";
+	case VUR_QP_CHECK_BAD_TRANSITION:
+		return "no such transition";
+	case VUR_QP_CHECK_MISSING_ATTR:
+		return "required attributes missing";
+	case VUR_QP_CHECK_EXTRA_ATTR:
+		return "attributes the transition does not accept";
+	case VUR_QP_CHECK_BAD_TYPE:
+		return "QP type without a transport";
+	}
+	return "?";
+}
+
 static int
 transport_of(uint8_t qp_type)
 {

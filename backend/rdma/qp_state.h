@@ -26,6 +26,9 @@ enum vur_qp_check {
 	VUR_QP_CHECK_BAD_TYPE,       /* QP type without a transport here */
 };
 
+/* What a check result means, for logs. */
+const char *vur_qp_check_name(enum vur_qp_check chk);
+
 /*
  * Check a MODIFY_QP of a QP of @qp_type (VIRTIO_IB_QPT_*) now in @cur with
  * @attr_mask and, when VIRTIO_IB_QP_STATE is in the mask, @next. On

@@ -1,10 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <rte_common.h>
+
+#include "common/log.h"
 #include "rdma/rdma_dev.h"
+
+RTE_LOG_REGISTER_SUFFIX(vur_logtype_rdma, rdma, INFO);
 
 /* Queue sizes bound WR and CQE counts: QEMU's VIRTQUEUE_MAX_SIZE is 1024. */
 #define VUR_MAX_QUEUE_SIZE 1024
+
+/* IPv6 40 + UDP 8 + BTH 12 + extended transport headers 32 + ICRC 4 */
+#define ROCE_V2_MAX_OVERHEAD 96
 
 void
 vur_rdma_limits_default(struct vur_rdma_limits *l, uint32_t max_qps, uint32_t max_cqs)
@@ -21,24 +31,98 @@ vur_rdma_limits_default(struct vur_rdma_limits *l, uint32_t max_qps, uint32_t ma
 	l->max_qp_rd_atom = 16;
 	l->gid_tbl_len = 16;
 	l->max_msg_sz = 1u << 31;
+	l->max_mr_size = VUR_MAX_MR_SIZE;
+}
+
+uint8_t
+vur_rdma_port_mtu(uint32_t eth_mtu)
+{
+	uint8_t mtu = VIRTIO_IB_MTU_4096;
+
+	/* enum virtio_ib_mtu n is 128 << n bytes */
+	while (mtu > VIRTIO_IB_MTU_256 && (128u << mtu) + ROCE_V2_MAX_OVERHEAD > eth_mtu)
+		mtu--;
+	return mtu;
+}
+
+/* Bits that hold any MR index; the rest of a key is random. */
+static uint32_t
+index_bits(uint32_t last_index)
+{
+	uint32_t bits = 1;
+
+	while (bits < 32 && (last_index >> bits) != 0)
+		bits++;
+	return bits;
 }
 
 int
-vur_rdma_dev_init(struct vur_rdma_dev *rd, const char *name, const struct vur_rdma_limits *limits)
+vur_rdma_dev_init(struct vur_rdma_dev *rd, const char *name, const struct vur_rdma_limits *l,
+		const struct vur_rdma_env *env)
 {
-	int ret;
-
 	memset(rd, 0, sizeof(*rd));
 	rd->name = name;
-	rd->limits = *limits;
-	ret = vur_pool_init(&rd->pds, "pd", 1, limits->max_pd, sizeof(struct vur_rdma_pd));
-	if (ret < 0)
-		return ret;
+	rd->limits = *l;
+	rd->env = *env;
+	/* Handles start at 1 so that a zeroed field never names an object. */
+	if (vur_pool_init(&rd->pds, "pd", 1, l->max_pd, sizeof(struct vur_rdma_pd)) < 0 ||
+			vur_pool_init(&rd->mrs, "mr", 1, l->max_mr, sizeof(struct vur_rdma_mr)) <
+					0 ||
+			vur_pool_init(&rd->cqs, "cq", 0, l->max_cqs, sizeof(struct vur_rdma_cq)) <
+					0 ||
+			vur_pool_init(&rd->qps, "qp", 0, l->max_qps, sizeof(struct vur_rdma_qp)) <
+					0 ||
+			vur_pool_init(&rd->ahs, "ah", 1, l->max_ah, sizeof(struct vur_rdma_ah)) < 0)
+		goto fail;
+	rd->mr_index_bits = index_bits(l->max_mr);
+	rd->mr_last_rkey = calloc(l->max_mr, sizeof(*rd->mr_last_rkey));
+	rd->gids = calloc(l->gid_tbl_len, sizeof(*rd->gids));
+	if (rd->mr_last_rkey == NULL || rd->gids == NULL)
+		goto fail;
 	return 0;
+
+fail:
+	vur_rdma_dev_fini(rd);
+	return -ENOMEM;
+}
+
+static void
+free_pages(void *obj, void *arg)
+{
+	struct vur_rdma_mr *mr = obj;
+
+	RTE_SET_USED(arg);
+	free(mr->pages);
+	mr->pages = NULL;
 }
 
 void
 vur_rdma_dev_fini(struct vur_rdma_dev *rd)
 {
+	if (rd->mrs.objs != NULL)
+		vur_pool_foreach(&rd->mrs, free_pages, NULL);
+	vur_pool_fini(&rd->ahs);
+	vur_pool_fini(&rd->qps);
+	vur_pool_fini(&rd->cqs);
+	vur_pool_fini(&rd->mrs);
 	vur_pool_fini(&rd->pds);
+	free(rd->mr_last_rkey);
+	rd->mr_last_rkey = NULL;
+	free(rd->gids);
+	rd->gids = NULL;
+}
+
+void
+vur_rdma_dev_counts(const struct vur_rdma_dev *rd, struct vur_rdma_counts *c)
+{
+	uint32_t i;
+
+	c->pds = rd->pds.count;
+	c->mrs = rd->mrs.count;
+	c->cqs = rd->cqs.count;
+	c->qps = rd->qps.count;
+	c->ahs = rd->ahs.count;
+	c->gids = 0;
+	for (i = 0; rd->gids != NULL && i < rd->limits.gid_tbl_len; i++)
+		c->gids += rd->gids[i].valid;
 }

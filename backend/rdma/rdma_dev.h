@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The RDMA side of one device: its limits and its resource pools. Owned by
- * the device, touched only by the control thread while the device runs.
+ * The RDMA side of one device: its limits, its resource pools and its GID
+ * table. Owned by the device, touched only by the control thread (with the
+ * device lock held) while the device runs.
+ *
+ * Objects hold driver addresses, never host pointers into driver memory:
+ * the frontend may remap its memory (SET_MEM_TABLE) at any time, so the
+ * data path translates through the current memory table when it accesses.
  */
 #ifndef VUR_RDMA_DEV_H
 #define VUR_RDMA_DEV_H
@@ -12,6 +17,13 @@
 #include <linux/virtio_net_roce.h>
 
 #include "rdma/pool.h"
+
+/*
+ * Largest user MR. Its page list travels in one control command, so this
+ * bounds the command size too (2 MiB of page addresses for 1 GiB).
+ */
+#define VUR_MAX_MR_SIZE  (1ULL << 30)
+#define VUR_MAX_MR_PAGES ((uint32_t)(VUR_MAX_MR_SIZE >> VIRTIO_NET_ROCE_PAGE_SHIFT) + 1)
 
 /* What QUERY_DEVICE and QUERY_PORT report, fixed for the device's lifetime. */
 struct vur_rdma_limits {
@@ -26,10 +38,109 @@ struct vur_rdma_limits {
 	uint32_t max_qp_rd_atom;
 	uint32_t gid_tbl_len;
 	uint32_t max_msg_sz;
+	uint64_t max_mr_size;
+};
+
+/*
+ * What the RDMA layer asks of the transport below it. Callbacks run with
+ * the device lock held and must not take it.
+ */
+struct vur_rdma_env {
+	/* Size of virtqueue @vq if the driver has made it ready, else 0. */
+	uint16_t (*vq_size)(void *arg, uint32_t vq);
+	/* Whether [@gpa, @gpa + @len) lies within one region of driver memory. */
+	bool (*mem_ok)(void *arg, uint64_t gpa, uint64_t len);
+	void *arg;
+	uint32_t n_pairs; /* virtio-net queue pairs before the control queue */
+	uint8_t port_mtu; /* enum virtio_ib_mtu: the port MTU */
 };
 
 struct vur_rdma_pd {
 	struct vur_pool_obj obj; /* refcnt: the MRs, QPs and AHs of this PD */
+};
+
+/* An address vector as the device keeps it: the source GID captured (ROCE-DEV-AH-3). */
+struct vur_rdma_av {
+	uint8_t dgid[VIRTIO_NET_ROCE_GID_LEN];
+	uint8_t sgid[VIRTIO_NET_ROCE_GID_LEN];
+	uint32_t flow_label;
+	uint8_t sgid_index;
+	uint8_t hop_limit;
+	uint8_t traffic_class;
+	uint8_t dmac[6];
+};
+
+struct vur_rdma_mr {
+	struct vur_pool_obj obj;
+	uint32_t pdn;
+	uint32_t access; /* enum virtio_ib_access_flags */
+	uint32_t lkey;
+	uint32_t rkey;
+	bool dma;      /* GET_DMA_MR: all of driver memory, iova == driver address */
+	uint64_t iova; /* user MR: first I/O virtual address */
+	uint64_t length;
+	uint32_t npages;
+	uint64_t *pages; /* driver address of each 4 KiB page */
+};
+
+struct vur_rdma_cq {
+	struct vur_pool_obj obj; /* refcnt: QPs that use it */
+	uint32_t cqe;
+	uint32_t vq;      /* its completion virtqueue */
+	uint16_t vq_size; /* as the virtqueue was when bound (ROCE-DEV-LIFE-2) */
+	uint32_t armed;   /* VIRTIO_IB_NOTIFY_* */
+	bool error;       /* overrun: stays until destroyed (ROCE-DEV-OVR-5) */
+};
+
+struct vur_rdma_qp_cap {
+	uint32_t max_send_wr;
+	uint32_t max_recv_wr;
+	uint32_t max_send_sge;
+	uint32_t max_recv_sge;
+	uint32_t max_inline_data;
+};
+
+/* Every attribute MODIFY_QP sets and QUERY_QP returns, in host order. */
+struct vur_rdma_qp_attr {
+	uint8_t state; /* enum virtio_ib_qp_state */
+	uint8_t path_mtu;
+	uint8_t max_rd_atomic;
+	uint8_t max_dest_rd_atomic;
+	uint8_t min_rnr_timer;
+	uint8_t timeout;
+	uint8_t retry_cnt;
+	uint8_t rnr_retry;
+	uint32_t qkey;
+	uint32_t rq_psn;
+	uint32_t sq_psn;
+	uint32_t dest_qp_num;
+	uint32_t access_flags;
+	uint32_t rate_limit;
+	struct vur_rdma_av av;
+};
+
+struct vur_rdma_qp {
+	struct vur_pool_obj obj;
+	uint8_t type; /* VIRTIO_IB_QPT_* */
+	bool sq_sig_all;
+	uint32_t pdn;
+	uint32_t send_cqn;
+	uint32_t recv_cqn;
+	struct vur_rdma_qp_cap cap;
+	struct vur_rdma_qp_attr attr;
+	uint32_t sq_vq, rq_vq;
+	uint16_t sq_size, rq_size; /* as bound */
+};
+
+struct vur_rdma_ah {
+	struct vur_pool_obj obj;
+	uint32_t pdn;
+	struct vur_rdma_av av;
+};
+
+struct vur_rdma_gid {
+	bool valid;
+	uint8_t raw[VIRTIO_NET_ROCE_GID_LEN];
 };
 
 /* Port speed as the port manager last computed it. */
@@ -43,16 +154,34 @@ struct vur_port_speed {
 struct vur_rdma_dev {
 	const char *name; /* for logs: the device's socket path */
 	struct vur_rdma_limits limits;
+	struct vur_rdma_env env;
 	struct vur_pool pds;
+	struct vur_pool mrs;
+	struct vur_pool cqs; /* index == CQ number */
+	struct vur_pool qps; /* index == QP number */
+	struct vur_pool ahs;
+	uint32_t *mr_last_rkey; /* per MR slot, so a new rkey differs (ROCE-DEV-MR-9) */
+	uint32_t mr_index_bits; /* low bits of a key: the MR's index */
+	struct vur_rdma_gid *gids;
 	struct vur_port_speed port; /* written by the device under its lock */
+};
+
+/* Live objects of each kind, for management. */
+struct vur_rdma_counts {
+	uint32_t pds, mrs, cqs, qps, ahs, gids;
 };
 
 void vur_rdma_limits_default(struct vur_rdma_limits *l, uint32_t max_qps, uint32_t max_cqs);
 
-int vur_rdma_dev_init(
-		struct vur_rdma_dev *rd, const char *name, const struct vur_rdma_limits *limits);
+/* The IB MTU of the port for an Ethernet MTU (96 bytes of RoCE v2 headers). */
+uint8_t vur_rdma_port_mtu(uint32_t eth_mtu);
+
+int vur_rdma_dev_init(struct vur_rdma_dev *rd, const char *name,
+		const struct vur_rdma_limits *limits, const struct vur_rdma_env *env);
 
 /* Free every resource: a frontend went away or the device is destroyed. */
 void vur_rdma_dev_fini(struct vur_rdma_dev *rd);
+
+void vur_rdma_dev_counts(const struct vur_rdma_dev *rd, struct vur_rdma_counts *c);
 
 #endif /* VUR_RDMA_DEV_H */

@@ -30,6 +30,8 @@ static struct vur_dev *devs[RTE_MAX_VHOST_DEVICE];
 
 #define VUR_NET_F(bit)           (1ULL << (bit))
 #define VIRTIO_NET_F_CTRL_VQ_BIT 17
+#define VIRTIO_NET_F_MTU_BIT     3
+#define VUR_DEFAULT_ETH_MTU      1500 /* without VIRTIO_NET_F_MTU */
 
 uint64_t
 vur_dev_offered_features(bool rfc2_numbering, bool port_speed)
@@ -212,7 +214,9 @@ fill_info(struct vur_dev *dev, struct vur_dev_info *info)
 	info->started = dev->started;
 	info->offered = dev->features;
 	info->negotiated = dev->negotiated;
-	info->pds = dev->rdma_ready ? dev->rdma.pds.count : 0;
+	memset(&info->rdma, 0, sizeof(info->rdma));
+	if (dev->rdma_ready)
+		vur_rdma_dev_counts(&dev->rdma, &info->rdma);
 	info->speed = dev->cfg_state.speed;
 	info->link_up = dev->cfg_state.link_up;
 	info->ctrl = dev->ctrlq.stats;
@@ -240,6 +244,59 @@ vur_dev_info(const char *path, unsigned int n, struct vur_dev_info *info)
 	return ret;
 }
 
+/* struct vur_rdma_env callbacks; the device lock is held. */
+static uint16_t
+env_vq_size(void *arg, uint32_t vq)
+{
+	struct vur_dev *dev = arg;
+	struct rte_vhost_vring vr;
+
+	if (vq >= VUR_MAX_VRINGS || !(dev->vq_ready[vq / 64] & (1ULL << (vq % 64))) ||
+			rte_vhost_get_vhost_vring(dev->vid, vq, &vr) != 0)
+		return 0;
+	return vr.size;
+}
+
+/*
+ * Control commands run only while the control queue is served, so its copy
+ * of the memory table is the current one.
+ */
+static bool
+env_mem_ok(void *arg, uint64_t gpa, uint64_t len)
+{
+	const struct rte_vhost_memory *mem = ((struct vur_dev *)arg)->ctrlq.mem;
+	const struct rte_vhost_mem_region *r;
+	uint32_t i;
+
+	for (i = 0; mem != NULL && i < mem->nregions; i++) {
+		r = &mem->regions[i];
+		if (gpa >= r->guest_phys_addr && len <= r->size &&
+				gpa - r->guest_phys_addr <= r->size - len)
+			return true;
+	}
+	return false;
+}
+
+/* A new frontend starts from nothing, whatever the last one left. */
+static int
+reset_rdma(struct vur_dev *dev)
+{
+	const struct vur_rdma_env env = {
+		.vq_size = env_vq_size,
+		.mem_ok = env_mem_ok,
+		.arg = dev,
+		.n_pairs = 1,
+		.port_mtu = vur_rdma_port_mtu(VUR_DEFAULT_ETH_MTU),
+	};
+
+	memset(dev->vq_ready, 0, sizeof(dev->vq_ready));
+	dev->rdma_ready = vur_rdma_dev_init(&dev->rdma, dev->path, &dev->limits, &env) == 0;
+	dev->rdma.port.speed = dev->cfg_state.speed;
+	dev->rdma.port.flags = VIRTIO_RDMA_PORT_SPEED_F_LOOPBACK; /* no uplink */
+	dev->target.rdma = &dev->rdma;
+	return dev->rdma_ready ? 0 : -ENOMEM;
+}
+
 static int
 on_new_connection(int vid)
 {
@@ -263,10 +320,7 @@ on_new_connection(int vid)
 	dev->vid = vid;
 	dev->started = false;
 	dev->negotiated = 0;
-	/* A new frontend starts from nothing, whatever the last one left. */
-	dev->rdma_ready = vur_rdma_dev_init(&dev->rdma, dev->path, &dev->limits) == 0;
-	dev->rdma.port.speed = dev->cfg_state.speed;
-	dev->rdma.port.flags = VIRTIO_RDMA_PORT_SPEED_F_LOOPBACK; /* no uplink */
+	reset_rdma(dev);
 	pthread_mutex_unlock(&dev->lock);
 	if (!dev->rdma_ready) {
 		VUR_DEV_LOG(dev, ERR, "no memory for the RDMA resources");
@@ -308,8 +362,8 @@ start_ctrlq(struct vur_dev *dev)
 	if (!(dev->negotiated & (1ULL << VIRTIO_NET_F_CTRL_VQ_BIT)) || dev->ctrlq.active ||
 			rte_vhost_get_vring_num(dev->vid) <= qid)
 		return;
-	ret = vur_ctrlq_start(
-			&dev->ctrlq, dev->vid, qid, dev->negotiated, &dev->ctrl_table, &dev->rdma);
+	ret = vur_ctrlq_start(&dev->ctrlq, dev->vid, qid, dev->negotiated, &dev->ctrl_table,
+			&dev->target);
 	if (ret < 0)
 		VUR_DEV_LOG(dev, ERR, "cannot serve the control queue: %s", strerror(-ret));
 }
@@ -326,6 +380,10 @@ on_new_device(int vid)
 	pthread_mutex_lock(&dev->lock);
 	dev->started = true;
 	dev->negotiated = features;
+	/* The port MTU follows the Ethernet MTU the driver accepted (spec: QUERY_PORT). */
+	dev->rdma.env.port_mtu = vur_rdma_port_mtu(features & VUR_NET_F(VIRTIO_NET_F_MTU_BIT)
+					? dev->cfg_state.mtu
+					: VUR_DEFAULT_ETH_MTU);
 	start_ctrlq(dev);
 	pthread_mutex_unlock(&dev->lock);
 	VUR_DEV_LOG(dev, INFO, "device started: features 0x%" PRIx64 ", %u vrings", features,
@@ -347,16 +405,25 @@ on_destroy_device(int vid)
 	VUR_DEV_LOG(dev, INFO, "device stopped");
 }
 
-/* A frontend that enables the control queue after new_device still gets it served. */
+/*
+ * librte_vhost calls this whenever a vring becomes ready (addresses, kick,
+ * call, enabled) or stops being ready, before new_device too. CQs and QPs
+ * bind only ready virtqueues. A frontend that enables the control queue
+ * after new_device still gets it served.
+ */
 static int
 on_vring_state_changed(int vid, uint16_t queue_id, int enable)
 {
 	struct vur_dev *dev = dev_from_vid(vid);
 
-	if (dev == NULL || !enable || queue_id != virtio_net_roce_ctrl_vq(1))
+	if (dev == NULL || queue_id >= VUR_MAX_VRINGS)
 		return 0;
 	pthread_mutex_lock(&dev->lock);
-	if (dev->started)
+	if (enable)
+		dev->vq_ready[queue_id / 64] |= 1ULL << (queue_id % 64);
+	else
+		dev->vq_ready[queue_id / 64] &= ~(1ULL << (queue_id % 64));
+	if (enable && queue_id == virtio_net_roce_ctrl_vq(1) && dev->started)
 		start_ctrlq(dev);
 	pthread_mutex_unlock(&dev->lock);
 	return 0;

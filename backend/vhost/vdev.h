@@ -13,9 +13,13 @@
 
 #include "common/event_loop.h"
 #include "ctrl/ctrl_roce.h"
+#include "ctrl/ctrl_target.h"
 #include "rdma/rdma_dev.h"
 #include "vdev_config.h"
 #include "vdev_ctrlq.h"
+
+/* librte_vhost's VHOST_MAX_VRING: the most virtqueues a device can have. */
+#define VUR_MAX_VRINGS 256
 
 struct vur_dev_params {
 	const char *path;
@@ -47,6 +51,8 @@ struct vur_dev {
 	struct vur_rdma_limits limits;
 	struct vur_rdma_dev rdma; /* fresh for every connection */
 	bool rdma_ready;
+	uint64_t vq_ready[VUR_MAX_VRINGS / 64]; /* as vring_state_changed last said */
+	struct vur_ctrl_target target;          /* what control commands act on */
 	struct vur_ctrl_cmd cmds[VUR_CTRL_ROCE_MAX_CMDS];
 	struct vur_ctrl_table ctrl_table;
 	struct vur_ctrlq ctrlq;
@@ -71,7 +77,7 @@ struct vur_dev_info {
 	bool started;
 	uint64_t offered;
 	uint64_t negotiated;
-	uint32_t pds;
+	struct vur_rdma_counts rdma;
 	uint64_t speed; /* 100 Mb/s units */
 	bool link_up;
 	struct vur_ctrlq_stats ctrl;

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Completion queues. A CQ's number is its completion virtqueue's: the
+ * device picks an eligible one, a ready virtqueue not bound to a CQ and
+ * large enough for @cqe entries (one buffer per CQE).
+ */
+#include <errno.h>
+
+#include "common/log.h"
+#include "rdma/rdma_ops.h"
+
+int
+vur_rdma_create_cq(struct vur_rdma_dev *rd, uint32_t cqe, uint32_t *cqn)
+{
+	struct vur_rdma_cq *cq;
+	uint32_t c, vq;
+	uint16_t size;
+
+	if (cqe == 0 || cqe > rd->limits.max_cqe) { /* ROCE-DEV-CQ-1 */
+		VUR_RDMA_LOG(rd, NOTICE, "CREATE_CQ: cqe %u outside 1..%u", cqe,
+				rd->limits.max_cqe);
+		return -EINVAL;
+	}
+	/* ROCE-DEV-CQ-2, -3 */
+	for (c = 0; c < rd->limits.max_cqs; c++) {
+		if (vur_pool_get(&rd->cqs, c) != NULL)
+			continue;
+		vq = virtio_net_roce_cq_vq(rd->env.n_pairs, c);
+		size = rd->env.vq_size(rd->env.arg, vq);
+		if (size < cqe)
+			continue;
+		cq = vur_pool_alloc_at(&rd->cqs, c);
+		cq->cqe = cqe; /* ROCE-DEV-CQ-4: zeroed, so unarmed and not in error */
+		cq->vq = vq;
+		cq->vq_size = size;
+		*cqn = c;
+		return 0;
+	}
+	VUR_RDMA_LOG(rd, NOTICE, "CREATE_CQ: no free completion virtqueue of %u entries", cqe);
+	return -ENOSPC;
+}
+
+int
+vur_rdma_destroy_cq(struct vur_rdma_dev *rd, uint32_t cqn)
+{
+	int ret = vur_pool_free(&rd->cqs, cqn);
+
+	/* ROCE-DEV-CQ-5, -6 */
+	if (ret == -ENOENT)
+		VUR_RDMA_LOG(rd, NOTICE, "DESTROY_CQ: no CQ %u", cqn);
+	else if (ret == -EBUSY)
+		VUR_RDMA_LOG(rd, NOTICE, "DESTROY_CQ: QPs still use CQ %u", cqn);
+	return ret;
+}
+
+int
+vur_rdma_req_notify_cq(struct vur_rdma_dev *rd, uint32_t cqn, uint32_t flags)
+{
+	struct vur_rdma_cq *cq = vur_pool_get(&rd->cqs, cqn);
+
+	/* ROCE-DEV-CQ-7 */
+	if (cq == NULL) {
+		VUR_RDMA_LOG(rd, NOTICE, "REQ_NOTIFY_CQ: no CQ %u", cqn);
+		return -ENOENT;
+	}
+	if (cq->error) {
+		VUR_RDMA_LOG(rd, NOTICE, "REQ_NOTIFY_CQ: CQ %u is in error", cqn);
+		return -EIO;
+	}
+	if (flags != VIRTIO_IB_NOTIFY_SOLICITED && flags != VIRTIO_IB_NOTIFY_NEXT_COMPLETION) {
+		VUR_RDMA_LOG(rd, NOTICE, "REQ_NOTIFY_CQ: flags 0x%x are not exactly one condition",
+				flags);
+		return -EINVAL;
+	}
+	/* ROCE-DEV-NOTIFY-6: NEXT_COMPLETION wins when both are armed. */
+	cq->armed |= flags;
+	return 0;
+}

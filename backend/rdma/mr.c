@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Memory regions and their keys.
+ *
+ * A key is the MR's index in its low bits and a random tag above it, drawn
+ * from the kernel's CSPRNG for each registration, separately for lkey and
+ * rkey. The index makes lookup O(1); the tag makes a key that a guest (or a
+ * remote peer) did not receive unguessable, so a stale or forged key misses
+ * rather than reaching another MR. The data path checks the MR's PD against
+ * the QP's as well, so even a guessed key cannot cross PDs.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include <rte_byteorder.h>
+
+#include "common/log.h"
+#include "rdma/rdma_ops.h"
+
+static uint32_t
+random_u32(void)
+{
+	uint32_t v = 0;
+
+	/* Never blocks once the kernel's pool is initialized, long before us. */
+	if (getrandom(&v, sizeof(v), 0) != sizeof(v))
+		v = (uint32_t)rand(); /* unreachable in practice; a key is still unique */
+	return v;
+}
+
+static uint32_t
+make_key(const struct vur_rdma_dev *rd, uint32_t index, uint32_t avoid)
+{
+	uint32_t key;
+
+	do {
+		key = rd->mr_index_bits >= 32 ? index : (random_u32() << rd->mr_index_bits) | index;
+	} while (key == avoid && rd->mr_index_bits < 32);
+	return key;
+}
+
+static struct vur_rdma_mr *
+by_key(struct vur_rdma_dev *rd, uint32_t key, bool remote)
+{
+	uint32_t mask = rd->mr_index_bits >= 32 ? UINT32_MAX : (1u << rd->mr_index_bits) - 1;
+	struct vur_rdma_mr *mr = vur_pool_get(&rd->mrs, key & mask);
+
+	if (mr == NULL || (remote ? mr->rkey : mr->lkey) != key)
+		return NULL;
+	return mr;
+}
+
+struct vur_rdma_mr *
+vur_rdma_mr_by_lkey(struct vur_rdma_dev *rd, uint32_t key)
+{
+	return by_key(rd, key, false);
+}
+
+struct vur_rdma_mr *
+vur_rdma_mr_by_rkey(struct vur_rdma_dev *rd, uint32_t key)
+{
+	return by_key(rd, key, true);
+}
+
+/* ROCE-DEV-MR-1, -2, -3: what both registrations check first. */
+static int
+check_pd_access(struct vur_rdma_dev *rd, const char *cmd, uint32_t pdn, uint32_t access)
+{
+	if (vur_pool_get(&rd->pds, pdn) == NULL) {
+		VUR_RDMA_LOG(rd, NOTICE, "%s: no PD %u", cmd, pdn);
+		return -ENOENT;
+	}
+	if (access & ~(uint32_t)VIRTIO_IB_ACCESS_ALL) {
+		VUR_RDMA_LOG(rd, NOTICE, "%s: unknown access flags 0x%x", cmd, access);
+		return -EINVAL;
+	}
+	/* IBTA 10.6.3.1: remote write needs local write. */
+	if ((access & VIRTIO_IB_ACCESS_REMOTE_WRITE) && !(access & VIRTIO_IB_ACCESS_LOCAL_WRITE)) {
+		VUR_RDMA_LOG(rd, NOTICE, "%s: REMOTE_WRITE without LOCAL_WRITE", cmd);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Take an MR slot and key it; the caller fills in what the MR covers. */
+static struct vur_rdma_mr *
+new_mr(struct vur_rdma_dev *rd, const char *cmd, uint32_t pdn, uint32_t access)
+{
+	struct vur_rdma_mr *mr = vur_pool_alloc(&rd->mrs); /* ROCE-DEV-MR-4 */
+	uint32_t slot;
+
+	if (mr == NULL) {
+		VUR_RDMA_LOG(rd, NOTICE, "%s: max_mr (%u) MRs live", cmd, rd->limits.max_mr);
+		return NULL;
+	}
+	slot = mr->obj.index - rd->mrs.first;
+	mr->pdn = pdn;
+	mr->access = access;
+	mr->lkey = make_key(rd, mr->obj.index, 0);
+	/* ROCE-DEV-MR-8 (the index part) and -9 (not the slot's last rkey) */
+	mr->rkey = make_key(rd, mr->obj.index, rd->mr_last_rkey[slot]);
+	rd->mr_last_rkey[slot] = mr->rkey;
+	vur_pool_ref(vur_pool_get(&rd->pds, pdn));
+	return mr;
+}
+
+int
+vur_rdma_get_dma_mr(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_get_dma_mr *c,
+		struct vur_rdma_mr **mrp)
+{
+	uint32_t pdn = rte_le_to_cpu_32(c->pdn);
+	uint32_t access = rte_le_to_cpu_32(c->access_flags);
+	struct vur_rdma_mr *mr;
+	int ret;
+
+	ret = check_pd_access(rd, "GET_DMA_MR", pdn, access);
+	if (ret < 0)
+		return ret;
+	mr = new_mr(rd, "GET_DMA_MR", pdn, access);
+	if (mr == NULL)
+		return -ENOSPC;
+	mr->dma = true;
+	*mrp = mr;
+	return 0;
+}
+
+/* ROCE-DEV-MR-5, -6: the range and the number of pages it spans. */
+static int
+check_range(struct vur_rdma_dev *rd, uint64_t iova, uint64_t length, uint32_t npages)
+{
+	uint64_t first, last;
+
+	if (length == 0 || length > rd->limits.max_mr_size || iova + length - 1 < iova) {
+		VUR_RDMA_LOG(rd, NOTICE, "REG_USER_MR: bad range 0x%" PRIx64 "+0x%" PRIx64, iova,
+				length);
+		return -EINVAL;
+	}
+	first = iova >> VIRTIO_NET_ROCE_PAGE_SHIFT;
+	last = (iova + length - 1) >> VIRTIO_NET_ROCE_PAGE_SHIFT;
+	if (last - first + 1 != npages) {
+		VUR_RDMA_LOG(rd, NOTICE, "REG_USER_MR: %u pages for a range spanning %" PRIu64,
+				npages, last - first + 1);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ROCE-DEV-MR-7: every page aligned and entirely in driver memory. */
+static int
+copy_pages(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_reg_user_mr *c, uint64_t *pages)
+{
+	uint32_t i, n = rte_le_to_cpu_32(c->npages);
+	uint64_t p;
+
+	for (i = 0; i < n; i++) {
+		memcpy(&p, &c->pages[i], sizeof(p)); /* the command copy may be unaligned */
+		p = rte_le_to_cpu_64(p);
+		if (p & (VIRTIO_NET_ROCE_PAGE_SIZE - 1) ||
+				!rd->env.mem_ok(rd->env.arg, p, VIRTIO_NET_ROCE_PAGE_SIZE)) {
+			VUR_RDMA_LOG(rd, NOTICE,
+					"REG_USER_MR: page %u (0x%" PRIx64
+					") is not a page of driver memory",
+					i, p);
+			return -EFAULT;
+		}
+		pages[i] = p;
+	}
+	return 0;
+}
+
+int
+vur_rdma_reg_user_mr(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_reg_user_mr *c,
+		struct vur_rdma_mr **mrp)
+{
+	uint32_t pdn = rte_le_to_cpu_32(c->pdn);
+	uint32_t access = rte_le_to_cpu_32(c->access_flags);
+	uint64_t iova = rte_le_to_cpu_64(c->virt_addr);
+	uint64_t length = rte_le_to_cpu_64(c->length);
+	uint32_t npages = rte_le_to_cpu_32(c->npages);
+	struct vur_rdma_mr *mr;
+	uint64_t *pages;
+	int ret;
+
+	ret = check_pd_access(rd, "REG_USER_MR", pdn, access);
+	if (ret == 0)
+		ret = check_range(rd, iova, length, npages);
+	if (ret < 0)
+		return ret;
+	pages = malloc((size_t)npages * sizeof(*pages));
+	if (pages == NULL)
+		return -ENOMEM;
+	ret = copy_pages(rd, c, pages);
+	if (ret < 0)
+		goto free_pages;
+	mr = new_mr(rd, "REG_USER_MR", pdn, access);
+	if (mr == NULL) {
+		ret = -ENOSPC;
+		goto free_pages;
+	}
+	mr->iova = iova;
+	mr->length = length;
+	mr->npages = npages;
+	mr->pages = pages;
+	*mrp = mr;
+	return 0;
+
+free_pages:
+	free(pages);
+	return ret;
+}
+
+int
+vur_rdma_dereg_mr(struct vur_rdma_dev *rd, uint32_t mrn)
+{
+	struct vur_rdma_mr *mr = vur_pool_get(&rd->mrs, mrn);
+
+	if (mr == NULL) { /* ROCE-DEV-MR-11 */
+		VUR_RDMA_LOG(rd, NOTICE, "DEREG_MR: no MR %u", mrn);
+		return -ENOENT;
+	}
+	/*
+	 * ROCE-DEV-MR-12: accesses resolve the key each time (no MR pointer is
+	 * cached), so once the slot is free no access can reach this memory.
+	 */
+	free(mr->pages);
+	mr->pages = NULL;
+	vur_pool_unref(vur_pool_get(&rd->pds, mr->pdn));
+	vur_pool_free(&rd->mrs, mrn);
+	return 0;
+}

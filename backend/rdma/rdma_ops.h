@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The operations the RoCE control commands perform on a device's RDMA
+ * objects, one file per kind of object (pd.c, mr.c, cq.c, qp.c, ah.c,
+ * gid.c). Each takes the command's wire structure (little-endian, already
+ * checked for length by the dispatcher), checks every value the guest
+ * chose, and either changes nothing and returns a negative errno with the
+ * reason logged (ROCE-DEV-CTRL-7), or applies the whole command and returns
+ * 0. Called on the control thread with the device lock held.
+ */
+#ifndef VUR_RDMA_OPS_H
+#define VUR_RDMA_OPS_H
+
+#include <stdint.h>
+
+#include <linux/virtio_net_roce.h>
+
+#include "rdma/rdma_dev.h"
+
+/* pd.c */
+int vur_rdma_create_pd(struct vur_rdma_dev *rd, uint32_t *pdn);
+int vur_rdma_destroy_pd(struct vur_rdma_dev *rd, uint32_t pdn);
+
+/* mr.c */
+int vur_rdma_get_dma_mr(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_get_dma_mr *c,
+		struct vur_rdma_mr **mrp);
+int vur_rdma_reg_user_mr(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_reg_user_mr *c,
+		struct vur_rdma_mr **mrp);
+int vur_rdma_dereg_mr(struct vur_rdma_dev *rd, uint32_t mrn);
+/* The live MR whose lkey (rkey) is @key, or NULL: keys are checked whole. */
+struct vur_rdma_mr *vur_rdma_mr_by_lkey(struct vur_rdma_dev *rd, uint32_t key);
+struct vur_rdma_mr *vur_rdma_mr_by_rkey(struct vur_rdma_dev *rd, uint32_t key);
+
+/* cq.c */
+int vur_rdma_create_cq(struct vur_rdma_dev *rd, uint32_t cqe, uint32_t *cqn);
+int vur_rdma_destroy_cq(struct vur_rdma_dev *rd, uint32_t cqn);
+int vur_rdma_req_notify_cq(struct vur_rdma_dev *rd, uint32_t cqn, uint32_t flags);
+
+/* qp.c */
+int vur_rdma_create_qp(
+		struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_create_qp *c, uint32_t *qpn);
+int vur_rdma_modify_qp(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_modify_qp *c);
+int vur_rdma_query_qp(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_query_qp *c,
+		struct virtio_rdma_ack_query_qp *a);
+int vur_rdma_destroy_qp(struct vur_rdma_dev *rd, uint32_t qpn);
+
+/* ah.c: address vectors (for AHs and QPs) and AHs */
+int vur_rdma_av_from_wire(struct vur_rdma_dev *rd, const struct virtio_rdma_ah_attr *w,
+		struct vur_rdma_av *av);
+void vur_rdma_av_to_wire(const struct vur_rdma_av *av, struct virtio_rdma_ah_attr *w);
+int vur_rdma_create_ah(
+		struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_create_ah *c, uint32_t *ah);
+int vur_rdma_destroy_ah(struct vur_rdma_dev *rd, uint32_t pdn, uint32_t ah);
+
+/* gid.c */
+int vur_rdma_add_gid(struct vur_rdma_dev *rd, uint16_t index,
+		const uint8_t gid[VIRTIO_NET_ROCE_GID_LEN]);
+int vur_rdma_del_gid(struct vur_rdma_dev *rd, uint16_t index);
+
+#endif /* VUR_RDMA_OPS_H */
