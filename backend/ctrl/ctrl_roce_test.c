@@ -161,11 +161,48 @@ port_speed_feature_and_numbering(void)
 	vur_rdma_dev_fini(&rd);
 }
 
+static void
+every_command_and_page_list_length(void)
+{
+	struct {
+		struct virtio_rdma_cmd_reg_user_mr c;
+		__le64 pages[2];
+	} r;
+	uint32_t pdn;
+
+	setup(false, 1);
+	/* ROCE-DEV-CTRL-2: 0..18 are in the table, 19 is not */
+	TAP_CHECK(table.n_cmds == VIRTIO_NET_CTRL_ROCE_NR_CMDS);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_NR_CMDS, NULL, 0, 1, F_ROCE) ==
+			VIRTIO_NET_ERR);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_PD, NULL, 0, 5, F_ROCE) ==
+			VIRTIO_NET_OK);
+	memcpy(&pdn, in + 1, 4);
+	memset(&r, 0, sizeof(r));
+	r.c.pdn = pdn;
+	r.c.virt_addr = rte_cpu_to_le_64(0x1ff0);
+	r.c.length = rte_cpu_to_le_64(0x20);
+	r.c.npages = rte_cpu_to_le_32(2);
+	r.pages[0] = rte_cpu_to_le_64(0x10000000);
+	r.pages[1] = rte_cpu_to_le_64(0x10003000);
+	/* ROCE-DEV-CTRL-4: 2 + 32 + 8 x npages exactly */
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_REG_USER_MR, &r, sizeof(r) - 8,
+				  13, F_ROCE) == VIRTIO_NET_ERR);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_REG_USER_MR, &r, sizeof(r), 12,
+				  F_ROCE) == VIRTIO_NET_ERR); /* -5: no room for the ack */
+	TAP_CHECK(rd.mrs.count == 0);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_REG_USER_MR, &r, sizeof(r), 13,
+				  F_ROCE) == VIRTIO_NET_OK);
+	TAP_CHECK(rd.mrs.count == 1 && in[1] == 1); /* mrn 1 */
+	vur_rdma_dev_fini(&rd);
+}
+
 int
 main(void)
 {
 	TAP_RUN(query_device_and_port);
 	TAP_RUN(pd_lifecycle);
 	TAP_RUN(port_speed_feature_and_numbering);
+	TAP_RUN(every_command_and_page_list_length);
 	return tap_done();
 }

@@ -21,10 +21,22 @@ list_devices(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* Telemetry keys of the control queue's refusal reasons. */
+static const char *const reject_keys[VUR_CTRL_REJ_COUNT] = {
+	[VUR_CTRL_REJ_NO_ACK] = "ctrl_rej_no_ack",
+	[VUR_CTRL_REJ_SHORT_HDR] = "ctrl_rej_short_header",
+	[VUR_CTRL_REJ_UNKNOWN] = "ctrl_rej_unknown_command",
+	[VUR_CTRL_REJ_FEATURE] = "ctrl_rej_feature",
+	[VUR_CTRL_REJ_CMD_LEN] = "ctrl_rej_command_length",
+	[VUR_CTRL_REJ_ACK_LEN] = "ctrl_rej_ack_length",
+	[VUR_CTRL_REJ_HANDLER] = "ctrl_rej_refused",
+};
+
 static int
 show_device(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct vur_dev_info info;
+	unsigned int r;
 
 	(void)cmd;
 	if (params == NULL || vur_dev_info(params, 0, &info) != 0)
@@ -47,6 +59,8 @@ show_device(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "ctrl_errors", info.ctrl.errors);
 	rte_tel_data_add_dict_u64(d, "ctrl_bad_chains", info.ctrl.bad_chains);
 	rte_tel_data_add_dict_u64(d, "ctrl_ring_broken", info.ctrl.broken);
+	for (r = VUR_CTRL_REJ_NONE + 1; r < VUR_CTRL_REJ_COUNT; r++)
+		rte_tel_data_add_dict_u64(d, reject_keys[r], info.ctrl.rejects[r]);
 	return 0;
 }
 

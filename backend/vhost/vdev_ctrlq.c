@@ -32,6 +32,10 @@ answer(struct vur_ctrlq *q, const struct vur_chain *chain)
 	q->stats.requests++;
 	if (res.ack != VIRTIO_NET_OK) {
 		q->stats.errors++;
+		q->stats.rejects[res.reject]++;
+	}
+	/* A refusing handler has logged its reason already. */
+	if (res.ack != VIRTIO_NET_OK && res.reject != VUR_CTRL_REJ_HANDLER) {
 		VUR_LOG(vhost, NOTICE, "%s: ctrl %s: %s", q->name,
 				res.cmd != NULL ? res.cmd->name : "?",
 				vur_ctrl_reject_name(res.reject));

@@ -19,9 +19,10 @@ struct rte_vhost_memory;
 
 struct vur_ctrlq_stats {
 	uint64_t requests;
-	uint64_t errors;     /* requests answered VIRTIO_NET_ERR */
-	uint64_t bad_chains; /* unusable descriptor chains */
-	uint64_t broken;     /* times the ring was found corrupt */
+	uint64_t errors;                      /* requests answered VIRTIO_NET_ERR */
+	uint64_t bad_chains;                  /* unusable descriptor chains */
+	uint64_t broken;                      /* times the ring was found corrupt */
+	uint64_t rejects[VUR_CTRL_REJ_COUNT]; /* errors by reason */
 };
 
 struct vur_ctrlq {

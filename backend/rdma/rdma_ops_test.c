@@ -1,0 +1,444 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of the RDMA object operations (rdma_ops.h) against a fake
+ * transport: which virtqueues are ready and how large, where driver memory
+ * is. Every refusal must leave the device as it was.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_common.h>
+
+#include "rdma/rdma_ops.h"
+#include "tests/tap.h"
+
+#define MEM_BASE 0x100000000ULL
+#define MEM_SIZE (16ULL << 20)
+
+static uint16_t vq_sizes[256];
+static struct vur_rdma_dev rd;
+
+static uint16_t
+vq_size(void *arg, uint32_t vq)
+{
+	RTE_SET_USED(arg);
+	return vq < RTE_DIM(vq_sizes) ? vq_sizes[vq] : 0;
+}
+
+static bool
+mem_ok(void *arg, uint64_t gpa, uint64_t len)
+{
+	RTE_SET_USED(arg);
+	return gpa >= MEM_BASE && len <= MEM_SIZE && gpa - MEM_BASE <= MEM_SIZE - len;
+}
+
+/* 8 QPs, 4 CQs, one net pair: CQ vqs 3..6, QP q uses 7 + 2q and 8 + 2q. */
+static void
+setup(void)
+{
+	const struct vur_rdma_env env = {
+		.vq_size = vq_size,
+		.mem_ok = mem_ok,
+		.n_pairs = 1,
+		.port_mtu = VIRTIO_IB_MTU_1024,
+	};
+	struct vur_rdma_limits l;
+
+	vur_rdma_limits_default(&l, 8, 4);
+	l.max_mr = 4;
+	l.max_ah = 2;
+	l.max_pd = 4;
+	for (unsigned int i = 0; i < RTE_DIM(vq_sizes); i++)
+		vq_sizes[i] = 64;
+	TAP_CHECK(vur_rdma_dev_init(&rd, "test", &l, &env) == 0);
+}
+
+static uint32_t
+new_pd(void)
+{
+	uint32_t pdn = 0;
+
+	TAP_CHECK(vur_rdma_create_pd(&rd, &pdn) == 0);
+	return pdn;
+}
+
+static struct vur_rdma_mr *
+dma_mr(uint32_t pdn, uint32_t access, int expect)
+{
+	struct virtio_rdma_cmd_get_dma_mr c = {
+		.pdn = rte_cpu_to_le_32(pdn),
+		.access_flags = rte_cpu_to_le_32(access),
+	};
+	struct vur_rdma_mr *mr = NULL;
+
+	TAP_CHECK(vur_rdma_get_dma_mr(&rd, &c, &mr) == expect);
+	return mr;
+}
+
+static void
+mr_keys(void)
+{
+	struct vur_rdma_mr *a, *b;
+	uint32_t pdn, idx, lkey, rkey;
+
+	setup();
+	pdn = new_pd();
+	/* ROCE-DEV-MR-1, -2, -3 */
+	dma_mr(pdn + 1, VIRTIO_IB_ACCESS_LOCAL_WRITE, -ENOENT);
+	dma_mr(pdn, 1u << 3, -EINVAL);
+	dma_mr(pdn, VIRTIO_IB_ACCESS_REMOTE_WRITE, -EINVAL);
+	TAP_CHECK(rd.mrs.count == 0 && rd.pds.count == 1);
+
+	a = dma_mr(pdn, VIRTIO_IB_ACCESS_ALL, 0);
+	b = dma_mr(pdn, VIRTIO_IB_ACCESS_REMOTE_READ, 0);
+	if (a == NULL || b == NULL)
+		return;
+	/* ROCE-DEV-MR-8, and keys that name their MR and nothing else */
+	TAP_CHECK(a->lkey != b->lkey && a->rkey != b->rkey);
+	TAP_CHECK(vur_rdma_mr_by_lkey(&rd, a->lkey) == a && vur_rdma_mr_by_rkey(&rd, b->rkey) == b);
+	TAP_CHECK(vur_rdma_mr_by_lkey(&rd, a->lkey ^ (1u << 31)) == NULL);
+	TAP_CHECK(vur_rdma_mr_by_rkey(&rd, a->obj.index) == NULL || a->rkey == a->obj.index);
+	/* PD-3: busy while MRs hold it */
+	TAP_CHECK(vur_rdma_destroy_pd(&rd, pdn) == -EBUSY);
+
+	/* ROCE-DEV-MR-9: the slot's next rkey is another one; old keys miss */
+	idx = a->obj.index;
+	lkey = a->lkey;
+	rkey = a->rkey;
+	TAP_CHECK(vur_rdma_dereg_mr(&rd, idx) == 0);
+	TAP_CHECK(vur_rdma_dereg_mr(&rd, idx) == -ENOENT); /* MR-11 */
+	TAP_CHECK(vur_rdma_mr_by_lkey(&rd, lkey) == NULL);
+	/* slots are handed out round-robin: the third one is the freed slot again */
+	dma_mr(pdn, 0, 0);
+	dma_mr(pdn, 0, 0);
+	a = dma_mr(pdn, VIRTIO_IB_ACCESS_ALL, 0);
+	TAP_CHECK(a != NULL && a->obj.index == idx && a->rkey != rkey && a->lkey != lkey);
+	TAP_CHECK(vur_rdma_mr_by_rkey(&rd, rkey) == NULL);
+	/* ROCE-DEV-MR-4: max_mr */
+	dma_mr(pdn, 0, -ENOSPC);
+	vur_rdma_dev_fini(&rd);
+}
+
+/* A REG_USER_MR command with room for 4 pages. */
+struct reg_cmd {
+	struct virtio_rdma_cmd_reg_user_mr c;
+	__le64 pages[4];
+};
+
+static int
+reg(struct reg_cmd *r, uint32_t pdn, uint64_t iova, uint64_t len, uint32_t npages,
+		struct vur_rdma_mr **mr)
+{
+	r->c.pdn = rte_cpu_to_le_32(pdn);
+	r->c.access_flags = rte_cpu_to_le_32(VIRTIO_IB_ACCESS_LOCAL_WRITE);
+	r->c.virt_addr = rte_cpu_to_le_64(iova);
+	r->c.length = rte_cpu_to_le_64(len);
+	r->c.npages = rte_cpu_to_le_32(npages);
+	return vur_rdma_reg_user_mr(&rd, &r->c, mr);
+}
+
+static void
+user_mr(void)
+{
+	struct vur_rdma_mr *mr = NULL;
+	struct reg_cmd r;
+	uint32_t pdn;
+
+	setup();
+	pdn = new_pd();
+	for (int i = 0; i < 4; i++)
+		r.pages[i] = rte_cpu_to_le_64(MEM_BASE + 0x10000 + 0x1000 * (3 - i));
+	/* The spec's example: 0x...1010 + 0x2000 spans 3 pages. */
+	TAP_CHECK(reg(&r, pdn, 0x7f0000001010ULL, 0x2000, 2, &mr) == -EINVAL); /* MR-6 */
+	TAP_CHECK(reg(&r, pdn, 0x7f0000001010ULL, 0x2000, 4, &mr) == -EINVAL);
+	TAP_CHECK(reg(&r, pdn, 0x7f0000001010ULL, 0, 0, &mr) == -EINVAL); /* MR-5 */
+	TAP_CHECK(reg(&r, pdn, UINT64_MAX - 0xfff, 0x2000, 2, &mr) == -EINVAL);
+	TAP_CHECK(reg(&r, pdn, 0, VUR_MAX_MR_SIZE + 4096, 1, &mr) == -EINVAL);
+	/* MR-7: unaligned, outside, straddling the end of driver memory */
+	r.pages[1] = rte_cpu_to_le_64(MEM_BASE + 0x10008);
+	TAP_CHECK(reg(&r, pdn, 0x7f0000001010ULL, 0x2000, 3, &mr) == -EFAULT);
+	r.pages[1] = rte_cpu_to_le_64(MEM_BASE - 0x1000);
+	TAP_CHECK(reg(&r, pdn, 0x7f0000001010ULL, 0x2000, 3, &mr) == -EFAULT);
+	r.pages[1] = rte_cpu_to_le_64(MEM_BASE + MEM_SIZE);
+	TAP_CHECK(reg(&r, pdn, 0x7f0000001010ULL, 0x2000, 3, &mr) == -EFAULT);
+	TAP_CHECK(rd.mrs.count == 0 && rd.pds.objs != NULL);
+
+	r.pages[1] = rte_cpu_to_le_64(MEM_BASE + MEM_SIZE - 0x1000);
+	TAP_CHECK(reg(&r, pdn, 0x7f0000001010ULL, 0x2000, 3, &mr) == 0);
+	TAP_CHECK(mr != NULL && mr->npages == 3 && mr->pages[1] == MEM_BASE + MEM_SIZE - 0x1000);
+	TAP_CHECK(mr != NULL && mr->iova == 0x7f0000001010ULL && !mr->dma);
+	/* fini frees the page list (ASan would report it otherwise) */
+	vur_rdma_dev_fini(&rd);
+}
+
+static void
+cqs(void)
+{
+	uint32_t cqn[4];
+
+	setup();
+	/* ROCE-DEV-CQ-1 */
+	TAP_CHECK(vur_rdma_create_cq(&rd, 0, &cqn[0]) == -EINVAL);
+	TAP_CHECK(vur_rdma_create_cq(&rd, rd.limits.max_cqe + 1, &cqn[0]) == -EINVAL);
+	/* CQ-2, -3: CQ 0's virtqueue (3) is not ready, CQ 1's too small for 100 */
+	vq_sizes[3] = 0;
+	vq_sizes[4] = 32;
+	vq_sizes[5] = 128;
+	TAP_CHECK(vur_rdma_create_cq(&rd, 100, &cqn[0]) == 0 && cqn[0] == 2);
+	TAP_CHECK(vur_rdma_create_cq(&rd, 32, &cqn[1]) == 0 && cqn[1] == 1);
+	TAP_CHECK(vur_rdma_create_cq(&rd, 64, &cqn[2]) == 0 && cqn[2] == 3);
+	TAP_CHECK(vur_rdma_create_cq(&rd, 1, &cqn[3]) == -ENOSPC);
+	TAP_CHECK(rd.cqs.count == 3);
+	/* CQ-7 */
+	TAP_CHECK(vur_rdma_req_notify_cq(&rd, cqn[0], 0) == -EINVAL);
+	TAP_CHECK(vur_rdma_req_notify_cq(&rd, cqn[0], 3) == -EINVAL);
+	TAP_CHECK(vur_rdma_req_notify_cq(&rd, 0, 1) == -ENOENT);
+	TAP_CHECK(vur_rdma_req_notify_cq(&rd, cqn[0], VIRTIO_IB_NOTIFY_SOLICITED) == 0);
+	TAP_CHECK(vur_rdma_req_notify_cq(&rd, cqn[0], VIRTIO_IB_NOTIFY_NEXT_COMPLETION) == 0);
+	rd.cqs.objs[0] = rd.cqs.objs[0]; /* keep the pool opaque otherwise */
+	((struct vur_rdma_cq *)vur_pool_get(&rd.cqs, cqn[1]))->error = true;
+	TAP_CHECK(vur_rdma_req_notify_cq(&rd, cqn[1], VIRTIO_IB_NOTIFY_SOLICITED) == -EIO);
+	/* CQ-5 */
+	TAP_CHECK(vur_rdma_destroy_cq(&rd, cqn[0]) == 0);
+	TAP_CHECK(vur_rdma_destroy_cq(&rd, cqn[0]) == -ENOENT);
+	TAP_CHECK(vur_rdma_destroy_cq(&rd, 99) == -ENOENT);
+	vur_rdma_dev_fini(&rd);
+}
+
+static void
+create_qp_cmd(struct virtio_rdma_cmd_create_qp *c, uint32_t pdn, uint8_t type, uint32_t cqn)
+{
+	memset(c, 0, sizeof(*c));
+	c->pdn = rte_cpu_to_le_32(pdn);
+	c->qp_type = type;
+	c->send_cqn = rte_cpu_to_le_32(cqn);
+	c->recv_cqn = rte_cpu_to_le_32(cqn);
+	c->cap.max_send_wr = rte_cpu_to_le_32(16);
+	c->cap.max_recv_wr = rte_cpu_to_le_32(16);
+	c->cap.max_send_sge = rte_cpu_to_le_32(2);
+	c->cap.max_recv_sge = rte_cpu_to_le_32(2);
+}
+
+static void
+create_qps(void)
+{
+	struct virtio_rdma_cmd_create_qp c;
+	uint32_t pdn, cqn, qpn, qpn2;
+
+	setup();
+	pdn = new_pd();
+	TAP_CHECK(vur_rdma_create_cq(&rd, 16, &cqn) == 0);
+	create_qp_cmd(&c, pdn + 1, VIRTIO_IB_QPT_RC, cqn);
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == -ENOENT); /* QP-1 */
+	create_qp_cmd(&c, pdn, VIRTIO_IB_QPT_SMI, cqn);
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == -EINVAL); /* QP-2 */
+	create_qp_cmd(&c, pdn, 5, cqn);
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == -EINVAL);
+	create_qp_cmd(&c, pdn, VIRTIO_IB_QPT_RC, cqn);
+	c.sq_sig_all = 2;
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == -EINVAL); /* QP-3 */
+	create_qp_cmd(&c, pdn, VIRTIO_IB_QPT_RC, cqn);
+	c.recv_cqn = rte_cpu_to_le_32(cqn + 1);
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == -ENOENT); /* QP-4 */
+	create_qp_cmd(&c, pdn, VIRTIO_IB_QPT_RC, cqn);
+	c.cap.max_inline_data = rte_cpu_to_le_32(513);
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == -EINVAL); /* QP-5 */
+	create_qp_cmd(&c, pdn, VIRTIO_IB_QPT_RC, cqn);
+	c.cap.max_recv_sge = rte_cpu_to_le_32(rd.limits.max_sge + 1);
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == -EINVAL);
+	TAP_CHECK(rd.qps.count == 0 && rd.cqs.objs != NULL);
+
+	/* QP-6, -7: GSI is QP 1 and once; others from 2, on ready and large queues */
+	create_qp_cmd(&c, pdn, VIRTIO_IB_QPT_GSI, cqn);
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == 0 && qpn == 1);
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == -ENOSPC);
+	vq_sizes[7 + 2 * 2] = 0; /* QP 2's send queue not ready */
+	vq_sizes[8 + 2 * 3] = 8; /* QP 3's receive queue too small */
+	create_qp_cmd(&c, pdn, VIRTIO_IB_QPT_RC, cqn);
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == 0 && qpn == 4);
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn2) == 0 && qpn2 == 5);
+	/* CQ-6 and PD-3: busy while QPs use them */
+	TAP_CHECK(vur_rdma_destroy_cq(&rd, cqn) == -EBUSY);
+	TAP_CHECK(vur_rdma_destroy_pd(&rd, pdn) == -EBUSY);
+	TAP_CHECK(vur_rdma_destroy_qp(&rd, 1) == 0 && vur_rdma_destroy_qp(&rd, qpn) == 0);
+	TAP_CHECK(vur_rdma_destroy_qp(&rd, qpn) == -ENOENT &&
+			vur_rdma_destroy_qp(&rd, 0) == -ENOENT);
+	TAP_CHECK(vur_rdma_destroy_qp(&rd, qpn2) == 0);
+	TAP_CHECK(vur_rdma_destroy_cq(&rd, cqn) == 0 && vur_rdma_destroy_pd(&rd, pdn) == 0);
+	vur_rdma_dev_fini(&rd);
+}
+
+static const uint8_t gid_v6[16] = { 0xfe, 0x80, [15] = 1 };
+static const uint8_t gid_v4[16] = { [10] = 0xff, [11] = 0xff, 10, 0, 0, 1 };
+
+static void
+gids_and_ahs(void)
+{
+	struct virtio_rdma_cmd_create_ah c = { 0 };
+	uint8_t mc[16] = { 0xff, 0x02, [15] = 1 }, zero[16] = { 0 };
+	uint32_t pdn, ah, ah2;
+
+	setup();
+	pdn = new_pd();
+	/* ROCE-DEV-GID-1, -2 */
+	TAP_CHECK(vur_rdma_add_gid(&rd, rd.limits.gid_tbl_len, gid_v6) == -EINVAL);
+	TAP_CHECK(vur_rdma_add_gid(&rd, 0, zero) == -EINVAL);
+	TAP_CHECK(vur_rdma_add_gid(&rd, 0, mc) == -EINVAL);
+	TAP_CHECK(vur_rdma_add_gid(&rd, 0, gid_v6) == 0);
+	TAP_CHECK(vur_rdma_add_gid(&rd, 0, gid_v4) == -EEXIST);
+	TAP_CHECK(vur_rdma_add_gid(&rd, 1, gid_v4) == 0);
+	TAP_CHECK(vur_rdma_del_gid(&rd, 2) == -ENOENT && vur_rdma_del_gid(&rd, 999) == -ENOENT);
+
+	/* ROCE-DEV-AH-1: PD, then the address vector */
+	c.pdn = rte_cpu_to_le_32(pdn + 1);
+	memcpy(c.ah_attr.grh.dgid, gid_v6, 16);
+	c.ah_attr.grh.dgid[15] = 2;
+	TAP_CHECK(vur_rdma_create_ah(&rd, &c, &ah) == -ENOENT);
+	c.pdn = rte_cpu_to_le_32(pdn);
+	c.ah_attr.grh.sgid_index = 2; /* empty entry */
+	TAP_CHECK(vur_rdma_create_ah(&rd, &c, &ah) == -EINVAL);
+	c.ah_attr.grh.sgid_index = 1; /* IPv4 source, IPv6 destination */
+	TAP_CHECK(vur_rdma_create_ah(&rd, &c, &ah) == -EINVAL);
+	c.ah_attr.grh.sgid_index = 0;
+	c.ah_attr.grh.flow_label = rte_cpu_to_le_32(0x100000);
+	TAP_CHECK(vur_rdma_create_ah(&rd, &c, &ah) == -EINVAL);
+	c.ah_attr.grh.flow_label = rte_cpu_to_le_32(0xfffff);
+	memcpy(c.ah_attr.grh.dgid, mc, 16);
+	TAP_CHECK(vur_rdma_create_ah(&rd, &c, &ah) == -EINVAL);
+	memcpy(c.ah_attr.grh.dgid, gid_v6, 16);
+	TAP_CHECK(vur_rdma_create_ah(&rd, &c, &ah) == 0);
+	TAP_CHECK(vur_rdma_create_ah(&rd, &c, &ah2) == 0 && ah2 != ah);
+	TAP_CHECK(vur_rdma_create_ah(&rd, &c, &ah2) == -ENOSPC); /* max_ah 2 */
+	/* AH-3 and GID-3: the AH keeps the GID it was created with */
+	TAP_CHECK(vur_rdma_del_gid(&rd, 0) == 0);
+	TAP_CHECK(memcmp(((struct vur_rdma_ah *)vur_pool_get(&rd.ahs, ah))->av.sgid, gid_v6, 16) ==
+			0);
+	/* AH-2: wrong PD, then PD-3 */
+	TAP_CHECK(vur_rdma_destroy_ah(&rd, pdn + 1, ah) == -ENOENT);
+	TAP_CHECK(vur_rdma_destroy_pd(&rd, pdn) == -EBUSY);
+	TAP_CHECK(vur_rdma_destroy_ah(&rd, pdn, ah) == 0);
+	TAP_CHECK(vur_rdma_destroy_ah(&rd, pdn, ah) == -ENOENT);
+	vur_rdma_dev_fini(&rd);
+}
+
+static struct virtio_rdma_cmd_modify_qp m;
+
+static int
+modify(uint32_t qpn, uint32_t mask, uint8_t state)
+{
+	m.qpn = rte_cpu_to_le_32(qpn);
+	m.attr_mask = rte_cpu_to_le_32(mask);
+	m.qp_state = state;
+	return vur_rdma_modify_qp(&rd, &m);
+}
+
+#define A(x) VIRTIO_IB_QP_##x
+
+static void
+modify_qps(void)
+{
+	struct virtio_rdma_cmd_create_qp c;
+	struct virtio_rdma_cmd_query_qp q = { 0 };
+	struct virtio_rdma_ack_query_qp a;
+	uint32_t pdn, cqn, qpn, rtr;
+
+	setup();
+	pdn = new_pd();
+	TAP_CHECK(vur_rdma_add_gid(&rd, 0, gid_v6) == 0);
+	TAP_CHECK(vur_rdma_create_cq(&rd, 16, &cqn) == 0);
+	create_qp_cmd(&c, pdn, VIRTIO_IB_QPT_RC, cqn);
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == 0);
+	memset(&m, 0, sizeof(m));
+
+	TAP_CHECK(modify(qpn + 1, A(STATE), VIRTIO_IB_QPS_INIT) == -ENOENT); /* QP-8 */
+	TAP_CHECK(modify(qpn, A(STATE) | (1u << 17), 1) == -EINVAL);         /* QP-9 */
+	TAP_CHECK(modify(qpn, A(STATE), VIRTIO_IB_QPS_RTS) == -EINVAL);      /* QPS-1 */
+	TAP_CHECK(modify(qpn, A(STATE), VIRTIO_IB_QPS_INIT) == -EINVAL);     /* QPS-2 */
+	TAP_CHECK(modify(qpn, A(STATE) | A(ACCESS_FLAGS) | A(QKEY), 1) == -EINVAL);
+	TAP_CHECK(modify(qpn, A(STATE), 7) == -EINVAL);
+	m.qp_access_flags = rte_cpu_to_le_32(8);
+	TAP_CHECK(modify(qpn, A(STATE) | A(ACCESS_FLAGS), VIRTIO_IB_QPS_INIT) == -EINVAL);
+	m.qp_access_flags = rte_cpu_to_le_32(VIRTIO_IB_ACCESS_REMOTE_READ);
+	TAP_CHECK(modify(qpn, A(STATE) | A(ACCESS_FLAGS), VIRTIO_IB_QPS_INIT) == 0);
+
+	/* INIT -> RTR: each value range of QP-12, the AV of QP-13, then success */
+	rtr = A(STATE) | A(AV) | A(PATH_MTU) | A(DEST_QPN) | A(RQ_PSN) | A(MAX_DEST_RD_ATOMIC) |
+			A(MIN_RNR_TIMER);
+	TAP_CHECK(modify(qpn, rtr & ~A(AV), VIRTIO_IB_QPS_RTR) == -EINVAL);
+	memcpy(m.ah_attr.grh.dgid, gid_v6, 16);
+	m.ah_attr.grh.dgid[15] = 9;
+	m.path_mtu = VIRTIO_IB_MTU_2048; /* above the port MTU (1024) */
+	m.dest_qp_num = rte_cpu_to_le_32(0x12);
+	m.rq_psn = rte_cpu_to_le_32(0x1000000);
+	TAP_CHECK(modify(qpn, rtr, VIRTIO_IB_QPS_RTR) == -EINVAL);
+	m.path_mtu = VIRTIO_IB_MTU_1024;
+	TAP_CHECK(modify(qpn, rtr, VIRTIO_IB_QPS_RTR) == -EINVAL); /* rq_psn */
+	m.rq_psn = rte_cpu_to_le_32(0xabcdef);
+	m.min_rnr_timer = 32;
+	TAP_CHECK(modify(qpn, rtr, VIRTIO_IB_QPS_RTR) == -EINVAL);
+	m.min_rnr_timer = 12;
+	m.max_dest_rd_atomic = rd.limits.max_qp_rd_atom + 1;
+	TAP_CHECK(modify(qpn, rtr, VIRTIO_IB_QPS_RTR) == -EINVAL);
+	m.max_dest_rd_atomic = 4;
+	m.ah_attr.grh.sgid_index = 3; /* no GID there */
+	TAP_CHECK(modify(qpn, rtr, VIRTIO_IB_QPS_RTR) == -EINVAL);
+	m.ah_attr.grh.sgid_index = 0;
+	m.cur_qp_state = VIRTIO_IB_QPS_RESET; /* QP-11; CUR_STATE not accepted here anyway */
+	TAP_CHECK(modify(qpn, rtr | A(CUR_STATE), VIRTIO_IB_QPS_RTR) == -EINVAL);
+	TAP_CHECK(modify(qpn, rtr, VIRTIO_IB_QPS_RTR) == 0);
+
+	/* RTR -> RTS with CUR_STATE: wrong, then right */
+	m.sq_psn = rte_cpu_to_le_32(0x123456);
+	m.timeout = 14;
+	m.retry_cnt = 8;
+	m.rnr_retry = 7;
+	m.max_rd_atomic = 2;
+	m.cur_qp_state = VIRTIO_IB_QPS_INIT;
+	rtr = A(STATE) | A(CUR_STATE) | A(SQ_PSN) | A(TIMEOUT) | A(RETRY_CNT) | A(RNR_RETRY) |
+			A(MAX_QP_RD_ATOMIC);
+	TAP_CHECK(modify(qpn, rtr, VIRTIO_IB_QPS_RTS) == -EINVAL);
+	m.cur_qp_state = VIRTIO_IB_QPS_RTR;
+	TAP_CHECK(modify(qpn, rtr, VIRTIO_IB_QPS_RTS) == -EINVAL); /* retry_cnt 8 */
+	m.retry_cnt = 7;
+	TAP_CHECK(modify(qpn, rtr, VIRTIO_IB_QPS_RTS) == 0);
+	TAP_CHECK(modify(qpn, A(CAP), 0) == -EINVAL); /* CAP is never modified */
+
+	/* QP-15: everything comes back, whatever the mask */
+	q.qpn = rte_cpu_to_le_32(qpn);
+	q.attr_mask = rte_cpu_to_le_32(1u << 20);
+	TAP_CHECK(vur_rdma_query_qp(&rd, &q, &a) == -EINVAL);
+	q.attr_mask = 0;
+	memset(&a, 0xee, sizeof(a));
+	memset(a.padding, 0, sizeof(a.padding));
+	memset(a.reserved, 0, sizeof(a.reserved));
+	a.cap.padding = 0; /* the dispatcher hands handlers a zeroed ack */
+	memset(a.ah_attr.reserved, 0, sizeof(a.ah_attr.reserved));
+	TAP_CHECK(vur_rdma_query_qp(&rd, &q, &a) == 0);
+	TAP_CHECK(a.qp_state == VIRTIO_IB_QPS_RTS && a.path_mtu == VIRTIO_IB_MTU_1024);
+	TAP_CHECK(a.sq_draining == 0 && a.max_rd_atomic == 2 && a.max_dest_rd_atomic == 4);
+	TAP_CHECK(a.min_rnr_timer == 12 && a.timeout == 14 && a.retry_cnt == 7 && a.rnr_retry == 7);
+	TAP_CHECK(rte_le_to_cpu_32(a.rq_psn) == 0xabcdef && rte_le_to_cpu_32(a.sq_psn) == 0x123456);
+	TAP_CHECK(rte_le_to_cpu_32(a.dest_qp_num) == 0x12 && a.qkey == 0);
+	TAP_CHECK(rte_le_to_cpu_32(a.qp_access_flags) == VIRTIO_IB_ACCESS_REMOTE_READ);
+	TAP_CHECK(rte_le_to_cpu_32(a.cap.max_send_wr) == 16 && a.cap.padding == 0);
+	TAP_CHECK(a.ah_attr.grh.dgid[15] == 9 && a.ah_attr.grh.padding == 0);
+
+	/* Any state to ERR and RESET */
+	TAP_CHECK(modify(qpn, A(STATE), VIRTIO_IB_QPS_ERR) == 0);
+	TAP_CHECK(modify(qpn, A(STATE), VIRTIO_IB_QPS_RTS) == -EINVAL);
+	TAP_CHECK(modify(qpn, A(STATE), VIRTIO_IB_QPS_RESET) == 0);
+	vur_rdma_dev_fini(&rd);
+}
+
+int
+main(void)
+{
+	TAP_RUN(mr_keys);
+	TAP_RUN(user_mr);
+	TAP_RUN(cqs);
+	TAP_RUN(create_qps);
+	TAP_RUN(gids_and_ahs);
+	TAP_RUN(modify_qps);
+	return tap_done();
+}
