@@ -41,12 +41,13 @@ vur_dev_offered_features(bool rfc2_numbering, bool port_speed)
 			VUR_NET_F(28) | /* VIRTIO_RING_F_INDIRECT_DESC */
 			VUR_NET_F(29) | /* VIRTIO_RING_F_EVENT_IDX */
 			VUR_NET_F(VHOST_USER_F_PROTOCOL_FEATURES) |
-			VUR_NET_F(3) |  /* VIRTIO_NET_F_MTU */
-			VUR_NET_F(5) |  /* VIRTIO_NET_F_MAC */
-			VUR_NET_F(15) | /* VIRTIO_NET_F_MRG_RXBUF */
-			VUR_NET_F(16) | /* VIRTIO_NET_F_STATUS */
-			VUR_NET_F(17) | /* VIRTIO_NET_F_CTRL_VQ */
-			VUR_NET_F(63);  /* VIRTIO_NET_F_SPEED_DUPLEX */
+			VUR_NET_F(3) |         /* VIRTIO_NET_F_MTU */
+			VUR_NET_F(5) |         /* VIRTIO_NET_F_MAC */
+			VUR_NET_F(15) |        /* VIRTIO_NET_F_MRG_RXBUF */
+			VUR_NET_F(16) |        /* VIRTIO_NET_F_STATUS */
+			VUR_NET_F(17) |        /* VIRTIO_NET_F_CTRL_VQ */
+			VUR_NET_F(63) |        /* VIRTIO_NET_F_SPEED_DUPLEX */
+			VUR_NET_CTRL_FEATURES; /* RX, MAC, VLAN, ANNOUNCE, MQ commands */
 
 	f |= VUR_NET_F(rfc2_numbering ? VIRTIO_NET_F_ROCE_RFC2 : VIRTIO_NET_F_ROCE);
 	if (port_speed)
@@ -67,14 +68,23 @@ dev_from_vid(int vid)
 	return dev;
 }
 
+/*
+ * The configuration space, encoded from the current state: the MAC the
+ * driver set with MAC_ADDR_SET shows in `mac` (virtio-net 5.1.6.5.2.1).
+ */
 size_t
 vur_dev_config_snapshot(struct vur_dev *dev, uint8_t *buf)
 {
+	struct vur_config_state st;
 	size_t len;
 
 	pthread_mutex_lock(&dev->lock);
-	memcpy(buf, dev->cfg, dev->cfg_len);
-	len = dev->cfg_len;
+	st = dev->cfg_state;
+	if (dev->rdma_ready) {
+		memcpy(st.mac, dev->net.mac, sizeof(st.mac));
+		st.announce = dev->net.announce_pending;
+	}
+	len = vur_config_build(&st, buf);
 	pthread_mutex_unlock(&dev->lock);
 	return len;
 }
@@ -294,6 +304,8 @@ reset_rdma(struct vur_dev *dev)
 	dev->rdma.port.speed = dev->cfg_state.speed;
 	dev->rdma.port.flags = VIRTIO_RDMA_PORT_SPEED_F_LOOPBACK; /* no uplink */
 	dev->target.rdma = &dev->rdma;
+	vur_net_state_init(&dev->net, dev->cfg_state.mac, 1);
+	dev->target.net = &dev->net;
 	return dev->rdma_ready ? 0 : -ENOMEM;
 }
 
@@ -380,6 +392,7 @@ on_new_device(int vid)
 	pthread_mutex_lock(&dev->lock);
 	dev->started = true;
 	dev->negotiated = features;
+	vur_net_state_set_features(&dev->net, features);
 	/* The port MTU follows the Ethernet MTU the driver accepted (spec: QUERY_PORT). */
 	dev->rdma.env.port_mtu = vur_rdma_port_mtu(features & VUR_NET_F(VIRTIO_NET_F_MTU_BIT)
 					? dev->cfg_state.mtu
@@ -478,7 +491,6 @@ init_config(struct vur_dev *dev, const struct vur_dev_params *p)
 	/* No uplink yet: link up at the loopback speed (DESIGN.md, speed semantics). */
 	st->link_up = true;
 	st->speed = p->loopback_mbps / VIRTIO_NET_ROCE_SPEED_UNIT_MBPS;
-	dev->cfg_len = vur_config_build(st, dev->cfg);
 }
 
 static int
@@ -538,6 +550,7 @@ vur_dev_create(const struct vur_dev_params *p)
 	vur_rdma_limits_default(&dev->limits, p->max_qps, p->max_cqs);
 	dev->ctrl_table.cmds = dev->cmds;
 	dev->ctrl_table.n_cmds = vur_ctrl_roce_commands(p->rfc2_numbering, dev->cmds);
+	dev->ctrl_table.n_cmds += vur_ctrl_net_commands(dev->cmds + dev->ctrl_table.n_cmds);
 	vur_ctrlq_init(&dev->ctrlq, &dev->lock, dev->path, p->loop);
 	if (vur_ctrl_table_validate(&dev->ctrl_table) != 0) {
 		ret = -EINVAL;

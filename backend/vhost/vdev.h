@@ -12,8 +12,10 @@
 #include <stdint.h>
 
 #include "common/event_loop.h"
+#include "ctrl/ctrl_net.h"
 #include "ctrl/ctrl_roce.h"
 #include "ctrl/ctrl_target.h"
+#include "net/net_state.h"
 #include "rdma/rdma_dev.h"
 #include "vdev_config.h"
 #include "vdev_ctrlq.h"
@@ -45,15 +47,14 @@ struct vur_dev {
 	bool started;         /* between new_device and destroy_device */
 	uint64_t negotiated;
 	struct vur_config_state cfg_state;
-	uint8_t cfg[VUR_CONFIG_MAX_LEN];
-	size_t cfg_len;
 
 	struct vur_rdma_limits limits;
 	struct vur_rdma_dev rdma; /* fresh for every connection */
 	bool rdma_ready;
 	uint64_t vq_ready[VUR_MAX_VRINGS / 64]; /* as vring_state_changed last said */
+	struct vur_net_state net;               /* fresh for every connection */
 	struct vur_ctrl_target target;          /* what control commands act on */
-	struct vur_ctrl_cmd cmds[VUR_CTRL_ROCE_MAX_CMDS];
+	struct vur_ctrl_cmd cmds[VUR_CTRL_ROCE_MAX_CMDS + VUR_CTRL_NET_MAX_CMDS];
 	struct vur_ctrl_table ctrl_table;
 	struct vur_ctrlq ctrlq;
 };

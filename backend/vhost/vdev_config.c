@@ -11,6 +11,7 @@
 #define VIRTIO_NET_SPEED_MAX   0x7fffffffULL
 #define VIRTIO_NET_DUPLEX_FULL 1
 #define VIRTIO_NET_S_LINK_UP   1
+#define VIRTIO_NET_S_ANNOUNCE  2
 
 size_t
 vur_config_len(bool rfc2_numbering)
@@ -54,7 +55,8 @@ vur_config_build(const struct vur_config_state *st, uint8_t *buf)
 
 	memset(&c, 0, sizeof(c));
 	memcpy(c.mac, st->mac, sizeof(c.mac));
-	c.status = rte_cpu_to_le_16(st->link_up ? VIRTIO_NET_S_LINK_UP : 0);
+	c.status = rte_cpu_to_le_16((st->link_up ? VIRTIO_NET_S_LINK_UP : 0) |
+			(st->announce ? VIRTIO_NET_S_ANNOUNCE : 0));
 	c.max_virtqueue_pairs = rte_cpu_to_le_16(1);
 	c.mtu = rte_cpu_to_le_16(st->mtu);
 	c.speed = rte_cpu_to_le_32(net_speed_mbps(st->speed));

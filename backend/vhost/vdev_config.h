@@ -18,6 +18,7 @@
 struct vur_config_state {
 	uint8_t mac[6];
 	bool link_up;
+	bool announce; /* VIRTIO_NET_S_ANNOUNCE */
 	uint16_t mtu;
 	uint32_t max_qps;
 	uint32_t max_cqs;

@@ -64,6 +64,9 @@ link_down_and_clamp(void)
 	st.speed = 0;
 	vur_config_build(&st, buf);
 	TAP_CHECK(buf[6] == 0 && buf[12] == 0 && buf[40] == 0);
+	st.announce = true; /* VIRTIO_NET_S_ANNOUNCE, bit 1 of status */
+	vur_config_build(&st, buf);
+	TAP_CHECK(buf[6] == 2 && buf[7] == 0);
 
 	/* Beyond 0x7fffffff Mb/s virtio-net's field saturates; RoCE's does not. */
 	st.speed = 0x100000000ULL;
