@@ -11,6 +11,7 @@
 extern int vur_logtype_app;
 extern int vur_logtype_vhost;
 extern int vur_logtype_rdma;
+extern int vur_logtype_net;
 
 #define VUR_LOG(type, level, fmt, ...) \
 	rte_log(RTE_LOG_##level, vur_logtype_##type, "VUR_" #type ": " fmt "\n", ##__VA_ARGS__)

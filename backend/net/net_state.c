@@ -10,8 +10,8 @@
 #include <linux/virtio_net.h>
 
 #include <rte_common.h>
-#include <rte_log.h>
 
+#include "common/log.h"
 #include "net/net_state.h"
 
 RTE_LOG_REGISTER_SUFFIX(vur_logtype_net, net, INFO);

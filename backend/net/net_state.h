@@ -11,9 +11,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* VUR_LOG(net, ...): "vur.net", registered in net_state.c. */
-extern int vur_logtype_net;
-
 #define VUR_NET_ALEN          6
 #define VUR_NET_MAC_TABLE_LEN 64
 #define VUR_NET_VLAN_IDS      4096
