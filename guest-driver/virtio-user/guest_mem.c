@@ -40,6 +40,7 @@ vuser_mem_init(struct vuser_mem *m, size_t size, uint64_t gpa)
 
 	memset(m, 0, sizeof(*m));
 	m->fd = -1;
+	pthread_mutex_init(&m->lock, NULL);
 	if (size == 0 || size % VUSER_PAGE_SIZE != 0 || gpa % VUSER_PAGE_SIZE != 0 ||
 			gpa + size < gpa)
 		return -EINVAL;
@@ -76,6 +77,7 @@ vuser_mem_fini(struct vuser_mem *m)
 	if (m->fd >= 0)
 		close(m->fd);
 	free(m->used);
+	pthread_mutex_destroy(&m->lock);
 	memset(m, 0, sizeof(*m));
 	m->fd = -1;
 }
@@ -109,12 +111,13 @@ vuser_mem_alloc(struct vuser_mem *m, size_t len, size_t align, struct vuser_buf 
 	step = align <= VUSER_PAGE_SIZE ? 1 : align / VUSER_PAGE_SIZE;
 	if (m->gpa % (step * VUSER_PAGE_SIZE) != 0)
 		return -EINVAL;
-	if (n > m->free_pages)
-		return -ENOMEM;
-	first = find_run(m, n, step);
+	pthread_mutex_lock(&m->lock);
+	first = n > m->free_pages ? SIZE_MAX : find_run(m, n, step);
+	if (first != SIZE_MAX)
+		mark(m, first, n, true);
+	pthread_mutex_unlock(&m->lock);
 	if (first == SIZE_MAX)
 		return -ENOMEM;
-	mark(m, first, n, true);
 	buf->hva = m->hva + first * VUSER_PAGE_SIZE;
 	buf->gpa = m->gpa + first * VUSER_PAGE_SIZE;
 	buf->len = n * VUSER_PAGE_SIZE;
@@ -127,7 +130,9 @@ vuser_mem_free(struct vuser_mem *m, const struct vuser_buf *buf)
 {
 	if (buf == NULL || buf->len == 0)
 		return;
+	pthread_mutex_lock(&m->lock);
 	mark(m, (buf->gpa - m->gpa) / VUSER_PAGE_SIZE, buf->len / VUSER_PAGE_SIZE, false);
+	pthread_mutex_unlock(&m->lock);
 }
 
 void *

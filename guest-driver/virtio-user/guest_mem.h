@@ -7,12 +7,15 @@
  * what this process dereferences).
  *
  * The allocator hands out whole 4 KiB pages, first fit, from a bitmap: the
- * allocations of this layer are few and long-lived (one per virtqueue, one
- * per control command), so simplicity wins over packing.
+ * allocations are few and long-lived (one per virtqueue, one per control
+ * command, the caller's MR buffers), so simplicity wins over packing. It
+ * takes its own lock: control commands and the caller's buffers allocate
+ * from different threads.
  */
 #ifndef VUSER_GUEST_MEM_H
 #define VUSER_GUEST_MEM_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,6 +28,7 @@ struct vuser_buf {
 };
 
 struct vuser_mem {
+	pthread_mutex_t lock; /* the bitmap and free_pages */
 	int fd;
 	uint8_t *hva;
 	uint64_t gpa;
