@@ -174,29 +174,31 @@ negotiate_features(struct vur_user_dev *d)
 	return 0;
 }
 
-/* The virtqueue layout from the RDMA queue counts; checked against the transport. */
+/*
+ * The virtqueue layout from the RDMA queue counts; checked against the
+ * transport. @cfg keeps the configuration read, the async events' start.
+ */
 static int
-plan_queues(struct vur_user_dev *d)
+plan_queues(struct vur_user_dev *d, struct vur_user_config *cfg)
 {
-	struct vur_user_config cfg;
 	int ret;
 
-	ret = vuser_dev_get_config(d, &cfg);
+	ret = vuser_dev_get_config(d, cfg);
 	if (ret < 0)
 		return ret;
 	d->n_vqs = vuser_dev_has(d, VIRTIO_NET_F_CTRL_VQ) ? 3 : 2;
 	if (d->roce) {
 		/* ROCE-DEV-CFG-1, -2: a device outside these ranges is broken. */
-		if (cfg.max_rdma_qps < VIRTIO_NET_ROCE_MIN_QPS ||
-				cfg.max_rdma_qps > VIRTIO_NET_ROCE_MAX_QPS ||
-				cfg.max_rdma_cqs < 1 ||
-				cfg.max_rdma_cqs > VIRTIO_NET_ROCE_MAX_CQS) {
+		if (cfg->max_rdma_qps < VIRTIO_NET_ROCE_MIN_QPS ||
+				cfg->max_rdma_qps > VIRTIO_NET_ROCE_MAX_QPS ||
+				cfg->max_rdma_cqs < 1 ||
+				cfg->max_rdma_cqs > VIRTIO_NET_ROCE_MAX_CQS) {
 			VUSER_LOG(ERR, d->name, "out of spec: max_rdma_qps %u, max_rdma_cqs %u",
-					cfg.max_rdma_qps, cfg.max_rdma_cqs);
+					cfg->max_rdma_qps, cfg->max_rdma_cqs);
 			return -EPROTO;
 		}
-		d->max_qps = cfg.max_rdma_qps;
-		d->max_cqs = cfg.max_rdma_cqs;
+		d->max_qps = cfg->max_rdma_qps;
+		d->max_cqs = cfg->max_rdma_cqs;
 		d->n_vqs = virtio_net_roce_num_vqs(1, d->max_cqs, d->max_qps);
 	}
 	/* SET_VRING_KICK and _CALL carry the index in 8 bits. */
@@ -299,13 +301,17 @@ free_dev(struct vur_user_dev *d)
 
 	if (d->conn.sock >= 0)
 		close(d->conn.sock);
+	vuser_async_fini(d);
 	if (d->backend_fd >= 0)
 		close(d->backend_fd);
 	vuser_ctrl_release_all(d);
+	vuser_bufs_release_all(d);
 	for (i = 0; i < d->n_setup; i++)
 		vuser_vq_free(d, &d->vqs[i]);
 	free(d->vqs);
 	vuser_mem_fini(&d->mem);
+	pthread_mutex_destroy(&d->async.lock);
+	pthread_mutex_destroy(&d->buf_lock);
 	pthread_mutex_destroy(&d->ctrl_lock);
 	pthread_mutex_destroy(&d->conn_lock);
 	free(d->name);
@@ -331,14 +337,19 @@ alloc_dev(const struct vur_user_params *p)
 	d->conn.name = d->name;
 	d->backend_fd = -1;
 	d->mem.fd = -1;
+	d->async.epoll_fd = -1;
+	d->async.pending_fd = -1;
 	pthread_mutex_init(&d->conn_lock, NULL);
 	pthread_mutex_init(&d->ctrl_lock, NULL);
+	pthread_mutex_init(&d->buf_lock, NULL);
+	pthread_mutex_init(&d->async.lock, NULL);
 	return d;
 }
 
 static int
 bring_up(struct vur_user_dev *d)
 {
+	struct vur_user_config cfg;
 	int ret;
 
 	ret = vuser_mem_init(&d->mem, d->params.mem_size, VUR_USER_GPA_BASE);
@@ -359,7 +370,9 @@ bring_up(struct vur_user_dev *d)
 	if (ret == 0)
 		ret = vuser_req_set_u64(&d->conn, VHOST_USER_SET_FEATURES, d->features);
 	if (ret == 0)
-		ret = plan_queues(d);
+		ret = plan_queues(d, &cfg);
+	if (ret == 0)
+		ret = vuser_async_init(d, &cfg);
 	if (ret == 0)
 		ret = share_memory(d);
 	if (ret == 0)

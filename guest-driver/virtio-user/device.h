@@ -14,6 +14,22 @@
 #include "vhost_user_msg.h"
 #include "vring.h"
 #include "vur_user.h"
+#include "vur_verbs.h"
+
+#define VUSER_ASYNC_QLEN 64
+
+/* Asynchronous events (async.c), under their own lock. */
+struct vuser_async {
+	pthread_mutex_t lock;
+	int epoll_fd;   /* what vur_user_async_fd() hands out */
+	int pending_fd; /* eventfd, readable while events are queued */
+	bool link_up;   /* as last reported */
+	uint64_t speed; /* as last reported, 100 Mb/s */
+	struct vur_user_async_event q[VUSER_ASYNC_QLEN];
+	unsigned int head, count;
+};
+
+struct vuser_ubuf;
 
 struct vuser_vq {
 	uint32_t index;
@@ -46,6 +62,11 @@ struct vur_user_dev {
 	uint32_t n_setup; /* of which set up so far */
 
 	pthread_mutex_t ctrl_lock; /* one control command at a time */
+
+	pthread_mutex_t buf_lock; /* the list of the caller's buffers */
+	struct vuser_ubuf *bufs;  /* buf.c */
+
+	struct vuser_async async;
 };
 
 bool vuser_dev_has(const struct vur_user_dev *d, unsigned int bit);
@@ -58,5 +79,12 @@ struct vuser_vq *vuser_dev_ctrl_vq(struct vur_user_dev *d);
 
 /* Free the buffers of control commands still in flight (ctrl.c). */
 void vuser_ctrl_release_all(struct vur_user_dev *d);
+
+/* Forget the caller's buffers, at close (buf.c). */
+void vuser_bufs_release_all(struct vur_user_dev *d);
+
+/* Start and end the async event machinery, from the configuration at open (async.c). */
+int vuser_async_init(struct vur_user_dev *d, const struct vur_user_config *cfg);
+void vuser_async_fini(struct vur_user_dev *d);
 
 #endif /* VUSER_DEVICE_H */

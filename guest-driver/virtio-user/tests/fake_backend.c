@@ -75,15 +75,33 @@ send_reply(struct fake_backend *f, struct vuser_msg *msg, uint32_t size)
 	vuser_msg_send(f->conn_fd, msg, NULL, 0);
 }
 
+/* The answers with content: ack data of QUERY_PORT_SPEED, and the counts. */
+static void
+answer(struct fake_backend *f, uint8_t *ack_data, uint32_t ack_len)
+{
+	const struct virtio_net_roce_config *cfg = (const void *)f->config;
+	struct virtio_rdma_ack_query_port_speed qps = { .speed = cfg->roce_port_speed };
+
+	if (f->last_cmd[0] == VIRTIO_NET_CTRL_ANNOUNCE &&
+			f->last_cmd[1] == VIRTIO_NET_CTRL_ANNOUNCE_ACK)
+		f->n_announce_acks++;
+	if (f->last_cmd[0] != VIRTIO_NET_CTRL_ROCE ||
+			f->last_cmd[1] != VIRTIO_NET_CTRL_ROCE_QUERY_PORT_SPEED)
+		return;
+	f->n_speed_queries++;
+	if (ack_data != NULL && ack_len >= sizeof(qps))
+		memcpy(ack_data, &qps, sizeof(qps));
+}
+
 /* Use one chain of the control queue, as the fault mode says. */
 static void
 use_chain(struct fake_backend *f, struct fake_vq *vq, uint16_t head)
 {
 	struct vring_desc *desc = from_uaddr(f, vq->desc);
 	struct vring_used *used = from_uaddr(f, vq->used);
-	uint32_t out = 0, in = 0, written = 0, n = 0, id = head;
+	uint32_t out = 0, in = 0, written = 0, n = 0, id = head, ack_len = 0;
 	uint16_t d = head, flags, used_idx;
-	uint8_t *p, *ack = NULL;
+	uint8_t *p, *ack = NULL, *ack_data = NULL;
 	uint32_t len;
 
 	do {
@@ -99,16 +117,23 @@ use_chain(struct fake_backend *f, struct fake_vq *vq, uint16_t head)
 				memcpy(f->last_data, p, len);
 			out += len;
 		} else {
-			if (ack == NULL)
+			if (ack == NULL) {
 				ack = p;
-			else
+			} else {
 				memset(p, 0xa5, len);
+				if (ack_data == NULL) {
+					ack_data = p;
+					ack_len = len;
+				}
+			}
 			in += len;
 		}
 		d = le16toh(desc[d].next);
 	} while ((flags & VRING_DESC_F_NEXT) && ++n < vq->num);
 	f->last_out_len = out;
 	f->last_in_len = in;
+	if (f->ctrl != FAKE_CTRL_ERR)
+		answer(f, ack_data, ack_len);
 	if (ack != NULL)
 		*ack = f->ctrl == FAKE_CTRL_ERR ? VIRTIO_NET_ERR : VIRTIO_NET_OK;
 	written = f->ctrl == FAKE_CTRL_ERR ? 1 : in;

@@ -25,7 +25,7 @@ enum fake_fault {
 
 /* How the fake device answers control commands. */
 enum fake_ctrl {
-	FAKE_CTRL_OK,        /* ack VIRTIO_NET_OK, ack data filled with 0xa5 */
+	FAKE_CTRL_OK,        /* ack VIRTIO_NET_OK, ack data filled with 0xa5 (but see below) */
 	FAKE_CTRL_ERR,       /* ack VIRTIO_NET_ERR only */
 	FAKE_CTRL_SILENT,    /* never */
 	FAKE_CTRL_LATE,      /* the first command with the second one */
@@ -58,7 +58,14 @@ struct fake_backend {
 	uint32_t n_enabled, n_get_base;
 	uint8_t last_cmd[2];
 	uint32_t last_out_len, last_in_len;
-	uint8_t last_data[16];
+	/* command data in one descriptor, up to this size; aligned for its structs */
+	uint8_t last_data[1024] __attribute__((aligned(8)));
+	/*
+	 * QUERY_PORT_SPEED is answered with roce_port_speed of @config, as
+	 * a device does (ROCE-DEV-SPEED-8); here is how often it came.
+	 */
+	uint32_t n_speed_queries;
+	uint32_t n_announce_acks; /* VIRTIO_NET_CTRL_ANNOUNCE_ACK */
 
 	/* internals */
 	char path[108];

@@ -1,0 +1,527 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The verbs of libvirtio_rdma_user: PDs, MRs, CQs, QPs, AHs, the GID table,
+ * device and port attributes and asynchronous events, each one control
+ * command of the virtio-net RoCE device (virtio-spec/virtio-net-roce.md)
+ * run through vur_user_ctrl(). The structures here are in host byte order;
+ * the library converts them to and from the little-endian wire structures.
+ *
+ * Numbering: object handles (pdn, mrn, ah, cqn, qpn) are the device's.
+ * QP types, QP states, MTUs, access flags and event types have the values of
+ * libibverbs' enums (the wire uses the same); the QP attribute mask is the
+ * wire's enum virtio_ib_qp_attr_mask, not libibverbs' enum ibv_qp_attr_mask.
+ *
+ * Errors are negative errno values. -EREMOTEIO means that the device
+ * answered VIRTIO_NET_ERR: the wire protocol carries no reason, the
+ * backend logs one, and the library logs the command's name. The library
+ * does not check values that the device validates (handles, states,
+ * attribute masks and ranges, limits), so that a device's checks can be
+ * exercised; it refuses only what it cannot express (-EINVAL), NULL
+ * pointers (-EINVAL) and what the negotiated features exclude
+ * (-EOPNOTSUPP). Keeping to the driver requirements of the spec on field
+ * values (e.g. ROCE-DRV-MR-3, ROCE-DRV-QPS-1) is the caller's part.
+ *
+ * Threads: every call may be made from any thread; control commands are
+ * serialized per device. vur_user_get_async_event() is for one thread at a
+ * time.
+ */
+#ifndef VUR_VERBS_H
+#define VUR_VERBS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vur_user.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Path MTU and port MTU, as enum ibv_mtu. */
+enum vur_user_mtu {
+	VUR_USER_MTU_256 = 1,
+	VUR_USER_MTU_512 = 2,
+	VUR_USER_MTU_1024 = 3,
+	VUR_USER_MTU_2048 = 4,
+	VUR_USER_MTU_4096 = 5,
+};
+
+/** Access flags of MRs and QPs, as enum ibv_access_flags. */
+enum vur_user_access_flags {
+	VUR_USER_ACCESS_LOCAL_WRITE = 1 << 0,
+	VUR_USER_ACCESS_REMOTE_WRITE = 1 << 1,
+	VUR_USER_ACCESS_REMOTE_READ = 1 << 2,
+};
+
+/** QP transport services, as enum ibv_qp_type (SMI is refused by the device). */
+enum vur_user_qp_type {
+	VUR_USER_QPT_SMI = 0,
+	VUR_USER_QPT_GSI = 1,
+	VUR_USER_QPT_RC = 2,
+	VUR_USER_QPT_UC = 3,
+	VUR_USER_QPT_UD = 4,
+};
+
+/** QP states, as enum ibv_qp_state. */
+enum vur_user_qp_state {
+	VUR_USER_QPS_RESET,
+	VUR_USER_QPS_INIT,
+	VUR_USER_QPS_RTR,
+	VUR_USER_QPS_RTS,
+	VUR_USER_QPS_SQD,
+	VUR_USER_QPS_SQE,
+	VUR_USER_QPS_ERR,
+};
+
+/**
+ * Which attributes of struct vur_user_qp_attr a MODIFY_QP carries: the
+ * wire's mask (enum virtio_ib_qp_attr_mask). There is no P_Key index, port
+ * or alternate path: the device has one port and the P_Key 0xFFFF.
+ */
+enum vur_user_qp_attr_mask {
+	VUR_USER_QP_STATE = 1 << 0,
+	VUR_USER_QP_CUR_STATE = 1 << 1,
+	VUR_USER_QP_ACCESS_FLAGS = 1 << 2,
+	VUR_USER_QP_QKEY = 1 << 3,
+	VUR_USER_QP_AV = 1 << 4,
+	VUR_USER_QP_PATH_MTU = 1 << 5,
+	VUR_USER_QP_TIMEOUT = 1 << 6,
+	VUR_USER_QP_RETRY_CNT = 1 << 7,
+	VUR_USER_QP_RNR_RETRY = 1 << 8,
+	VUR_USER_QP_RQ_PSN = 1 << 9,
+	VUR_USER_QP_MAX_QP_RD_ATOMIC = 1 << 10,
+	VUR_USER_QP_MIN_RNR_TIMER = 1 << 11,
+	VUR_USER_QP_SQ_PSN = 1 << 12,
+	VUR_USER_QP_MAX_DEST_RD_ATOMIC = 1 << 13,
+	VUR_USER_QP_CAP = 1 << 14,
+	VUR_USER_QP_DEST_QPN = 1 << 15,
+	VUR_USER_QP_RATE_LIMIT = 1 << 16,
+};
+
+/** REQ_NOTIFY_CQ flags: exactly one per arm. */
+enum vur_user_notify_flags {
+	VUR_USER_NOTIFY_SOLICITED = 1 << 0,
+	VUR_USER_NOTIFY_NEXT_COMPLETION = 1 << 1,
+};
+
+/** Port states, as enum ibv_port_state. */
+enum vur_user_port_state {
+	VUR_USER_PORT_DOWN = 1,
+	VUR_USER_PORT_ACTIVE = 4,
+};
+
+/** How the port speed arises (struct vur_user_port_speed.flags). */
+enum vur_user_port_speed_flags {
+	VUR_USER_PORT_SPEED_AGGREGATED = 1 << 0, /**< the sum of more than one member */
+	VUR_USER_PORT_SPEED_LOOPBACK = 1 << 1,   /**< every member down, or none */
+	VUR_USER_PORT_SPEED_LINK_DOWN = 1 << 2,  /**< the device is administratively down */
+};
+
+/** QUERY_DEVICE, and the RDMA queue counts of the configuration space. */
+struct vur_user_device_attr {
+	uint64_t device_cap_flags; /**< bit 0: RC RNR NAK generation */
+	uint64_t max_mr_size;
+	uint64_t page_size_cap; /**< 4096: REG_USER_MR pages are 4 KiB */
+	uint32_t hw_ver;        /**< for diagnostics only (ROCE-DRV-ATTR-1) */
+	uint32_t max_qp_wr;
+	uint32_t max_send_sge;
+	uint32_t max_recv_sge;
+	uint32_t max_sge_rd;
+	uint32_t max_cqe;
+	uint32_t max_mr;
+	uint32_t max_pd;
+	uint32_t max_qp_rd_atom;
+	uint32_t max_qp_init_rd_atom;
+	uint32_t max_ah;
+	uint8_t local_ca_ack_delay;
+	uint32_t max_qp; /**< max_rdma_qps: QP numbers 0 to max_qp - 1 */
+	uint32_t max_cq; /**< max_rdma_cqs */
+};
+
+/** QUERY_PORT, with the attributes the spec derives from the configuration. */
+struct vur_user_port_attr {
+	uint8_t state;         /**< enum vur_user_port_state, from VIRTIO_NET_S_LINK_UP */
+	uint8_t max_mtu;       /**< VUR_USER_MTU_4096 */
+	uint8_t active_mtu;    /**< the port MTU; 0 if the link MTU is below 352 */
+	uint16_t link_mtu;     /**< the Ethernet MTU: config mtu, or 1500 */
+	uint16_t pkey_tbl_len; /**< 1: the P_Key 0xFFFF */
+	uint32_t gid_tbl_len;
+	uint32_t max_msg_sz;
+};
+
+/** QUERY_PORT_SPEED. */
+struct vur_user_port_speed {
+	uint64_t speed; /**< effective speed in 100 Mb/s, as ibv_query_port_speed() */
+	uint32_t flags; /**< enum vur_user_port_speed_flags */
+	uint16_t active_members;
+	uint16_t total_members;
+};
+
+/** The keys of a new MR. */
+struct vur_user_mr {
+	uint32_t mrn;
+	uint32_t lkey;
+	uint32_t rkey;
+};
+
+/** Capacities of a QP, fixed at creation. */
+struct vur_user_qp_cap {
+	uint32_t max_send_wr;
+	uint32_t max_recv_wr;
+	uint32_t max_send_sge;
+	uint32_t max_recv_sge;
+	uint32_t max_inline_data;
+};
+
+/** CREATE_QP. */
+struct vur_user_qp_init_attr {
+	uint32_t pdn;
+	uint8_t qp_type;    /**< enum vur_user_qp_type */
+	uint8_t sq_sig_all; /**< 1: every send WR generates a CQE */
+	uint32_t send_cqn;
+	uint32_t recv_cqn;
+	struct vur_user_qp_cap cap;
+};
+
+/** Routing of an address vector. */
+struct vur_user_global_route {
+	uint8_t dgid[16];
+	uint32_t flow_label; /**< 20 bits */
+	uint8_t sgid_index;
+	uint8_t hop_limit;
+	uint8_t traffic_class;
+};
+
+/** An address vector: the destination of an AH or of an RC/UC QP. */
+struct vur_user_ah_attr {
+	struct vur_user_global_route grh;
+	uint8_t dmac[6];
+};
+
+/** Attributes of MODIFY_QP and QUERY_QP (IBTA meaning and encoding). */
+struct vur_user_qp_attr {
+	uint8_t qp_state;     /**< enum vur_user_qp_state */
+	uint8_t cur_qp_state; /**< modify only: the state the caller believes */
+	uint8_t path_mtu;     /**< enum vur_user_mtu */
+	uint8_t sq_draining;  /**< query only */
+	uint8_t max_rd_atomic;
+	uint8_t max_dest_rd_atomic;
+	uint8_t min_rnr_timer;
+	uint8_t timeout;
+	uint8_t retry_cnt;
+	uint8_t rnr_retry;
+	uint32_t qkey;
+	uint32_t rq_psn;
+	uint32_t sq_psn;
+	uint32_t dest_qp_num;
+	uint32_t qp_access_flags; /**< enum vur_user_access_flags */
+	uint32_t rate_limit;      /**< kb/s, 0 for none */
+	struct vur_user_qp_cap cap;
+	struct vur_user_ah_attr ah_attr;
+};
+
+/** Asynchronous event types, numbered as enum ibv_event_type. */
+enum vur_user_async_event_type {
+	VUR_USER_ASYNC_PORT_ACTIVE = 9,
+	VUR_USER_ASYNC_PORT_ERR = 10,
+	VUR_USER_ASYNC_DEVICE_SPEED_CHANGE = 20, /**< rdma-core 62 and later */
+};
+
+/** One asynchronous event. */
+struct vur_user_async_event {
+	uint32_t event_type; /**< enum vur_user_async_event_type */
+	uint8_t port_num;    /**< 1, the only port */
+};
+
+/**
+ * @param dev an open device with VIRTIO_NET_F_ROCE
+ * @param attr receives the device's attributes
+ * @return 0, or -EINVAL, -EOPNOTSUPP (no RoCE), -EREMOTEIO, -EPROTO (a
+ *         short answer), or an error of vur_user_ctrl()
+ */
+int vur_user_query_device(struct vur_user_dev *dev, struct vur_user_device_attr *attr);
+
+/**
+ * QUERY_PORT, plus the state and port MTU the spec derives from the
+ * configuration space: ACTIVE when VIRTIO_NET_S_LINK_UP is set (or
+ * VIRTIO_NET_F_STATUS is not negotiated); the port MTU is the largest IB
+ * MTU not above the Ethernet MTU minus 96 bytes of RoCE v2 headers.
+ *
+ * @param dev  an open device with VIRTIO_NET_F_ROCE
+ * @param attr receives the port's attributes
+ * @return as vur_user_query_device(), or an error of vur_user_read_config()
+ */
+int vur_user_query_port(struct vur_user_dev *dev, struct vur_user_port_attr *attr);
+
+/**
+ * QUERY_PORT_SPEED: the effective speed of the port.
+ *
+ * @param dev   an open device
+ * @param speed receives it
+ * @return 0, -EOPNOTSUPP if VIRTIO_NET_F_ROCE_PORT_SPEED was not negotiated
+ *         (as ibv_query_port_speed() on a device without it), or as
+ *         vur_user_query_device()
+ */
+int vur_user_query_port_speed(struct vur_user_dev *dev, struct vur_user_port_speed *speed);
+
+/**
+ * @param dev an open device with VIRTIO_NET_F_ROCE
+ * @param pdn receives the handle of the new PD
+ * @return 0, or as vur_user_query_device() (-EREMOTEIO at max_pd PDs)
+ */
+int vur_user_create_pd(struct vur_user_dev *dev, uint32_t *pdn);
+
+/**
+ * @param dev an open device with VIRTIO_NET_F_ROCE
+ * @param pdn a PD without MRs, QPs and AHs
+ * @return 0, or as vur_user_query_device()
+ */
+int vur_user_destroy_pd(struct vur_user_dev *dev, uint32_t pdn);
+
+/**
+ * Allocate a buffer in driver memory, the memory the device can reach: for
+ * the pages of user MRs and the data of work requests. Whole 4 KiB pages,
+ * page aligned, zeroed.
+ *
+ * @param dev an open device
+ * @param len bytes, more than 0
+ * @return the buffer, or NULL with errno ENOMEM (driver memory exhausted:
+ *         see vur_user_params.mem_size) or EINVAL
+ */
+void *vur_user_alloc_buf(struct vur_user_dev *dev, size_t len);
+
+/**
+ * Free a buffer of vur_user_alloc_buf(). Its MRs must be deregistered
+ * first (ROCE-DRV-MR-2).
+ *
+ * @param dev an open device
+ * @param buf the buffer; NULL is allowed
+ * @return 0, or -EINVAL if @p buf is not a buffer of vur_user_alloc_buf()
+ */
+int vur_user_free_buf(struct vur_user_dev *dev, void *buf);
+
+/**
+ * @param dev an open device
+ * @param p   any address in driver memory, e.g. within a buffer of
+ *            vur_user_alloc_buf()
+ * @return its driver address (what descriptors and page lists carry), or 0
+ *         if @p p is not in driver memory
+ */
+uint64_t vur_user_driver_addr(const struct vur_user_dev *dev, const void *p);
+
+/**
+ * GET_DMA_MR: an MR of all driver memory, addressed by driver address.
+ *
+ * @param dev    an open device with VIRTIO_NET_F_ROCE
+ * @param pdn    its PD
+ * @param access enum vur_user_access_flags
+ * @param mr     receives its handle and keys
+ * @return 0, or as vur_user_query_device()
+ */
+int vur_user_get_dma_mr(
+		struct vur_user_dev *dev, uint32_t pdn, uint32_t access, struct vur_user_mr *mr);
+
+/**
+ * REG_USER_MR of [@p buf, @p buf + @p len), a range of driver memory, at
+ * I/O virtual address @p iova: the page list holds the driver address of
+ * each 4 KiB page that [@p iova, @p iova + @p len) spans (ROCE-DRV-MR-1).
+ *
+ * @param dev    an open device with VIRTIO_NET_F_ROCE
+ * @param pdn    its PD
+ * @param access enum vur_user_access_flags
+ * @param buf    start of the range; all of it must be driver memory
+ * @param len    its length (0 is sent as such, for the device to refuse)
+ * @param iova   the address the MR's users name; @p iova and @p buf must
+ *               have the same offset within their 4 KiB page
+ * @param mr     receives its handle and keys
+ * @return 0, -EINVAL (NULL, not driver memory, offsets differ), or as
+ *         vur_user_query_device()
+ */
+int vur_user_reg_mr(struct vur_user_dev *dev, uint32_t pdn, uint32_t access, void *buf, size_t len,
+		uint64_t iova, struct vur_user_mr *mr);
+
+/**
+ * REG_USER_MR with a page list given as is, unchecked: for pages the caller
+ * manages itself, and for tests of the device's checks.
+ *
+ * @param dev    an open device with VIRTIO_NET_F_ROCE
+ * @param pdn    its PD
+ * @param access enum vur_user_access_flags
+ * @param iova   I/O virtual address of the MR's first byte
+ * @param length its length in bytes
+ * @param pages  driver addresses of 4 KiB pages; may be NULL if @p npages is 0
+ * @param npages entries of @p pages, sent as the command's npages
+ * @param mr     receives its handle and keys
+ * @return 0, -EINVAL, -ENOMEM (the command does not fit driver memory), or
+ *         as vur_user_query_device()
+ */
+int vur_user_reg_mr_pages(struct vur_user_dev *dev, uint32_t pdn, uint32_t access, uint64_t iova,
+		uint64_t length, const uint64_t *pages, uint32_t npages, struct vur_user_mr *mr);
+
+/**
+ * DEREG_MR of either kind. When it returns 0 the device no longer accesses
+ * memory through the MR, and its pages may be reused.
+ *
+ * @param dev an open device with VIRTIO_NET_F_ROCE
+ * @param mrn the MR
+ * @return 0, or as vur_user_query_device()
+ */
+int vur_user_dereg_mr(struct vur_user_dev *dev, uint32_t mrn);
+
+/**
+ * CREATE_CQ. The device picks an unbound completion virtqueue of at least
+ * @p cqe entries; this driver sets every one up with rdma_queue_size
+ * entries (vur_user_params).
+ *
+ * @param dev an open device with VIRTIO_NET_F_ROCE
+ * @param cqe entries, 1 to min(max_cqe, rdma_queue_size)
+ * @param cqn receives the CQ number
+ * @return 0, or as vur_user_query_device()
+ */
+int vur_user_create_cq(struct vur_user_dev *dev, uint32_t cqe, uint32_t *cqn);
+
+/**
+ * @param dev an open device with VIRTIO_NET_F_ROCE
+ * @param cqn a CQ no QP uses
+ * @return 0, or as vur_user_query_device()
+ */
+int vur_user_destroy_cq(struct vur_user_dev *dev, uint32_t cqn);
+
+/**
+ * REQ_NOTIFY_CQ: arm the CQ for one completion notification.
+ *
+ * @param dev   an open device with VIRTIO_NET_F_ROCE
+ * @param cqn   the CQ
+ * @param flags exactly one of enum vur_user_notify_flags
+ * @return 0, or as vur_user_query_device() (-EREMOTEIO for a CQ in error)
+ */
+int vur_user_req_notify_cq(struct vur_user_dev *dev, uint32_t cqn, uint32_t flags);
+
+/**
+ * CREATE_QP, in state RESET. The device picks the QP number (1 for the GSI
+ * QP) among those whose virtqueues hold the capacities.
+ *
+ * @param dev  an open device with VIRTIO_NET_F_ROCE
+ * @param attr PD, type, CQs and capacities
+ * @param qpn  receives the QP number
+ * @return 0, or as vur_user_query_device()
+ */
+int vur_user_create_qp(
+		struct vur_user_dev *dev, const struct vur_user_qp_init_attr *attr, uint32_t *qpn);
+
+/**
+ * MODIFY_QP: the attributes @p attr_mask names, and the transition to
+ * @p attr->qp_state with VUR_USER_QP_STATE. Fields outside the mask are
+ * sent as zero.
+ *
+ * @param dev       an open device with VIRTIO_NET_F_ROCE
+ * @param qpn       the QP
+ * @param attr      the values
+ * @param attr_mask enum vur_user_qp_attr_mask, sent as is
+ * @return 0, or as vur_user_query_device()
+ */
+int vur_user_modify_qp(struct vur_user_dev *dev, uint32_t qpn, const struct vur_user_qp_attr *attr,
+		uint32_t attr_mask);
+
+/**
+ * QUERY_QP: every attribute of the QP, whatever @p attr_mask asks
+ * (ROCE-DEV-QP-15); cur_qp_state reads as qp_state.
+ *
+ * @param dev       an open device with VIRTIO_NET_F_ROCE
+ * @param qpn       the QP
+ * @param attr_mask a hint, sent as is
+ * @param attr      receives the attributes
+ * @return 0, or as vur_user_query_device()
+ */
+int vur_user_query_qp(struct vur_user_dev *dev, uint32_t qpn, uint32_t attr_mask,
+		struct vur_user_qp_attr *attr);
+
+/**
+ * DESTROY_QP, in any state.
+ *
+ * @param dev an open device with VIRTIO_NET_F_ROCE
+ * @param qpn the QP
+ * @return 0, or as vur_user_query_device()
+ */
+int vur_user_destroy_qp(struct vur_user_dev *dev, uint32_t qpn);
+
+/**
+ * CREATE_AH: an address vector for UD and GSI sends.
+ *
+ * @param dev  an open device with VIRTIO_NET_F_ROCE
+ * @param pdn  its PD
+ * @param attr the address vector; its source GID is read from the GID
+ *             table now (ROCE-DEV-AH-3)
+ * @param ah   receives the AH handle
+ * @return 0, or as vur_user_query_device()
+ */
+int vur_user_create_ah(struct vur_user_dev *dev, uint32_t pdn, const struct vur_user_ah_attr *attr,
+		uint32_t *ah);
+
+/**
+ * @param dev an open device with VIRTIO_NET_F_ROCE
+ * @param pdn the PD the AH belongs to
+ * @param ah  the AH
+ * @return 0, or as vur_user_query_device()
+ */
+int vur_user_destroy_ah(struct vur_user_dev *dev, uint32_t pdn, uint32_t ah);
+
+/**
+ * ADD_GID: store a GID (an IPv6 or IPv4-mapped address) in an empty entry.
+ *
+ * @param dev   an open device with VIRTIO_NET_F_ROCE
+ * @param index the entry, below gid_tbl_len
+ * @param gid   16 bytes, network byte order
+ * @return 0, or as vur_user_query_device()
+ */
+int vur_user_add_gid(struct vur_user_dev *dev, uint16_t index, const uint8_t gid[16]);
+
+/**
+ * DEL_GID: empty an entry.
+ *
+ * @param dev   an open device with VIRTIO_NET_F_ROCE
+ * @param index the entry
+ * @return 0, or as vur_user_query_device()
+ */
+int vur_user_del_gid(struct vur_user_dev *dev, uint16_t index);
+
+/**
+ * The file descriptor to poll() for asynchronous events: readable while
+ * vur_user_get_async_event() has something to do (a message from the
+ * backend, or events already queued). Owned by the device.
+ *
+ * @param dev an open device
+ * @return the descriptor
+ */
+int vur_user_async_fd(const struct vur_user_dev *dev);
+
+/**
+ * Take the next asynchronous event, handling the backend's messages while
+ * none is queued. On each configuration change the driver reads the
+ * configuration space again and queues PORT_ACTIVE or PORT_ERR when
+ * VIRTIO_NET_S_LINK_UP flipped; with VIRTIO_NET_F_ROCE_PORT_SPEED it reads
+ * the speed with QUERY_PORT_SPEED (ROCE-DRV-SPEED-1) and queues one
+ * DEVICE_SPEED_CHANGE if it differs from the last speed it reported
+ * (ROCE-DRV-SPEED-2, -3); with VIRTIO_NET_F_GUEST_ANNOUNCE it acknowledges
+ * an announcement request. The last known link state and speed are those
+ * at open, then those of the last change.
+ *
+ * A caller of this function does not also call vur_user_backend_event(),
+ * which would take the messages from it.
+ *
+ * @param dev        an open device
+ * @param ev         receives the event
+ * @param timeout_ms how long to wait; 0 to check without waiting, -1 for
+ *                   no limit
+ * @return 1 with @p ev filled, 0 if no event came within @p timeout_ms,
+ *         or -EINVAL, or an error of vur_user_backend_event() (-EPROTO,
+ *         -ECONNRESET) or of vur_user_read_config()
+ */
+int vur_user_get_async_event(
+		struct vur_user_dev *dev, struct vur_user_async_event *ev, int timeout_ms);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VUR_VERBS_H */

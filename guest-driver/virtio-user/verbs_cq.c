@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Completion queues: CREATE_CQ, DESTROY_CQ and REQ_NOTIFY_CQ. */
+#include <endian.h>
+#include <errno.h>
+
+#include "verbs.h"
+
+VUSER_SAME_VALUE(VUR_USER_NOTIFY_SOLICITED, VIRTIO_IB_NOTIFY_SOLICITED);
+VUSER_SAME_VALUE(VUR_USER_NOTIFY_NEXT_COMPLETION, VIRTIO_IB_NOTIFY_NEXT_COMPLETION);
+
+int
+vur_user_create_cq(struct vur_user_dev *d, uint32_t cqe, uint32_t *cqn)
+{
+	struct virtio_rdma_cmd_create_cq c = { .cqe = htole32(cqe) };
+	struct virtio_rdma_ack_create_cq a;
+	int ret;
+
+	if (d == NULL || cqn == NULL)
+		return -EINVAL;
+	ret = vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_CREATE_CQ, &c, sizeof(c), &a, sizeof(a));
+	if (ret == 0)
+		*cqn = le32toh(a.cqn);
+	return ret;
+}
+
+/*
+ * ROCE-DRV-LIFE-2 asks for the CQ's virtqueue to be back in its initial
+ * state before the next create; this layer never makes buffers available on
+ * RDMA virtqueues, so they never leave it.
+ */
+int
+vur_user_destroy_cq(struct vur_user_dev *d, uint32_t cqn)
+{
+	struct virtio_rdma_cmd_destroy_cq c = { .cqn = htole32(cqn) };
+
+	if (d == NULL)
+		return -EINVAL;
+	return vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_DESTROY_CQ, &c, sizeof(c), NULL, 0);
+}
+
+int
+vur_user_req_notify_cq(struct vur_user_dev *d, uint32_t cqn, uint32_t flags)
+{
+	struct virtio_rdma_cmd_req_notify c = { .cqn = htole32(cqn), .flags = htole32(flags) };
+
+	if (d == NULL)
+		return -EINVAL;
+	return vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_REQ_NOTIFY_CQ, &c, sizeof(c), NULL, 0);
+}
