@@ -6,6 +6,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <rte_lcore.h>
 #include <rte_thread.h>
 
 #include "common/event_loop.h"
@@ -53,10 +54,15 @@ vur_event_loop_start(struct vur_event_loop *loop, const char *name)
 		ret = -errno;
 		goto close_fds;
 	}
-	ret = -pthread_create(&loop->thread, NULL, loop_main, loop);
-	if (ret < 0)
+	/*
+	 * A DPDK control thread: named, and kept off the data-plane lcores
+	 * (EAL gives it the CPUs no lcore uses, else the main lcore's).
+	 */
+	ret = rte_ctrl_thread_create(&loop->thread, name, NULL, loop_main, loop);
+	if (ret != 0) {
+		ret = ret < 0 ? ret : -ret;
 		goto close_fds;
-	pthread_setname_np(loop->thread, name);
+	}
 	return 0;
 
 close_fds:
