@@ -16,4 +16,18 @@ prefix="vurbench$$"
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$tmp" "/var/run/dpdk/$prefix"' EXIT
 for _ in $(seq 100); do [ -S "$tmp/sock" ] && break; sleep 0.1; done
-"$dir/bench/ctrl_bench" "$tmp/sock" "${1:-5000}"
+
+# Where the backend's control thread may run. A wake-up across CPUs costs an
+# inter-processor interrupt, which in a VM can dominate a round trip, so
+# each figure is taken with the client on that CPU and on another one.
+ctrl_cpus=$(for t in /proc/$pid/task/*; do
+    if [ "$(cat "$t/comm")" = vur-ctrl ]; then awk '/Cpus_allowed_list/ {print $2}' "$t/status"; fi
+done)
+ctrl_cpu=${ctrl_cpus%%[,-]*}
+other_cpu=$(awk -v c="$ctrl_cpu" '/^processor/ && $3 != c {print $3; exit}' /proc/cpuinfo)
+echo "backend control thread on CPU(s) ${ctrl_cpus:-?}; $(nproc) CPUs"
+for cpu in "$ctrl_cpu" $other_cpu; do
+    echo "== client on CPU $cpu$([ "$cpu" = "$ctrl_cpu" ] && echo ' (same as the control thread)')"
+    taskset -c "$cpu" "$dir/bench/ctrl_bench" "$tmp/sock" "${1:-5000}"
+    taskset -c "$cpu" "$dir/bench/qp_bench" "$tmp/sock" "$(( ${1:-5000} / 2 ))"
+done

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef VUR_BENCH_UTIL_H
+#define VUR_BENCH_UTIL_H
+
+#include <stdint.h>
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t now_ns(void);
+
+/* Sort @ns and print its p50, p99 and maximum in microseconds. */
+void report(const char *what, uint64_t *ns, unsigned int n);
+
+/* GB/s copying 64 MiB, best of a few runs: the scale for the figures. */
+double memcpy_gbps(void);
+
+#endif /* VUR_BENCH_UTIL_H */
