@@ -8,6 +8,8 @@
 
 #include <rte_log.h>
 
+#include "common/ratelimit.h"
+
 extern int vur_logtype_app;
 extern int vur_logtype_vhost;
 extern int vur_logtype_rdma;
@@ -20,8 +22,16 @@ extern int vur_logtype_net;
 #define VUR_DEV_LOG(dev, level, fmt, ...) \
 	VUR_LOG(vhost, level, "%s: " fmt, (dev)->path, ##__VA_ARGS__)
 
-/* RDMA objects: the device's name is its socket path too. */
+/*
+ * Lines a guest can cause, through the rate limit @rl of the object they
+ * are about (DESIGN.md, bad input).
+ */
+#define VUR_LOG_LIMITED(rl, type, level, fmt, ...)                                           \
+	vur_log_limited(rl, RTE_LOG_##level, vur_logtype_##type, "VUR_" #type ": " fmt "\n", \
+			##__VA_ARGS__)
+
+/* RDMA objects, named by their device's socket path; guest-caused, so limited. */
 #define VUR_RDMA_LOG(rd, level, fmt, ...) \
-	VUR_LOG(rdma, level, "%s: " fmt, (rd)->name, ##__VA_ARGS__)
+	VUR_LOG_LIMITED(&(rd)->log_rl, rdma, level, "%s: " fmt, (rd)->name, ##__VA_ARGS__)
 
 #endif /* VUR_LOG_H */

@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/ratelimit.h"
+
 #define VUR_NET_ALEN          6
 #define VUR_NET_MAC_TABLE_LEN 64
 #define VUR_NET_VLAN_IDS      4096
@@ -42,6 +44,7 @@ struct vur_net_state {
 	struct vur_net_mac_table uc;
 	struct vur_net_mac_table mc;
 	uint64_t vlans[VUR_NET_VLAN_IDS / 64];
+	struct vur_ratelimit log_rl; /* the guest decides how often we log */
 };
 
 /*

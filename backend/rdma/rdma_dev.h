@@ -16,6 +16,7 @@
 
 #include <linux/virtio_net_roce.h>
 
+#include "common/ratelimit.h"
 #include "rdma/pool.h"
 
 /*
@@ -163,7 +164,8 @@ struct vur_rdma_dev {
 	uint32_t *mr_last_rkey; /* per MR slot, so a new rkey differs (ROCE-DEV-MR-9) */
 	uint32_t mr_index_bits; /* low bits of a key: the MR's index */
 	struct vur_rdma_gid *gids;
-	struct vur_port_speed port; /* written by the device under its lock */
+	struct vur_port_speed port;  /* written by the device under its lock */
+	struct vur_ratelimit log_rl; /* refusals are guest-caused */
 };
 
 /* Live objects of each kind, for management. */

@@ -13,6 +13,7 @@
 
 #include "common/event_loop.h"
 #include "ctrl/ctrl_dispatch.h"
+#include "common/ratelimit.h"
 #include "vring/split_ring.h"
 
 struct rte_vhost_memory;
@@ -40,6 +41,7 @@ struct vur_ctrlq {
 	void *ctx; /* the handlers' context */
 	uint64_t negotiated;
 	struct vur_ctrlq_stats stats;
+	struct vur_ratelimit log_rl; /* what the driver sends decides what we log */
 };
 
 void vur_ctrlq_init(struct vur_ctrlq *q, pthread_mutex_t *lock, const char *name,

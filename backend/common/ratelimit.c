@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdarg.h>
+#include <time.h>
+
+#include <rte_log.h>
+
+#include "common/ratelimit.h"
+
+bool
+vur_ratelimit_allow(struct vur_ratelimit *rl, uint64_t now_ns, uint32_t *dropped)
+{
+	if (now_ns - rl->start_ns >= VUR_RATELIMIT_INTERVAL_NS) {
+		rl->start_ns = now_ns;
+		rl->printed = 0;
+	}
+	if (rl->printed >= VUR_RATELIMIT_BURST) {
+		rl->dropped++;
+		return false;
+	}
+	rl->printed++;
+	*dropped = rl->dropped;
+	rl->dropped = 0;
+	return true;
+}
+
+void
+vur_log_limited(struct vur_ratelimit *rl, uint32_t level, uint32_t logtype, const char *fmt, ...)
+{
+	struct timespec ts;
+	uint32_t dropped;
+	va_list ap;
+
+	if (!rte_log_can_log(logtype, level))
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (!vur_ratelimit_allow(rl, (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec, &dropped))
+		return;
+	if (dropped != 0)
+		rte_log(level, logtype, "(%u similar lines dropped by the rate limit)\n", dropped);
+	va_start(ap, fmt);
+	rte_vlog(level, logtype, fmt, ap);
+	va_end(ap);
+}
