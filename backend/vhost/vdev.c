@@ -301,8 +301,12 @@ reset_rdma(struct vur_dev *dev)
 
 	memset(dev->vq_ready, 0, sizeof(dev->vq_ready));
 	dev->rdma_ready = vur_rdma_dev_init(&dev->rdma, dev->path, &dev->limits, &env) == 0;
-	dev->rdma.port.speed = dev->cfg_state.speed;
-	dev->rdma.port.flags = VIRTIO_RDMA_PORT_SPEED_F_LOOPBACK; /* no uplink */
+	dev->rdma.port = (struct vur_port_speed){
+		.speed = dev->speed.speed,
+		.flags = dev->speed.flags,
+		.active_members = dev->speed.active,
+		.total_members = dev->speed.total,
+	};
 	dev->target.rdma = &dev->rdma;
 	vur_net_state_init(&dev->net, dev->cfg_state.mac, 1);
 	dev->target.net = &dev->net;
@@ -489,8 +493,9 @@ init_config(struct vur_dev *dev, const struct vur_dev_params *p)
 	st->max_cqs = p->max_cqs;
 	st->rfc2_numbering = p->rfc2_numbering;
 	/* No uplink yet: link up at the loopback speed (DESIGN.md, speed semantics). */
-	st->link_up = true;
-	st->speed = p->loopback_mbps / VIRTIO_NET_ROCE_SPEED_UNIT_MBPS;
+	vur_speed_compute(NULL, 0, true, p->loopback_mbps, &dev->speed);
+	st->link_up = dev->speed.link_up;
+	st->speed = dev->speed.speed;
 }
 
 static int

@@ -16,6 +16,7 @@
 #include "ctrl/ctrl_roce.h"
 #include "ctrl/ctrl_target.h"
 #include "net/net_state.h"
+#include "port/speed_policy.h"
 #include "rdma/rdma_dev.h"
 #include "vdev_config.h"
 #include "vdev_ctrlq.h"
@@ -47,6 +48,7 @@ struct vur_dev {
 	bool started;         /* between new_device and destroy_device */
 	uint64_t negotiated;
 	struct vur_config_state cfg_state;
+	struct vur_speed_result speed; /* as the speed policy last computed it */
 
 	struct vur_rdma_limits limits;
 	struct vur_rdma_dev rdma; /* fresh for every connection */
