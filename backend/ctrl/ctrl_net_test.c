@@ -9,6 +9,7 @@
 #include "ctrl/ctrl_target.h"
 #include "net/net_state.h"
 #include "rdma/rdma_dev.h"
+#include "tests/ctrl_chain.h"
 #include "tests/tap.h"
 
 #define F(bit) (1ULL << VIRTIO_NET_F_##bit)
@@ -32,17 +33,7 @@ send(uint8_t cls, uint8_t cmd, const void *data, uint32_t len, uint64_t feat)
 	struct vur_ctrl_result r;
 	struct vur_chain c;
 
-	memset(&c, 0, sizeof(c));
-	out[0] = cls;
-	out[1] = cmd;
-	if (len > 0)
-		memcpy(out + 2, data, len);
-	c.iov[0] = (struct iovec){ out, 2 + len };
-	c.iov[1] = (struct iovec){ in, 1 };
-	c.n_out = c.n_in = 1;
-	c.out_len = 2 + len;
-	c.in_len = 1;
-	memset(in, 0xaa, sizeof(in));
+	ctrl_chain_build(&c, out, cls, cmd, data, len, in, 1);
 	vur_ctrl_dispatch(&table, &target, feat, &c, &r);
 	if (r.written != 1 || in[0] != r.ack ||
 			r.ack != (r.reject == VUR_CTRL_REJ_NONE ? VIRTIO_NET_OK : VIRTIO_NET_ERR))

@@ -7,6 +7,7 @@
 #include "ctrl/ctrl_roce.h"
 #include "ctrl/ctrl_target.h"
 #include "rdma/rdma_dev.h"
+#include "tests/ctrl_chain.h"
 #include "tests/tap.h"
 
 #define F_ROCE  (1ULL << VIRTIO_NET_F_ROCE)
@@ -47,17 +48,7 @@ send(uint8_t cls, uint8_t cmd, const void *data, uint32_t len, uint32_t in_len, 
 	struct vur_ctrl_result r;
 	struct vur_chain c;
 
-	memset(&c, 0, sizeof(c));
-	out[0] = cls;
-	out[1] = cmd;
-	if (len > 0)
-		memcpy(out + 2, data, len);
-	c.iov[0] = (struct iovec){ out, 2 + len };
-	c.iov[1] = (struct iovec){ in, in_len };
-	c.n_out = c.n_in = 1;
-	c.out_len = 2 + len;
-	c.in_len = in_len;
-	memset(in, 0xaa, sizeof(in));
+	ctrl_chain_build(&c, out, cls, cmd, data, len, in, in_len);
 	vur_ctrl_dispatch(&table, &target, feat, &c, &r);
 	return r.ack;
 }
