@@ -5,6 +5,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "vur_user.h"
+
 #include "bench_util.h"
 
 uint64_t
@@ -54,4 +56,27 @@ memcpy_gbps(void)
 	free(a);
 	free(b);
 	return (double)len / best;
+}
+
+struct vur_user_dev *
+bench_open(int argc, char **argv, unsigned int def, unsigned int *n, int *exit_code)
+{
+	struct vur_user_params params;
+	struct vur_user_dev *d;
+	int ret;
+
+	*n = argc > 2 ? (unsigned int)atoi(argv[2]) : def;
+	if (argc < 2 || *n < 100) {
+		fprintf(stderr, "usage: %s SOCKET [ITERATIONS >= 100]\n", argv[0]);
+		*exit_code = 2;
+		return NULL;
+	}
+	vur_user_params_init(&params, argv[1]);
+	ret = vur_user_open(&params, &d);
+	if (ret < 0) {
+		fprintf(stderr, "open %s: %s\n", argv[1], strerror(-ret));
+		*exit_code = 1;
+		return NULL;
+	}
+	return d;
 }

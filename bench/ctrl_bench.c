@@ -35,22 +35,15 @@ main(int argc, char **argv)
 	struct virtio_rdma_ack_query_device qd;
 	struct virtio_rdma_ack_create_pd pd;
 	struct virtio_rdma_cmd_destroy_pd dpd;
-	struct vur_user_params params;
 	struct vur_user_dev *d;
-	unsigned int i, n = argc > 2 ? (unsigned int)atoi(argv[2]) : 5000;
+	unsigned int i, n;
 	uint64_t *q_ns, *pd_ns, t0;
 	int ret;
 
-	if (argc < 2 || n < 100) {
-		fprintf(stderr, "usage: %s SOCKET [ITERATIONS >= 100]\n", argv[0]);
-		return 2;
-	}
-	vur_user_params_init(&params, argv[1]);
-	ret = vur_user_open(&params, &d);
-	if (ret < 0) {
-		fprintf(stderr, "open %s: %s\n", argv[1], strerror(-ret));
-		return 1;
-	}
+	d = bench_open(argc, argv, 5000, &n, &ret);
+	if (d == NULL)
+		return ret;
+	ret = 0;
 	q_ns = calloc(n, sizeof(*q_ns));
 	pd_ns = calloc(n, sizeof(*pd_ns));
 	for (i = 0; i < n && ret == 0; i++) {

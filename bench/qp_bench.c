@@ -85,22 +85,14 @@ main(int argc, char **argv)
 				.max_send_sge = 1,
 				.max_recv_sge = 1 },
 	};
-	struct vur_user_params params;
 	struct vur_user_dev *d;
-	unsigned int i, n = argc > 2 ? (unsigned int)atoi(argv[2]) : 2000;
+	unsigned int i, n;
 	uint64_t *ns, t0, start;
 	int ret;
 
-	if (argc < 2 || n < 100) {
-		fprintf(stderr, "usage: %s SOCKET [CYCLES >= 100]\n", argv[0]);
-		return 2;
-	}
-	vur_user_params_init(&params, argv[1]);
-	ret = vur_user_open(&params, &d);
-	if (ret < 0) {
-		fprintf(stderr, "open %s: %s\n", argv[1], strerror(-ret));
-		return 1;
-	}
+	d = bench_open(argc, argv, 2000, &n, &ret);
+	if (d == NULL)
+		return ret;
 	ns = calloc(n, sizeof(*ns));
 	ret = ns == NULL ? -1 : vur_user_add_gid(d, 0, local_gid);
 	if (ret == 0)
