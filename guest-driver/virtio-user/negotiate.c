@@ -31,7 +31,9 @@ vur_user_supported_features(bool rfc2_numbering)
 	 * queue layout fixed), no MRG_RXBUF or offloads: the Ethernet data
 	 * path is not this driver's business yet. INDIRECT_DESC is accepted;
 	 * the rings here do not use it yet. The control-queue features only
-	 * let the caller send their commands with vur_user_ctrl().
+	 * let the caller send their commands with vur_user_ctrl(); the
+	 * announcement requests of GUEST_ANNOUNCE are acknowledged by the
+	 * async event path (async.c).
 	 */
 	return VUSER_BIT(VIRTIO_F_VERSION_1) | VUSER_BIT(VIRTIO_RING_F_EVENT_IDX) |
 			VUSER_BIT(VIRTIO_RING_F_INDIRECT_DESC) | VUSER_BIT(VIRTIO_NET_F_CTRL_VQ) |
