@@ -5,92 +5,20 @@ Usage: backend_test.py PATH/TO/vhost-user-rdma
 Prints TAP. Expected values are written from the spec, not from the header.
 """
 
-import itertools
-import json
+import functools
 import os
-import shutil
 import signal
-import socket
 import struct
 import subprocess
 import sys
 import tempfile
-import time
 
+import harness
 import vhost_user as vu
+from harness import case, remove_runtime_dir
 
 BACKEND = sys.argv[1]
-SEQ = itertools.count()
-RESULTS = []
-
-
-def case(fn):
-    try:
-        fn()
-        RESULTS.append((True, fn.__name__, ''))
-    except Exception as e:  # noqa: BLE001 - any failure fails the case
-        RESULTS.append((False, fn.__name__, f'{type(e).__name__}: {e}'))
-    return fn
-
-
-class Backend:
-    """The backend on a private EAL file prefix, without hugepages or PCI."""
-
-    def __init__(self, *app_args, prefix='vurtest'):
-        self.dir = tempfile.mkdtemp(prefix='vur-')
-        self.sock = os.path.join(self.dir, 'vhost-rdma0')
-        self.prefix = f'{prefix}{os.getpid()}{next(SEQ)}'
-        eal = ['--no-huge', '-m', '128', '--no-pci', '--file-prefix',
-               self.prefix, '--log-level', 'lib.eal:error']
-        args = list(app_args) if app_args else ['-s', self.sock]
-        self.log = open(os.path.join(self.dir, 'log'), 'w+')
-        self.proc = subprocess.Popen([BACKEND, *eal, '--', *args],
-                                     stdout=self.log, stderr=subprocess.STDOUT)
-
-    def wait_socket(self, path=None, timeout=20):
-        path = path or self.sock
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            if os.path.exists(path):
-                return
-            if self.proc.poll() is not None:
-                raise AssertionError(f'backend exited {self.proc.returncode}: {self.output()}')
-            time.sleep(0.05)
-        raise AssertionError('socket never appeared')
-
-    def telemetry(self, command):
-        """One DPDK telemetry command (the v2 socket dpdk-telemetry.py uses)."""
-        run_dir = os.environ.get('XDG_RUNTIME_DIR', '/tmp') if os.getuid() else '/var/run'
-        path = os.path.join(run_dir, 'dpdk', self.prefix, 'dpdk_telemetry.v2')
-        with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
-            s.settimeout(5)
-            s.connect(path)
-            s.recv(16384)  # the greeting
-            s.send(command.encode())
-            return json.loads(s.recv(65536).decode())
-
-    def output(self):
-        self.log.flush()
-        self.log.seek(0)
-        return self.log.read()
-
-    def stop(self, sig=signal.SIGTERM, timeout=20):
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-        try:
-            return self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-            raise AssertionError('backend did not stop on ' + sig.name)
-        finally:
-            remove_runtime_dir(self.prefix)
-
-
-def remove_runtime_dir(prefix):
-    """EAL leaves its runtime directory (config, telemetry socket) behind."""
-    run_dir = os.environ.get('XDG_RUNTIME_DIR', '/tmp') if os.getuid() else '/var/run'
-    shutil.rmtree(os.path.join(run_dir, 'dpdk', prefix), ignore_errors=True)
+Backend = functools.partial(harness.Backend, BACKEND)
 
 
 def run(*args):
@@ -227,14 +155,5 @@ def two_devices_and_clean_exit():
         assert not os.path.exists(s), f'{s} left behind'
 
 
-def main():
-    for i, (ok, name, why) in enumerate(RESULTS, 1):
-        if why:
-            print('# ' + why.replace('\n', '\n# '))
-        print(f'{"ok" if ok else "not ok"} {i} - {name}')
-    print(f'1..{len(RESULTS)}')
-    return 0 if all(ok for ok, _, _ in RESULTS) else 1
-
-
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(harness.report())

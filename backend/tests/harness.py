@@ -1,0 +1,112 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""What the integration tests share: the backend as a child process on a
+private EAL file prefix, its telemetry, and the TAP report."""
+
+import itertools
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+
+SEQ = itertools.count()
+RESULTS = []
+
+# What ASan and UBSan print when they catch something in the backend.
+SANITIZER_REPORTS = ('ERROR: AddressSanitizer', 'runtime error:', 'ERROR: LeakSanitizer')
+
+
+def case(fn):
+    """Run @fn now as one TAP test case; any exception fails it."""
+    try:
+        fn()
+        RESULTS.append((True, fn.__name__, ''))
+    except Exception as e:  # noqa: BLE001 - any failure fails the case
+        RESULTS.append((False, fn.__name__, f'{type(e).__name__}: {e}'))
+    return fn
+
+
+def report():
+    """Print the TAP report of every case run; returns the exit status."""
+    for i, (ok, name, why) in enumerate(RESULTS, 1):
+        if why:
+            print('# ' + why.replace('\n', '\n# '))
+        print(f'{"ok" if ok else "not ok"} {i} - {name}')
+    print(f'1..{len(RESULTS)}')
+    return 0 if all(ok for ok, _, _ in RESULTS) else 1
+
+
+def run_dir():
+    """Where EAL keeps its runtime directories (rte_eal_get_runtime_dir)."""
+    return os.environ.get('XDG_RUNTIME_DIR', '/tmp') if os.getuid() else '/var/run'
+
+
+def remove_runtime_dir(prefix):
+    """EAL leaves its runtime directory (config, telemetry socket) behind."""
+    shutil.rmtree(os.path.join(run_dir(), 'dpdk', prefix), ignore_errors=True)
+
+
+class Backend:
+    """The backend on a private EAL file prefix, without hugepages or PCI."""
+
+    def __init__(self, binary, *app_args, prefix='vurtest'):
+        self.dir = tempfile.mkdtemp(prefix='vur-')
+        self.sock = os.path.join(self.dir, 'vhost-rdma0')
+        self.prefix = f'{prefix}{os.getpid()}{next(SEQ)}'
+        eal = ['--no-huge', '-m', '128', '--no-pci', '--file-prefix',
+               self.prefix, '--log-level', 'lib.eal:error']
+        args = list(app_args) if app_args else ['-s', self.sock]
+        # O_APPEND: the child shares the file offset, and output() seeks.
+        self.log = open(os.path.join(self.dir, 'log'), 'a+')
+        self.proc = subprocess.Popen([binary, *eal, '--', *args],
+                                     stdout=self.log, stderr=subprocess.STDOUT)
+
+    def wait_socket(self, path=None, timeout=20):
+        path = path or self.sock
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if os.path.exists(path):
+                return
+            if self.proc.poll() is not None:
+                raise AssertionError(f'backend exited {self.proc.returncode}: {self.output()}')
+            time.sleep(0.05)
+        raise AssertionError('socket never appeared')
+
+    def telemetry(self, command):
+        """One DPDK telemetry command (the v2 socket dpdk-telemetry.py uses)."""
+        path = os.path.join(run_dir(), 'dpdk', self.prefix, 'dpdk_telemetry.v2')
+        with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
+            s.settimeout(5)
+            s.connect(path)
+            s.recv(16384)  # the greeting
+            s.send(command.encode())
+            return json.loads(s.recv(65536).decode())
+
+    def device(self, path=None):
+        """The /vur/device telemetry of the device serving @path."""
+        return self.telemetry('/vur/device,' + (path or self.sock))['/vur/device']
+
+    def output(self):
+        self.log.flush()
+        self.log.seek(0)
+        return self.log.read()
+
+    def sanitizer_report(self):
+        """The backend's output if a sanitizer reported there, else ''."""
+        out = self.output()
+        return out if any(s in out for s in SANITIZER_REPORTS) else ''
+
+    def stop(self, sig=signal.SIGTERM, timeout=20):
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise AssertionError('backend did not stop on ' + sig.name)
+        finally:
+            remove_runtime_dir(self.prefix)
