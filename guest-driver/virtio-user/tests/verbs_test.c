@@ -811,6 +811,44 @@ two_frontends_one_socket(void)
 	child_cleanup(&own);
 }
 
+/* The verbs in the RFC v2 numbering: class 6 carries them (ROCE-DEV-RFC2-4). */
+static void
+rfc2_numbering_verbs(void)
+{
+	static const char *const args[] = { "--rfc2-numbering", NULL };
+	struct vur_user_dev *d = NULL;
+	struct vur_user_device_attr a;
+	struct vur_user_params p;
+	struct child own;
+	uint32_t pdn;
+	int ret, status;
+
+	ret = child_start_backend(&own, backend_bin, args);
+	if (ret == 0)
+		ret = child_wait_socket(&own, WAIT_MS);
+	TAP_EQ(ret, 0);
+	vur_user_params_init(&p, own.sock);
+	p.rfc2_numbering = true;
+	p.features = vur_user_supported_features(true);
+	if (ret == 0)
+		TAP_EQ(vur_user_open(&p, &d), 0);
+	if (d != NULL) {
+		TAP_EQ(vur_user_roce_class(d), VIRTIO_NET_CTRL_ROCE_RFC2);
+		TAP_EQ(vur_user_query_device(d, &a), 0);
+		TAP_EQ(a.max_qp, 64);
+		TAP_EQ(vur_user_create_pd(d, &pdn), 0);
+		TAP_EQ(vur_user_destroy_pd(d, pdn), 0);
+		TAP_EQ(vur_user_destroy_pd(d, pdn), -EREMOTEIO);
+		TAP_EQ(vur_user_close(d), 0);
+	}
+	status = child_stop(&own, SIGTERM, WAIT_MS);
+	TAP_CHECK(status >= 0 && WIFEXITED(status));
+	TAP_EQ(WEXITSTATUS(status), 0);
+	if (tap_case_failed)
+		child_dump_log(&own);
+	child_cleanup(&own);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -844,6 +882,7 @@ main(int argc, char **argv)
 	TAP_RUN(req_notify);
 	TAP_RUN(frontend_killed_mid_command);
 	TAP_RUN(two_frontends_one_socket);
+	TAP_RUN(rfc2_numbering_verbs);
 	TAP_RUN(stop);
 	child_cleanup(&backend);
 	return tap_done();
