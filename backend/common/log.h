@@ -23,15 +23,15 @@ extern int vur_logtype_net;
 	VUR_LOG(vhost, level, "%s: " fmt, (dev)->path, ##__VA_ARGS__)
 
 /*
- * Lines a guest can cause, through the rate limit @rl of the object they
- * are about (DESIGN.md, bad input).
+ * Lines a guest can cause about @who (a device's name), through the rate
+ * limit @rl of the object they are about (DESIGN.md, bad input).
  */
-#define VUR_LOG_LIMITED(rl, type, level, fmt, ...)                                           \
-	vur_log_limited(rl, RTE_LOG_##level, vur_logtype_##type, "VUR_" #type ": " fmt "\n", \
-			##__VA_ARGS__)
+#define VUR_LOG_LIMITED(rl, who, type, level, fmt, ...)               \
+	vur_log_limited(rl, who, RTE_LOG_##level, vur_logtype_##type, \
+			"VUR_" #type ": %s: " fmt "\n", who, ##__VA_ARGS__)
 
 /* RDMA objects, named by their device's socket path; guest-caused, so limited. */
 #define VUR_RDMA_LOG(rd, level, fmt, ...) \
-	VUR_LOG_LIMITED(&(rd)->log_rl, rdma, level, "%s: " fmt, (rd)->name, ##__VA_ARGS__)
+	VUR_LOG_LIMITED(&(rd)->log_rl, (rd)->name, rdma, level, fmt, ##__VA_ARGS__)
 
 #endif /* VUR_LOG_H */

@@ -24,7 +24,8 @@ vur_ratelimit_allow(struct vur_ratelimit *rl, uint64_t now_ns, uint32_t *dropped
 }
 
 void
-vur_log_limited(struct vur_ratelimit *rl, uint32_t level, uint32_t logtype, const char *fmt, ...)
+vur_log_limited(struct vur_ratelimit *rl, const char *who, uint32_t level, uint32_t logtype,
+		const char *fmt, ...)
 {
 	struct timespec ts;
 	uint32_t dropped;
@@ -36,7 +37,7 @@ vur_log_limited(struct vur_ratelimit *rl, uint32_t level, uint32_t logtype, cons
 	if (!vur_ratelimit_allow(rl, (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec, &dropped))
 		return;
 	if (dropped != 0)
-		rte_log(level, logtype, "(%u similar lines dropped by the rate limit)\n", dropped);
+		rte_log(level, logtype, "%s: %u lines dropped by the rate limit\n", who, dropped);
 	va_start(ap, fmt);
 	rte_vlog(level, logtype, fmt, ap);
 	va_end(ap);

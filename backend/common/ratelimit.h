@@ -25,8 +25,11 @@ struct vur_ratelimit {
  */
 bool vur_ratelimit_allow(struct vur_ratelimit *rl, uint64_t now_ns, uint32_t *dropped);
 
-/* rte_log() through @rl: CLOCK_MONOTONIC, and a line about dropped ones. */
-void vur_log_limited(struct vur_ratelimit *rl, uint32_t level, uint32_t logtype, const char *fmt,
-		...) __attribute__((format(printf, 4, 5)));
+/*
+ * rte_log() through @rl (CLOCK_MONOTONIC), preceded when lines were dropped
+ * by one that says how many, about @who (the device's name).
+ */
+void vur_log_limited(struct vur_ratelimit *rl, const char *who, uint32_t level, uint32_t logtype,
+		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 #endif /* VUR_RATELIMIT_H */

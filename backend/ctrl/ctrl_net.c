@@ -86,10 +86,10 @@ mac_table_set(void *ctx, const void *cmd, uint32_t len, void *ack)
 		return VIRTIO_NET_ERR;
 	/* Once per fallback, not on every rx mode change of a busy guest. */
 	if (!overflow && (ns->uc.overflow || ns->mc.overflow))
-		VUR_LOG_LIMITED(&ns->log_rl, net, NOTICE,
-				"%s: %u unicast, %u multicast filter entries: over %u, "
+		VUR_LOG_LIMITED(&ns->log_rl, dev_name(ctx), net, NOTICE,
+				"%u unicast, %u multicast filter entries: over %u, "
 				"accepting all of that kind",
-				dev_name(ctx), n_uc, n_mc, VUR_NET_MAC_TABLE_LEN);
+				n_uc, n_mc, VUR_NET_MAC_TABLE_LEN);
 	return VIRTIO_NET_OK;
 }
 
@@ -106,8 +106,9 @@ mac_addr_set(void *ctx, const void *cmd, uint32_t len, void *ack)
 	if ((m[0] & 1) != 0 || memcmp(m, zero, VUR_NET_ALEN) == 0)
 		return VIRTIO_NET_ERR;
 	memcpy(ns->mac, m, VUR_NET_ALEN);
-	VUR_LOG_LIMITED(&ns->log_rl, net, NOTICE, "%s: MAC address %02x:%02x:%02x:%02x:%02x:%02x",
-			dev_name(ctx), m[0], m[1], m[2], m[3], m[4], m[5]);
+	VUR_LOG_LIMITED(&ns->log_rl, dev_name(ctx), net, NOTICE,
+			"MAC address %02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4],
+			m[5]);
 	return VIRTIO_NET_OK;
 }
 

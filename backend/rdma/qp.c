@@ -243,7 +243,10 @@ vur_rdma_modify_qp(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_modify_
 	if ((mask & VIRTIO_IB_QP_AV) && vur_rdma_av_from_wire(rd, &c->ah_attr, &av) < 0)
 		return -EINVAL;
 	/* ROCE-DEV-QP-14: everything checked; now all of it at once. */
-	apply_attrs(&qp->attr, c, mask, &av);
+	if ((mask & VIRTIO_IB_QP_STATE) && c->qp_state == VIRTIO_IB_QPS_RESET)
+		memset(&qp->attr, 0, sizeof(qp->attr)); /* RESET forgets all but cap */
+	else
+		apply_attrs(&qp->attr, c, mask, &av);
 	return 0;
 }
 

@@ -428,6 +428,16 @@ modify_qps(void)
 	TAP_CHECK(modify(qpn, A(STATE), VIRTIO_IB_QPS_ERR) == 0);
 	TAP_CHECK(modify(qpn, A(STATE), VIRTIO_IB_QPS_RTS) == -EINVAL);
 	TAP_CHECK(modify(qpn, A(STATE), VIRTIO_IB_QPS_RESET) == 0);
+	/* RESET forgets every attribute but cap */
+	memset(&a, 0, sizeof(a));
+	TAP_CHECK(vur_rdma_query_qp(&rd, &q, &a) == 0);
+	TAP_CHECK(a.qp_state == VIRTIO_IB_QPS_RESET && a.path_mtu == 0 && a.dest_qp_num == 0);
+	TAP_CHECK(a.qp_access_flags == 0 && a.ah_attr.grh.dgid[15] == 0);
+	TAP_CHECK(rte_le_to_cpu_32(a.cap.max_send_wr) == 16);
+	/* RESET to RESET and ERR to ERR exist, as in IBTA */
+	TAP_CHECK(modify(qpn, A(STATE), VIRTIO_IB_QPS_RESET) == 0);
+	TAP_CHECK(modify(qpn, A(STATE), VIRTIO_IB_QPS_ERR) == 0);
+	TAP_CHECK(modify(qpn, A(STATE), VIRTIO_IB_QPS_ERR) == 0);
 	vur_rdma_dev_fini(&rd);
 }
 

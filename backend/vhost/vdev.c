@@ -313,51 +313,57 @@ reset_rdma(struct vur_dev *dev)
 	return dev->rdma_ready ? 0 : -ENOMEM;
 }
 
+static void drop_connection(struct vur_dev *dev);
+
 static int
 on_new_connection(int vid)
 {
 	char path[PATH_MAX];
 	struct vur_dev *dev;
+	int busy;
 
 	if (vid < 0 || vid >= RTE_MAX_VHOST_DEVICE || rte_vhost_get_ifname(vid, path, sizeof(path)))
 		return -1;
 	dev = dev_from_path(path);
 	if (dev == NULL)
 		return -1;
-	if (rte_vhost_extern_callback_register(vid, &extern_ops, dev) != 0) {
-		VUR_DEV_LOG(dev, ERR, "cannot register the message handler");
+
+	/* One socket is one device: a second frontend would share its state. */
+	pthread_mutex_lock(&dev->lock);
+	busy = dev->vid;
+	if (busy < 0) {
+		dev->vid = vid;
+		dev->started = false;
+		dev->negotiated = 0;
+		reset_rdma(dev); /* a new frontend starts from nothing */
+	}
+	pthread_mutex_unlock(&dev->lock);
+	if (busy >= 0) {
+		VUR_DEV_LOG(dev, WARNING,
+				"refusing a second frontend (vid %d) while vid %d is connected",
+				vid, busy);
+		return -1;
+	}
+	if (!dev->rdma_ready || rte_vhost_extern_callback_register(vid, &extern_ops, dev) != 0) {
+		VUR_DEV_LOG(dev, ERR, "cannot set up the connection (vid %d)", vid);
+		drop_connection(dev);
 		return -1;
 	}
 	pthread_mutex_lock(&vid_lock);
 	dev_by_vid[vid] = dev;
 	pthread_mutex_unlock(&vid_lock);
-
-	pthread_mutex_lock(&dev->lock);
-	dev->vid = vid;
-	dev->started = false;
-	dev->negotiated = 0;
-	reset_rdma(dev);
-	pthread_mutex_unlock(&dev->lock);
-	if (!dev->rdma_ready) {
-		VUR_DEV_LOG(dev, ERR, "no memory for the RDMA resources");
-		return -1;
-	}
 	VUR_DEV_LOG(dev, INFO, "frontend connected (vid %d)", vid);
 	return 0;
 }
 
+/* Forget the frontend of @dev and free everything it owned. */
 static void
-on_destroy_connection(int vid)
+drop_connection(struct vur_dev *dev)
 {
-	struct vur_dev *dev = dev_from_vid(vid);
-
-	if (dev == NULL)
-		return;
-	pthread_mutex_lock(&vid_lock);
-	dev_by_vid[vid] = NULL;
-	pthread_mutex_unlock(&vid_lock);
+	int vid;
 
 	pthread_mutex_lock(&dev->lock);
+	vid = dev->vid;
 	vur_ctrlq_stop(&dev->ctrlq);
 	if (dev->rdma_ready)
 		vur_rdma_dev_fini(&dev->rdma);
@@ -365,7 +371,22 @@ on_destroy_connection(int vid)
 	dev->vid = -1;
 	dev->started = false;
 	pthread_mutex_unlock(&dev->lock);
+	if (vid < 0)
+		return;
+	pthread_mutex_lock(&vid_lock);
+	if (dev_by_vid[vid] == dev)
+		dev_by_vid[vid] = NULL;
+	pthread_mutex_unlock(&vid_lock);
 	VUR_DEV_LOG(dev, INFO, "frontend disconnected (vid %d): its resources are freed", vid);
+}
+
+static void
+on_destroy_connection(int vid)
+{
+	struct vur_dev *dev = dev_from_vid(vid);
+
+	if (dev != NULL)
+		drop_connection(dev);
 }
 
 /* The control queue exists when CTRL_VQ is negotiated; it follows the one rx/tx pair. */
@@ -375,8 +396,9 @@ start_ctrlq(struct vur_dev *dev)
 	const uint16_t qid = virtio_net_roce_ctrl_vq(1);
 	int ret;
 
+	/* A vring the driver has not made ready (or disabled) is not served. */
 	if (!(dev->negotiated & (1ULL << VIRTIO_NET_F_CTRL_VQ_BIT)) || dev->ctrlq.active ||
-			rte_vhost_get_vring_num(dev->vid) <= qid)
+			!(dev->vq_ready[qid / 64] & (1ULL << (qid % 64))))
 		return;
 	ret = vur_ctrlq_start(&dev->ctrlq, dev->vid, qid, dev->negotiated, &dev->ctrl_table,
 			&dev->target);
@@ -440,7 +462,9 @@ on_vring_state_changed(int vid, uint16_t queue_id, int enable)
 		dev->vq_ready[queue_id / 64] |= 1ULL << (queue_id % 64);
 	else
 		dev->vq_ready[queue_id / 64] &= ~(1ULL << (queue_id % 64));
-	if (enable && queue_id == virtio_net_roce_ctrl_vq(1) && dev->started)
+	if (queue_id == virtio_net_roce_ctrl_vq(1) && !enable)
+		vur_ctrlq_stop(&dev->ctrlq);
+	else if (queue_id == virtio_net_roce_ctrl_vq(1) && dev->started)
 		start_ctrlq(dev);
 	pthread_mutex_unlock(&dev->lock);
 	return 0;
@@ -585,11 +609,13 @@ void
 vur_dev_stop(struct vur_dev *dev)
 {
 	/*
-	 * Unregistering closes the connection (destroy_device and
-	 * destroy_connection run first) and removes a listening socket's file.
+	 * Unregistering closes the connection (destroy_device runs first) and
+	 * removes a listening socket's file. librte_vhost 22.11 does not call
+	 * destroy_connection then, so the connection's state is dropped here.
 	 */
 	if (rte_vhost_driver_unregister(dev->path) != 0)
 		VUR_DEV_LOG(dev, ERR, "cannot unregister the vhost-user socket");
+	drop_connection(dev);
 	registry_del(dev);
 	VUR_DEV_LOG(dev, INFO, "socket closed");
 }

@@ -36,7 +36,7 @@ answer(struct vur_ctrlq *q, const struct vur_chain *chain)
 	}
 	/* A refusing handler has logged its reason already. */
 	if (res.ack != VIRTIO_NET_OK && res.reject != VUR_CTRL_REJ_HANDLER) {
-		VUR_LOG_LIMITED(&q->log_rl, vhost, NOTICE, "%s: ctrl %s: %s", q->name,
+		VUR_LOG_LIMITED(&q->log_rl, q->name, vhost, NOTICE, "ctrl %s: %s",
 				res.cmd != NULL ? res.cmd->name : "?",
 				vur_ctrl_reject_name(res.reject));
 	}
@@ -61,14 +61,14 @@ process(struct vur_ctrlq *q)
 			break;
 		case VUR_POP_BAD_CHAIN:
 			q->stats.bad_chains++;
-			VUR_LOG_LIMITED(&q->log_rl, vhost, NOTICE, "%s: ctrl: %s", q->name, why);
+			VUR_LOG_LIMITED(&q->log_rl, q->name, vhost, NOTICE, "ctrl: %s", why);
 			vur_split_ring_push(&q->ring, chain.head, 0);
 			pushed = true;
 			break;
 		case VUR_POP_BROKEN:
 			q->stats.broken++;
-			VUR_LOG_LIMITED(&q->log_rl, vhost, ERR, "%s: control queue broken: %s",
-					q->name, why);
+			VUR_LOG_LIMITED(&q->log_rl, q->name, vhost, ERR, "control queue broken: %s",
+					why);
 			goto notify;
 		}
 	}
