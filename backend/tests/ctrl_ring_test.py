@@ -332,6 +332,28 @@ def query_device():
 
 
 @ring_case
+def disabled_ring_not_served():
+    # vhost-user.rst: a disabled ring is not processed. A request made
+    # while the control queue is disabled waits, and is answered once the
+    # frontend enables the ring again.
+    d = SESSION.device()
+    before = d.counters()
+    d.fe.enable_vring(CTRL_VQ, False)
+    d.command(CLASS_ROCE, QUERY_DEVICE)
+    d.arm_ack()
+    head = d.chain([(d.gpa(CMD), 2, 0), (d.gpa(ACK), ROOM, WRITE)])
+    d.ctrl.publish(head)
+    d.ctrl.kick()
+    assert not select.select([d.ctrl.callfd], [], [], 0.3)[0], 'served while disabled'
+    assert d.ctrl.used_idx() == d.ctrl.last_used
+    d.assert_untouched()
+    d.fe.enable_vring(CTRL_VQ, True)
+    assert d.ctrl.wait_used(1)[0] == (head, ROOM)
+    assert d.ack(1)[0] == VIRTIO_NET_OK
+    d.assert_counters(before, requests=1)
+
+
+@ring_case
 def chain_of_exactly_ring_size_accepted():
     # 2.7.5.2 allows a chain as long as the queue: 64 descriptors, the
     # header split byte by byte and the ack data over 62 pieces.

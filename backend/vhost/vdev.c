@@ -168,6 +168,19 @@ pre_msg_handle(int vid, void *raw)
 		pthread_mutex_unlock(&dev->lock);
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 	}
+	/*
+	 * librte_vhost acks SET_VRING_ENABLE before it reports the vring's new
+	 * state, so a disabled control queue must stop here, before the ack,
+	 * or requests the driver makes after it would still be served.
+	 */
+	if (msg->request == VUR_VHOST_USER_SET_VRING_ENABLE &&
+			msg->size >= sizeof(msg->payload.state) && msg->payload.state.num == 0 &&
+			msg->payload.state.index == virtio_net_roce_ctrl_vq(1)) {
+		pthread_mutex_lock(&dev->lock);
+		vur_ctrlq_stop(&dev->ctrlq);
+		pthread_mutex_unlock(&dev->lock);
+		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+	}
 	switch (msg->request) {
 	case VUR_VHOST_USER_GET_CONFIG:
 		return handle_get_config(dev, msg);

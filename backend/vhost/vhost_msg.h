@@ -12,16 +12,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define VUR_VHOST_USER_SET_MEM_TABLE   5
-#define VUR_VHOST_USER_SET_VRING_NUM   8
-#define VUR_VHOST_USER_SET_VRING_ADDR  9
-#define VUR_VHOST_USER_SET_VRING_BASE  10
-#define VUR_VHOST_USER_SET_VRING_KICK  12
-#define VUR_VHOST_USER_SET_VRING_CALL  13
-#define VUR_VHOST_USER_GET_CONFIG      24
-#define VUR_VHOST_USER_SET_CONFIG      25
-#define VUR_VHOST_USER_NEED_REPLY      (1u << 3)
-#define VUR_VHOST_USER_MAX_CONFIG_SIZE 256
+#define VUR_VHOST_USER_SET_MEM_TABLE    5
+#define VUR_VHOST_USER_SET_VRING_NUM    8
+#define VUR_VHOST_USER_SET_VRING_ADDR   9
+#define VUR_VHOST_USER_SET_VRING_BASE   10
+#define VUR_VHOST_USER_SET_VRING_KICK   12
+#define VUR_VHOST_USER_SET_VRING_CALL   13
+#define VUR_VHOST_USER_SET_VRING_ENABLE 18
+#define VUR_VHOST_USER_GET_CONFIG       24
+#define VUR_VHOST_USER_SET_CONFIG       25
+#define VUR_VHOST_USER_NEED_REPLY       (1u << 3)
+#define VUR_VHOST_USER_MAX_CONFIG_SIZE  256
 
 struct vur_vhost_config {
 	uint32_t offset;
@@ -38,6 +39,10 @@ struct vur_vhost_msg {
 	uint32_t size; /* of the payload */
 	union {
 		uint64_t u64;
+		struct {
+			uint32_t index;
+			uint32_t num;
+		} state; /* SET_VRING_ENABLE: num is 0 or 1 */
 		struct vur_vhost_config cfg;
 	} payload;
 } __attribute__((packed));
