@@ -12,7 +12,7 @@ set -euo pipefail
 
 PACKAGES=(
     build-essential meson ninja-build pkg-config python3
-    libdpdk-dev dpdk-dev libisal-dev linux-libc-dev
+    libdpdk-dev dpdk-dev libisal-dev libjansson-dev linux-libc-dev
     sparse clang-format
 )
 

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,9 @@
 #include <rte_errno.h>
 
 #include "common/log.h"
+#include "mgmt/admin_rpc.h"
 #include "mgmt/telemetry.h"
+#include "port/port_mgr.h"
 #include "options.h"
 #include "vhost/vdev.h"
 
@@ -23,6 +26,10 @@ struct vur_app {
 	struct vur_event_loop ctrl_loop;
 	struct vur_dev *devs[VUR_MAX_SOCKETS];
 	unsigned int n_devs;
+	struct vur_port_mgr pm;
+	bool pm_started;
+	struct vur_admin admin;
+	struct vur_nominal_speed nominal[VUR_MAX_NOMINAL_OPTS];
 };
 
 static void
@@ -62,6 +69,46 @@ start_devices(struct vur_app *app)
 	return 0;
 }
 
+/* Uplinks, the port manager that watches them, and the admin RPC that drives it. */
+static int
+start_ports(struct vur_app *app)
+{
+	const struct vur_options *o = &app->opts;
+	struct vur_port_mgr_params p = {
+		.uplinks = o->uplinks,
+		.n_uplinks = o->n_uplinks,
+		.nominal = app->nominal,
+		.n_nominal = o->n_member_speeds,
+		.poll_ms = o->link_poll_ms,
+		.loopback_mbps = o->loopback_mbps,
+		.loop = &app->ctrl_loop,
+	};
+	int ret;
+
+	for (unsigned int i = 0; i < o->n_member_speeds; i++)
+		app->nominal[i] = (struct vur_nominal_speed){ .name = o->member_speeds[i].name,
+			.mbps = o->member_speeds[i].mbps };
+	ret = vur_port_mgr_start(&app->pm, &p, app->devs, app->n_devs);
+	if (ret != 0) {
+		VUR_LOG(app, ERR, "cannot start the uplinks: %s", strerror(-ret));
+		return ret;
+	}
+	app->pm_started = true;
+	app->admin.listen.fd = -1;
+	if (o->admin_socket == NULL)
+		return 0;
+	ret = vur_admin_start(&app->admin, o->admin_socket, &app->ctrl_loop, &app->pm);
+	if (ret == -EADDRINUSE)
+		VUR_LOG(app, WARNING,
+				"admin RPC: %s is in use by another backend; none here "
+				"(give --admin-socket PATH)",
+				o->admin_socket);
+	else if (ret != 0)
+		VUR_LOG(app, WARNING, "admin RPC: %s: %s; none here", o->admin_socket,
+				strerror(-ret));
+	return 0;
+}
+
 /* Sockets first, then the control thread, then the memory it may still read. */
 static void
 stop_devices(struct vur_app *app)
@@ -71,6 +118,10 @@ stop_devices(struct vur_app *app)
 	for (i = 0; i < app->n_devs; i++)
 		vur_dev_stop(app->devs[i]);
 	vur_event_loop_stop(&app->ctrl_loop);
+	if (app->pm_started) {
+		vur_admin_stop(&app->admin);
+		vur_port_mgr_stop(&app->pm);
+	}
 	while (app->n_devs > 0)
 		vur_dev_free(app->devs[--app->n_devs]);
 }
@@ -119,6 +170,7 @@ main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	app.n_devs = 0;
+	app.pm_started = false;
 	if (vur_event_loop_start(&app.ctrl_loop, "vur-ctrl") < 0) {
 		fprintf(stderr, "%s: cannot start the control thread\n", argv[0]);
 		rte_eal_cleanup();
@@ -126,11 +178,11 @@ main(int argc, char **argv)
 	}
 
 	ret = EXIT_SUCCESS;
-	if (start_devices(&app) < 0) {
+	if (start_devices(&app) < 0 || start_ports(&app) < 0) {
 		ret = EXIT_FAILURE;
 		goto stop;
 	}
-	if (vur_telemetry_register() < 0)
+	if (vur_telemetry_register(&app.pm) < 0)
 		VUR_LOG(app, WARNING, "telemetry endpoints not registered");
 	VUR_LOG(app, INFO, "%u device(s) ready; SIGINT or SIGTERM stops", app.n_devs);
 	sig = wait_for_signal(&set);

@@ -23,6 +23,7 @@
 #define VUR_DEFAULT_CQS           64
 #define VUR_DEFAULT_MTU           1500
 #define VUR_DEFAULT_LOOPBACK_MBPS 100000ULL
+#define VUR_DEFAULT_LINK_POLL_MS  100
 
 enum {
 	OPT_MAX_QPS = 256,
@@ -32,6 +33,11 @@ enum {
 	OPT_LOOPBACK_SPEED,
 	OPT_RFC2,
 	OPT_NO_PORT_SPEED,
+	OPT_UPLINK,
+	OPT_MEMBER_SPEED,
+	OPT_LINK_POLL_MS,
+	OPT_ADMIN_SOCKET,
+	OPT_NO_ADMIN,
 };
 
 static const struct option long_opts[] = {
@@ -44,6 +50,11 @@ static const struct option long_opts[] = {
 	{ "loopback-speed", required_argument, NULL, OPT_LOOPBACK_SPEED },
 	{ "rfc2-numbering", no_argument, NULL, OPT_RFC2 },
 	{ "no-port-speed", no_argument, NULL, OPT_NO_PORT_SPEED },
+	{ "uplink", required_argument, NULL, OPT_UPLINK },
+	{ "member-speed", required_argument, NULL, OPT_MEMBER_SPEED },
+	{ "link-poll-ms", required_argument, NULL, OPT_LINK_POLL_MS },
+	{ "admin-socket", required_argument, NULL, OPT_ADMIN_SOCKET },
+	{ "no-admin", no_argument, NULL, OPT_NO_ADMIN },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -81,13 +92,44 @@ vur_options_usage(FILE *out, const char *prog)
 			"of\n"
 			"                          bit %d, class %d, offset 28\n"
 			"      --no-port-speed     do not offer the aggregated port-speed feature\n"
+			"\n"
+			"Uplinks (the device's port speed is the sum of the members that are up):\n"
+			"      --uplink NAME       an ethdev EAL created (--vdev net_tap0, "
+			"net_bonding0,\n"
+			"                          a PCI address); repeat for several planes "
+			"(at most %d).\n"
+			"                          A bond's members are its slaves. Default: every "
+			"port\n"
+			"                          that is not a bond's slave\n"
+			"      --member-speed NAME=MBPS\n"
+			"                          declare a member's speed (virtual links report "
+			"a\n"
+			"                          meaningless one); repeatable\n"
+			"      --link-poll-ms N    poll links without LSC events every N ms, "
+			"10..10000\n"
+			"                          (default %d)\n"
+			"\n"
+			"Management:\n"
+			"      --admin-socket PATH admin RPC socket (JSON-RPC 2.0; see "
+			"vhost-user-rdma-ctl)\n"
+			"                          (default %s)\n"
+			"      --no-admin          no admin RPC socket\n"
 			"  -h, --help              show this text\n"
 			"\n"
-			"Example (the RFC v2 demo line):\n"
-			"  %s --vdev 'net_tap0' --lcore '1-3' -- -s '/tmp/vhost-rdma0'\n",
+			"\n"
+			"Examples:\n"
+			"  %s --vdev 'net_tap0' --lcore '1-3' -- -s '/tmp/vhost-rdma0'\n"
+			"      the RFC v2 demo line: one tap uplink\n"
+			"  %s --vdev net_tap0 --vdev net_tap1 \\\n"
+			"      --vdev 'net_bonding0,mode=4,slave=net_tap0,slave=net_tap1' -- \\\n"
+			"      -s /tmp/vhost-rdma0 --member-speed net_tap0=200000 "
+			"--member-speed net_tap1=200000\n"
+			"      an 802.3ad LAG of two 200G members: 400G, 200G when one is down\n",
 			prog, VUR_MAX_SOCKETS, VUR_DEFAULT_QPS, VUR_DEFAULT_CQS, VUR_MAX_VRINGS,
 			VUR_DEFAULT_MTU, VUR_DEFAULT_LOOPBACK_MBPS, VIRTIO_NET_F_ROCE_RFC2,
-			VIRTIO_NET_CTRL_ROCE_RFC2, VIRTIO_NET_F_ROCE, VIRTIO_NET_CTRL_ROCE, prog);
+			VIRTIO_NET_CTRL_ROCE_RFC2, VIRTIO_NET_F_ROCE, VIRTIO_NET_CTRL_ROCE,
+			VUR_MAX_UPLINK_OPTS, VUR_DEFAULT_LINK_POLL_MS, VUR_DEFAULT_ADMIN_SOCKET,
+			prog, prog);
 }
 
 static int
@@ -129,6 +171,32 @@ parse_mac(const char *arg, uint8_t mac[6], FILE *err)
 	return 0;
 }
 
+/* NAME=MBPS, NAME an ethdev name. */
+static int
+parse_member_speed(struct vur_options *opts, const char *arg, FILE *err)
+{
+	struct vur_member_speed_opt *m;
+	const char *eq = strrchr(arg, '=');
+	uint64_t v;
+
+	if (opts->n_member_speeds == VUR_MAX_NOMINAL_OPTS) {
+		fprintf(err, "too many --member-speed: at most %d\n", VUR_MAX_NOMINAL_OPTS);
+		return -EINVAL;
+	}
+	m = &opts->member_speeds[opts->n_member_speeds];
+	if (eq == NULL || eq == arg || (size_t)(eq - arg) >= sizeof(m->name)) {
+		fprintf(err, "invalid --member-speed '%s': expected NAME=MBPS\n", arg);
+		return -EINVAL;
+	}
+	if (parse_u64(eq + 1, 1, UINT32_MAX, &v, "--member-speed speed", err) < 0)
+		return -EINVAL;
+	memcpy(m->name, arg, eq - arg);
+	m->name[eq - arg] = '\0';
+	m->mbps = v;
+	opts->n_member_speeds++;
+	return 0;
+}
+
 static void
 set_defaults(struct vur_options *opts)
 {
@@ -140,6 +208,8 @@ set_defaults(struct vur_options *opts)
 	opts->max_cqs = VUR_DEFAULT_CQS;
 	opts->mtu = VUR_DEFAULT_MTU;
 	opts->loopback_mbps = VUR_DEFAULT_LOOPBACK_MBPS;
+	opts->link_poll_ms = VUR_DEFAULT_LINK_POLL_MS;
+	opts->admin_socket = VUR_DEFAULT_ADMIN_SOCKET;
 	memcpy(opts->base_mac, mac, sizeof(mac));
 }
 
@@ -207,6 +277,32 @@ parse_one(struct vur_options *opts, int c, const char *arg, FILE *err)
 		break;
 	case OPT_NO_PORT_SPEED:
 		opts->port_speed = false;
+		break;
+	case OPT_UPLINK:
+		if (opts->n_uplinks == VUR_MAX_UPLINK_OPTS || arg[0] == '\0') {
+			fprintf(err, "invalid --uplink '%s': a name, at most %d uplinks\n", arg,
+					VUR_MAX_UPLINK_OPTS);
+			return -EINVAL;
+		}
+		opts->uplinks[opts->n_uplinks++] = arg;
+		break;
+	case OPT_MEMBER_SPEED:
+		ret = parse_member_speed(opts, arg, err);
+		break;
+	case OPT_LINK_POLL_MS:
+		ret = parse_u64(arg, 10, 10000, &v, "--link-poll-ms", err);
+		if (ret == 0)
+			opts->link_poll_ms = v;
+		break;
+	case OPT_ADMIN_SOCKET:
+		if (arg[0] == '\0') {
+			fprintf(err, "empty --admin-socket path\n");
+			return -EINVAL;
+		}
+		opts->admin_socket = arg;
+		break;
+	case OPT_NO_ADMIN:
+		opts->admin_socket = NULL;
 		break;
 	case 'h':
 		opts->help = true;

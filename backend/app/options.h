@@ -9,7 +9,16 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define VUR_MAX_SOCKETS 64
+#define VUR_MAX_SOCKETS          64
+#define VUR_MAX_UPLINK_OPTS      8  /* VUR_MAX_UPLINKS */
+#define VUR_MAX_NOMINAL_OPTS     32 /* VUR_MAX_MEMBERS */
+#define VUR_DEFAULT_ADMIN_SOCKET "/var/tmp/vhost-user-rdma.sock"
+
+/* --member-speed NAME=MBPS */
+struct vur_member_speed_opt {
+	char name[64];
+	uint32_t mbps;
+};
 
 struct vur_options {
 	const char *sockets[VUR_MAX_SOCKETS];
@@ -20,8 +29,14 @@ struct vur_options {
 	uint32_t max_qps;
 	uint32_t max_cqs;
 	uint16_t mtu;
-	uint8_t base_mac[6];    /* device i gets base_mac + i */
-	uint64_t loopback_mbps; /* speed with no uplink up */
+	uint8_t base_mac[6];                      /* device i gets base_mac + i */
+	uint64_t loopback_mbps;                   /* speed with no uplink up */
+	const char *uplinks[VUR_MAX_UPLINK_OPTS]; /* ethdev names; none: every port */
+	unsigned int n_uplinks;
+	struct vur_member_speed_opt member_speeds[VUR_MAX_NOMINAL_OPTS];
+	unsigned int n_member_speeds;
+	uint32_t link_poll_ms;    /* polling period of links without LSC events */
+	const char *admin_socket; /* admin RPC; NULL: none */
 	bool help;
 };
 

@@ -14,6 +14,8 @@ extern int vur_logtype_app;
 extern int vur_logtype_vhost;
 extern int vur_logtype_rdma;
 extern int vur_logtype_net;
+extern int vur_logtype_port;
+extern int vur_logtype_mgmt;
 
 #define VUR_LOG(type, level, fmt, ...) \
 	rte_log(RTE_LOG_##level, vur_logtype_##type, "VUR_" #type ": " fmt "\n", ##__VA_ARGS__)

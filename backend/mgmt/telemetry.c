@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include <rte_telemetry.h>
 
 #include "mgmt/telemetry.h"
+#include "port/port_mgr.h"
 #include "vhost/vdev.h"
+
+static struct vur_port_mgr *port_mgr;
 
 static int
 list_devices(const char *cmd, const char *params, struct rte_tel_data *d)
@@ -32,6 +36,16 @@ static const char *const reject_keys[VUR_CTRL_REJ_COUNT] = {
 	[VUR_CTRL_REJ_HANDLER] = "ctrl_rej_refused",
 };
 
+static void
+add_admin_link(struct rte_tel_data *d, const char *path)
+{
+	struct vur_speed_result sp;
+	bool admin_up;
+
+	if (port_mgr != NULL && vur_port_mgr_dev_state(port_mgr, path, &admin_up, &sp) == 0)
+		rte_tel_data_add_dict_int(d, "admin_link_up", admin_up);
+}
+
 static int
 show_device(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -49,6 +63,11 @@ show_device(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "features_negotiated", info.negotiated);
 	rte_tel_data_add_dict_int(d, "link_up", info.link_up);
 	rte_tel_data_add_dict_u64(d, "port_speed_100mbps", info.speed);
+	rte_tel_data_add_dict_u64(d, "port_speed_flags", info.speed_flags);
+	rte_tel_data_add_dict_int(d, "active_members", info.active_members);
+	rte_tel_data_add_dict_int(d, "total_members", info.total_members);
+	rte_tel_data_add_dict_u64(d, "config_changes", info.config_changes);
+	add_admin_link(d, info.path);
 	rte_tel_data_add_dict_u64(d, "pds", info.rdma.pds);
 	rte_tel_data_add_dict_u64(d, "mrs", info.rdma.mrs);
 	rte_tel_data_add_dict_u64(d, "cqs", info.rdma.cqs);
@@ -64,11 +83,46 @@ show_device(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
-int
-vur_telemetry_register(void)
+/* One dict per member: "uplink/member" -> link state and speeds. */
+static int
+show_uplinks(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	if (rte_telemetry_register_cmd("/vur/devices", list_devices,
-			    "Socket paths of the devices. No parameters") != 0 ||
+	static struct vur_uplinks u; /* large; telemetry calls one at a time */
+	struct rte_tel_data *m;
+	char key[RTE_TEL_MAX_STRING_LEN];
+
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	if (port_mgr == NULL)
+		return 0;
+	vur_port_mgr_uplinks(port_mgr, &u);
+	for (uint16_t i = 0; i < u.n_members; i++) {
+		const struct vur_member *mb = &u.members[i];
+
+		m = rte_tel_data_alloc();
+		if (m == NULL)
+			return -ENOMEM;
+		rte_tel_data_start_dict(m);
+		rte_tel_data_add_dict_string(m, "uplink", u.uplinks[mb->uplink].name);
+		rte_tel_data_add_dict_int(m, "link_up", mb->link.link_status == RTE_ETH_LINK_UP);
+		rte_tel_data_add_dict_u64(m, "reported_mbps", mb->link.link_speed);
+		rte_tel_data_add_dict_u64(m, "nominal_mbps", mb->nominal_mbps);
+		rte_tel_data_add_dict_int(m, "lsc", mb->lsc);
+		snprintf(key, sizeof(key), "%s", mb->name);
+		rte_tel_data_add_dict_container(d, key, m, 0);
+	}
+	return 0;
+}
+
+int
+vur_telemetry_register(struct vur_port_mgr *pm)
+{
+	port_mgr = pm;
+	if (rte_telemetry_register_cmd("/vur/uplinks", show_uplinks,
+			    "Uplink members: link state and speeds. No parameters") != 0 ||
+			rte_telemetry_register_cmd("/vur/devices", list_devices,
+					"Socket paths of the devices. No parameters") != 0 ||
 			rte_telemetry_register_cmd("/vur/device", show_device,
 					"One device's state and counters. Parameter: socket "
 					"path") != 0)

@@ -31,6 +31,7 @@ static struct vur_dev *devs[RTE_MAX_VHOST_DEVICE];
 #define VUR_NET_F(bit)           (1ULL << (bit))
 #define VIRTIO_NET_F_CTRL_VQ_BIT 17
 #define VIRTIO_NET_F_MTU_BIT     3
+#define VIRTIO_NET_F_STATUS_BIT  16
 #define VUR_DEFAULT_ETH_MTU      1500 /* without VIRTIO_NET_F_MTU */
 
 uint64_t
@@ -152,7 +153,8 @@ remaps_rings(uint32_t request)
 	}
 }
 
-static void start_ctrlq(struct vur_dev *dev);
+static void start_queues(struct vur_dev *dev);
+static void stop_queues(struct vur_dev *dev);
 
 static enum rte_vhost_msg_result
 pre_msg_handle(int vid, void *raw)
@@ -164,7 +166,7 @@ pre_msg_handle(int vid, void *raw)
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 	if (remaps_rings(msg->request)) {
 		pthread_mutex_lock(&dev->lock);
-		vur_ctrlq_stop(&dev->ctrlq);
+		stop_queues(dev);
 		pthread_mutex_unlock(&dev->lock);
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 	}
@@ -200,8 +202,7 @@ post_msg_handle(int vid, void *raw)
 	if (dev == NULL || !remaps_rings(msg->request))
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 	pthread_mutex_lock(&dev->lock);
-	if (dev->started)
-		start_ctrlq(dev);
+	start_queues(dev);
 	pthread_mutex_unlock(&dev->lock);
 	return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 }
@@ -241,6 +242,10 @@ fill_info(struct vur_dev *dev, struct vur_dev_info *info)
 	if (dev->rdma_ready)
 		vur_rdma_dev_counts(&dev->rdma, &info->rdma);
 	info->speed = dev->cfg_state.speed;
+	info->speed_flags = dev->speed.flags;
+	info->active_members = dev->speed.active;
+	info->total_members = dev->speed.total;
+	info->config_changes = dev->config_changes;
 	info->link_up = dev->cfg_state.link_up;
 	info->ctrl = dev->ctrlq.stats;
 	pthread_mutex_unlock(&dev->lock);
@@ -300,6 +305,18 @@ env_mem_ok(void *arg, uint64_t gpa, uint64_t len)
 	return false;
 }
 
+/* What QUERY_PORT_SPEED answers: the speed policy's last result. */
+static void
+set_rdma_port(struct vur_dev *dev)
+{
+	dev->rdma.port = (struct vur_port_speed){
+		.speed = dev->speed.speed,
+		.flags = dev->speed.flags,
+		.active_members = dev->speed.active,
+		.total_members = dev->speed.total,
+	};
+}
+
 /* A new frontend starts from nothing, whatever the last one left. */
 static int
 reset_rdma(struct vur_dev *dev)
@@ -314,12 +331,7 @@ reset_rdma(struct vur_dev *dev)
 
 	memset(dev->vq_ready, 0, sizeof(dev->vq_ready));
 	dev->rdma_ready = vur_rdma_dev_init(&dev->rdma, dev->path, &dev->limits, &env) == 0;
-	dev->rdma.port = (struct vur_port_speed){
-		.speed = dev->speed.speed,
-		.flags = dev->speed.flags,
-		.active_members = dev->speed.active,
-		.total_members = dev->speed.total,
-	};
+	set_rdma_port(dev);
 	dev->target.rdma = &dev->rdma;
 	vur_net_state_init(&dev->net, dev->cfg_state.mac, 1);
 	dev->target.net = &dev->net;
@@ -377,7 +389,7 @@ drop_connection(struct vur_dev *dev)
 
 	pthread_mutex_lock(&dev->lock);
 	vid = dev->vid;
-	vur_ctrlq_stop(&dev->ctrlq);
+	stop_queues(dev);
 	if (dev->rdma_ready)
 		vur_rdma_dev_fini(&dev->rdma);
 	dev->rdma_ready = false;
@@ -402,6 +414,24 @@ on_destroy_connection(int vid)
 		drop_connection(dev);
 }
 
+static bool
+vq_ready(const struct vur_dev *dev, uint32_t qid)
+{
+	return qid < VUR_MAX_VRINGS && (dev->vq_ready[qid / 64] & (1ULL << (qid % 64)));
+}
+
+/* Whether the driver set features and made a virtqueue ready: it can be told. */
+static bool
+driver_live(const struct vur_dev *dev)
+{
+	if (dev->vid < 0 || dev->negotiated == 0)
+		return false;
+	for (unsigned int i = 0; i < RTE_DIM(dev->vq_ready); i++)
+		if (dev->vq_ready[i] != 0)
+			return true;
+	return false;
+}
+
 /* The control queue exists when CTRL_VQ is negotiated; it follows the one rx/tx pair. */
 static void
 start_ctrlq(struct vur_dev *dev)
@@ -411,7 +441,7 @@ start_ctrlq(struct vur_dev *dev)
 
 	/* A vring the driver has not made ready (or disabled) is not served. */
 	if (!(dev->negotiated & (1ULL << VIRTIO_NET_F_CTRL_VQ_BIT)) || dev->ctrlq.active ||
-			!(dev->vq_ready[qid / 64] & (1ULL << (qid % 64))))
+			!vq_ready(dev, qid))
 		return;
 	ret = vur_ctrlq_start(&dev->ctrlq, dev->vid, qid, dev->negotiated, &dev->ctrl_table,
 			&dev->target);
@@ -419,26 +449,56 @@ start_ctrlq(struct vur_dev *dev)
 		VUR_DEV_LOG(dev, ERR, "cannot serve the control queue: %s", strerror(-ret));
 }
 
-static int
-on_new_device(int vid)
+/*
+ * Queues are served as soon as each is ready, not from new_device:
+ * librte_vhost 22.11 calls new_device only when every vring the frontend
+ * touched is ready, and QEMU enables all of the device's vrings while a
+ * guest may use only some (a stock virtio_net driver sets up three).
+ * Every start checks its own vring's readiness; the caller holds the lock.
+ */
+static void
+start_queues(struct vur_dev *dev)
 {
-	struct vur_dev *dev = dev_from_vid(vid);
+	start_ctrlq(dev);
+}
+
+/* Stop every served queue (around remaps; the caller holds the lock). */
+static void
+stop_queues(struct vur_dev *dev)
+{
+	vur_ctrlq_stop(&dev->ctrlq);
+}
+
+/* Features are fixed once the driver sets up its first vring. */
+static void
+learn_features(struct vur_dev *dev)
+{
 	uint64_t features = 0;
 
-	if (dev == NULL)
-		return -1;
-	rte_vhost_get_negotiated_features(vid, &features);
-	pthread_mutex_lock(&dev->lock);
-	dev->started = true;
+	if (rte_vhost_get_negotiated_features(dev->vid, &features) != 0 ||
+			features == dev->negotiated)
+		return;
 	dev->negotiated = features;
 	vur_net_state_set_features(&dev->net, features);
 	/* The port MTU follows the Ethernet MTU the driver accepted (spec: QUERY_PORT). */
 	dev->rdma.env.port_mtu = vur_rdma_port_mtu(features & VUR_NET_F(VIRTIO_NET_F_MTU_BIT)
 					? dev->cfg_state.mtu
 					: VUR_DEFAULT_ETH_MTU);
-	start_ctrlq(dev);
+}
+
+static int
+on_new_device(int vid)
+{
+	struct vur_dev *dev = dev_from_vid(vid);
+
+	if (dev == NULL)
+		return -1;
+	pthread_mutex_lock(&dev->lock);
+	dev->started = true;
+	learn_features(dev);
+	start_queues(dev);
 	pthread_mutex_unlock(&dev->lock);
-	VUR_DEV_LOG(dev, INFO, "device started: features 0x%" PRIx64 ", %u vrings", features,
+	VUR_DEV_LOG(dev, INFO, "device started: features 0x%" PRIx64 ", %u vrings", dev->negotiated,
 			rte_vhost_get_vring_num(vid));
 	return 0;
 }
@@ -451,7 +511,7 @@ on_destroy_device(int vid)
 	if (dev == NULL)
 		return;
 	pthread_mutex_lock(&dev->lock);
-	vur_ctrlq_stop(&dev->ctrlq);
+	stop_queues(dev);
 	dev->started = false;
 	pthread_mutex_unlock(&dev->lock);
 	VUR_DEV_LOG(dev, INFO, "device stopped");
@@ -460,8 +520,8 @@ on_destroy_device(int vid)
 /*
  * librte_vhost calls this whenever a vring becomes ready (addresses, kick,
  * call, enabled) or stops being ready, before new_device too. CQs and QPs
- * bind only ready virtqueues. A frontend that enables the control queue
- * after new_device still gets it served.
+ * bind only ready virtqueues; the control and Ethernet queues are served
+ * while theirs are ready.
  */
 static int
 on_vring_state_changed(int vid, uint16_t queue_id, int enable)
@@ -475,10 +535,10 @@ on_vring_state_changed(int vid, uint16_t queue_id, int enable)
 		dev->vq_ready[queue_id / 64] |= 1ULL << (queue_id % 64);
 	else
 		dev->vq_ready[queue_id / 64] &= ~(1ULL << (queue_id % 64));
+	learn_features(dev);
 	if (queue_id == virtio_net_roce_ctrl_vq(1) && !enable)
 		vur_ctrlq_stop(&dev->ctrlq);
-	else if (queue_id == virtio_net_roce_ctrl_vq(1) && dev->started)
-		start_ctrlq(dev);
+	start_queues(dev);
 	pthread_mutex_unlock(&dev->lock);
 	return 0;
 }
@@ -616,6 +676,52 @@ free_dev:
 	free(dev);
 	rte_errno = -ret;
 	return NULL;
+}
+
+const char *
+vur_dev_path(const struct vur_dev *dev)
+{
+	return dev->path;
+}
+
+/* What of @old -> @new the driver of @negotiated features would see. */
+static bool
+guest_sees_change(uint64_t negotiated, const struct vur_speed_result *old,
+		const struct vur_speed_result *new)
+{
+	if (old->link_up != new->link_up && (negotiated & VUR_NET_F(VIRTIO_NET_F_STATUS_BIT)))
+		return true;
+	return (negotiated & VUR_NET_F(VIRTIO_NET_F_ROCE_PORT_SPEED)) &&
+			vur_speed_changed(old, new);
+}
+
+int
+vur_dev_set_speed(struct vur_dev *dev, const struct vur_speed_result *r)
+{
+	bool notify;
+	int vid;
+
+	pthread_mutex_lock(&dev->lock);
+	notify = driver_live(dev) && guest_sees_change(dev->negotiated, &dev->speed, r);
+	dev->speed = *r;
+	dev->cfg_state.link_up = r->link_up;
+	dev->cfg_state.speed = r->speed;
+	if (dev->rdma_ready)
+		set_rdma_port(dev);
+	vid = dev->vid;
+	if (notify)
+		dev->config_changes++;
+	pthread_mutex_unlock(&dev->lock);
+
+	/*
+	 * Without need_reply: QEMU does not read its backend channel while it
+	 * waits for the answer to one of its own messages (ENVIRONMENT.md).
+	 */
+	if (notify && rte_vhost_slave_config_change(vid, false) != 0) {
+		VUR_DEV_LOG(dev, WARNING, "cannot send the configuration change (vid %d)", vid);
+		return 0;
+	}
+	return notify;
 }
 
 void

@@ -49,6 +49,7 @@ struct vur_dev {
 	uint64_t negotiated;
 	struct vur_config_state cfg_state;
 	struct vur_speed_result speed; /* as the speed policy last computed it */
+	uint64_t config_changes;       /* notifications sent to the frontend */
 
 	struct vur_rdma_limits limits;
 	struct vur_rdma_dev rdma; /* fresh for every connection */
@@ -82,7 +83,11 @@ struct vur_dev_info {
 	uint64_t negotiated;
 	struct vur_rdma_counts rdma;
 	uint64_t speed; /* 100 Mb/s units */
+	uint32_t speed_flags;
+	uint16_t active_members;
+	uint16_t total_members;
 	bool link_up;
+	uint64_t config_changes;
 	struct vur_ctrlq_stats ctrl;
 };
 
@@ -91,6 +96,18 @@ struct vur_dev_info {
  * @n-th device. Returns 0, or -ENOENT when there is no such device.
  */
 int vur_dev_info(const char *path, unsigned int n, struct vur_dev_info *info);
+
+/* The socket path that names @dev. */
+const char *vur_dev_path(const struct vur_dev *dev);
+
+/*
+ * Give @dev a new effective speed (the port manager, on the control thread).
+ * When what the guest sees changed, the configuration space follows and the
+ * frontend gets one configuration change notification: for the link status
+ * bit when VIRTIO_NET_F_STATUS was negotiated, for the speed when
+ * VIRTIO_NET_F_ROCE_PORT_SPEED was. Returns 1 when it notified, else 0.
+ */
+int vur_dev_set_speed(struct vur_dev *dev, const struct vur_speed_result *r);
 
 /* Copy of the encoded configuration space, taken under the device lock. */
 size_t vur_dev_config_snapshot(struct vur_dev *dev, uint8_t *buf);
