@@ -23,7 +23,7 @@
 #define VUR_DEFAULT_CQS           64
 #define VUR_DEFAULT_MTU           1500
 #define VUR_DEFAULT_LOOPBACK_MBPS 100000ULL
-#define VUR_DEFAULT_LINK_POLL_MS  100
+#define VUR_DEFAULT_LINK_POLL_MS  20
 
 enum {
 	OPT_MAX_QPS = 256,
@@ -105,8 +105,9 @@ vur_options_usage(FILE *out, const char *prog)
 			"                          declare a member's speed (virtual links report "
 			"a\n"
 			"                          meaningless one); repeatable\n"
-			"      --link-poll-ms N    poll links without LSC events every N ms, "
-			"10..10000\n"
+			"      --link-poll-ms N    poll member links every N ms, 1..10000 (LSC "
+			"events are\n"
+			"                          taken too, where a PMD raises them)\n"
 			"                          (default %d)\n"
 			"\n"
 			"Management:\n"
@@ -290,7 +291,7 @@ parse_one(struct vur_options *opts, int c, const char *arg, FILE *err)
 		ret = parse_member_speed(opts, arg, err);
 		break;
 	case OPT_LINK_POLL_MS:
-		ret = parse_u64(arg, 10, 10000, &v, "--link-poll-ms", err);
+		ret = parse_u64(arg, 1, 10000, &v, "--link-poll-ms", err);
 		if (ret == 0)
 			opts->link_poll_ms = v;
 		break;

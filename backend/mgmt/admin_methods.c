@@ -69,7 +69,7 @@ member_json(const struct vur_member *m)
 	return json_pack("{s:s, s:i, s:s, s:I, s:I, s:s}", "name", m->name, "port_id", m->port_id,
 			"link", up ? "up" : "down", "reported_mbps", (json_int_t)m->link.link_speed,
 			"nominal_mbps", (json_int_t)m->nominal_mbps, "link_events",
-			m->lsc ? "lsc" : "polled");
+			m->lsc ? "lsc+poll" : "poll");
 }
 
 static json_t *

@@ -108,7 +108,12 @@ on_apply_timer(int fd, void *arg)
 	read_and_apply(pm);
 }
 
-/* Members without LSC: read them all; apply (coalesced) only on a change. */
+/*
+ * Every member is polled, LSC or not: a PMD may claim LSC and never raise it
+ * (DPDK 22.11's net_tap updates its link from netlink but calls no
+ * application callback). For a port with LSC enabled the read is ethdev's
+ * cached status, no system call.
+ */
 static void
 on_poll_timer(int fd, void *arg)
 {
@@ -157,7 +162,7 @@ start_watchers(struct vur_port_mgr *pm, uint32_t poll_ms)
 		ret = watch_new(pm, &pm->apply_watch,
 				timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC),
 				on_apply_timer);
-	if (ret != 0 || !vur_uplinks_need_polling(&pm->uplinks))
+	if (ret != 0 || pm->uplinks.n_members == 0)
 		return ret;
 	ret = watch_new(pm, &pm->poll_watch,
 			timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC), on_poll_timer);

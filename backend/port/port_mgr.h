@@ -28,7 +28,7 @@ struct vur_port_mgr_params {
 	unsigned int n_uplinks;
 	const struct vur_nominal_speed *nominal;
 	unsigned int n_nominal;
-	uint32_t poll_ms; /* link polling period for members without LSC */
+	uint32_t poll_ms; /* link polling period */
 	uint64_t loopback_mbps;
 	struct vur_event_loop *loop;
 };
@@ -51,7 +51,7 @@ struct vur_port_mgr {
 	struct vur_event_loop *loop;
 	struct vur_event_watch lsc_watch;   /* eventfd written by the LSC callback */
 	struct vur_event_watch apply_watch; /* timerfd: the coalescing delay */
-	struct vur_event_watch poll_watch;  /* timerfd: polling; fd -1 when unused */
+	struct vur_event_watch poll_watch;  /* timerfd: polling; fd -1 without members */
 	bool apply_armed;
 	bool watching; /* the LSC eventfd is on the loop */
 };

@@ -356,15 +356,6 @@ vur_uplinks_member(struct vur_uplinks *u, const char *name)
 	return NULL;
 }
 
-bool
-vur_uplinks_need_polling(const struct vur_uplinks *u)
-{
-	for (uint16_t i = 0; i < u->n_members; i++)
-		if (!u->members[i].lsc)
-			return true;
-	return false;
-}
-
 static uint32_t
 link_mbps(const struct rte_eth_link *l)
 {

@@ -80,9 +80,6 @@ void vur_uplinks_stop(struct vur_uplinks *u);
 /* The member named @name (an ethdev name), or NULL. */
 struct vur_member *vur_uplinks_member(struct vur_uplinks *u, const char *name);
 
-/* Whether any member has no LSC events and needs polling. */
-bool vur_uplinks_need_polling(const struct vur_uplinks *u);
-
 /*
  * Read every member's link now (without waiting) and fill @out (n_members
  * entries) for the speed policy. Returns true when any link changed since

@@ -52,13 +52,23 @@ def remove_runtime_dir(prefix):
 class Backend:
     """The backend on a private EAL file prefix, without hugepages or PCI."""
 
-    def __init__(self, binary, *app_args, prefix='vurtest'):
+    def __init__(self, binary, *app_args, prefix='vurtest', eal_extra=()):
         self.dir = tempfile.mkdtemp(prefix='vur-')
         self.sock = os.path.join(self.dir, 'vhost-rdma0')
+        self.admin = os.path.join(self.dir, 'admin.sock')
         self.prefix = f'{prefix}{os.getpid()}{next(SEQ)}'
         eal = ['--no-huge', '-m', '128', '--no-pci', '--file-prefix',
-               self.prefix, '--log-level', 'lib.eal:error']
-        args = list(app_args) if app_args else ['-s', self.sock]
+               self.prefix, '--log-level', 'lib.eal:error', *eal_extra]
+        args = list(app_args)
+        if '-s' in args:
+            self.sock = args[args.index('-s') + 1]
+        else:
+            args = ['-s', self.sock] + args
+        # Never the shared default admin socket: tests run in parallel.
+        if '--admin-socket' in args:
+            self.admin = args[args.index('--admin-socket') + 1]
+        elif '--no-admin' not in args:
+            args += ['--admin-socket', self.admin]
         # O_APPEND: the child shares the file offset, and output() seeks.
         self.log = open(os.path.join(self.dir, 'log'), 'a+')
         self.proc = subprocess.Popen([binary, *eal, '--', *args],

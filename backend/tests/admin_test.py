@@ -1,0 +1,314 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The admin RPC and its CLI against the real backend, with tap uplinks.
+
+Usage: admin_test.py PATH/TO/vhost-user-rdma PATH/TO/vhost-user-rdma-ctl
+Prints TAP. Needs root and /dev/net/tun (net_tap).
+"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import harness
+from harness import case
+
+BACKEND, CTL = sys.argv[1], sys.argv[2]
+PID = os.getpid() % 100000
+
+
+def iface(n):
+    """A kernel interface name of this test run (at most 15 characters)."""
+    return f'vua{PID}x{n}'
+
+
+def taps(n, bond_mode=None):
+    """EAL arguments for @n taps, optionally bonded."""
+    eal = []
+    for i in range(n):
+        eal += ['--vdev', f'net_tap{i},iface={iface(i)}']
+    if bond_mode is not None:
+        slaves = ','.join(f'slave=net_tap{i}' for i in range(n))
+        eal += ['--vdev', f'net_bonding0,mode={bond_mode},{slaves}']
+    return eal
+
+
+def start(*app_args, eal=()):
+    b = harness.Backend(BACKEND, *app_args, prefix='vuradm', eal_extra=eal)
+    try:
+        b.wait_socket()
+        b.wait_socket(b.admin)
+    except Exception:
+        finish(b)
+        raise
+    return b
+
+
+def ctl(b, *args):
+    return subprocess.run([sys.executable, CTL, '-s', b.admin, *args], capture_output=True,
+                          text=True, timeout=30)
+
+
+def ctl_json(b, *args):
+    r = ctl(b, *args)
+    assert r.returncode == 0, r
+    return json.loads(r.stdout)
+
+
+def raw(b, data, expect_reply=True):
+    """Send @data on a fresh connection; the parsed reply, or None at EOF."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(5)
+        s.connect(b.admin)
+        s.sendall(data)
+        buf = b''
+        try:
+            while not buf.endswith(b'\n'):
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                buf += chunk
+        except socket.timeout:
+            if expect_reply:
+                raise
+        return json.loads(buf.split(b'\n')[0]) if buf else None
+
+
+def rpc(b, method, params=None, rid=1):
+    req = {'jsonrpc': '2.0', 'id': rid, 'method': method}
+    if params is not None:
+        req['params'] = params
+    return raw(b, json.dumps(req).encode())
+
+
+def error_code(reply):
+    assert 'error' in reply, reply
+    return reply['error']['code']
+
+
+def finish(b):
+    """The backend stops cleanly, without a sanitizer report."""
+    try:
+        assert b.stop() == 0, b.output()
+        assert not b.sanitizer_report(), b.sanitizer_report()
+    finally:
+        harness.remove_runtime_dir(b.prefix)
+
+
+def device(b):
+    return ctl_json(b, 'devices')[0]
+
+
+def wait_for(pred, timeout=5.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if pred():
+            return True
+        time.sleep(0.02)
+    return pred()
+
+
+@case
+def cli_help():
+    r = subprocess.run([sys.executable, CTL, '--help'], capture_output=True, text=True,
+                       timeout=30)
+    assert r.returncode == 0, r
+    for word in ('devices', 'uplinks', 'speeds', 'device-link', 'member-link', 'member-speed'):
+        assert word in r.stdout, word
+
+
+@case
+def no_uplink_is_loopback():
+    b = start()
+    try:
+        assert ctl_json(b, 'uplinks') == []
+        d = device(b)
+        assert d['speed_mbps'] == 100000 and d['flags'] == ['loopback'], d
+        assert d['total_members'] == 0 and d['link'] == 'up', d
+    finally:
+        finish(b)
+
+
+@case
+def planes_sum_and_cli_actions():
+    b = start('-s', os.path.join('/tmp', f'vua{PID}.sock'), '--member-speed', 'net_tap0=25000', '--member-speed', 'net_tap1=25000',
+              eal=taps(2))
+    dev = os.path.join('/tmp', f'vua{PID}.sock')
+    try:
+        ups = ctl_json(b, 'uplinks')
+        assert [u['type'] for u in ups] == ['port', 'port'], ups
+        assert all(u['members'][0]['link_events'] == 'lsc+poll' for u in ups), ups
+        d = ctl_json(b, 'devices')[0]
+        assert d['device'] == dev and d['speed_mbps'] == 50000, d
+        assert d['flags'] == ['aggregated'] and d['active_members'] == 2, d
+        r = ctl(b, 'speeds')
+        assert r.returncode == 0 and '50000 M' in r.stdout, r
+
+        # A member's link through ethdev: the kernel side sees it too.
+        m = ctl_json(b, 'member-link', 'net_tap0', 'down')
+        assert m['link'] == 'down', m
+        with open(f'/sys/class/net/{iface(0)}/flags') as f:
+            assert int(f.read(), 16) & 1 == 0  # IFF_UP clear
+        d = device(b)
+        assert d['speed_mbps'] == 25000 and d['flags'] == [] and d['active_members'] == 1, d
+        t = b.device(dev)
+        assert t['port_speed_100mbps'] == 250 and t['active_members'] == 1, t
+        assert b.telemetry('/vur/uplinks')['/vur/uplinks']['net_tap0']['link_up'] == 0
+        ctl_json(b, 'member-link', 'net_tap0', 'up')
+        assert device(b)['speed_mbps'] == 50000
+
+        # The kernel side takes a tap down: an LSC event, applied within milliseconds.
+        subprocess.run(['ip', 'link', 'set', iface(1), 'down'], check=True)
+        assert wait_for(lambda: device(b)['speed_mbps'] == 25000), device(b)
+        subprocess.run(['ip', 'link', 'set', iface(1), 'up'], check=True)
+        assert wait_for(lambda: device(b)['speed_mbps'] == 50000), device(b)
+
+        # Nominal speeds: declared, then cleared back to what the tap reports (10G).
+        assert ctl_json(b, 'member-speed', 'net_tap1', '100000')['nominal_mbps'] == 100000
+        assert device(b)['speed_mbps'] == 125000
+        ctl_json(b, 'member-speed', 'net_tap1', '0')
+        assert device(b)['speed_mbps'] == 35000
+
+        # Every member down: loopback at the sum of their maximum speeds.
+        ctl_json(b, 'member-link', 'net_tap0', 'down')
+        ctl_json(b, 'member-link', 'net_tap1', 'down')
+        d = device(b)
+        assert d['speed_mbps'] == 35000 and d['flags'] == ['loopback'], d
+        assert d['link'] == 'up' and d['active_members'] == 0, d
+
+        # The device's own link: down is 0, whatever the members.
+        d = ctl_json(b, 'device-link', dev, 'down')
+        assert d['admin_link'] == 'down' and d['link'] == 'down' and d['speed_mbps'] == 0, d
+        assert d['flags'] == ['link_down'], d
+        t = b.device(dev)
+        assert t['link_up'] == 0 and t['admin_link_up'] == 0, t
+        ctl_json(b, 'device-link', dev, 'up')
+        ctl_json(b, 'member-link', 'net_tap0', 'up')
+        ctl_json(b, 'member-link', 'net_tap1', 'up')
+        assert device(b)['speed_mbps'] == 35000 and device(b)['flags'] == ['aggregated']
+    finally:
+        finish(b)
+
+
+@case
+def lag_members_are_the_slaves():
+    b = start('--member-speed', 'net_tap0=200000', '--member-speed', 'net_tap1=200000',
+              eal=taps(2, bond_mode=4))
+    try:
+        ups = ctl_json(b, 'uplinks')
+        assert len(ups) == 1 and ups[0]['type'] == 'bond' and ups[0]['bond_mode'] == 4, ups
+        assert [m['name'] for m in ups[0]['members']] == ['net_tap0', 'net_tap1'], ups
+        assert device(b)['speed_mbps'] == 400000
+        ctl_json(b, 'member-link', 'net_tap1', 'down')
+        d = device(b)
+        assert d['speed_mbps'] == 200000 and d['active_members'] == 1, d
+    finally:
+        finish(b)
+
+
+@case
+def bad_admin_input_gets_clear_errors():
+    b = start('--member-speed', 'net_tap0=1000', eal=taps(1))
+    try:
+        for args, code, text in (
+                (('device-link', '/tmp/nope', 'down'), 1, 'no device /tmp/nope'),
+                (('member-link', 'net_tap9', 'down'), 1, 'no uplink member net_tap9'),
+                (('member-speed', 'net_tap9', '10'), 1, 'no uplink member net_tap9'),
+                (('member-speed', 'net_tap0', '-1'), 1, 'speed_mbps'),
+                (('member-link', 'net_tap0', 'sideways'), 2, "expected 'up' or 'down'"),
+                (('call', 'no_such_method'), 1, 'no method no_such_method'),
+                (('call', 'get_devices', '{"device": 5}'), 1, 'code -32602'),
+                (('call', 'get_uplinks', '{"x": 1}'), 1, 'no parameters'),
+                (('call', 'get_devices', '{bad'), 2, 'params')):
+            r = ctl(b, *args)
+            assert r.returncode == code, (args, r)
+            assert text in r.stderr, (args, r.stderr)
+
+        assert error_code(rpc(b, 'set_device_link', {'device': b.sock})) == -32602
+        assert error_code(rpc(b, 'set_device_link', {'device': b.sock, 'up': 1})) == -32602
+        assert error_code(rpc(b, 'set_device_link',
+                              {'device': b.sock, 'up': True, 'extra': 1})) == -32602
+        assert error_code(rpc(b, 'set_member_speed',
+                              {'member': 'net_tap0', 'speed_mbps': 2**32})) == -32602
+        assert error_code(rpc(b, 'get_devices', [1])) == -32602
+        assert error_code(raw(b, b'[1, 2]')) == -32600
+        assert error_code(raw(b, b'{"jsonrpc": "1.0", "id": 1, "method": "get_devices"}')) \
+            == -32600
+        assert error_code(raw(b, b'{"jsonrpc": "2.0", "id": 1}')) == -32600
+        assert error_code(raw(b, b'{"jsonrpc": "2.0", "id": 1, "method": "x"} garbage')) \
+            == -32601
+        assert error_code(raw(b, b'}{')) == -32700
+        assert error_code(raw(b, b'{"a": "' + b'x' * 5000)) == -32700  # never ends
+        # A notification (no id) is executed and not answered.
+        assert raw(b, b'{"jsonrpc": "2.0", "method": "set_member_speed", "params": '
+                      b'{"member": "net_tap0", "speed_mbps": 3000}}', expect_reply=False) \
+            is None
+        assert device(b)['speed_mbps'] == 3000
+        # Two requests in one write, and one split across writes.
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(5)
+            s.connect(b.admin)
+            s.sendall(b'{"jsonrpc":"2.0","id":7,"method":"get_uplinks"}\n'
+                      b'{"jsonrpc":"2.0","id":8,"method":"rpc_get_methods"}{"jsonrpc":')
+            time.sleep(0.1)
+            s.sendall(b'"2.0","id":9,"method":"get_devices"}')
+            lines = b''
+            while lines.count(b'\n') < 3:
+                lines += s.recv(65536)
+            ids = [json.loads(x)['id'] for x in lines.splitlines()]
+            assert ids == [7, 8, 9], ids
+        # More connections than slots: refused, never a crash; then all is well.
+        held = []
+        for _ in range(12):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(b.admin)
+            held.append(s)
+        for s in held:
+            s.close()
+        assert wait_for(lambda: ctl(b, 'devices').returncode == 0)
+        assert b.proc.poll() is None
+    finally:
+        finish(b)
+
+
+@case
+def bad_uplink_options_refuse_to_start():
+    for app, eal, text in ((['--uplink', 'net_tap7'], taps(1), 'no such ethdev'),
+                           (['--member-speed', 'net_tap5=100'], taps(1), 'not an uplink member'),
+                           (['--uplink', 'net_tap0'], taps(2, bond_mode=4), "a bond's slave"),
+                           ([], taps(2, bond_mode=1), 'does not add its members')):
+        b = harness.Backend(BACKEND, '-s', f'/tmp/vua{PID}bad.sock', *app, prefix='vuradm',
+                            eal_extra=eal)
+        try:
+            assert b.proc.wait(30) != 0, app
+            assert text in b.output(), (app, b.output())
+        finally:
+            harness.remove_runtime_dir(b.prefix)
+
+
+@case
+def admin_socket_stale_and_live():
+    path = os.path.join('/tmp', f'vua{PID}.adm')
+    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stale.bind(path)
+    stale.close()  # the file stays, nobody listens: a dead backend's
+    b = start('--admin-socket', path)
+    try:
+        assert ctl(b, 'devices').returncode == 0
+        # A second backend on the same admin socket runs without one and says so.
+        other = harness.Backend(BACKEND, '-s', f'/tmp/vua{PID}b.sock', '--admin-socket', path,
+                                prefix='vuradm')
+        try:
+            other.wait_socket(f'/tmp/vua{PID}b.sock')
+            assert 'in use by another backend' in other.output(), other.output()
+            assert ctl_json(b, 'devices')[0]['device'] == b.sock  # still the first's
+        finally:
+            finish(other)
+    finally:
+        finish(b)
+    assert not os.path.exists(path)
+
+
+sys.exit(harness.report())
