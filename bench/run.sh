@@ -12,10 +12,10 @@ dir=$(scripts/build.sh release)
 tmp=$(mktemp -d)
 prefix="vurbench$$"
 "$dir/backend/vhost-user-rdma" --no-huge -m 256 --no-pci --file-prefix "$prefix" \
-    --log-level 'lib.vhost.*:warning' -- -s "$tmp/sock" >"$tmp/backend.log" 2>&1 &
+    --log-level 'lib.vhost.*:warning' -- -s "$tmp/sock" -s "$tmp/sock1" >"$tmp/backend.log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$tmp" "/var/run/dpdk/$prefix"' EXIT
-for _ in $(seq 100); do [ -S "$tmp/sock" ] && break; sleep 0.1; done
+for _ in $(seq 100); do [ -S "$tmp/sock1" ] && break; sleep 0.1; done
 
 # Where the backend's control thread may run. A wake-up across CPUs costs an
 # inter-processor interrupt, which in a VM can dominate a round trip, so
@@ -31,3 +31,7 @@ for cpu in "$ctrl_cpu" $other_cpu; do
     taskset -c "$cpu" "$dir/bench/ctrl_bench" "$tmp/sock" "${1:-5000}"
     taskset -c "$cpu" "$dir/bench/qp_bench" "$tmp/sock" "$(( ${1:-5000} / 2 ))"
 done
+
+# Ethernet frames device to device through the local switch (two client threads).
+echo "== Ethernet"
+"$dir/bench/eth_bench" "$tmp/sock" "$tmp/sock1"

@@ -15,6 +15,7 @@
 #include "common/log.h"
 #include "mgmt/admin_rpc.h"
 #include "mgmt/telemetry.h"
+#include "net/net_switch.h"
 #include "port/port_mgr.h"
 #include "options.h"
 #include "vhost/vdev.h"
@@ -24,6 +25,8 @@ RTE_LOG_REGISTER_SUFFIX(vur_logtype_app, app, INFO);
 struct vur_app {
 	struct vur_options opts;
 	struct vur_event_loop ctrl_loop;
+	struct vur_switch sw; /* the data path */
+	bool sw_started;
 	struct vur_dev *devs[VUR_MAX_SOCKETS];
 	unsigned int n_devs;
 	struct vur_port_mgr pm;
@@ -47,6 +50,7 @@ params_for(struct vur_app *app, unsigned int i, struct vur_dev_params *p)
 	p->mtu = o->mtu;
 	p->loopback_mbps = o->loopback_mbps;
 	p->loop = &app->ctrl_loop;
+	p->sw = app->sw_started ? &app->sw : NULL;
 	memcpy(p->mac, o->base_mac, sizeof(p->mac));
 	p->mac[5] += i; /* i < VUR_MAX_SOCKETS: wraps within the last byte only */
 }
@@ -94,6 +98,8 @@ start_ports(struct vur_app *app)
 		return ret;
 	}
 	app->pm_started = true;
+	if (app->sw_started)
+		vur_switch_set_uplinks(&app->sw, &app->pm.uplinks);
 	app->admin.listen.fd = -1;
 	if (o->admin_socket == NULL)
 		return 0;
@@ -118,6 +124,9 @@ stop_devices(struct vur_app *app)
 	for (i = 0; i < app->n_devs; i++)
 		vur_dev_stop(app->devs[i]);
 	vur_event_loop_stop(&app->ctrl_loop);
+	/* The data path uses the uplinks: it stops before they do. */
+	if (app->sw_started)
+		vur_switch_stop(&app->sw);
 	if (app->pm_started) {
 		vur_admin_stop(&app->admin);
 		vur_port_mgr_stop(&app->pm);
@@ -178,11 +187,15 @@ main(int argc, char **argv)
 	}
 
 	ret = EXIT_SUCCESS;
-	if (start_devices(&app) < 0 || start_ports(&app) < 0) {
+	/* The data path first: devices attach to its switch as they are created. */
+	app.sw_started = vur_switch_start(&app.sw) == 0;
+	if (!app.sw_started)
+		VUR_LOG(app, ERR, "cannot start the Ethernet data path");
+	if (!app.sw_started || start_devices(&app) < 0 || start_ports(&app) < 0) {
 		ret = EXIT_FAILURE;
 		goto stop;
 	}
-	if (vur_telemetry_register(&app.pm) < 0)
+	if (vur_telemetry_register(&app.pm) < 0 || vur_telemetry_register_switch(&app.sw) < 0)
 		VUR_LOG(app, WARNING, "telemetry endpoints not registered");
 	VUR_LOG(app, INFO, "%u device(s) ready; SIGINT or SIGTERM stops", app.n_devs);
 	sig = wait_for_signal(&set);

@@ -6,12 +6,23 @@
  *                         resources, errors
  *   /vur/uplinks          uplinks and their members' links (read-only; the
  *                         admin RPC changes them)
+ *   /vur/switch           the local switch: its counters and each uplink's
+ *                         traffic (telemetry_eth.c)
  */
 #ifndef VUR_TELEMETRY_H
 #define VUR_TELEMETRY_H
 
+struct rte_tel_data;
+struct vur_net_dev_stats;
 struct vur_port_mgr;
+struct vur_switch;
 
 int vur_telemetry_register(struct vur_port_mgr *pm);
+
+/* Register /vur/switch (telemetry_eth.c). */
+int vur_telemetry_register_switch(struct vur_switch *sw);
+
+/* A device's Ethernet counters, added to its /vur/device dict. */
+void vur_telemetry_add_eth(struct rte_tel_data *d, const struct vur_net_dev_stats *st);
 
 #endif /* VUR_TELEMETRY_H */

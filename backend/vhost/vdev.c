@@ -183,6 +183,14 @@ pre_msg_handle(int vid, void *raw)
 		pthread_mutex_unlock(&dev->lock);
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 	}
+	/* The vring's indices are ours while we serve it: hand them back first. */
+	if (msg->request == VUR_VHOST_USER_GET_VRING_BASE &&
+			msg->size >= sizeof(msg->payload.state)) {
+		pthread_mutex_lock(&dev->lock);
+		vur_net_dev_stop(&dev->eth, (int)msg->payload.state.index);
+		pthread_mutex_unlock(&dev->lock);
+		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+	}
 	switch (msg->request) {
 	case VUR_VHOST_USER_GET_CONFIG:
 		return handle_get_config(dev, msg);
@@ -248,6 +256,7 @@ fill_info(struct vur_dev *dev, struct vur_dev_info *info)
 	info->config_changes = dev->config_changes;
 	info->link_up = dev->cfg_state.link_up;
 	info->ctrl = dev->ctrlq.stats;
+	info->eth = dev->eth.stats;
 	pthread_mutex_unlock(&dev->lock);
 }
 
@@ -459,7 +468,13 @@ start_ctrlq(struct vur_dev *dev)
 static void
 start_queues(struct vur_dev *dev)
 {
+	uint16_t mtu = dev->negotiated & VUR_NET_F(VIRTIO_NET_F_MTU_BIT) ? dev->cfg_state.mtu
+									 : VUR_DEFAULT_ETH_MTU;
+
 	start_ctrlq(dev);
+	if (dev->vid >= 0 && dev->negotiated != 0)
+		vur_net_dev_start(&dev->eth, dev->vid, dev->negotiated, mtu,
+				vq_ready(dev, VUR_NET_RX_VQ), vq_ready(dev, VUR_NET_TX_VQ));
 }
 
 /* Stop every served queue (around remaps; the caller holds the lock). */
@@ -467,6 +482,7 @@ static void
 stop_queues(struct vur_dev *dev)
 {
 	vur_ctrlq_stop(&dev->ctrlq);
+	vur_net_dev_stop(&dev->eth, -1);
 }
 
 /* Features are fixed once the driver sets up its first vring. */
@@ -538,6 +554,8 @@ on_vring_state_changed(int vid, uint16_t queue_id, int enable)
 	learn_features(dev);
 	if (queue_id == virtio_net_roce_ctrl_vq(1) && !enable)
 		vur_ctrlq_stop(&dev->ctrlq);
+	if (!enable)
+		vur_net_dev_stop(&dev->eth, queue_id);
 	start_queues(dev);
 	pthread_mutex_unlock(&dev->lock);
 	return 0;
@@ -654,9 +672,15 @@ vur_dev_create(const struct vur_dev_params *p)
 	dev->ctrl_table.n_cmds = vur_ctrl_roce_commands(p->rfc2_numbering, dev->cmds);
 	dev->ctrl_table.n_cmds += vur_ctrl_net_commands(dev->cmds + dev->ctrl_table.n_cmds);
 	vur_ctrlq_init(&dev->ctrlq, &dev->lock, dev->path, p->loop);
+	vur_net_dev_init(&dev->eth, &dev->lock, dev->path, &dev->net, &dev->rdma);
 	if (vur_ctrl_table_validate(&dev->ctrl_table) != 0) {
 		ret = -EINVAL;
 		goto free_dev;
+	}
+	if (p->sw != NULL) {
+		ret = vur_net_dev_attach(&dev->eth, p->sw);
+		if (ret < 0)
+			goto free_dev;
 	}
 
 	ret = registry_add(dev);
@@ -671,6 +695,7 @@ vur_dev_create(const struct vur_dev_params *p)
 
 unlist:
 	registry_del(dev);
+	vur_net_dev_detach(&dev->eth);
 free_dev:
 	pthread_mutex_destroy(&dev->lock);
 	free(dev);
@@ -736,6 +761,7 @@ vur_dev_stop(struct vur_dev *dev)
 		VUR_DEV_LOG(dev, ERR, "cannot unregister the vhost-user socket");
 	drop_connection(dev);
 	registry_del(dev);
+	vur_net_dev_detach(&dev->eth);
 	VUR_DEV_LOG(dev, INFO, "socket closed");
 }
 

@@ -15,6 +15,7 @@
 #include "ctrl/ctrl_net.h"
 #include "ctrl/ctrl_roce.h"
 #include "ctrl/ctrl_target.h"
+#include "net/net_dev.h"
 #include "net/net_state.h"
 #include "port/speed_policy.h"
 #include "rdma/rdma_dev.h"
@@ -35,6 +36,7 @@ struct vur_dev_params {
 	uint8_t mac[6];
 	uint64_t loopback_mbps;
 	struct vur_event_loop *loop; /* the control thread */
+	struct vur_switch *sw;       /* the local switch (the data path); may be NULL */
 };
 
 struct vur_dev {
@@ -60,6 +62,7 @@ struct vur_dev {
 	struct vur_ctrl_cmd cmds[VUR_CTRL_ROCE_MAX_CMDS + VUR_CTRL_NET_MAX_CMDS];
 	struct vur_ctrl_table ctrl_table;
 	struct vur_ctrlq ctrlq;
+	struct vur_net_dev eth; /* receiveq1 and transmitq1 on the local switch */
 };
 
 /* Virtio feature bits this device offers, for the chosen numbering. */
@@ -89,6 +92,7 @@ struct vur_dev_info {
 	bool link_up;
 	uint64_t config_changes;
 	struct vur_ctrlq_stats ctrl;
+	struct vur_net_dev_stats eth;
 };
 
 /*

@@ -188,15 +188,33 @@ vur_split_ring_pop(struct vur_split_ring *vr, struct rte_vhost_memory *mem, stru
 }
 
 void
-vur_split_ring_push(struct vur_split_ring *vr, uint16_t head, uint32_t len)
+vur_split_ring_fill(struct vur_split_ring *vr, uint16_t n, uint16_t head, uint32_t len)
 {
-	struct vring_used_elem *e = &vr->used->ring[vr->used_idx & (vr->size - 1)];
+	struct vring_used_elem *e = &vr->used->ring[(uint16_t)(vr->used_idx + n) & (vr->size - 1)];
 
 	e->id = rte_cpu_to_le_32(head);
 	e->len = rte_cpu_to_le_32(len);
-	vr->used_idx++;
-	/* 2.7.8: the element is visible before the index that publishes it. */
+}
+
+void
+vur_split_ring_flush(struct vur_split_ring *vr, uint16_t n)
+{
+	vr->used_idx += n;
+	/* 2.7.8: the elements are visible before the index that publishes them. */
 	__atomic_store_n(&vr->used->idx, rte_cpu_to_le_16(vr->used_idx), __ATOMIC_RELEASE);
+}
+
+void
+vur_split_ring_push(struct vur_split_ring *vr, uint16_t head, uint32_t len)
+{
+	vur_split_ring_fill(vr, 0, head, len);
+	vur_split_ring_flush(vr, 1);
+}
+
+void
+vur_split_ring_unpop(struct vur_split_ring *vr, uint16_t n)
+{
+	vr->last_avail -= n;
 }
 
 bool

@@ -60,6 +60,17 @@ enum vur_pop_result vur_split_ring_pop(struct vur_split_ring *vr, struct rte_vho
 /* Return @head to the driver with @len bytes written. */
 void vur_split_ring_push(struct vur_split_ring *vr, uint16_t head, uint32_t len);
 
+/*
+ * Several used entries published at once, as libvhost-user's fill/flush:
+ * the driver must see all the buffers of a merged receive (virtio 5.1.6.4)
+ * together. Fill entry @n places past the next one, then flush @n entries.
+ */
+void vur_split_ring_fill(struct vur_split_ring *vr, uint16_t n, uint16_t head, uint32_t len);
+void vur_split_ring_flush(struct vur_split_ring *vr, uint16_t n);
+
+/* Give the last @n popped chains back to the avail side, unused and unpushed. */
+void vur_split_ring_unpop(struct vur_split_ring *vr, uint16_t n);
+
 /* Whether the driver asked to be notified of what was pushed since the last notification. */
 bool vur_split_ring_need_notify(struct vur_split_ring *vr);
 

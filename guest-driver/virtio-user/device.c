@@ -306,6 +306,7 @@ free_dev(struct vur_user_dev *d)
 		close(d->backend_fd);
 	vuser_ctrl_release_all(d);
 	vuser_bufs_release_all(d);
+	vuser_net_fini(d);
 	for (i = 0; i < d->n_setup; i++)
 		vuser_vq_free(d, &d->vqs[i]);
 	free(d->vqs);
@@ -377,6 +378,8 @@ bring_up(struct vur_user_dev *d)
 		ret = share_memory(d);
 	if (ret == 0)
 		ret = setup_queues(d);
+	if (ret == 0)
+		ret = vuser_net_init(d, cfg.mtu);
 	if (ret == 0)
 		ret = sync_backend(d);
 	return ret;

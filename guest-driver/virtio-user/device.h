@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "guest_mem.h"
+#include "net.h"
 #include "vhost_user_msg.h"
 #include "vring.h"
 #include "vur_user.h"
@@ -67,6 +68,7 @@ struct vur_user_dev {
 	struct vuser_ubuf *bufs;  /* buf.c */
 
 	struct vuser_async async;
+	struct vuser_net net; /* receiveq1 and transmitq1 (net.c) */
 };
 
 bool vuser_dev_has(const struct vur_user_dev *d, unsigned int bit);

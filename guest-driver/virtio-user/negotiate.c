@@ -28,8 +28,9 @@ vur_user_supported_features(bool rfc2_numbering)
 {
 	/*
 	 * No MQ (one receive/transmit pair is enough for RDMA and keeps the
-	 * queue layout fixed), no MRG_RXBUF or offloads: the Ethernet data
-	 * path is not this driver's business yet. INDIRECT_DESC is accepted;
+	 * queue layout fixed), no checksum or segmentation offloads: frames go
+	 * as they are (vur_net.h). MRG_RXBUF is taken: receive buffers stay
+	 * small whatever the MTU. INDIRECT_DESC is accepted;
 	 * the rings here do not use it yet. The control-queue features only
 	 * let the caller send their commands with vur_user_ctrl(); the
 	 * announcement requests of GUEST_ANNOUNCE are acknowledged by the
@@ -38,8 +39,9 @@ vur_user_supported_features(bool rfc2_numbering)
 	return VUSER_BIT(VIRTIO_F_VERSION_1) | VUSER_BIT(VIRTIO_RING_F_EVENT_IDX) |
 			VUSER_BIT(VIRTIO_RING_F_INDIRECT_DESC) | VUSER_BIT(VIRTIO_NET_F_CTRL_VQ) |
 			VUSER_BIT(VIRTIO_NET_F_MAC) | VUSER_BIT(VIRTIO_NET_F_STATUS) |
-			VUSER_BIT(VIRTIO_NET_F_MTU) | VUSER_BIT(VIRTIO_NET_F_SPEED_DUPLEX) |
-			VUSER_CTRL_VQ_FEATURES | VUSER_BIT(vuser_roce_bit(rfc2_numbering)) |
+			VUSER_BIT(VIRTIO_NET_F_MRG_RXBUF) | VUSER_BIT(VIRTIO_NET_F_MTU) |
+			VUSER_BIT(VIRTIO_NET_F_SPEED_DUPLEX) | VUSER_CTRL_VQ_FEATURES |
+			VUSER_BIT(vuser_roce_bit(rfc2_numbering)) |
 			VUSER_BIT(VIRTIO_NET_F_ROCE_PORT_SPEED);
 }
 

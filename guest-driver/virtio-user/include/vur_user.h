@@ -98,6 +98,12 @@ struct vur_user_params {
 	uint16_t rdma_queue_size;
 	/** bound on every wait for the backend: replies, control commands */
 	unsigned int timeout_ms;
+	/**
+	 * bytes per receive buffer, header included (vur_net.h); 0 for the
+	 * default: 2048 with VIRTIO_NET_F_MRG_RXBUF, else room for the header
+	 * and a frame of the device's MTU with two VLAN tags
+	 */
+	uint32_t net_rx_buf_size;
 };
 
 /** The decoded configuration space, in host byte order. */
@@ -124,7 +130,7 @@ struct vur_user_dev;
 /**
  * Virtio feature bits this driver can negotiate in the given numbering:
  * VERSION_1, EVENT_IDX, INDIRECT_DESC, the virtio-net bits CTRL_VQ, MAC,
- * STATUS, MTU, SPEED_DUPLEX, the control-queue features CTRL_RX, CTRL_VLAN,
+ * STATUS, MTU, SPEED_DUPLEX, MRG_RXBUF, the control-queue features CTRL_RX, CTRL_VLAN,
  * CTRL_RX_EXTRA, GUEST_ANNOUNCE and CTRL_MAC_ADDR (their commands are the
  * caller's, through vur_user_ctrl(); they need CTRL_VQ), and
  * VIRTIO_NET_F_ROCE (bit 58, or 55 in the RFC v2 numbering) with

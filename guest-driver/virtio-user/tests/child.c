@@ -19,7 +19,8 @@
 #include "child.h"
 #include "clock.h"
 
-#define MAX_ARGS 32
+#define MAX_ARGS    48
+#define MAX_SOCKETS 8
 
 /* In the child: log to @log, die with the parent, become the backend. */
 static void
@@ -36,21 +37,32 @@ exec_backend(const char *log, pid_t parent, const char *const *argv)
 	_exit(127);
 }
 
+void
+child_sock(const struct child *c, unsigned int i, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s/vhost-rdma%u", c->dir, i);
+}
+
 int
-child_start_backend(struct child *c, const char *bin, const char *const *app_args)
+child_start(struct child *c, const char *bin, const struct child_opts *o)
 {
 	static int serial;
+	static char socks[MAX_SOCKETS][96];
 	const char *argv[MAX_ARGS];
+	const char *const *a;
 	pid_t parent = getpid();
 	int n = 0;
 
 	memset(c, 0, sizeof(*c));
 	c->pid = -1;
 	c->pidfd = -1;
+	c->n_sockets = o->n_sockets > 0 ? o->n_sockets : 1;
+	if (c->n_sockets > MAX_SOCKETS)
+		return -EINVAL;
 	strcpy(c->dir, "/tmp/vur-user-XXXXXX");
 	if (mkdtemp(c->dir) == NULL)
 		return -errno;
-	snprintf(c->sock, sizeof(c->sock), "%s/vhost-rdma0", c->dir);
+	child_sock(c, 0, c->sock, sizeof(c->sock));
 	snprintf(c->log, sizeof(c->log), "%s/log", c->dir);
 	snprintf(c->prefix, sizeof(c->prefix), "vuruser%d_%d", (int)parent, serial++);
 
@@ -63,11 +75,16 @@ child_start_backend(struct child *c, const char *bin, const char *const *app_arg
 	argv[n++] = c->prefix;
 	argv[n++] = "--log-level";
 	argv[n++] = "lib.eal:error";
+	for (a = o->eal_args; a != NULL && *a != NULL && n < MAX_ARGS - 1; a++)
+		argv[n++] = *a;
 	argv[n++] = "--";
-	argv[n++] = "-s";
-	argv[n++] = c->sock;
-	while (app_args != NULL && *app_args != NULL && n < MAX_ARGS - 1)
-		argv[n++] = *app_args++;
+	for (unsigned int i = 0; i < c->n_sockets && n < MAX_ARGS - 2; i++) {
+		child_sock(c, i, socks[i], sizeof(socks[i]));
+		argv[n++] = "-s";
+		argv[n++] = socks[i];
+	}
+	for (a = o->app_args; a != NULL && *a != NULL && n < MAX_ARGS - 1; a++)
+		argv[n++] = *a;
 	argv[n] = NULL;
 
 	c->pid = fork();
@@ -77,6 +94,14 @@ child_start_backend(struct child *c, const char *bin, const char *const *app_arg
 		exec_backend(c->log, parent, argv);
 	c->pidfd = pidfd_open(c->pid, 0);
 	return c->pidfd < 0 ? -errno : 0;
+}
+
+int
+child_start_backend(struct child *c, const char *bin, const char *const *app_args)
+{
+	const struct child_opts o = { .app_args = app_args, .n_sockets = 1 };
+
+	return child_start(c, bin, &o);
 }
 
 /* Wait for an inotify event (0), the child's exit (-ECHILD) or the deadline (-ETIMEDOUT). */
@@ -98,11 +123,24 @@ wait_event(const struct child *c, int ino, int64_t deadline)
 	return (pfd[1].revents & POLLIN) ? -ECHILD : 0;
 }
 
+static bool
+all_sockets_exist(const struct child *c)
+{
+	struct stat st;
+	char sock[96];
+
+	for (unsigned int i = 0; i < c->n_sockets; i++) {
+		child_sock(c, i, sock, sizeof(sock));
+		if (stat(sock, &st) != 0 || !S_ISSOCK(st.st_mode))
+			return false;
+	}
+	return true;
+}
+
 int
 child_wait_socket(struct child *c, int timeout_ms)
 {
 	int64_t deadline = vuser_now_ms() + timeout_ms;
-	struct stat st;
 	int ino, ret;
 
 	ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
@@ -111,7 +149,7 @@ child_wait_socket(struct child *c, int timeout_ms)
 	/* Watch first, then look: a socket made in between is not missed. */
 	inotify_add_watch(ino, c->dir, IN_CREATE);
 	for (;;) {
-		if (stat(c->sock, &st) == 0 && S_ISSOCK(st.st_mode)) {
+		if (all_sockets_exist(c)) {
 			ret = 0;
 			break;
 		}
@@ -241,7 +279,12 @@ child_cleanup(struct child *c)
 	if (c->prefix[0] != '\0')
 		remove_runtime_dir(c);
 	if (c->dir[0] != '\0') {
-		unlink(c->sock);
+		for (unsigned int i = 0; i < c->n_sockets; i++) {
+			char sock[96];
+
+			child_sock(c, i, sock, sizeof(sock));
+			unlink(sock);
+		}
 		unlink(c->log);
 		rmdir(c->dir);
 	}

@@ -10,6 +10,7 @@
 #define VUSER_TEST_CHILD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 struct child {
@@ -19,7 +20,21 @@ struct child {
 	char dir[64];
 	char sock[96];
 	char log[96];
+	unsigned int n_sockets;
 };
+
+/* What child_start() runs: extra EAL arguments, sockets, application arguments. */
+struct child_opts {
+	const char *const *eal_args; /* NULL-terminated, may be NULL; before "--" */
+	const char *const *app_args; /* NULL-terminated, may be NULL; after the sockets */
+	unsigned int n_sockets;      /* "-s DIR/vhost-rdmaI" for I < n (0 means 1) */
+};
+
+/* Start @bin with @o in a fresh temporary directory. */
+int child_start(struct child *c, const char *bin, const struct child_opts *o);
+
+/* The path of socket @i (0 is @c->sock) into @buf. */
+void child_sock(const struct child *c, unsigned int i, char *buf, size_t size);
 
 /*
  * Start @bin serving one socket in a fresh temporary directory, with
@@ -27,7 +42,7 @@ struct child {
  */
 int child_start_backend(struct child *c, const char *bin, const char *const *app_args);
 
-/* Wait for the socket to appear: 0, -ETIMEDOUT, or -ECHILD if the child died. */
+/* Wait for every socket to appear: 0, -ETIMEDOUT, or -ECHILD if the child died. */
 int child_wait_socket(struct child *c, int timeout_ms);
 
 /* How often @needle occurs in the log. */

@@ -30,7 +30,7 @@ takes_roce_and_port_speed(void)
 	TAP_EQ(vuser_features_negotiate(
 			       offered, vur_user_supported_features(false), false, &acked, &why),
 			0);
-	TAP_EQ(acked, offered & ~B(VIRTIO_NET_F_MRG_RXBUF));
+	TAP_EQ(acked, offered);
 }
 
 /*

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Telemetry of the Ethernet path: device counters and /vur/switch. */
+#include <errno.h>
+#include <stdio.h>
+
+#include <rte_ethdev.h>
+#include <rte_telemetry.h>
+
+#include "mgmt/telemetry.h"
+#include "net/net_dev.h"
+#include "net/net_switch.h"
+
+static struct vur_switch *tel_sw;
+
+void
+vur_telemetry_add_eth(struct rte_tel_data *d, const struct vur_net_dev_stats *st)
+{
+	rte_tel_data_add_dict_u64(d, "eth_tx_frames", st->tx_frames);
+	rte_tel_data_add_dict_u64(d, "eth_tx_bytes", st->tx_bytes);
+	rte_tel_data_add_dict_u64(d, "eth_rx_frames", st->rx_frames);
+	rte_tel_data_add_dict_u64(d, "eth_rx_bytes", st->rx_bytes);
+	rte_tel_data_add_dict_u64(d, "eth_rx_buffers", st->rx_buffers);
+	rte_tel_data_add_dict_u64(d, "eth_roce_rx", st->roce_rx);
+	for (int i = 0; i < VUR_NET_DROP_COUNT; i++) {
+		char key[64];
+
+		snprintf(key, sizeof(key), "eth_%s", vur_net_drop_name(i));
+		rte_tel_data_add_dict_u64(d, key, st->drops[i]);
+	}
+}
+
+static int
+add_uplink(struct rte_tel_data *d, uint16_t i)
+{
+	struct vur_sw_uplink_stats st;
+	char name[RTE_ETH_NAME_MAX_LEN];
+	struct rte_tel_data *u;
+	uint16_t port;
+	bool up;
+
+	port = vur_switch_uplink_stats(tel_sw, i, &up, &st);
+	if (port == UINT16_MAX)
+		return 0;
+	u = rte_tel_data_alloc();
+	if (u == NULL)
+		return -ENOMEM;
+	rte_tel_data_start_dict(u);
+	rte_tel_data_add_dict_int(u, "up", up);
+	rte_tel_data_add_dict_u64(u, "rx_frames", st.rx_frames);
+	rte_tel_data_add_dict_u64(u, "rx_bytes", st.rx_bytes);
+	rte_tel_data_add_dict_u64(u, "tx_frames", st.tx_frames);
+	rte_tel_data_add_dict_u64(u, "tx_bytes", st.tx_bytes);
+	rte_tel_data_add_dict_u64(u, "tx_dropped", st.tx_dropped);
+	if (rte_eth_dev_get_name_by_port(port, name) != 0)
+		snprintf(name, sizeof(name), "port%u", port);
+	return rte_tel_data_add_dict_container(d, name, u, 0);
+}
+
+static int
+show_switch(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct vur_sw_stats st;
+
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	if (tel_sw == NULL)
+		return 0;
+	vur_switch_stats(tel_sw, &st);
+	rte_tel_data_add_dict_u64(d, "flooded", st.flooded);
+	rte_tel_data_add_dict_u64(d, "drop_no_uplink", st.no_uplink);
+	rte_tel_data_add_dict_u64(d, "drop_uplink_down", st.uplink_down);
+	rte_tel_data_add_dict_u64(d, "fdb_learned", st.fdb_learned);
+	rte_tel_data_add_dict_u64(d, "fdb_moved", st.fdb_moved);
+	rte_tel_data_add_dict_u64(d, "fdb_evicted", st.fdb_evicted);
+	for (uint16_t i = 0; i < VUR_MAX_UPLINKS; i++)
+		if (add_uplink(d, i) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+int
+vur_telemetry_register_switch(struct vur_switch *sw)
+{
+	tel_sw = sw;
+	return rte_telemetry_register_cmd("/vur/switch", show_switch,
+			"The local switch: counters and uplink traffic. No parameters");
+}

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The switch object (ports, attach and detach) and its forwarding step: a
+ * burst from one port goes through the forwarding rule, then to each
+ * destination device under that device's lock (its receive filter, its
+ * receive queue, or the RDMA engine for RoCE v2 addressed to it), and to
+ * the uplinks.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+
+#include "common/log.h"
+#include "net/net_dev.h"
+#include "net/net_rxq.h"
+#include "net/net_state.h"
+#include "net/net_switch.h"
+#include "rdma/rdma_rx.h"
+
+#define POOL_MBUFS 4095
+#define POOL_CACHE 256
+
+void *vur_switch_main(void *arg); /* net_datapath.c */
+
+int
+vur_switch_attach(struct vur_switch *sw, struct vur_net_dev *nd)
+{
+	int slot = -ENOSPC;
+
+	pthread_mutex_lock(&sw->attach_lock);
+	for (int i = 0; i < VUR_SW_MAX_DEVS; i++) {
+		if (!(sw->attached & (1ULL << i))) {
+			slot = i;
+			break;
+		}
+	}
+	if (slot >= 0) {
+		__atomic_store_n(&sw->slots[slot], nd, __ATOMIC_RELEASE);
+		__atomic_store_n(&sw->attached, sw->attached | (1ULL << slot), __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&sw->attach_lock);
+	return slot;
+}
+
+void
+vur_switch_detach(struct vur_switch *sw, int slot)
+{
+	pthread_mutex_lock(&sw->attach_lock);
+	__atomic_store_n(&sw->attached, sw->attached & ~(1ULL << slot), __ATOMIC_RELEASE);
+	__atomic_store_n(&sw->slots[slot], NULL, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&sw->attach_lock);
+	/* The data path reports a quiescent state between bursts and while it sleeps. */
+	rte_rcu_qsbr_synchronize(sw->rcu, RTE_QSBR_THRID_INVALID);
+}
+
+int
+vur_switch_watch_kick(struct vur_switch *sw, int slot, int fd)
+{
+	struct rte_epoll_event *ev = &sw->kick_ev[slot];
+
+	memset(ev, 0, sizeof(*ev));
+	ev->epdata.event = EPOLLIN;
+	ev->epdata.data = (void *)(uintptr_t)slot;
+	return rte_epoll_ctl(sw->epfd, EPOLL_CTL_ADD, fd, ev) < 0 ? -EINVAL : 0;
+}
+
+void
+vur_switch_unwatch_kick(struct vur_switch *sw, int slot)
+{
+	struct rte_epoll_event *ev = &sw->kick_ev[slot];
+
+	if (rte_epoll_ctl(sw->epfd, EPOLL_CTL_DEL, ev->fd, ev) < 0)
+		VUR_LOG(net, WARNING, "port %d: cannot unwatch its transmit kick", slot);
+}
+
+int
+vur_switch_start(struct vur_switch *sw)
+{
+	size_t sz = rte_rcu_qsbr_get_memsize(1);
+	int ret;
+
+	memset(sw, 0, sizeof(*sw));
+	pthread_mutex_init(&sw->attach_lock, NULL);
+	vur_fdb_init(&sw->fdb, VUR_FDB_AGE_NS);
+	sw->wake_fd = -1;
+	sw->rcu = rte_zmalloc("vur_switch_rcu", sz, RTE_CACHE_LINE_SIZE);
+	if (sw->rcu == NULL || rte_rcu_qsbr_init(sw->rcu, 1) != 0)
+		goto nomem;
+	sw->pool = rte_pktmbuf_pool_create("vur_net_tx", POOL_MBUFS, POOL_CACHE, 0,
+			RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	if (sw->pool == NULL)
+		goto nomem;
+	sw->epfd = epoll_create1(EPOLL_CLOEXEC);
+	sw->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	sw->wake_ev.epdata.event = EPOLLIN;
+	sw->wake_ev.epdata.data = (void *)(uintptr_t)VUR_SW_MAX_DEVS;
+	if (sw->epfd < 0 || sw->wake_fd < 0 ||
+			rte_epoll_ctl(sw->epfd, EPOLL_CTL_ADD, sw->wake_fd, &sw->wake_ev) < 0) {
+		ret = -errno;
+		goto fail;
+	}
+	ret = rte_ctrl_thread_create(&sw->thread, "vur-net", NULL, vur_switch_main, sw);
+	if (ret != 0) {
+		ret = ret < 0 ? ret : -ret;
+		goto fail;
+	}
+	sw->running = true;
+	return 0;
+
+nomem:
+	VUR_LOG(net, ERR, "switch: cannot allocate: %s", rte_strerror(rte_errno));
+	ret = -ENOMEM;
+fail:
+	vur_switch_stop(sw);
+	return ret;
+}
+
+void
+vur_switch_stop(struct vur_switch *sw)
+{
+	if (sw->running) {
+		__atomic_store_n(&sw->stopping, true, __ATOMIC_RELEASE);
+		eventfd_write(sw->wake_fd, 1);
+		pthread_join(sw->thread, NULL);
+		sw->running = false;
+	}
+	if (sw->wake_fd >= 0)
+		close(sw->wake_fd);
+	if (sw->epfd > 0)
+		close(sw->epfd);
+	rte_mempool_free(sw->pool);
+	rte_free(sw->rcu);
+	sw->pool = NULL;
+	sw->rcu = NULL;
+	sw->wake_fd = sw->epfd = -1;
+	pthread_mutex_destroy(&sw->attach_lock);
+}
+
+void
+vur_switch_stats(const struct vur_switch *sw, struct vur_sw_stats *out)
+{
+	const uint64_t *src = (const uint64_t *)&sw->stats;
+	uint64_t *dst = (uint64_t *)out;
+
+	for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
+		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+}
+
+/* What one burst sends where: packet indices per destination device. */
+struct burst_plan {
+	struct vur_frame_info fi[VUR_SW_BURST];
+	uint8_t idx[VUR_SW_MAX_DEVS][VUR_SW_BURST];
+	uint8_t n[VUR_SW_MAX_DEVS];
+	uint64_t devs;
+	struct rte_mbuf *up[VUR_SW_BURST];
+	uint32_t up_hash[VUR_SW_BURST];
+	uint16_t n_up;
+};
+
+/* RoCE v2 to the device's own address is the RDMA engine's, not the netdev's. */
+static bool
+for_rdma(const struct vur_net_dev *nd, const struct vur_frame_info *fi)
+{
+	return fi->roce_v2 && memcmp(fi->dst.addr_bytes, nd->filter->mac, RTE_ETHER_ADDR_LEN) == 0;
+}
+
+static void
+deliver(struct vur_switch *sw, int slot, struct rte_mbuf **pkts, const struct burst_plan *bp)
+{
+	struct vur_net_dev *nd = __atomic_load_n(&sw->slots[slot], __ATOMIC_ACQUIRE);
+	struct rte_mbuf *net[VUR_SW_BURST], *roce[VUR_SW_BURST];
+	uint16_t n_net = 0, n_roce = 0;
+	bool live;
+
+	if (nd == NULL)
+		return;
+	pthread_mutex_lock(nd->lock);
+	live = nd->rxq.active || nd->txq.active; /* a frontend is there, memory mapped */
+	for (int i = 0; i < bp->n[slot]; i++) {
+		const struct vur_frame_info *fi = &bp->fi[bp->idx[slot][i]];
+		struct rte_mbuf *m = pkts[bp->idx[slot][i]];
+
+		if (live && for_rdma(nd, fi)) {
+			rte_pktmbuf_refcnt_update(m, 1);
+			roce[n_roce++] = m;
+		} else if (!nd->rxq.active) {
+			nd->stats.drops[VUR_NET_DROP_RX_NOT_READY]++;
+		} else if (!vur_net_state_accepts(nd->filter, fi->dst.addr_bytes, fi->vlan_tagged,
+					   fi->vid)) {
+			nd->stats.drops[VUR_NET_DROP_RX_FILTERED]++;
+		} else {
+			net[n_net++] = m;
+		}
+	}
+	if (n_net > 0)
+		vur_net_rxq_enqueue(nd, net, n_net);
+	if (n_roce > 0) {
+		nd->stats.roce_rx += n_roce;
+		vur_rdma_rx(nd->rdma, roce, n_roce);
+	}
+	pthread_mutex_unlock(nd->lock);
+}
+
+static void
+plan(struct vur_switch *sw, uint16_t in_port, struct rte_mbuf *m, uint16_t i, struct burst_plan *bp,
+		uint64_t now_ns)
+{
+	uint8_t buf[VUR_FRAME_PARSE_LEN];
+	const uint8_t *p;
+	uint64_t devs;
+	struct vur_fwd f;
+
+	p = rte_pktmbuf_read(m, 0, RTE_MIN(m->pkt_len, (uint32_t)sizeof(buf)), buf);
+	if (p == NULL || vur_frame_parse(p, RTE_MIN(m->pkt_len, sizeof(buf)), &bp->fi[i]) < 0)
+		return; /* a runt: nowhere */
+	vur_fwd_decide(&sw->fdb, in_port, &bp->fi[i],
+			__atomic_load_n(&sw->attached, __ATOMIC_ACQUIRE), now_ns, &f);
+	if (f.flood)
+		VUR_STAT_ADD(sw->stats.flooded, 1);
+	for (devs = f.devs; devs != 0; devs &= devs - 1) {
+		int d = __builtin_ctzll(devs);
+
+		bp->idx[d][bp->n[d]++] = i;
+		bp->devs |= 1ULL << d;
+	}
+	if (f.uplink) {
+		rte_pktmbuf_refcnt_update(m, 1); /* the PMD frees its reference */
+		bp->up[bp->n_up] = m;
+		bp->up_hash[bp->n_up++] = bp->fi[i].flow_hash;
+	}
+}
+
+void
+vur_switch_forward(struct vur_switch *sw, uint16_t in_port, struct rte_mbuf **pkts, uint16_t n,
+		uint64_t now_ns)
+{
+	struct burst_plan bp;
+
+	bp.devs = 0;
+	bp.n_up = 0;
+	memset(bp.n, 0, sizeof(bp.n));
+	for (uint16_t i = 0; i < n; i++)
+		plan(sw, in_port, pkts[i], i, &bp, now_ns);
+	for (uint64_t devs = bp.devs; devs != 0; devs &= devs - 1)
+		deliver(sw, __builtin_ctzll(devs), pkts, &bp);
+	if (bp.n_up > 0)
+		vur_switch_uplink_tx(sw, bp.up, bp.up_hash, bp.n_up);
+	rte_pktmbuf_free_bulk(pkts, n);
+}

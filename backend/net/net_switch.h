@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The local switch and the data-path thread that runs it: between the
+ * devices of this backend (their virtio-net queues) and the uplinks.
+ *
+ * One thread does all the Ethernet work. It polls the devices' transmit
+ * queues and the uplinks' receive queues while there is traffic, and when
+ * idle sleeps in epoll on the transmit kick eventfds and the uplinks'
+ * receive interrupts (with a bounded timeout when an uplink has none, or
+ * is an 802.3ad bond that needs bursts to run LACP).
+ *
+ * Devices attach and detach from other threads. Detach waits, through an
+ * RCU quiescent-state variable (rte_rcu_qsbr), until the data path no
+ * longer holds the device, so a detached device can be freed.
+ */
+#ifndef VUR_NET_SWITCH_H
+#define VUR_NET_SWITCH_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_interrupts.h>
+#include <rte_mbuf.h>
+#include <rte_rcu_qsbr.h>
+
+#include "net/net_fdb.h"
+#include "net/net_fwd.h"
+#include "port/uplink.h"
+
+#define VUR_SW_BURST 32
+
+struct vur_net_dev;
+
+/* Per-uplink counters, written by the data path only. */
+struct vur_sw_uplink_stats {
+	uint64_t rx_frames;
+	uint64_t rx_bytes;
+	uint64_t tx_frames;
+	uint64_t tx_bytes;
+	uint64_t tx_dropped; /* the PMD's queue was full */
+};
+
+struct vur_sw_uplink {
+	uint16_t port_id;
+	bool rx_intr;   /* receive interrupts armed when the thread sleeps */
+	bool keepalive; /* an 802.3ad bond: bursts at least every 100 ms */
+	bool up;        /* link status, refreshed every VUR_SW_LINK_REFRESH_NS */
+	struct vur_sw_uplink_stats stats;
+};
+
+/* Switch counters, written by the data path only. */
+struct vur_sw_stats {
+	uint64_t flooded;     /* frames flooded (broadcast, multicast, unknown) */
+	uint64_t no_uplink;   /* frames for the outside with no uplink configured */
+	uint64_t uplink_down; /* frames for the outside with every uplink down */
+	uint64_t fdb_learned;
+	uint64_t fdb_moved;
+	uint64_t fdb_evicted;
+};
+
+struct vur_switch {
+	struct rte_mempool *pool; /* packet buffers for frames from devices */
+	int epfd;
+	int wake_fd;
+	struct rte_epoll_event wake_ev;
+	pthread_t thread;
+	bool running;
+	bool stopping;
+	struct rte_rcu_qsbr *rcu;
+
+	pthread_mutex_t attach_lock; /* attach and detach */
+	struct vur_net_dev *slots[VUR_SW_MAX_DEVS];
+	uint64_t attached;
+	struct rte_epoll_event kick_ev[VUR_SW_MAX_DEVS];
+
+	struct vur_sw_uplink uplinks[VUR_MAX_UPLINKS];
+	uint16_t n_uplinks; /* published after the uplinks are filled in */
+
+	/* The data path's own. */
+	struct vur_fdb fdb;
+	struct vur_net_dev *seen[VUR_SW_MAX_DEVS];
+	struct rte_ether_addr dev_mac[VUR_SW_MAX_DEVS];
+	uint64_t next_refresh_ns;
+	uint16_t up_idx[VUR_MAX_UPLINKS]; /* the uplinks that are up */
+	uint16_t n_up;
+	struct vur_sw_stats stats;
+};
+
+/* Create the packet pool and start the thread. Returns 0 or a negative errno. */
+int vur_switch_start(struct vur_switch *sw);
+
+/* Stop the thread and free what start allocated. */
+void vur_switch_stop(struct vur_switch *sw);
+
+/*
+ * Give the switch the started uplinks (once, after the port manager
+ * started them). They must outlive the switch's thread.
+ */
+int vur_switch_set_uplinks(struct vur_switch *sw, const struct vur_uplinks *u);
+
+/* Device ports: a slot, or -ENOSPC. Detach waits for the data path to let go. */
+int vur_switch_attach(struct vur_switch *sw, struct vur_net_dev *nd);
+void vur_switch_detach(struct vur_switch *sw, int slot);
+
+/* Wake the data path when transmit kick @fd of device @slot is signalled. */
+int vur_switch_watch_kick(struct vur_switch *sw, int slot, int fd);
+void vur_switch_unwatch_kick(struct vur_switch *sw, int slot);
+
+/* Snapshots of the counters, for telemetry. */
+void vur_switch_stats(const struct vur_switch *sw, struct vur_sw_stats *out);
+uint16_t vur_switch_uplink_stats(
+		const struct vur_switch *sw, uint16_t i, bool *up, struct vur_sw_uplink_stats *out);
+
+/* Single-writer counters that other threads read. */
+#define VUR_STAT_ADD(c, n) __atomic_store_n(&(c), (c) + (n), __ATOMIC_RELAXED)
+
+/* The data path's steps (net_switch.c, net_uplinks.c), on its thread. */
+void vur_switch_forward(struct vur_switch *sw, uint16_t in_port, struct rte_mbuf **pkts, uint16_t n,
+		uint64_t now_ns);
+void vur_switch_uplinks_refresh(struct vur_switch *sw);
+uint16_t vur_switch_uplinks_rx(struct vur_switch *sw, uint64_t now_ns);
+void vur_switch_uplink_tx(
+		struct vur_switch *sw, struct rte_mbuf **pkts, const uint32_t *hash, uint16_t n);
+void vur_switch_uplinks_intr(struct vur_switch *sw, bool enable);
+bool vur_switch_uplinks_need_timer(const struct vur_switch *sw);
+
+#endif /* VUR_NET_SWITCH_H */

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The switch's side of the uplinks: receive bursts, transmit with flows
+ * spread over the uplinks that are up (a flow hash picks one, so a flow
+ * keeps its order), link state cached so that no burst waits for it, and
+ * receive interrupts armed only while the data path sleeps.
+ */
+#include <errno.h>
+#include <sys/epoll.h>
+
+#include <rte_eth_bond.h>
+#include <rte_ethdev.h>
+
+#include "common/log.h"
+#include "net/net_switch.h"
+
+int
+vur_switch_set_uplinks(struct vur_switch *sw, const struct vur_uplinks *u)
+{
+	struct vur_sw_uplink *up;
+	uint16_t i;
+	int ret;
+
+	for (i = 0; i < u->n_uplinks && i < VUR_MAX_UPLINKS; i++) {
+		up = &sw->uplinks[i];
+		up->port_id = u->uplinks[i].port_id;
+		up->keepalive = u->uplinks[i].bond &&
+				u->uplinks[i].bond_mode == BONDING_MODE_8023AD;
+		up->rx_intr = false;
+		if (u->uplinks[i].rx_intr) {
+			ret = rte_eth_dev_rx_intr_ctl_q(up->port_id, 0, sw->epfd,
+					RTE_INTR_EVENT_ADD, (void *)(uintptr_t)VUR_SW_MAX_DEVS);
+			up->rx_intr = ret == 0;
+			if (ret != 0)
+				VUR_LOG(net, WARNING, "%s: receive interrupt not usable: polled",
+						u->uplinks[i].name);
+		}
+	}
+	/* The data path reads the uplinks only up to the published count. */
+	__atomic_store_n(&sw->n_uplinks, i, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static uint16_t
+n_uplinks(const struct vur_switch *sw)
+{
+	return __atomic_load_n(&sw->n_uplinks, __ATOMIC_ACQUIRE);
+}
+
+/* Link state without waiting: a bond is up while one of its members is. */
+void
+vur_switch_uplinks_refresh(struct vur_switch *sw)
+{
+	struct rte_eth_link link;
+
+	sw->n_up = 0;
+	for (uint16_t i = 0; i < n_uplinks(sw); i++) {
+		struct vur_sw_uplink *up = &sw->uplinks[i];
+		bool is_up = rte_eth_link_get_nowait(up->port_id, &link) == 0 &&
+				link.link_status == RTE_ETH_LINK_UP;
+
+		__atomic_store_n(&up->up, is_up, __ATOMIC_RELAXED);
+		if (is_up)
+			sw->up_idx[sw->n_up++] = i;
+	}
+	__atomic_store_n(&sw->stats.fdb_learned, sw->fdb.stats.learned, __ATOMIC_RELAXED);
+	__atomic_store_n(&sw->stats.fdb_moved, sw->fdb.stats.moved, __ATOMIC_RELAXED);
+	__atomic_store_n(&sw->stats.fdb_evicted, sw->fdb.stats.evicted, __ATOMIC_RELAXED);
+}
+
+uint16_t
+vur_switch_uplinks_rx(struct vur_switch *sw, uint64_t now_ns)
+{
+	struct rte_mbuf *pkts[VUR_SW_BURST];
+	uint16_t total = 0, n;
+	uint64_t bytes;
+
+	for (uint16_t i = 0; i < n_uplinks(sw); i++) {
+		struct vur_sw_uplink *up = &sw->uplinks[i];
+
+		n = rte_eth_rx_burst(up->port_id, 0, pkts, VUR_SW_BURST);
+		if (up->keepalive) /* LACPDUs go out from inside the bond's tx burst */
+			rte_eth_tx_burst(up->port_id, 0, pkts, 0);
+		if (n == 0)
+			continue;
+		bytes = 0;
+		for (uint16_t j = 0; j < n; j++)
+			bytes += pkts[j]->pkt_len;
+		VUR_STAT_ADD(up->stats.rx_frames, n);
+		VUR_STAT_ADD(up->stats.rx_bytes, bytes);
+		vur_switch_forward(sw, VUR_SW_PORT_UPLINK, pkts, n, now_ns);
+		total += n;
+	}
+	return total;
+}
+
+static void
+tx_one(struct vur_switch *sw, uint16_t u, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct vur_sw_uplink *up = &sw->uplinks[u];
+	uint64_t bytes = 0;
+	uint16_t sent;
+
+	for (uint16_t j = 0; j < n; j++)
+		bytes += pkts[j]->pkt_len;
+	sent = rte_eth_tx_burst(up->port_id, 0, pkts, n);
+	for (uint16_t j = sent; j < n; j++)
+		bytes -= pkts[j]->pkt_len;
+	VUR_STAT_ADD(up->stats.tx_frames, sent);
+	VUR_STAT_ADD(up->stats.tx_bytes, bytes);
+	if (sent < n) {
+		VUR_STAT_ADD(up->stats.tx_dropped, n - sent);
+		rte_pktmbuf_free_bulk(pkts + sent, n - sent);
+	}
+}
+
+void
+vur_switch_uplink_tx(
+		struct vur_switch *sw, struct rte_mbuf **pkts, const uint32_t *hash, uint16_t n)
+{
+	struct rte_mbuf *per[VUR_MAX_UPLINKS][VUR_SW_BURST];
+	uint16_t cnt[VUR_MAX_UPLINKS] = { 0 }, u;
+
+	if (sw->n_up == 0) {
+		if (n_uplinks(sw) == 0)
+			VUR_STAT_ADD(sw->stats.no_uplink, n);
+		else
+			VUR_STAT_ADD(sw->stats.uplink_down, n);
+		rte_pktmbuf_free_bulk(pkts, n);
+		return;
+	}
+	for (uint16_t i = 0; i < n; i++) {
+		u = sw->up_idx[hash[i] % sw->n_up];
+		per[u][cnt[u]++] = pkts[i];
+	}
+	for (u = 0; u < n_uplinks(sw); u++)
+		if (cnt[u] > 0)
+			tx_one(sw, u, per[u], cnt[u]);
+}
+
+void
+vur_switch_uplinks_intr(struct vur_switch *sw, bool enable)
+{
+	for (uint16_t i = 0; i < n_uplinks(sw); i++) {
+		if (!sw->uplinks[i].rx_intr)
+			continue;
+		if (enable)
+			rte_eth_dev_rx_intr_enable(sw->uplinks[i].port_id, 0);
+		else
+			rte_eth_dev_rx_intr_disable(sw->uplinks[i].port_id, 0);
+	}
+}
+
+bool
+vur_switch_uplinks_need_timer(const struct vur_switch *sw)
+{
+	for (uint16_t i = 0; i < n_uplinks(sw); i++)
+		if (!sw->uplinks[i].rx_intr || sw->uplinks[i].keepalive)
+			return true;
+	return false;
+}
+
+uint16_t
+vur_switch_uplink_stats(
+		const struct vur_switch *sw, uint16_t i, bool *up, struct vur_sw_uplink_stats *out)
+{
+	const struct vur_sw_uplink *u;
+
+	if (i >= n_uplinks(sw))
+		return UINT16_MAX;
+	u = &sw->uplinks[i];
+	*up = __atomic_load_n(&u->up, __ATOMIC_RELAXED);
+	out->rx_frames = __atomic_load_n(&u->stats.rx_frames, __ATOMIC_RELAXED);
+	out->rx_bytes = __atomic_load_n(&u->stats.rx_bytes, __ATOMIC_RELAXED);
+	out->tx_frames = __atomic_load_n(&u->stats.tx_frames, __ATOMIC_RELAXED);
+	out->tx_bytes = __atomic_load_n(&u->stats.tx_bytes, __ATOMIC_RELAXED);
+	out->tx_dropped = __atomic_load_n(&u->stats.tx_dropped, __ATOMIC_RELAXED);
+	return u->port_id;
+}

@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The Ethernet path against the real backend: frames between three devices
+ * of one backend through its local switch, the receive filter, RoCE v2
+ * frames taken by the RDMA engine, a malformed transmit chain, and
+ * mergeable receive buffers.
+ *
+ * Usage: virtio_user_eth_test PATH/TO/vhost-user-rdma
+ */
+#include <arpa/inet.h>
+#include <endian.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <linux/virtio_net.h>
+
+#include "child.h"
+#include "device.h"
+#include "eth_util.h"
+#include "net.h"
+#include "tap.h"
+#include "vur_net.h"
+
+#define N_DEVS   3
+#define WAIT_MS  5000
+#define QUIET_MS 200 /* how long "nothing arrives" is watched */
+
+static const char *backend_bin;
+static struct child backend;
+static char paths[N_DEVS][96];
+static struct vur_user_dev *devs[N_DEVS];
+static uint8_t macs[N_DEVS][6];
+static uint32_t next_marker = 1;
+
+static int
+open_dev(int i, const struct vur_user_params *p)
+{
+	struct vur_user_config cfg;
+	int ret;
+
+	ret = vur_user_open(p, &devs[i]);
+	if (ret == 0)
+		ret = vur_user_read_config(devs[i], &cfg);
+	if (ret == 0)
+		memcpy(macs[i], cfg.mac, 6);
+	return ret;
+}
+
+static bool
+ready(void)
+{
+	for (int i = 0; i < N_DEVS; i++)
+		if (devs[i] == NULL) {
+			tap_skip("no devices");
+			return false;
+		}
+	return true;
+}
+
+/* Send a marked frame of @len bytes from device @from to @dst; returns the marker. */
+static uint32_t
+send_marked(int from, const uint8_t dst[6], size_t len)
+{
+	uint8_t buf[2048];
+	uint32_t marker = next_marker++;
+
+	eth_frame(buf, len, dst, macs[from], marker);
+	TAP_EQ(vur_user_net_send(devs[from], buf, len), 0);
+	return marker;
+}
+
+static void
+expect_frame(int to, uint32_t marker, size_t want_len)
+{
+	uint8_t buf[4096];
+	size_t len = 0;
+
+	TAP_EQ(eth_recv_marked(devs[to], marker, buf, sizeof(buf), &len, WAIT_MS), 0);
+	TAP_EQ(len, want_len);
+}
+
+static void
+expect_nothing(int to)
+{
+	uint8_t buf[4096];
+
+	TAP_EQ(vur_user_net_recv(devs[to], buf, sizeof(buf), QUIET_MS), -ETIMEDOUT);
+}
+
+static uint64_t
+counter(int dev, const char *field, uint64_t want)
+{
+	return eth_wait_counter(backend.prefix, paths[dev], field, want, WAIT_MS);
+}
+
+/* Open device @i again with @p, once the backend has let the last frontend go. */
+static int
+reopen(int i, const struct vur_user_params *p)
+{
+	static int closed[N_DEVS];
+	char needle[128];
+
+	vur_user_close(devs[i]);
+	devs[i] = NULL;
+	snprintf(needle, sizeof(needle), "%s: frontend disconnected", paths[i]);
+	TAP_EQ(child_wait_log(&backend, needle, ++closed[i], WAIT_MS), 0);
+	return open_dev(i, p);
+}
+
+static void
+devices_open(void)
+{
+	const struct child_opts o = { .n_sockets = N_DEVS };
+	struct vur_user_params p;
+	int ret;
+
+	ret = child_start(&backend, backend_bin, &o);
+	if (ret == 0)
+		ret = child_wait_socket(&backend, WAIT_MS);
+	TAP_EQ(ret, 0);
+	if (ret < 0)
+		return;
+	for (int i = 0; i < N_DEVS; i++) {
+		child_sock(&backend, i, paths[i], sizeof(paths[i]));
+		vur_user_params_init(&p, paths[i]);
+		TAP_EQ(open_dev(i, &p), 0);
+	}
+	TAP_CHECK(vur_user_features(devs[0]) & (1ULL << VIRTIO_NET_F_MRG_RXBUF));
+}
+
+static void
+unicast_reaches_only_its_device(void)
+{
+	uint32_t m;
+
+	if (!ready())
+		return;
+	m = send_marked(0, macs[1], 100);
+	expect_frame(1, m, 100);
+	expect_nothing(2);
+	expect_nothing(0);
+	/* and back: device 0's address is known without learning too */
+	m = send_marked(1, macs[0], 1514);
+	expect_frame(0, m, 1514);
+	expect_nothing(2);
+}
+
+static void
+broadcast_floods_to_the_others(void)
+{
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	uint32_t m;
+
+	if (!ready())
+		return;
+	m = send_marked(2, bcast, 60);
+	expect_frame(0, m, 60);
+	expect_frame(1, m, 60);
+	expect_nothing(2);
+}
+
+/* virtio 5.1.6.5.1-2: promiscuous off, then the MAC table decides. */
+static void
+receive_filter_applies(void)
+{
+	static const uint8_t other[6] = { 0x02, 0, 0, 0, 0, 0x77 };
+	uint8_t off = 0, ok = VIRTIO_NET_ERR, table[4 + 6 + 4];
+	uint32_t one = htole32(1), zero = 0, m;
+	uint64_t filtered;
+
+	if (!ready())
+		return;
+	TAP_EQ(vur_user_ctrl(devs[1], VIRTIO_NET_CTRL_RX, VIRTIO_NET_CTRL_RX_PROMISC, &off, 1, NULL,
+			       0, &ok),
+			0);
+	TAP_EQ(ok, VIRTIO_NET_OK);
+	/* unknown unicast floods: device 2 (promiscuous) takes it, device 1 filters it */
+	filtered = counter(1, "eth_drop_rx_filtered", 0);
+	m = send_marked(0, other, 80);
+	expect_frame(2, m, 80);
+	TAP_EQ(counter(1, "eth_drop_rx_filtered", filtered + 1), filtered + 1);
+	expect_nothing(1);
+	/* its own address still passes */
+	m = send_marked(0, macs[1], 80);
+	expect_frame(1, m, 80);
+	/* with the address in its unicast table, device 1 takes it */
+	memcpy(table, &one, 4);
+	memcpy(table + 4, other, 6);
+	memcpy(table + 10, &zero, 4);
+	TAP_EQ(vur_user_ctrl(devs[1], VIRTIO_NET_CTRL_MAC, VIRTIO_NET_CTRL_MAC_TABLE_SET, table,
+			       sizeof(table), NULL, 0, &ok),
+			0);
+	TAP_EQ(ok, VIRTIO_NET_OK);
+	m = send_marked(0, other, 80);
+	expect_frame(1, m, 80);
+	off = 1;
+	vur_user_ctrl(devs[1], VIRTIO_NET_CTRL_RX, VIRTIO_NET_CTRL_RX_PROMISC, &off, 1, NULL, 0,
+			&ok);
+}
+
+/* Ethernet, IPv4 and UDP to @dport, to device @to's address. */
+static size_t
+udp_frame(uint8_t *buf, int from, int to, uint16_t dport)
+{
+	static const uint8_t ip[20] = { 0x45, 0, 0, 48, 0, 0, 0x40, 0, 64, 17, 0, 0, 10, 0, 0, 1,
+		10, 0, 0, 2 };
+	uint16_t type = htons(0x0800), sport = htons(49152), dp = htons(dport), ulen = htons(28);
+
+	memset(buf, 0, 62);
+	memcpy(buf, macs[to], 6);
+	memcpy(buf + 6, macs[from], 6);
+	memcpy(buf + 12, &type, 2);
+	memcpy(buf + 14, ip, sizeof(ip));
+	memcpy(buf + 34, &sport, 2);
+	memcpy(buf + 36, &dp, 2);
+	memcpy(buf + 38, &ulen, 2);
+	return 62;
+}
+
+static void
+roce_goes_to_the_rdma_engine(void)
+{
+	uint8_t buf[128], got[2048];
+	uint64_t roce, rx;
+	size_t len;
+
+	if (!ready())
+		return;
+	roce = counter(1, "eth_roce_rx", 0);
+	rx = counter(1, "eth_rx_frames", 0);
+	len = udp_frame(buf, 0, 1, 4791);
+	TAP_EQ(vur_user_net_send(devs[0], buf, len), 0);
+	TAP_EQ(counter(1, "eth_roce_rx", roce + 1), roce + 1);
+	TAP_EQ(counter(1, "eth_rx_frames", 0), rx);
+	expect_nothing(1);
+	/* another UDP port is the netdev's */
+	len = udp_frame(buf, 0, 1, 4790);
+	TAP_EQ(vur_user_net_send(devs[0], buf, len), 0);
+	TAP_EQ(vur_user_net_recv(devs[1], got, sizeof(got), WAIT_MS), (int)len);
+	TAP_CHECK(memcmp(got, buf, len) == 0);
+}
+
+/* A chain shorter than the virtio-net header: dropped, counted, nothing else. */
+static void
+malformed_tx_is_dropped(void)
+{
+	static const uint8_t shorty[4] = { 1, 2, 3, 4 };
+	uint8_t hdr_only[12] = { 0 };
+	uint64_t bad;
+	uint32_t m;
+
+	if (!ready())
+		return;
+	bad = counter(0, "eth_drop_tx_bad_length", 0);
+	TAP_EQ(vuser_net_send_raw(devs[0], shorty, sizeof(shorty)), 0);
+	TAP_EQ(vuser_net_send_raw(devs[0], hdr_only, sizeof(hdr_only)), 0);
+	TAP_EQ(counter(0, "eth_drop_tx_bad_length", bad + 2), bad + 2);
+	expect_nothing(1);
+	/* the device keeps working */
+	m = send_marked(0, macs[1], 64);
+	expect_frame(1, m, 64);
+}
+
+/* 5.1.6.4: a frame larger than one buffer spans num_buffers of them. */
+static void
+mergeable_receive_buffers(void)
+{
+	struct vur_user_net_stats before, after;
+	struct vur_user_params p;
+	uint64_t buffers;
+	uint32_t m;
+
+	if (!ready())
+		return;
+	vur_user_params_init(&p, paths[2]);
+	p.net_rx_buf_size = 256;
+	TAP_EQ(reopen(2, &p), 0);
+	if (devs[2] == NULL)
+		return;
+	vur_user_net_stats(devs[2], &before);
+	buffers = counter(2, "eth_rx_buffers", 0);
+	m = send_marked(0, macs[2], 1000);
+	expect_frame(2, m, 1000);
+	vur_user_net_stats(devs[2], &after);
+	/* 12 header bytes + 1000 in 256-byte buffers */
+	TAP_EQ(after.rx_buffers - before.rx_buffers, 4);
+	TAP_EQ(after.rx_frames - before.rx_frames, 1);
+	TAP_EQ(counter(2, "eth_rx_buffers", buffers + 4), buffers + 4);
+	/* a small one fits one buffer */
+	m = send_marked(0, macs[2], 200);
+	expect_frame(2, m, 200);
+	vur_user_net_stats(devs[2], &after);
+	TAP_EQ(after.rx_buffers - before.rx_buffers, 5);
+}
+
+/* Without MRG_RXBUF every frame takes one whole buffer. */
+static void
+unmerged_receive_buffers(void)
+{
+	struct vur_user_net_stats st;
+	struct vur_user_params p;
+	uint32_t m;
+
+	if (!ready())
+		return;
+	vur_user_params_init(&p, paths[2]);
+	p.features &= ~(1ULL << VIRTIO_NET_F_MRG_RXBUF);
+	TAP_EQ(reopen(2, &p), 0);
+	if (devs[2] == NULL)
+		return;
+	TAP_CHECK(!(vur_user_features(devs[2]) & (1ULL << VIRTIO_NET_F_MRG_RXBUF)));
+	m = send_marked(0, macs[2], 1514);
+	expect_frame(2, m, 1514);
+	vur_user_net_stats(devs[2], &st);
+	TAP_EQ(st.rx_buffers, 1);
+	TAP_EQ(st.rx_frames, 1);
+}
+
+static void
+backend_stops_cleanly(void)
+{
+	int status;
+
+	for (int i = 0; i < N_DEVS; i++)
+		TAP_EQ(vur_user_close(devs[i]), 0);
+	status = child_stop(&backend, SIGTERM, WAIT_MS);
+	TAP_CHECK(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if (tap_failed || tap_case_failed)
+		child_dump_log(&backend);
+	child_cleanup(&backend);
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s PATH/TO/vhost-user-rdma\n", argv[0]);
+		return 2;
+	}
+	backend_bin = argv[1];
+	signal(SIGPIPE, SIG_IGN);
+	TAP_RUN(devices_open);
+	TAP_RUN(unicast_reaches_only_its_device);
+	TAP_RUN(broadcast_floods_to_the_others);
+	TAP_RUN(receive_filter_applies);
+	TAP_RUN(roce_goes_to_the_rdma_engine);
+	TAP_RUN(malformed_tx_is_dropped);
+	TAP_RUN(mergeable_receive_buffers);
+	TAP_RUN(unmerged_receive_buffers);
+	TAP_RUN(backend_stops_cleanly);
+	return tap_done();
+}
