@@ -183,11 +183,16 @@ pre_msg_handle(int vid, void *raw)
 		pthread_mutex_unlock(&dev->lock);
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 	}
-	/* The vring's indices are ours while we serve it: hand them back first. */
+	/*
+	 * The vring's indices are ours while we serve it: hand them back first.
+	 * librte_vhost also closes the kick eventfd the control thread watches.
+	 */
 	if (msg->request == VUR_VHOST_USER_GET_VRING_BASE &&
 			msg->size >= sizeof(msg->payload.state)) {
 		pthread_mutex_lock(&dev->lock);
 		vur_net_dev_stop(&dev->eth, (int)msg->payload.state.index);
+		if (msg->payload.state.index == virtio_net_roce_ctrl_vq(1))
+			vur_ctrlq_stop(&dev->ctrlq);
 		pthread_mutex_unlock(&dev->lock);
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 	}

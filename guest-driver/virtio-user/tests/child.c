@@ -64,6 +64,7 @@ child_start(struct child *c, const char *bin, const struct child_opts *o)
 		return -errno;
 	child_sock(c, 0, c->sock, sizeof(c->sock));
 	snprintf(c->log, sizeof(c->log), "%s/log", c->dir);
+	snprintf(c->admin, sizeof(c->admin), "%s/admin.sock", c->dir);
 	snprintf(c->prefix, sizeof(c->prefix), "vuruser%d_%d", (int)parent, serial++);
 
 	argv[n++] = bin;
@@ -83,6 +84,9 @@ child_start(struct child *c, const char *bin, const struct child_opts *o)
 		argv[n++] = "-s";
 		argv[n++] = socks[i];
 	}
+	/* Never the shared default admin socket: tests run in parallel. */
+	argv[n++] = "--admin-socket";
+	argv[n++] = c->admin;
 	for (a = o->app_args; a != NULL && *a != NULL && n < MAX_ARGS - 1; a++)
 		argv[n++] = *a;
 	argv[n] = NULL;
@@ -286,6 +290,7 @@ child_cleanup(struct child *c)
 			unlink(sock);
 		}
 		unlink(c->log);
+		unlink(c->admin);
 		rmdir(c->dir);
 	}
 }

@@ -20,6 +20,7 @@ struct child {
 	char dir[64];
 	char sock[96];
 	char log[96];
+	char admin[96]; /* the backend's admin RPC socket */
 	unsigned int n_sockets;
 };
 

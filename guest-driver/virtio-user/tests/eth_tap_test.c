@@ -38,25 +38,6 @@ static char iface[IFNAMSIZ];
 static int raw = -1;
 
 static int
-iface_up(const char *name)
-{
-	struct ifreq ifr;
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
-	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
-		ret = -errno;
-	ifr.ifr_flags |= IFF_UP;
-	if (ret == 0 && ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-static int
 open_raw(const char *name)
 {
 	struct sockaddr_ll sa = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL) };
@@ -98,7 +79,7 @@ uplink_up(void)
 		child_dump_log(&backend);
 		return;
 	}
-	TAP_EQ(iface_up(iface), 0);
+	TAP_EQ(eth_iface_set(iface, true), 0);
 	raw = open_raw(iface);
 	TAP_CHECK(raw >= 0);
 	vur_user_params_init(&p, backend.sock);
