@@ -35,3 +35,20 @@ done
 # Ethernet frames device to device through the local switch (two client threads).
 echo "== Ethernet"
 "$dir/bench/eth_bench" "$tmp/sock" "$tmp/sock1"
+
+# Speed-change notification latency, on a second backend with two tap members
+# (needs root and /dev/net/tun for net_tap).
+if [ "$(id -u)" -eq 0 ] && [ -w /dev/net/tun ]; then
+    echo "== port speed notifications"
+    iface="vurb$$"
+    "$dir/backend/vhost-user-rdma" --no-huge -m 256 --no-pci --file-prefix "${prefix}s" \
+        --log-level 'lib.vhost.*:warning' --vdev "net_tap0,iface=${iface}a" \
+        --vdev "net_tap1,iface=${iface}b" -- -s "$tmp/speed" --admin-socket "$tmp/admin" \
+        --member-speed net_tap0=100000 --member-speed net_tap1=100000 \
+        >"$tmp/speed.log" 2>&1 &
+    spid=$!
+    trap 'kill $pid $spid 2>/dev/null; wait $pid $spid 2>/dev/null; rm -rf "$tmp" "/var/run/dpdk/$prefix" "/var/run/dpdk/${prefix}s"' EXIT
+    for _ in $(seq 100); do [ -S "$tmp/admin" ] && break; sleep 0.1; done
+    echo "backend polls member links every 20 ms (--link-poll-ms); admin changes apply at once"
+    "$dir/bench/speed_event_bench" "$tmp/speed" "$tmp/admin" net_tap1 "${iface}b" "${2:-200}"
+fi

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <net/if.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -94,4 +96,26 @@ int
 admin_device_link(const char *path, const char *device, bool up)
 {
 	return set_link(path, "set_device_link", "device", device, up);
+}
+
+int
+admin_iface_set(const char *name, bool up)
+{
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
+		ret = -errno;
+	if (up)
+		ifr.ifr_flags |= IFF_UP;
+	else
+		ifr.ifr_flags &= ~IFF_UP;
+	if (ret == 0 && ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The backend's admin RPC from a C test: one JSON-RPC 2.0 request per call,
- * on a fresh connection, the reply line returned as text.
+ * What an operator does, from a C test or bench: the backend's admin RPC
+ * (one JSON-RPC 2.0 request per call, on a fresh connection, the reply line
+ * returned as text) and the kernel side of a tap ("ip link set dev down").
  */
 #ifndef VUSER_TEST_ADMIN_H
 #define VUSER_TEST_ADMIN_H
@@ -19,5 +20,8 @@ int admin_call(const char *path, const char *method, const char *params, char *o
 /* set_member_link / set_device_link: 0 or as admin_call(). */
 int admin_member_link(const char *path, const char *member, bool up);
 int admin_device_link(const char *path, const char *device, bool up);
+
+/* Set the kernel interface @name up or down (IFF_UP): 0 or -errno. */
+int admin_iface_set(const char *name, bool up);
 
 #endif /* VUSER_TEST_ADMIN_H */

@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "admin.h"
 #include "child.h"
 #include "clock.h"
 #include "eth_util.h"
@@ -79,7 +80,7 @@ uplink_up(void)
 		child_dump_log(&backend);
 		return;
 	}
-	TAP_EQ(eth_iface_set(iface, true), 0);
+	TAP_EQ(admin_iface_set(iface, true), 0);
 	raw = open_raw(iface);
 	TAP_CHECK(raw >= 0);
 	vur_user_params_init(&p, backend.sock);

@@ -1,13 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <arpa/inet.h>
-#include <net/if.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "clock.h"
 #include "eth_util.h"
@@ -74,26 +70,4 @@ eth_wait_counter(const char *prefix, const char *path, const char *field, uint64
 			return v;
 		poll(NULL, 0, 10); /* telemetry has no notification to wait on */
 	}
-}
-
-int
-eth_iface_set(const char *name, bool up)
-{
-	struct ifreq ifr;
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
-	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
-		ret = -errno;
-	if (up)
-		ifr.ifr_flags |= IFF_UP;
-	else
-		ifr.ifr_flags &= ~IFF_UP;
-	if (ret == 0 && ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
 }

@@ -7,7 +7,6 @@
 #ifndef VUSER_TEST_ETH_UTIL_H
 #define VUSER_TEST_ETH_UTIL_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,8 +37,5 @@ int eth_recv_marked(struct vur_user_dev *dev, uint32_t marker, uint8_t *buf, siz
  */
 uint64_t eth_wait_counter(const char *prefix, const char *path, const char *field, uint64_t want,
 		int timeout_ms);
-
-/* Set the kernel interface @name up or down (IFF_UP): 0 or -errno. */
-int eth_iface_set(const char *name, bool up);
 
 #endif /* VUSER_TEST_ETH_UTIL_H */

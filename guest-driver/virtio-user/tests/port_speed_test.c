@@ -19,7 +19,6 @@
 
 #include "admin.h"
 #include "child.h"
-#include "eth_util.h"
 #include "tap.h"
 #include "telemetry.h"
 #include "vur_verbs.h"
@@ -192,10 +191,10 @@ lag_scenario(void)
 	TAP_EQ(config_changes(&c), 4);
 
 	/* The kernel side takes a member's tap down and up: no admin involved. */
-	TAP_EQ(eth_iface_set(iface[0], false), 0);
+	TAP_EQ(admin_iface_set(iface[0], false), 0);
 	expect_event(d, VUR_USER_ASYNC_DEVICE_SPEED_CHANGE);
 	expect_speed(d, MEMBER_100MB, 0, 1);
-	TAP_EQ(eth_iface_set(iface[0], true), 0);
+	TAP_EQ(admin_iface_set(iface[0], true), 0);
 	expect_event(d, VUR_USER_ASYNC_DEVICE_SPEED_CHANGE);
 	expect_event(d, -1);
 	expect_speed(d, 2 * MEMBER_100MB, VUR_USER_PORT_SPEED_AGGREGATED, 2);
@@ -275,7 +274,7 @@ burst(void)
 
 	/* 40 kernel-side flaps of the other member, ending up: polled and coalesced. */
 	for (int i = 0; i < 40; i++)
-		TAP_EQ(eth_iface_set(iface[0], i % 2 == 1), 0);
+		TAP_EQ(admin_iface_set(iface[0], i % 2 == 1), 0);
 	n = drain_speed_events(d);
 	printf("# kernel burst: 40 flaps, %d speed events\n", n);
 	expect_speed(d, MEMBER_100MB, 0, 1);
