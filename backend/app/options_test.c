@@ -112,6 +112,39 @@ too_many_sockets(void)
 	TAP_CHECK(parse(&o, n - 2, argv) == 0 && o.n_sockets == VUR_MAX_SOCKETS);
 }
 
+static void
+uplinks_and_admin(void)
+{
+	struct vur_options o;
+
+	TAP_CHECK(PARSE(&o, "-s", "/a") == 0);
+	TAP_CHECK(o.n_uplinks == 0 && o.n_member_speeds == 0 && o.link_poll_ms == 20);
+	TAP_CHECK(o.admin_socket != NULL &&
+			strcmp(o.admin_socket, "/var/tmp/vhost-user-rdma.sock") == 0);
+	TAP_CHECK(PARSE(&o, "-s", "/a", "--uplink", "net_bonding0", "--uplink", "net_tap2",
+				  "--member-speed", "net_tap0=200000", "--member-speed",
+				  "0000:3b:00.0=400000", "--link-poll-ms", "5", "--admin-socket",
+				  "/run/x.sock") == 0);
+	TAP_CHECK(o.n_uplinks == 2 && strcmp(o.uplinks[1], "net_tap2") == 0);
+	TAP_CHECK(o.n_member_speeds == 2 && o.member_speeds[0].mbps == 200000);
+	TAP_CHECK(strcmp(o.member_speeds[1].name, "0000:3b:00.0") == 0);
+	TAP_CHECK(o.link_poll_ms == 5 && strcmp(o.admin_socket, "/run/x.sock") == 0);
+	TAP_CHECK(PARSE(&o, "-s", "/a", "--no-admin") == 0 && o.admin_socket == NULL);
+
+	TAP_CHECK(PARSE(&o, "-s", "/a", "--member-speed", "net_tap0") == -EINVAL);
+	TAP_CHECK(PARSE(&o, "-s", "/a", "--member-speed", "=100") == -EINVAL);
+	TAP_CHECK(PARSE(&o, "-s", "/a", "--member-speed", "net_tap0=0") == -EINVAL);
+	TAP_CHECK(PARSE(&o, "-s", "/a", "--member-speed", "net_tap0=4294967296") == -EINVAL);
+	TAP_CHECK(PARSE(&o, "-s", "/a", "--member-speed", "net_tap0=1e3") == -EINVAL);
+	TAP_CHECK(PARSE(&o, "-s", "/a", "--link-poll-ms", "0") == -EINVAL);
+	TAP_CHECK(PARSE(&o, "-s", "/a", "--link-poll-ms", "10001") == -EINVAL);
+	TAP_CHECK(PARSE(&o, "-s", "/a", "--uplink", "") == -EINVAL);
+	TAP_CHECK(PARSE(&o, "-s", "/a", "--admin-socket", "") == -EINVAL);
+	TAP_CHECK(PARSE(&o, "-s", "/a", "--uplink", "1", "--uplink", "2", "--uplink", "3",
+				  "--uplink", "4", "--uplink", "5", "--uplink", "6", "--uplink",
+				  "7", "--uplink", "8", "--uplink", "9") == -EINVAL);
+}
+
 int
 main(void)
 {
@@ -123,6 +156,7 @@ main(void)
 	TAP_RUN(bad_mac);
 	TAP_RUN(missing_or_extra);
 	TAP_RUN(too_many_sockets);
+	TAP_RUN(uplinks_and_admin);
 	fclose(sink);
 	return tap_done();
 }
