@@ -37,6 +37,7 @@ enum vur_net_drop {
 	VUR_NET_DROP_RX_NO_BUFFER, /* no receive buffers, or not enough for the frame */
 	VUR_NET_DROP_RX_BAD_CHAIN, /* unusable receive descriptors */
 	VUR_NET_DROP_RING_BROKEN,  /* a ring the driver corrupted */
+	VUR_NET_DROP_LINK_DOWN,    /* the device's link is down: nothing in, nothing out */
 	VUR_NET_DROP_COUNT
 };
 
@@ -72,6 +73,7 @@ struct vur_net_dev {
 	uint16_t hdr_len;   /* struct virtio_net_hdr(_mrg_rxbuf): 10 or 12 */
 	bool mrg_rxbuf;     /* VIRTIO_NET_F_MRG_RXBUF negotiated */
 	uint32_t max_frame; /* the MTU plus an Ethernet header and two VLAN tags */
+	bool link_down;     /* the port manager's verdict (device admin down) */
 	struct vur_net_vq rxq;
 	struct vur_net_vq txq;
 	struct vur_net_dev_stats stats;

@@ -187,7 +187,9 @@ deliver(struct vur_switch *sw, int slot, struct rte_mbuf **pkts, const struct bu
 		const struct vur_frame_info *fi = &bp->fi[bp->idx[slot][i]];
 		struct rte_mbuf *m = pkts[bp->idx[slot][i]];
 
-		if (live && for_rdma(nd, fi)) {
+		if (nd->link_down) {
+			nd->stats.drops[VUR_NET_DROP_LINK_DOWN]++;
+		} else if (live && for_rdma(nd, fi)) {
 			rte_pktmbuf_refcnt_update(m, 1);
 			roce[n_roce++] = m;
 		} else if (!nd->rxq.active) {

@@ -64,6 +64,11 @@ take_frame(struct vur_net_dev *nd, const struct vur_chain *c, struct rte_mempool
 				hdr.flags, hdr.gso_type);
 		return NULL;
 	}
+	/* A NIC whose link is down sends nothing; the chain is consumed all the same. */
+	if (nd->link_down) {
+		nd->stats.drops[VUR_NET_DROP_LINK_DOWN]++;
+		return NULL;
+	}
 	len = c->out_len - nd->hdr_len;
 	m = copy_to_mbufs(c, nd->hdr_len, len, mp);
 	if (m == NULL) {

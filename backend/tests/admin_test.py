@@ -194,18 +194,20 @@ def planes_sum_and_cli_actions():
 
 @case
 def lag_members_are_the_slaves():
-    b = start('--member-speed', 'net_tap0=200000', '--member-speed', 'net_tap1=200000',
-              eal=taps(2, bond_mode=4))
-    try:
-        ups = ctl_json(b, 'uplinks')
-        assert len(ups) == 1 and ups[0]['type'] == 'bond' and ups[0]['bond_mode'] == 4, ups
-        assert [m['name'] for m in ups[0]['members']] == ['net_tap0', 'net_tap1'], ups
-        assert device(b)['speed_mbps'] == 400000
-        ctl_json(b, 'member-link', 'net_tap1', 'down')
-        d = device(b)
-        assert d['speed_mbps'] == 200000 and d['active_members'] == 1, d
-    finally:
-        finish(b)
+    for mode in (0, 2, 4):  # round-robin, balance, 802.3ad
+        b = start('--member-speed', 'net_tap0=200000', '--member-speed', 'net_tap1=200000',
+                  eal=taps(2, bond_mode=mode))
+        try:
+            ups = ctl_json(b, 'uplinks')
+            assert len(ups) == 1 and ups[0]['type'] == 'bond', ups
+            assert ups[0]['bond_mode'] == mode, ups
+            assert [m['name'] for m in ups[0]['members']] == ['net_tap0', 'net_tap1'], ups
+            assert device(b)['speed_mbps'] == 400000
+            ctl_json(b, 'member-link', 'net_tap1', 'down')
+            d = device(b)
+            assert d['speed_mbps'] == 200000 and d['active_members'] == 1, (mode, d)
+        finally:
+            finish(b)
 
 
 @case

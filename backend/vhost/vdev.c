@@ -736,6 +736,7 @@ vur_dev_set_speed(struct vur_dev *dev, const struct vur_speed_result *r)
 	dev->speed = *r;
 	dev->cfg_state.link_up = r->link_up;
 	dev->cfg_state.speed = r->speed;
+	dev->eth.link_down = !r->link_up;
 	if (dev->rdma_ready)
 		set_rdma_port(dev);
 	vid = dev->vid;

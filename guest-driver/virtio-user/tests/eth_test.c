@@ -17,6 +17,7 @@
 
 #include <linux/virtio_net.h>
 
+#include "admin.h"
 #include "child.h"
 #include "device.h"
 #include "eth_util.h"
@@ -319,6 +320,31 @@ unmerged_receive_buffers(void)
 	TAP_EQ(st.rx_frames, 1);
 }
 
+/* A device whose link the operator took down neither receives nor sends. */
+static void
+link_down_carries_nothing(void)
+{
+	uint64_t base_rx, base_tx;
+	uint32_t m;
+
+	if (!ready())
+		return;
+	base_rx = counter(1, "eth_drop_link_down", 0);
+	TAP_EQ(admin_device_link(backend.admin, paths[1], false), 0);
+	send_marked(0, macs[1], 100);
+	expect_nothing(1);
+	TAP_EQ(counter(1, "eth_drop_link_down", base_rx + 1), base_rx + 1);
+	base_tx = base_rx + 1;
+	send_marked(1, macs[0], 100);
+	expect_nothing(0);
+	TAP_EQ(counter(1, "eth_drop_link_down", base_tx + 1), base_tx + 1);
+	TAP_EQ(admin_device_link(backend.admin, paths[1], true), 0);
+	m = send_marked(0, macs[1], 100);
+	expect_frame(1, m, 100);
+	m = send_marked(1, macs[0], 100);
+	expect_frame(0, m, 100);
+}
+
 static void
 backend_stops_cleanly(void)
 {
@@ -350,6 +376,7 @@ main(int argc, char **argv)
 	TAP_RUN(malformed_tx_is_dropped);
 	TAP_RUN(mergeable_receive_buffers);
 	TAP_RUN(unmerged_receive_buffers);
+	TAP_RUN(link_down_carries_nothing);
 	TAP_RUN(backend_stops_cleanly);
 	return tap_done();
 }
