@@ -89,6 +89,29 @@ open_dev(const struct child *c)
 	return d;
 }
 
+/* Skip without taps; else a backend and an open device, or a failed case. */
+static bool
+begin(struct child *c, bool no_speed, struct vur_user_dev **d)
+{
+	if (!have_tun()) {
+		tap_skip("needs root and /dev/net/tun");
+		return false;
+	}
+	if (!start(c, no_speed))
+		return false;
+	*d = open_dev(c);
+	if (*d == NULL)
+		stop(c);
+	return *d != NULL;
+}
+
+static void
+end(struct child *c, struct vur_user_dev *d)
+{
+	vur_user_close(d);
+	stop(c);
+}
+
 /* The next event must be @type; -1: no event at all within QUIET_MS. */
 static void
 expect_event(struct vur_user_dev *d, int type)
@@ -138,15 +161,8 @@ lag_scenario(void)
 	struct vur_user_dev *d;
 	struct child c;
 
-	if (!have_tun()) {
-		tap_skip("needs root and /dev/net/tun");
+	if (!begin(&c, false, &d))
 		return;
-	}
-	if (!start(&c, false))
-		return;
-	d = open_dev(&c);
-	if (d == NULL)
-		goto out;
 
 	/* Both members up: the sum. */
 	expect_speed(d, 2 * MEMBER_100MB, VUR_USER_PORT_SPEED_AGGREGATED, 2);
@@ -198,9 +214,7 @@ lag_scenario(void)
 	expect_event(d, VUR_USER_ASYNC_DEVICE_SPEED_CHANGE);
 	expect_event(d, -1);
 	expect_speed(d, 2 * MEMBER_100MB, VUR_USER_PORT_SPEED_AGGREGATED, 2);
-	vur_user_close(d);
-out:
-	stop(&c);
+	end(&c, d);
 }
 
 /* Without the feature: the command fails and no speed event comes, only link flips. */
@@ -211,15 +225,8 @@ no_feature(void)
 	struct vur_user_dev *d;
 	struct child c;
 
-	if (!have_tun()) {
-		tap_skip("needs root and /dev/net/tun");
+	if (!begin(&c, true, &d))
 		return;
-	}
-	if (!start(&c, true))
-		return;
-	d = open_dev(&c);
-	if (d == NULL)
-		goto out;
 	TAP_EQ(vur_user_query_port_speed(d, &ps), -EOPNOTSUPP);
 	TAP_EQ(admin_member_link(c.admin, "net_tap1", false), 0);
 	expect_event(d, -1);
@@ -230,9 +237,7 @@ no_feature(void)
 	TAP_EQ(admin_device_link(c.admin, c.sock, true), 0);
 	expect_event(d, VUR_USER_ASYNC_PORT_ACTIVE);
 	expect_event(d, -1);
-	vur_user_close(d);
-out:
-	stop(&c);
+	end(&c, d);
 }
 
 /* Drain events until quiet; how many speed changes came. */
@@ -255,15 +260,8 @@ burst(void)
 	struct child c;
 	int n;
 
-	if (!have_tun()) {
-		tap_skip("needs root and /dev/net/tun");
+	if (!begin(&c, false, &d))
 		return;
-	}
-	if (!start(&c, false))
-		return;
-	d = open_dev(&c);
-	if (d == NULL)
-		goto out;
 	/* 41 admin changes, ending with the member down. */
 	for (int i = 0; i <= 40; i++)
 		TAP_EQ(admin_member_link(c.admin, "net_tap1", i % 2 == 1), 0);
@@ -281,9 +279,7 @@ burst(void)
 	TAP_EQ(admin_member_link(c.admin, "net_tap1", true), 0);
 	TAP_CHECK(drain_speed_events(d) >= 1);
 	expect_speed(d, 2 * MEMBER_100MB, VUR_USER_PORT_SPEED_AGGREGATED, 2);
-	vur_user_close(d);
-out:
-	stop(&c);
+	end(&c, d);
 }
 
 int
