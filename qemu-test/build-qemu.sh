@@ -21,10 +21,6 @@ PACKAGES=(
     build-essential dpkg-dev meson ninja-build pkg-config python3
     libglib2.0-dev libpixman-1-dev zlib1g-dev flex bison
 )
-CONFIGURE_ARGS=(
-    --target-list=x86_64-softmmu --without-default-features --enable-kvm
-    --enable-vhost-user --enable-tcg --disable-user --disable-docs
-)
 SRC_LIST=/etc/apt/sources.list.d/vhost-user-rdma-deb-src.sources
 
 patch_file=$top/qemu-test/vhost-user-rdma.patch
@@ -32,6 +28,21 @@ header=$top/virtio-spec/include/linux/virtio_net_roce.h
 deps=$top/.deps/qemu
 build=$top/build-qemu
 binary=$build/qemu-system-x86_64
+# A QEMU run from its build tree looks for data files in qemu-bundle/DATADIR.
+firmware=$build/qemu-bundle/usr/local/share/qemu
+
+CONFIGURE_ARGS=(
+    --target-list=x86_64-softmmu --without-default-features --enable-kvm
+    --enable-vhost-user --enable-tcg --disable-user --disable-docs
+)
+# Debian's source has no firmware blobs: take SeaBIOS and the option ROMs
+# (-kernel needs linuxboot_dma.bin) from Debian's binary packages.
+FIRMWARE=(
+    usr/share/seabios/bios-256k.bin usr/share/seabios/vgabios-stdvga.bin
+    usr/share/qemu/linuxboot_dma.bin usr/share/qemu/linuxboot.bin
+    usr/share/qemu/multiboot_dma.bin usr/share/qemu/pvh.bin
+    usr/share/qemu/kvmvapic.bin
+)
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -133,6 +144,25 @@ apply_patch() {
     cp "$patch_file" "$applied"
 }
 
+install_firmware() {
+    local dir=$top/.deps/qemu-firmware f deb
+
+    for f in "${FIRMWARE[@]}"; do
+        [ -f "$firmware/$(basename "$f")" ] || break
+    done
+    [ -f "$firmware/$(basename "$f")" ] && return
+    rm -rf "$dir" && mkdir -p "$dir"
+    (cd "$dir" && apt-get download -qq seabios qemu-system-data) >"$log" 2>&1 ||
+        fail "cannot download the firmware packages"
+    for deb in "$dir"/*.deb; do
+        dpkg -x "$deb" "$dir/root" >"$log" 2>&1 || fail "dpkg -x $deb failed"
+    done
+    mkdir -p "$firmware"
+    for f in "${FIRMWARE[@]}"; do
+        cp -L "$dir/root/$f" "$firmware/" || fail "no $f in the firmware packages"
+    done
+}
+
 main() {
     local src stamp want
 
@@ -144,7 +174,8 @@ main() {
     want=$( { sha256sum "$patch_file" "$header" | cut -d' ' -f1
               echo "${CONFIGURE_ARGS[*]}"; } | sha256sum | cut -d' ' -f1)
     stamp=$build/.vhost-user-rdma.stamp
-    if [ -x "$binary" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
+    if [ -x "$binary" ] && [ -f "$firmware/bios-256k.bin" ] &&
+            [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
         echo "$binary"
         return
     fi
@@ -166,6 +197,7 @@ main() {
     rm -f "$stamp"
     make -C "$build" -j2 qemu-system-x86_64 >"$log" 2>&1 || fail "make failed"
     [ -x "$binary" ] || fail "no $binary after make"
+    install_firmware
     echo "$want" >"$stamp"
     echo "$binary"
 }
