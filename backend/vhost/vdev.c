@@ -419,16 +419,13 @@ start_ctrlq(struct vur_dev *dev)
 		VUR_DEV_LOG(dev, ERR, "cannot serve the control queue: %s", strerror(-ret));
 }
 
-static int
-on_new_device(int vid)
+/* With dev->lock held: the driver's features are final; serve the device. */
+static void
+start_device_locked(struct vur_dev *dev, int vid)
 {
-	struct vur_dev *dev = dev_from_vid(vid);
 	uint64_t features = 0;
 
-	if (dev == NULL)
-		return -1;
 	rte_vhost_get_negotiated_features(vid, &features);
-	pthread_mutex_lock(&dev->lock);
 	dev->started = true;
 	dev->negotiated = features;
 	vur_net_state_set_features(&dev->net, features);
@@ -437,9 +434,21 @@ on_new_device(int vid)
 					? dev->cfg_state.mtu
 					: VUR_DEFAULT_ETH_MTU);
 	start_ctrlq(dev);
-	pthread_mutex_unlock(&dev->lock);
 	VUR_DEV_LOG(dev, INFO, "device started: features 0x%" PRIx64 ", %u vrings", features,
 			rte_vhost_get_vring_num(vid));
+}
+
+static int
+on_new_device(int vid)
+{
+	struct vur_dev *dev = dev_from_vid(vid);
+
+	if (dev == NULL)
+		return -1;
+	pthread_mutex_lock(&dev->lock);
+	if (!dev->started)
+		start_device_locked(dev, vid);
+	pthread_mutex_unlock(&dev->lock);
 	return 0;
 }
 
@@ -479,6 +488,16 @@ on_vring_state_changed(int vid, uint16_t queue_id, int enable)
 		vur_ctrlq_stop(&dev->ctrlq);
 	else if (queue_id == virtio_net_roce_ctrl_vq(1) && dev->started)
 		start_ctrlq(dev);
+	/*
+	 * LOCAL CHANGE on branch qemu-device, for the QEMU scenarios, until the
+	 * backend serves queues on per-vring readiness: librte_vhost 22.11
+	 * calls new_device only when every vring the frontend enabled is ready;
+	 * QEMU enables all of them (195 by default) and a stock virtio_net
+	 * driver sets up three, then waits on the control queue. Start the
+	 * device when its control queue becomes ready.
+	 */
+	else if (queue_id == virtio_net_roce_ctrl_vq(1))
+		start_device_locked(dev, vid);
 	pthread_mutex_unlock(&dev->lock);
 	return 0;
 }
