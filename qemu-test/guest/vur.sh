@@ -29,3 +29,15 @@ vur_wait_file() {
         _i=$((_i + 1))
     done
 }
+
+# vur_wait_eq EXPECTED SECONDS COMMAND...: wait until COMMAND prints
+# EXPECTED; fails after SECONDS.
+vur_wait_eq() {
+    _want=$1 _n=$(($2 * 10))
+    shift 2
+    while [ "$("$@" 2>/dev/null)" != "$_want" ]; do
+        [ "$_n" -le 0 ] && return 1
+        sleep 0.1
+        _n=$((_n - 1))
+    done
+}

@@ -76,7 +76,8 @@ class Guest:
     vhost-user-rdma-pci device per socket in @sockets; the serial console
     goes to a log file."""
 
-    def __init__(self, qemu, image, script, sockets, mem_mb=512, append='', extra=()):
+    def __init__(self, qemu, image, script, sockets, mem_mb=512, append='', extra=(),
+                 chardev_opts=''):
         self.dir = tempfile.mkdtemp(prefix='vurq-')
         initrd = os.path.join(self.dir, 'initrd.img')
         initrd_with(os.path.join(image, 'initrd.img'),
@@ -90,14 +91,30 @@ class Guest:
                '-kernel', os.path.join(image, 'vmlinuz'), '-initrd', initrd,
                '-append', f'console=ttyS0 quiet panic=-1 {append}'.strip()]
         for i, sock in enumerate(sockets):
-            cmd += ['-chardev', f'socket,path={sock},id=vrdma{i}',
+            cmd += ['-chardev', f'socket,path={sock},id=vrdma{i}{chardev_opts}',
                     '-device', f'vhost-user-rdma-pci,page-per-vq=on,chardev=vrdma{i}']
         cmd += list(extra)
         self.cmd = cmd
         self.log = open(os.path.join(self.dir, 'console'), 'w+')
         self.started = time.monotonic()
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=self.log,
+        # stdin is the guest's console input (send()).
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=self.log,
                                      stderr=subprocess.STDOUT)
+
+    def send(self, text):
+        """Type @text on the guest's console."""
+        self.proc.stdin.write(text.encode())
+        self.proc.stdin.flush()
+
+    def wait_for(self, pattern, timeout):
+        """Wait until the console shows @pattern (a regex); returns the match,
+        or None after @timeout seconds or when QEMU exits."""
+        end = time.monotonic() + timeout
+        while True:
+            m = re.search(pattern, self.output())
+            if m or time.monotonic() > end or self.proc.poll() is not None:
+                return m
+            time.sleep(0.1)
 
     def wait(self, timeout):
         """Wait for the guest to power off; killed after @timeout seconds.
@@ -125,6 +142,8 @@ class Guest:
                 int(done[1]) if done else None)
 
     def close(self):
+        if self.proc.stdin:
+            self.proc.stdin.close()
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()

@@ -79,6 +79,23 @@ vur_expect ethtool_duplex Full \
     "$(ethtool eth0 | sed -n 's/^[[:space:]]*Duplex: //p')"
 vur_expect iproute2_mac @MAC@ \
     "$(ip -o link show eth0 | sed -n 's/.*link\/ether \([^ ]*\).*/\1/p')"
+
+# Up: the driver sends RX mode and VLAN commands on the control queue, and
+# the carrier follows the status field's link bit.
+if ip link set eth0 up; then
+    vur_result link_set_up ok
+else
+    vur_result link_set_up fail "ip link set eth0 up failed"
+fi
+vur_wait_eq up 5 cat /sys/class/net/eth0/operstate
+vur_expect operstate up "$(cat /sys/class/net/eth0/operstate)"
+vur_expect carrier 1 "$(cat /sys/class/net/eth0/carrier)"
+vur_expect sysfs_speed @SPEED@ "$(cat /sys/class/net/eth0/speed)"
+if ip link set eth0 promisc on; then
+    vur_result ctrl_rx_promisc ok
+else
+    vur_result ctrl_rx_promisc fail "ip link set eth0 promisc on failed"
+fi
 '''
 
 
