@@ -35,13 +35,17 @@ CONFIGURE_ARGS=(
     --target-list=x86_64-softmmu --without-default-features --enable-kvm
     --enable-vhost-user --enable-tcg --disable-user --disable-docs
 )
-# Debian's source has no firmware blobs: take SeaBIOS and the option ROMs
-# (-kernel needs linuxboot_dma.bin) from Debian's binary packages.
+# Debian's source has no firmware blobs: take SeaBIOS, the option ROMs
+# (-kernel needs linuxboot_dma.bin) and the boot ROMs of the default NICs
+# from Debian's binary packages.
+FIRMWARE_PACKAGES=(seabios qemu-system-data ipxe-qemu)
 FIRMWARE=(
     usr/share/seabios/bios-256k.bin usr/share/seabios/vgabios-stdvga.bin
     usr/share/qemu/linuxboot_dma.bin usr/share/qemu/linuxboot.bin
     usr/share/qemu/multiboot_dma.bin usr/share/qemu/pvh.bin
     usr/share/qemu/kvmvapic.bin
+    usr/lib/ipxe/qemu/efi-e1000e.rom usr/lib/ipxe/qemu/efi-e1000.rom
+    usr/lib/ipxe/qemu/efi-virtio.rom
 )
 
 log=$(mktemp)
@@ -152,7 +156,7 @@ install_firmware() {
     done
     [ -f "$firmware/$(basename "$f")" ] && return
     rm -rf "$dir" && mkdir -p "$dir"
-    (cd "$dir" && apt-get download -qq seabios qemu-system-data) >"$log" 2>&1 ||
+    (cd "$dir" && apt-get download -qq "${FIRMWARE_PACKAGES[@]}") >"$log" 2>&1 ||
         fail "cannot download the firmware packages"
     for deb in "$dir"/*.deb; do
         dpkg -x "$deb" "$dir/root" >"$log" 2>&1 || fail "dpkg -x $deb failed"
@@ -172,7 +176,7 @@ main() {
     flock 9 # one build at a time (tests may run in parallel)
 
     want=$( { sha256sum "$patch_file" "$header" | cut -d' ' -f1
-              echo "${CONFIGURE_ARGS[*]}"; } | sha256sum | cut -d' ' -f1)
+              echo "${CONFIGURE_ARGS[*]} ${FIRMWARE[*]}"; } | sha256sum | cut -d' ' -f1)
     stamp=$build/.vhost-user-rdma.stamp
     if [ -x "$binary" ] && [ -f "$firmware/bios-256k.bin" ] &&
             [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
