@@ -66,18 +66,18 @@ kernel_package() {
     local pkg
 
     pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
-        awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
+        awk '/Depends: linux-image-[0-9]/ && !n { print $2; n = 1 }')
     if [ -z "$pkg" ]; then
         as_root apt-get update -qq >"$log" 2>&1 || fail "apt-get update failed"
         pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
-            awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
+            awk '/Depends: linux-image-[0-9]/ && !n { print $2; n = 1 }')
     fi
     [ -n "$pkg" ] || fail "cannot resolve linux-image-amd64"
     echo "$pkg"
 }
 
 candidate() {
-    apt-cache policy "$1" | awk '/Candidate:/ { print $2; exit }'
+    apt-cache policy "$1" | awk '/Candidate:/ && !n { print $2; n = 1 }'
 }
 
 # Download and unpack package $1 into $deps/$1 (once per version).
@@ -91,7 +91,7 @@ unpack() {
     fi
     rm -rf "$dir" "$dir.version" "$deps"/"${pkg}"_*.deb
     (cd "$deps" && apt-get download -qq "$pkg") >"$log" 2>&1 || fail "apt-get download $pkg failed"
-    deb=$(find "$deps" -maxdepth 1 -name "${pkg}_*.deb" | head -n1)
+    deb=$(find "$deps" -maxdepth 1 -name "${pkg}_*.deb" -print -quit)
     [ -n "$deb" ] || fail "apt-get download $pkg gave no .deb"
     dpkg -x "$deb" "$dir" >"$log" 2>&1 || fail "dpkg -x $deb failed"
     rm -f "$deb"

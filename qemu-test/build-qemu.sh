@@ -80,11 +80,17 @@ install_packages() {
         "${missing[@]}" >"$log" 2>&1 || fail "cannot install: ${missing[*]}"
 }
 
+# Whether apt knows the qemu source package (read all of apt-cache's output:
+# with pipefail, grep -q stopping early would fail the pipeline on SIGPIPE).
+have_qemu_source() {
+    [ -n "$(apt-cache showsrc qemu 2>/dev/null | sed -n '/^Package: qemu$/p')" ]
+}
+
 # apt-get source needs deb-src entries: the machine's deb entries, as deb-src.
 add_deb_src() {
     local f tmp
 
-    apt-cache showsrc qemu 2>/dev/null | grep -q '^Package: qemu$' && return 0
+    have_qemu_source && return 0
     tmp=$(mktemp)
     for f in /etc/apt/sources.list.d/*.sources; do
         [ -f "$f" ] && [ "$f" != "$SRC_LIST" ] || continue
@@ -105,15 +111,14 @@ add_deb_src() {
     fi
     rm -f "$tmp" "$tmp.list"
     as_root apt-get update -qq >"$log" 2>&1 || fail "apt-get update failed"
-    apt-cache showsrc qemu 2>/dev/null | grep -q '^Package: qemu$' ||
-        fail "no source package for qemu after adding $SRC_LIST"
+    have_qemu_source || fail "no source package for qemu after adding $SRC_LIST"
 }
 
 # The unpacked source tree, fetched once.
 fetch_source() {
     local dir
 
-    dir=$(find "$deps" -mindepth 1 -maxdepth 1 -type d -name 'qemu-*' 2>/dev/null | head -n1)
+    dir=$(find "$deps" -mindepth 1 -maxdepth 1 -type d -name 'qemu-*' -print -quit 2>/dev/null)
     if [ -n "$dir" ] && [ -x "$dir/configure" ]; then
         echo "$dir"
         return
@@ -121,7 +126,7 @@ fetch_source() {
     add_deb_src
     rm -rf "$deps" && mkdir -p "$deps"
     (cd "$deps" && apt-get source -qq qemu) >"$log" 2>&1 || fail "apt-get source qemu failed"
-    dir=$(find "$deps" -mindepth 1 -maxdepth 1 -type d -name 'qemu-*' | head -n1)
+    dir=$(find "$deps" -mindepth 1 -maxdepth 1 -type d -name 'qemu-*' -print -quit)
     [ -n "$dir" ] && [ -x "$dir/configure" ] || fail "apt-get source gave no QEMU tree in $deps"
     echo "$dir"
 }
@@ -135,7 +140,7 @@ apply_patch() {
         return
     fi
     if [ -f "$applied" ] && ! patch -d "$src" -p1 -R -s -f --no-backup-if-mismatch -r - <"$applied" >"$log" 2>&1; then
-        dsc=$(find "$deps" -maxdepth 1 -name 'qemu_*.dsc' | head -n1)
+        dsc=$(find "$deps" -maxdepth 1 -name 'qemu_*.dsc' -print -quit)
         [ -n "$dsc" ] || fail "cannot undo the previous patch and no .dsc to unpack again"
         rm -rf "$src"
         (cd "$deps" && dpkg-source -q -x "$(basename "$dsc")" "$(basename "$src")") \
