@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Build a small bootable guest from Debian packages: the distribution kernel
+# (vmlinuz from linux-image-*-amd64, fetched with apt-get download and
+# unpacked with dpkg -x) and a busybox initramfs holding the kernel modules
+# the scenarios load (with their dependencies, indexed by depmod), ethtool and
+# iproute2 with their shared libraries, qemu-test/guest/init as /init and
+# qemu-test/guest/vur.sh as /lib/vur.sh.
+#
+# Output, in build-guest/: vmlinuz and initrd.img (gzip'd newc cpio, padded
+# to 4 bytes so that a test can append its own archive). Reused as long as
+# the inputs (this script, the guest files, the package versions, the host
+# tools) are unchanged. Quiet: prints the output directory as its last line.
+#   qemu-test/build-image.sh
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+
+# Modules a scenario may load; their dependencies come along.
+MODULES=(
+    virtio_pci virtio_net
+    ib_core ib_uverbs rdma_ucm rdma_rxe crc32_generic crc32-pclmul
+)
+# Host tools copied with the libraries ldd lists (bookworm's, like the guest's).
+TOOLS=(/usr/sbin/ethtool /usr/sbin/ip)
+PACKAGES=(ethtool iproute2 kmod dpkg gzip)
+
+guest=$top/qemu-test/guest
+deps=$top/.deps/guest
+out=$top/build-guest
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+fail() {
+    echo "build-image: $*" >&2
+    tail -n 40 "$log" >&2
+    exit 1
+}
+
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then
+        "$@"
+    elif command -v sudo >/dev/null; then
+        sudo -n "$@"
+    else
+        return 1
+    fi
+}
+
+install_packages() {
+    local missing=() p
+
+    for p in "${PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+            missing+=("$p")
+    done
+    [ ${#missing[@]} -gt 0 ] || return 0
+    as_root apt-get update -qq >"$log" 2>&1 || fail "apt-get update failed"
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends \
+        "${missing[@]}" >"$log" 2>&1 || fail "cannot install: ${missing[*]}"
+}
+
+# The kernel package linux-image-amd64 points to, e.g. linux-image-6.1.0-26-amd64.
+kernel_package() {
+    local pkg
+
+    pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
+        awk '/Depends: linux-image-[0-9]/ && !n { print $2; n = 1 }')
+    if [ -z "$pkg" ]; then
+        as_root apt-get update -qq >"$log" 2>&1 || fail "apt-get update failed"
+        pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
+            awk '/Depends: linux-image-[0-9]/ && !n { print $2; n = 1 }')
+    fi
+    [ -n "$pkg" ] || fail "cannot resolve linux-image-amd64"
+    echo "$pkg"
+}
+
+candidate() {
+    apt-cache policy "$1" | awk '/Candidate:/ && !n { print $2; n = 1 }'
+}
+
+# Download and unpack package $1 into $deps/$1 (once per version).
+unpack() {
+    local pkg=$1 ver dir deb
+
+    ver=$(candidate "$pkg")
+    dir=$deps/$pkg
+    if [ "$(cat "$dir.version" 2>/dev/null)" = "$ver" ] && [ -d "$dir" ]; then
+        return
+    fi
+    rm -rf "$dir" "$dir.version" "$deps"/"${pkg}"_*.deb
+    (cd "$deps" && apt-get download -qq "$pkg") >"$log" 2>&1 || fail "apt-get download $pkg failed"
+    deb=$(find "$deps" -maxdepth 1 -name "${pkg}_*.deb" -print -quit)
+    [ -n "$deb" ] || fail "apt-get download $pkg gave no .deb"
+    dpkg -x "$deb" "$dir" >"$log" 2>&1 || fail "dpkg -x $deb failed"
+    rm -f "$deb"
+    echo "$ver" >"$dir.version"
+}
+
+# Copy $1 (a host path) into the image at the same path, following symlinks.
+copy_host_file() {
+    mkdir -p "$root/$(dirname "$1")"
+    rm -f "$root/$1" # never write through a link into the host
+    cp -L "$1" "$root/$1"
+}
+
+add_modules() {
+    local kroot=$1 kver=$2 line path
+
+    # The package ships no modules.dep: index the whole tree once.
+    [ -f "$kroot/lib/modules/$kver/modules.dep" ] ||
+        depmod -b "$kroot" "$kver" >"$log" 2>&1 || fail "depmod on the kernel package failed"
+    for m in "${MODULES[@]}"; do
+        modprobe -d "$kroot" -S "$kver" --show-depends "$m" >"$log" 2>&1 ||
+            fail "module $m not found in $kver"
+        while read -r line; do
+            case "$line" in
+            insmod\ *)
+                path=${line#insmod }
+                path=${path%% *}
+                mkdir -p "$root/$(dirname "${path#"$kroot"}")"
+                cp "$path" "$root/${path#"$kroot"}"
+                ;;
+            esac
+        done <"$log"
+    done
+    cp "$kroot/lib/modules/$kver"/modules.{order,builtin,builtin.modinfo} "$root/lib/modules/$kver/"
+    depmod -b "$root" "$kver" >"$log" 2>&1 || fail "depmod on the image failed"
+}
+
+add_tools() {
+    local t lib
+
+    for t in "${TOOLS[@]}"; do
+        copy_host_file "$t"
+        for lib in $(ldd "$t" | awk '/=> \// { print $3 } /^[[:space:]]*\// { print $1 }'); do
+            [ -e "$root/$lib" ] || copy_host_file "$lib"
+        done
+    done
+}
+
+add_busybox() {
+    local bb=$deps/busybox-static/bin/busybox applet
+
+    mkdir -p "$root/bin" "$root/sbin" "$root/usr/bin" "$root/usr/sbin"
+    cp "$bb" "$root/bin/busybox"
+    for applet in $("$bb" --list-full); do
+        [ -e "$root/$applet" ] || ln -s /bin/busybox "$root/$applet"
+    done
+}
+
+main() {
+    local kpkg kver want stamp
+
+    mkdir -p "$deps"
+    exec 9>"$deps.lock"
+    flock 9 # one build at a time (tests may run in parallel)
+
+    install_packages
+    kpkg=$(kernel_package)
+    kver=${kpkg#linux-image-}
+    want=$( {
+        sha256sum "$0" "$guest"/* "${TOOLS[@]}" | cut -d' ' -f1
+        echo "$kpkg $(candidate "$kpkg") busybox-static $(candidate busybox-static)"
+        echo "${MODULES[*]}"
+    } | sha256sum | cut -d' ' -f1)
+    stamp=$out/.stamp
+    if [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] && [ -f "$out/vmlinuz" ] &&
+            [ -f "$out/initrd.img" ]; then
+        echo "$out"
+        return
+    fi
+
+    unpack "$kpkg"
+    unpack busybox-static
+
+    root=$deps/root
+    rm -rf "$root" "$out" && mkdir -p "$root" "$out"
+    mkdir -p "$root"/{dev,proc,sys,run,tmp,etc,root,lib,test}
+    add_tools
+    add_modules "$deps/$kpkg" "$kver"
+    add_busybox
+    install -m 0755 "$guest/init" "$root/init"
+    install -m 0644 "$guest/vur.sh" "$root/lib/vur.sh"
+
+    (cd "$root" && find . -mindepth 1 | LC_ALL=C sort |
+        "$root/bin/busybox" cpio -o -H newc 2>/dev/null | gzip -9n) >"$out/initrd.img" ||
+        fail "cpio failed"
+    # Appended archives must start on a 4-byte boundary; zeros are skipped.
+    truncate -s $(( ($(stat -c %s "$out/initrd.img") + 3) / 4 * 4 )) "$out/initrd.img"
+    cp "$deps/$kpkg/boot/vmlinuz-$kver" "$out/vmlinuz"
+    echo "$kver" >"$out/kernel-version"
+    rm -rf "$root"
+    echo "$want" >"$stamp"
+    echo "$out"
+}
+
+main "$@"

@@ -1,0 +1,150 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Scenario 1, backend restart: QEMU reconnects and the guest keeps its device.
+
+A guest brings eth0 up on a backend with one loopback speed; the backend
+stops and another starts on the same socket with another speed. QEMU
+(chardev reconnect=1) connects again, reads the new configuration, raises a
+configuration change interrupt and gives the running device to the new
+backend: the guest's control commands still complete, and the driver,
+probed again, reads the new speed. (Linux's virtio_net re-reads the speed
+on a configuration change only when the link bit changes.)
+
+Usage: scenario1_reconnect.py PATH/TO/vhost-user-rdma
+Builds QEMU and the guest image first. Prints TAP.
+"""
+
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+
+import guest
+import harness
+
+BACKEND = sys.argv[1]
+SPEED_BEFORE, SPEED_AFTER = 40000, 10000  # Mb/s, the two backends' loopback speeds
+
+GUEST_SCRIPT = r'''
+. /lib/vur.sh
+
+config_irqs() { awk '/virtio0-config/ { print $2 }' /proc/interrupts; }
+
+ip link set eth0 up
+vur_wait_eq up 5 cat /sys/class/net/eth0/operstate
+vur_expect speed_before @BEFORE@ "$(cat /sys/class/net/eth0/speed)"
+irqs=$(config_irqs)
+
+echo VUR-WAIT restart the backend
+read -t 120 -r line
+vur_expect host_restarted_backend go "$line"
+
+# QEMU raised a configuration change interrupt on reconnecting.
+i=0
+while [ "$(config_irqs)" = "$irqs" ] && [ $i -lt 300 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+if [ "$(config_irqs)" != "$irqs" ]; then
+    vur_result config_interrupt ok "virtio0-config $irqs -> $(config_irqs)"
+else
+    vur_result config_interrupt fail "virtio0-config stays at $irqs"
+fi
+vur_expect carrier_after 1 "$(cat /sys/class/net/eth0/carrier)"
+if ip link set eth0 promisc on; then
+    vur_result ctrl_after_reconnect ok
+else
+    vur_result ctrl_after_reconnect fail "ip link set eth0 promisc on failed"
+fi
+
+# virtio_net re-reads the speed only when the link bit changes: probe it
+# again (a device reset too) to read the new backend's configuration.
+echo virtio0 >/sys/bus/virtio/drivers/virtio_net/unbind
+echo virtio0 >/sys/bus/virtio/drivers/virtio_net/bind
+vur_wait_file /sys/class/net/eth0 10
+ip link set eth0 up
+vur_wait_eq up 5 cat /sys/class/net/eth0/operstate
+vur_expect speed_after_rebind @AFTER@ "$(cat /sys/class/net/eth0/speed)"
+'''
+
+
+def wait_log(backend, pattern, timeout):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if re.search(pattern, backend.output()):
+            return True
+        if backend.proc.poll() is not None:
+            return False
+        time.sleep(0.1)
+    return False
+
+
+def start_backend(sock, speed, prefix):
+    b = harness.Backend(BACKEND, '-s', sock, '--loopback-speed', str(speed), prefix=prefix)
+    b.wait_socket(sock)
+    return b
+
+
+def main():
+    tap = guest.Tap()
+    try:
+        qemu = guest.build_qemu()
+        image = guest.build_image()
+    except Exception as e:  # noqa: BLE001 - reported as a failed case
+        tap.case('build_qemu_and_image', False, e)
+        return tap.done()
+    tap.case('build_qemu_and_image', True)
+
+    sock_dir = tempfile.mkdtemp(prefix='vurq2-')
+    sock = os.path.join(sock_dir, 'vhost-rdma0')
+    first = start_backend(sock, SPEED_BEFORE, 'vurq2a')
+    second = None
+    g = None
+    try:
+        script = (GUEST_SCRIPT.replace('@BEFORE@', str(SPEED_BEFORE))
+                  .replace('@AFTER@', str(SPEED_AFTER)))
+        g = guest.Guest(qemu, image, script, [sock], chardev_opts=',reconnect=1')
+        ready = g.wait_for(r'VUR-WAIT', 90) is not None
+        tap.case('guest_up_on_first_backend', ready, '' if ready else g.output()[-4000:])
+        if not ready:
+            return tap.done()
+
+        stopped = first.stop()
+        tap.case('first_backend_stops', stopped == 0, '' if stopped == 0 else f'exit {stopped}')
+        t = time.monotonic()
+        second = start_backend(sock, SPEED_AFTER, 'vurq2b')
+        started = wait_log(second, r'device started', 30)
+        tap.case('qemu_reconnects_and_restarts_device', started,
+                 '' if started else second.output()[-3000:] + '\n--- guest\n'
+                 + g.output()[-3000:])
+        tap.diag(f'reconnected in {time.monotonic() - t:.1f} s')
+
+        g.send('go\n')
+        status = g.wait(timeout=120)
+        results, done = g.results()
+        finished = status == 0 and done is not None
+        tap.case('guest_ran_and_powered_off', finished,
+                 '' if finished else f'qemu status {status}, script status {done}\n'
+                 + g.output()[-6000:])
+        for name, ok, detail in results:
+            tap.case(name, ok, '' if ok else detail)
+        qemu_lines = [l for l in g.output().splitlines() if l.startswith('qemu-system')]
+        if qemu_lines:
+            tap.diag('QEMU said:\n' + '\n'.join(qemu_lines[:20]))
+    finally:
+        if g is not None:
+            g.close()
+        for b in (first, second):
+            if b is not None:
+                status = b.stop()
+                report = b.sanitizer_report()
+                if b is second:
+                    tap.case('second_backend_stops_cleanly', status == 0 and not report,
+                             '' if status == 0 and not report else f'exit {status}\n{report}')
+        shutil.rmtree(sock_dir, ignore_errors=True)
+    return tap.done()
+
+
+if __name__ == '__main__':
+    sys.exit(main())
