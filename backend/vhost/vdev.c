@@ -507,20 +507,47 @@ learn_features(struct vur_dev *dev)
 					: VUR_DEFAULT_ETH_MTU);
 }
 
+/*
+ * The device is started while it serves a queue, whichever way the driver
+ * got there (new_device, or queue by queue with QEMU); the caller holds the
+ * lock and logs what changed.
+ */
+static bool
+update_started(struct vur_dev *dev)
+{
+	bool serving = dev->ctrlq.active || dev->eth.rxq.active || dev->eth.txq.active;
+	bool changed = serving != dev->started;
+
+	dev->started = serving;
+	return changed;
+}
+
+static void
+log_started(struct vur_dev *dev, bool changed)
+{
+	if (!changed)
+		return;
+	if (dev->started)
+		VUR_DEV_LOG(dev, INFO, "device started: features 0x%" PRIx64 ", %u vrings",
+				dev->negotiated, rte_vhost_get_vring_num(dev->vid));
+	else
+		VUR_DEV_LOG(dev, INFO, "device stopped");
+}
+
 static int
 on_new_device(int vid)
 {
 	struct vur_dev *dev = dev_from_vid(vid);
+	bool changed;
 
 	if (dev == NULL)
 		return -1;
 	pthread_mutex_lock(&dev->lock);
-	dev->started = true;
 	learn_features(dev);
 	start_queues(dev);
+	changed = update_started(dev);
+	log_started(dev, changed);
 	pthread_mutex_unlock(&dev->lock);
-	VUR_DEV_LOG(dev, INFO, "device started: features 0x%" PRIx64 ", %u vrings", dev->negotiated,
-			rte_vhost_get_vring_num(vid));
 	return 0;
 }
 
@@ -528,14 +555,15 @@ static void
 on_destroy_device(int vid)
 {
 	struct vur_dev *dev = dev_from_vid(vid);
+	bool changed;
 
 	if (dev == NULL)
 		return;
 	pthread_mutex_lock(&dev->lock);
 	stop_queues(dev);
-	dev->started = false;
+	changed = update_started(dev);
+	log_started(dev, changed);
 	pthread_mutex_unlock(&dev->lock);
-	VUR_DEV_LOG(dev, INFO, "device stopped");
 }
 
 /*
@@ -559,9 +587,15 @@ on_vring_state_changed(int vid, uint16_t queue_id, int enable)
 	learn_features(dev);
 	if (queue_id == virtio_net_roce_ctrl_vq(1) && !enable)
 		vur_ctrlq_stop(&dev->ctrlq);
+	/*
+	 * A vring leaving stops only what it carries; the others stay as they
+	 * are (after destroy_device they are stopped and stay so).
+	 */
 	if (!enable)
 		vur_net_dev_stop(&dev->eth, queue_id);
-	start_queues(dev);
+	else
+		start_queues(dev);
+	log_started(dev, update_started(dev));
 	pthread_mutex_unlock(&dev->lock);
 	return 0;
 }
