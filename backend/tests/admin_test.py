@@ -276,6 +276,21 @@ def bad_admin_input_gets_clear_errors():
 
 
 @case
+def member_whose_driver_cannot_set_its_link():
+    # net_af_packet has neither LSC nor link up/down: polled, and the RPC says so.
+    b = start('--member-speed', 'net_af_packet0=1000', eal=['--vdev', 'net_af_packet0,iface=lo'])
+    try:
+        m = ctl_json(b, 'uplinks')[0]['members'][0]
+        assert m['link_events'] == 'poll', m
+        r = ctl(b, 'member-link', 'net_af_packet0', 'down')
+        assert r.returncode == 1 and 'cannot set its link down' in r.stderr, r
+        assert '(code -95)' in r.stderr, r.stderr
+        assert device(b)['speed_mbps'] == 1000
+    finally:
+        finish(b)
+
+
+@case
 def bad_uplink_options_refuse_to_start():
     for app, eal, text in ((['--uplink', 'net_tap7'], taps(1), 'no such ethdev'),
                            (['--member-speed', 'net_tap5=100'], taps(1), 'not an uplink member'),
