@@ -41,3 +41,41 @@ vur_wait_eq() {
         _n=$((_n - 1))
     done
 }
+
+# vur_step WHAT...: print "VUR-WAIT WHAT" (the host's Guest.wait_step sees it)
+# and wait up to VUR_STEP_TIMEOUT seconds (120) for the host to type "go";
+# records the step as a result.
+vur_step() {
+    echo "VUR-WAIT $*"
+    _line=
+    read -t "${VUR_STEP_TIMEOUT:-120}" -r _line
+    vur_expect "step_$(echo "$1" | tr -c 'a-zA-Z0-9_\n' _)" go "$_line"
+}
+
+# vur_net_up ADDRESS/PREFIX: eth0 up with that address; waits up to 10 s for
+# the link to be up.
+vur_net_up() {
+    ip addr add "$1" dev eth0 &&
+        ip link set eth0 up &&
+        vur_wait_eq up 10 cat /sys/class/net/eth0/operstate
+}
+
+# vur_ping_wait HOST SECONDS: wait until HOST answers a ping (one a second).
+vur_ping_wait() {
+    _end=$(($(date +%s) + $2))
+    until ping -c 1 -W 1 "$1" >/dev/null 2>&1; do
+        [ "$(date +%s)" -ge "$_end" ] && return 1
+        sleep 0.5
+    done
+}
+
+# vur_ping NAME HOST [WAIT]: a result NAME: after waiting up to WAIT seconds
+# (default 60) for HOST to answer, "ping -c 3 -W 5 HOST" succeeds.
+vur_ping() {
+    vur_ping_wait "$2" "${3:-60}"
+    if _out=$(ping -c 3 -W 5 "$2" 2>&1); then
+        vur_result "$1" ok "$(echo "$_out" | grep 'packets transmitted')"
+    else
+        vur_result "$1" fail "$(echo "$_out" | tail -n 3 | tr '\n' ' ')"
+    fi
+}

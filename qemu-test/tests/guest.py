@@ -5,10 +5,12 @@ initramfs, a guest booted under TCG on a vhost-user-rdma device, its
 VUR-RESULT lines, and the TAP report."""
 
 import gzip
+import json
 import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -16,6 +18,8 @@ QEMU_TEST = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 RESULT = re.compile(r'VUR-RESULT (\S+) (ok|fail) ?([^\r\n]*)')
 DONE = re.compile(r'VUR-DONE (\d+)')
+STEP = re.compile(r'VUR-WAIT ?([^\r\n]*)')
+CTL = os.path.join(os.path.dirname(QEMU_TEST), 'backend', 'mgmt', 'vhost-user-rdma-ctl')
 
 
 def build(script, timeout):
@@ -77,7 +81,9 @@ class Guest:
     goes to a log file."""
 
     def __init__(self, qemu, image, script, sockets, mem_mb=512, append='', extra=(),
-                 chardev_opts=''):
+                 chardev_opts='', name='guest'):
+        self.name = name
+        self.steps = 0  # VUR-WAIT lines already answered (wait_step)
         self.dir = tempfile.mkdtemp(prefix='vurq-')
         initrd = os.path.join(self.dir, 'initrd.img')
         initrd_with(os.path.join(image, 'initrd.img'),
@@ -116,6 +122,19 @@ class Guest:
                 return m
             time.sleep(0.1)
 
+    def wait_step(self, timeout):
+        """Wait for the script's next "VUR-WAIT <what>" line (vur_step); returns
+        <what>, or None after @timeout seconds or when QEMU exits."""
+        end = time.monotonic() + timeout
+        while True:
+            steps = STEP.findall(self.output())
+            if len(steps) > self.steps:
+                self.steps += 1
+                return steps[self.steps - 1].strip()
+            if time.monotonic() > end or self.proc.poll() is not None:
+                return None
+            time.sleep(0.1)
+
     def wait(self, timeout):
         """Wait for the guest to power off; killed after @timeout seconds.
         Returns QEMU's exit status, or None when it had to be killed."""
@@ -149,6 +168,84 @@ class Guest:
             self.proc.wait()
         self.log.close()
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def barrier(guests, timeout):
+    """Wait until every guest in @guests reached its next vur_step, then let
+    them all go on. Returns None, or why not (and then lets none go on)."""
+    for g in guests:
+        if g.wait_step(timeout) is None:
+            return f'{g.name} never reached its next step\n' + g.output()[-4000:]
+    for g in guests:
+        g.send('go\n')
+    return None
+
+
+def finish(tap, g, timeout):
+    """Wait for @g to power off and report its script's results as cases
+    (prefixed with the guest's name)."""
+    status = g.wait(timeout)
+    results, done = g.results()
+    finished = status == 0 and done is not None
+    tap.case(f'{g.name}_ran_and_powered_off', finished,
+             '' if finished else f'qemu status {status}, script status {done}\n'
+             + g.output()[-6000:])
+    for name, ok, detail in results:
+        tap.case(f'{g.name}_{name}', ok, detail)
+    if not results:
+        tap.case(f'{g.name}_results', False, 'the guest printed no VUR-RESULT line')
+    return finished and all(ok for _, ok, _ in results)
+
+
+def wait_log(backend, pattern, timeout, since=0):
+    """Wait until the backend's log shows @pattern (a regex) after offset
+    @since; returns the match, or None after @timeout s or when it exits."""
+    end = time.monotonic() + timeout
+    while True:
+        m = re.search(pattern, backend.output()[since:])
+        if m or time.monotonic() > end or backend.proc.poll() is not None:
+            return m
+        time.sleep(0.1)
+
+
+def ctl(admin, *args, timeout=30):
+    """The backend's admin CLI on socket @admin; its JSON output."""
+    r = subprocess.run([sys.executable, CTL, '-s', admin, *args], capture_output=True,
+                       text=True, timeout=timeout)
+    if r.returncode != 0:
+        raise RuntimeError(f'vhost-user-rdma-ctl {" ".join(args)}: exit {r.returncode}: '
+                           f'{r.stderr.strip()}')
+    return json.loads(r.stdout)
+
+
+def iface_name(tag):
+    """A kernel interface name unique to this process (15 characters at most)."""
+    return f'vq{tag}{os.getpid() % 1000000}'[:15]
+
+
+def host_address(iface, addr, timeout=20):
+    """Give the host side of a tap uplink @addr (CIDR) and bring it up, once
+    the backend created it."""
+    end = time.monotonic() + timeout
+    while not os.path.exists(f'/sys/class/net/{iface}'):
+        if time.monotonic() > end:
+            raise RuntimeError(f'no interface {iface}')
+        time.sleep(0.05)
+    subprocess.run(['ip', 'addr', 'replace', addr, 'dev', iface], check=True)
+    subprocess.run(['ip', 'link', 'set', iface, 'up'], check=True)
+
+
+def prepare(tap):
+    """QEMU and the image, built if needed, as one case; (qemu, image) or None."""
+    t = time.monotonic()
+    try:
+        built = build_qemu(), build_image()
+    except Exception as e:  # noqa: BLE001 - reported as a failed case
+        tap.case('build_qemu_and_image', False, e)
+        return None
+    tap.case('build_qemu_and_image', True)
+    tap.diag(f'build {time.monotonic() - t:.1f} s')
+    return built
 
 
 class Tap:
