@@ -70,10 +70,10 @@ vur_ping_wait() {
 }
 
 # vur_ping NAME HOST [WAIT]: a result NAME: after waiting up to WAIT seconds
-# (default 60) for HOST to answer, "ping -c 3 -W 5 HOST" succeeds.
+# (default 60) for HOST to answer, "ping -c 3 -W 5 HOST" gets every answer.
 vur_ping() {
     vur_ping_wait "$2" "${3:-60}"
-    if _out=$(ping -c 3 -W 5 "$2" 2>&1); then
+    if _out=$(ping -c 3 -W 5 "$2" 2>&1) && echo "$_out" | grep -q ' 0% packet loss'; then
         vur_result "$1" ok "$(echo "$_out" | grep 'packets transmitted')"
     else
         vur_result "$1" fail "$(echo "$_out" | tail -n 3 | tr '\n' ' ')"

@@ -188,8 +188,8 @@ def finish(tap, g, timeout):
     results, done = g.results()
     finished = status == 0 and done is not None
     tap.case(f'{g.name}_ran_and_powered_off', finished,
-             '' if finished else f'qemu status {status}, script status {done}\n'
-             + g.output()[-6000:])
+             f'{g.name} ran {g.elapsed:.1f} s' if finished
+             else f'qemu status {status}, script status {done}\n' + g.output()[-6000:])
     for name, ok, detail in results:
         tap.case(f'{g.name}_{name}', ok, detail)
     if not results:
@@ -208,6 +208,15 @@ def wait_log(backend, pattern, timeout, since=0):
         time.sleep(0.1)
 
 
+def wait_ready(backend, timeout=20):
+    """Wait until the backend serves its sockets and started its uplinks
+    (its "device(s) ready" line; a socket file may be there before, left by
+    a backend that died, and a tap's kernel side is set up after). Raises
+    when it does not come."""
+    if not wait_log(backend, r'device\(s\) ready', timeout):
+        raise RuntimeError('the backend did not become ready:\n' + backend.output()[-3000:])
+
+
 def ctl(admin, *args, timeout=30):
     """The backend's admin CLI on socket @admin; its JSON output."""
     r = subprocess.run([sys.executable, CTL, '-s', admin, *args], capture_output=True,
@@ -223,14 +232,19 @@ def iface_name(tag):
     return f'vq{tag}{os.getpid() % 1000000}'[:15]
 
 
-def host_address(iface, addr, timeout=20):
-    """Give the host side of a tap uplink @addr (CIDR) and bring it up, once
-    the backend created it."""
+def host_address(iface, addr, mac=None, timeout=20):
+    """Give the host side of a tap uplink @addr (CIDR), and @mac if given,
+    and bring it up; call it after wait_ready() (starting the port resets
+    the kernel side's MAC). A tap made again by a restarted backend gets a
+    random MAC unless one is set: a guest's ARP entry for the host would
+    then be wrong until it goes stale (30 s or more)."""
     end = time.monotonic() + timeout
     while not os.path.exists(f'/sys/class/net/{iface}'):
         if time.monotonic() > end:
             raise RuntimeError(f'no interface {iface}')
         time.sleep(0.05)
+    if mac:
+        subprocess.run(['ip', 'link', 'set', iface, 'address', mac], check=True)
     subprocess.run(['ip', 'addr', 'replace', addr, 'dev', iface], check=True)
     subprocess.run(['ip', 'link', 'set', iface, 'up'], check=True)
 
