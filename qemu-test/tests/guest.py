@@ -9,6 +9,8 @@ import json
 import os
 import re
 import shutil
+import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -185,16 +187,23 @@ def finish(tap, g, timeout):
     """Wait for @g to power off and report its script's results as cases
     (prefixed with the guest's name)."""
     status = g.wait(timeout)
-    results, done = g.results()
+    _, done = g.results()
     finished = status == 0 and done is not None
     tap.case(f'{g.name}_ran_and_powered_off', finished,
              f'{g.name} ran {g.elapsed:.1f} s' if finished
              else f'qemu status {status}, script status {done}\n' + g.output()[-6000:])
+    return report(tap, g) and finished
+
+
+def report(tap, g):
+    """@g's VUR-RESULT lines so far as cases (prefixed with the guest's
+    name); whether they all passed (and there was one)."""
+    results, _ = g.results()
     for name, ok, detail in results:
         tap.case(f'{g.name}_{name}', ok, detail)
     if not results:
         tap.case(f'{g.name}_results', False, 'the guest printed no VUR-RESULT line')
-    return finished and all(ok for _, ok, _ in results)
+    return bool(results) and all(ok for _, ok, _ in results)
 
 
 def wait_log(backend, pattern, timeout, since=0):
@@ -247,6 +256,37 @@ def host_address(iface, addr, mac=None, timeout=20):
         subprocess.run(['ip', 'link', 'set', iface, 'address', mac], check=True)
     subprocess.run(['ip', 'addr', 'replace', addr, 'dev', iface], check=True)
     subprocess.run(['ip', 'link', 'set', iface, 'up'], check=True)
+
+
+def host_ping(addr, count=3, timeout=5):
+    """Ping @addr from the host (a raw ICMP socket: root; the host has no
+    ping(8)), one echo request a second; returns how many were answered
+    within @timeout seconds each."""
+    ident = os.getpid() & 0xffff
+    answered = 0
+    with socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP) as s:
+        for seq in range(1, count + 1):
+            payload = b'vhost-user-rdma %d' % seq
+            header = struct.pack('!BBHHH', 8, 0, 0, ident, seq)
+            words = header + payload + b'\0' * (len(payload) % 2)
+            csum = sum(struct.unpack(f'!{len(words) // 2}H', words))
+            csum = (csum >> 16) + (csum & 0xffff)
+            csum = ~(csum + (csum >> 16)) & 0xffff
+            s.sendto(struct.pack('!BBHHH', 8, 0, csum, ident, seq) + payload, (addr, 0))
+            end = time.monotonic() + timeout
+            while time.monotonic() < end:
+                s.settimeout(max(end - time.monotonic(), 0.01))
+                try:
+                    data, (src, _) = s.recvfrom(2048)
+                except socket.timeout:
+                    break
+                ihl = (data[0] & 15) * 4
+                kind, _, _, rid, rseq = struct.unpack_from('!BBHHH', data, ihl)
+                if src == addr and kind == 0 and (rid, rseq) == (ident, seq):
+                    answered += 1
+                    time.sleep(max(end - timeout + 1 - time.monotonic(), 0))
+                    break
+    return answered
 
 
 def prepare(tap):
