@@ -12,6 +12,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 
 import harness
 import vhost_user as vu
@@ -153,6 +154,56 @@ def two_devices_and_clean_exit():
         assert b.stop(signal.SIGINT) == 0
     for s in socks:
         assert not os.path.exists(s), f'{s} left behind'
+
+
+@case
+def stale_socket_replaced_live_one_kept():
+    """A socket file left by a backend that died (SIGKILL) is replaced; one a
+    live backend serves is not taken over."""
+    d = tempfile.mkdtemp(prefix='vur-')
+    sock = os.path.join(d, 's0')
+    first = Backend('-s', sock)
+    try:
+        first.wait_socket(sock)
+        assert first.stop(signal.SIGKILL) == -signal.SIGKILL
+        assert os.path.exists(sock), 'SIGKILL left no socket file'
+        second = Backend('-s', sock)
+        try:
+            # The stale file is there already: wait until the backend listens.
+            end = time.monotonic() + 20
+            while 'serving (server' not in second.output():
+                assert second.proc.poll() is None and time.monotonic() < end, second.output()
+                time.sleep(0.05)
+            assert 'removed a stale socket file' in second.output(), second.output()
+            fe = vu.Frontend(sock)
+            assert len(fe.get_config(0, 48)) == 48
+            fe.close()
+            third = Backend('-s', sock)
+            try:
+                assert third.proc.wait(20) != 0, 'a second backend took a live socket over'
+                assert 'another process serves this socket' in third.output(), third.output()
+            finally:
+                third.stop()
+            # Its failure left the live backend's file alone, which still serves.
+            fe = vu.Frontend(sock)
+            assert len(fe.get_config(0, 48)) == 48
+            fe.close()
+        finally:
+            assert second.stop() == 0
+    finally:
+        first.stop(signal.SIGKILL)
+    # Not a socket: refused, and left where it is.
+    path = os.path.join(d, 'file')
+    with open(path, 'w') as f:
+        f.write('not a socket')
+    b = Backend('-s', path)
+    try:
+        assert b.proc.wait(20) != 0, 'a backend served over a regular file'
+        assert 'is not a socket' in b.output(), b.output()
+    finally:
+        b.stop()
+    with open(path) as f:
+        assert f.read() == 'not a socket'
 
 
 if __name__ == '__main__':

@@ -14,6 +14,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <rte_errno.h>
 #include <rte_vhost.h>
@@ -652,12 +656,60 @@ init_config(struct vur_dev *dev, const struct vur_dev_params *p)
 	st->speed = dev->speed.speed;
 }
 
+/*
+ * Make @dev's server socket path free for librte_vhost's bind. A socket file
+ * a backend that died left behind (nothing accepts on it) is removed: else
+ * the bind fails ("Address already in use") and a backend restarted after a
+ * crash could never serve QEMU (chardev reconnect=N) again. A socket
+ * something accepts on (one socket is one device) and any file that is not
+ * a socket are refused before librte_vhost sees them: when its start fails,
+ * rte_vhost_driver_unregister() unlinks the path, which would take a live
+ * backend's socket file away from the next frontend.
+ */
+static int
+claim_socket_path(const struct vur_dev *dev)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct stat st;
+	int s, ret;
+
+	if (lstat(dev->path, &st) != 0)
+		return 0; /* nothing there (or not reachable: librte_vhost says why) */
+	if (!S_ISSOCK(st.st_mode)) {
+		VUR_DEV_LOG(dev, ERR, "the path exists and is not a socket");
+		return -EEXIST;
+	}
+	if (strlen(dev->path) >= sizeof(addr.sun_path))
+		return 0; /* librte_vhost refuses it */
+	strcpy(addr.sun_path, dev->path);
+	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -errno;
+	ret = connect(s, (const struct sockaddr *)&addr, sizeof(addr)) == 0 ? 0 : -errno;
+	close(s);
+	if (ret == 0) {
+		VUR_DEV_LOG(dev, ERR, "another process serves this socket");
+		return -EADDRINUSE;
+	}
+	if (ret != -ECONNREFUSED)
+		return 0; /* let the bind decide */
+	if (unlink(dev->path) != 0 && errno != ENOENT)
+		return -errno;
+	VUR_DEV_LOG(dev, INFO, "removed a stale socket file (nothing accepts on it)");
+	return 0;
+}
+
 static int
 serve_socket(struct vur_dev *dev)
 {
 	uint64_t flags = dev->client ? RTE_VHOST_USER_CLIENT : 0;
 	int ret;
 
+	if (!dev->client) {
+		ret = claim_socket_path(dev);
+		if (ret != 0)
+			return ret;
+	}
 	ret = rte_vhost_driver_register(dev->path, flags);
 	if (ret != 0) {
 		VUR_DEV_LOG(dev, ERR, "cannot register the vhost-user socket");

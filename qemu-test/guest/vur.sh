@@ -41,3 +41,54 @@ vur_wait_eq() {
         _n=$((_n - 1))
     done
 }
+
+# vur_step WHAT...: print "VUR-WAIT WHAT" (the host's Guest.wait_step sees it)
+# and wait up to VUR_STEP_TIMEOUT seconds (120) for the host to type "go";
+# records the step as a result.
+vur_step() {
+    echo "VUR-WAIT $*"
+    _line=
+    read -t "${VUR_STEP_TIMEOUT:-120}" -r _line
+    vur_expect "step_$(echo "$1" | tr -c 'a-zA-Z0-9_\n' _)" go "$_line"
+}
+
+# vur_net_up ADDRESS/PREFIX: eth0 up with that address; waits up to 10 s for
+# the link to be up.
+vur_net_up() {
+    ip addr add "$1" dev eth0 &&
+        ip link set eth0 up &&
+        vur_wait_eq up 10 cat /sys/class/net/eth0/operstate
+}
+
+# vur_ping_wait HOST SECONDS: wait until HOST answers a ping (one a second).
+vur_ping_wait() {
+    _end=$(($(date +%s) + $2))
+    until ping -c 1 -W 1 "$1" >/dev/null 2>&1; do
+        [ "$(date +%s)" -ge "$_end" ] && return 1
+        sleep 0.5
+    done
+}
+
+# vur_ping NAME HOST [WAIT]: a result NAME: after waiting up to WAIT seconds
+# (default 60) for HOST to answer, three echo requests a second apart are
+# each answered within 5 s. (One "ping -W 5" each: with -c 3, busybox waits
+# only about two round trips for the last answer once one came, so a TCG
+# stall of a second would count as a loss.)
+vur_ping() {
+    vur_ping_wait "$2" "${3:-60}"
+    _got=0 _times=
+    for _seq in 1 2 3; do
+        if _out=$(ping -c 1 -W 5 "$2" 2>&1) && echo "$_out" | grep -q ' 0% packet loss'; then
+            _got=$((_got + 1))
+            _times="$_times $(echo "$_out" | sed -n 's/.*time=\([^ ]* ms\).*/\1/p')"
+        else
+            _times="$_times lost"
+        fi
+        [ $_seq -lt 3 ] && sleep 1
+    done
+    if [ $_got -eq 3 ]; then
+        vur_result "$1" ok "3 of 3 answered:$_times"
+    else
+        vur_result "$1" fail "$_got of 3 answered:$_times"
+    fi
+}

@@ -5,10 +5,14 @@ initramfs, a guest booted under TCG on a vhost-user-rdma device, its
 VUR-RESULT lines, and the TAP report."""
 
 import gzip
+import json
 import os
 import re
 import shutil
+import socket
+import struct
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -16,6 +20,8 @@ QEMU_TEST = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 RESULT = re.compile(r'VUR-RESULT (\S+) (ok|fail) ?([^\r\n]*)')
 DONE = re.compile(r'VUR-DONE (\d+)')
+STEP = re.compile(r'VUR-WAIT ?([^\r\n]*)')
+CTL = os.path.join(os.path.dirname(QEMU_TEST), 'backend', 'mgmt', 'vhost-user-rdma-ctl')
 
 
 def build(script, timeout):
@@ -77,7 +83,9 @@ class Guest:
     goes to a log file."""
 
     def __init__(self, qemu, image, script, sockets, mem_mb=512, append='', extra=(),
-                 chardev_opts=''):
+                 chardev_opts='', name='guest'):
+        self.name = name
+        self.steps = 0  # VUR-WAIT lines already answered (wait_step)
         self.dir = tempfile.mkdtemp(prefix='vurq-')
         initrd = os.path.join(self.dir, 'initrd.img')
         initrd_with(os.path.join(image, 'initrd.img'),
@@ -116,6 +124,19 @@ class Guest:
                 return m
             time.sleep(0.1)
 
+    def wait_step(self, timeout):
+        """Wait for the script's next "VUR-WAIT <what>" line (vur_step); returns
+        <what>, or None after @timeout seconds or when QEMU exits."""
+        end = time.monotonic() + timeout
+        while True:
+            steps = STEP.findall(self.output())
+            if len(steps) > self.steps:
+                self.steps += 1
+                return steps[self.steps - 1].strip()
+            if time.monotonic() > end or self.proc.poll() is not None:
+                return None
+            time.sleep(0.1)
+
     def wait(self, timeout):
         """Wait for the guest to power off; killed after @timeout seconds.
         Returns QEMU's exit status, or None when it had to be killed."""
@@ -149,6 +170,136 @@ class Guest:
             self.proc.wait()
         self.log.close()
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def barrier(guests, timeout):
+    """Wait until every guest in @guests reached its next vur_step, then let
+    them all go on. Returns None, or why not (and then lets none go on)."""
+    for g in guests:
+        if g.wait_step(timeout) is None:
+            return f'{g.name} never reached its next step\n' + g.output()[-4000:]
+    for g in guests:
+        g.send('go\n')
+    return None
+
+
+def finish(tap, g, timeout):
+    """Wait for @g to power off and report its script's results as cases
+    (prefixed with the guest's name)."""
+    status = g.wait(timeout)
+    _, done = g.results()
+    finished = status == 0 and done is not None
+    tap.case(f'{g.name}_ran_and_powered_off', finished,
+             f'{g.name} ran {g.elapsed:.1f} s' if finished
+             else f'qemu status {status}, script status {done}\n' + g.output()[-6000:])
+    return report(tap, g) and finished
+
+
+def report(tap, g):
+    """@g's VUR-RESULT lines so far as cases (prefixed with the guest's
+    name); whether they all passed (and there was one)."""
+    results, _ = g.results()
+    for name, ok, detail in results:
+        tap.case(f'{g.name}_{name}', ok, detail)
+    if not results:
+        tap.case(f'{g.name}_results', False, 'the guest printed no VUR-RESULT line')
+    return bool(results) and all(ok for _, ok, _ in results)
+
+
+def wait_log(backend, pattern, timeout, since=0):
+    """Wait until the backend's log shows @pattern (a regex) after offset
+    @since; returns the match, or None after @timeout s or when it exits."""
+    end = time.monotonic() + timeout
+    while True:
+        m = re.search(pattern, backend.output()[since:])
+        if m or time.monotonic() > end or backend.proc.poll() is not None:
+            return m
+        time.sleep(0.1)
+
+
+def wait_ready(backend, timeout=20):
+    """Wait until the backend serves its sockets and started its uplinks
+    (its "device(s) ready" line; a socket file may be there before, left by
+    a backend that died, and a tap's kernel side is set up after). Raises
+    when it does not come."""
+    if not wait_log(backend, r'device\(s\) ready', timeout):
+        raise RuntimeError('the backend did not become ready:\n' + backend.output()[-3000:])
+
+
+def ctl(admin, *args, timeout=30):
+    """The backend's admin CLI on socket @admin; its JSON output."""
+    r = subprocess.run([sys.executable, CTL, '-s', admin, *args], capture_output=True,
+                       text=True, timeout=timeout)
+    if r.returncode != 0:
+        raise RuntimeError(f'vhost-user-rdma-ctl {" ".join(args)}: exit {r.returncode}: '
+                           f'{r.stderr.strip()}')
+    return json.loads(r.stdout)
+
+
+def iface_name(tag):
+    """A kernel interface name unique to this process (15 characters at most)."""
+    return f'vq{tag}{os.getpid() % 1000000}'[:15]
+
+
+def host_address(iface, addr, mac=None, timeout=20):
+    """Give the host side of a tap uplink @addr (CIDR), and @mac if given,
+    and bring it up; call it after wait_ready() (starting the port resets
+    the kernel side's MAC). A tap made again by a restarted backend gets a
+    random MAC unless one is set: a guest's ARP entry for the host would
+    then be wrong until it goes stale (30 s or more)."""
+    end = time.monotonic() + timeout
+    while not os.path.exists(f'/sys/class/net/{iface}'):
+        if time.monotonic() > end:
+            raise RuntimeError(f'no interface {iface}')
+        time.sleep(0.05)
+    if mac:
+        subprocess.run(['ip', 'link', 'set', iface, 'address', mac], check=True)
+    subprocess.run(['ip', 'addr', 'replace', addr, 'dev', iface], check=True)
+    subprocess.run(['ip', 'link', 'set', iface, 'up'], check=True)
+
+
+def host_ping(addr, count=3, timeout=5):
+    """Ping @addr from the host (a raw ICMP socket: root; the host has no
+    ping(8)), one echo request a second; returns how many were answered
+    within @timeout seconds each."""
+    ident = os.getpid() & 0xffff
+    answered = 0
+    with socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP) as s:
+        for seq in range(1, count + 1):
+            payload = b'vhost-user-rdma %d' % seq
+            header = struct.pack('!BBHHH', 8, 0, 0, ident, seq)
+            words = header + payload + b'\0' * (len(payload) % 2)
+            csum = sum(struct.unpack(f'!{len(words) // 2}H', words))
+            csum = (csum >> 16) + (csum & 0xffff)
+            csum = ~(csum + (csum >> 16)) & 0xffff
+            s.sendto(struct.pack('!BBHHH', 8, 0, csum, ident, seq) + payload, (addr, 0))
+            end = time.monotonic() + timeout
+            while time.monotonic() < end:
+                s.settimeout(max(end - time.monotonic(), 0.01))
+                try:
+                    data, (src, _) = s.recvfrom(2048)
+                except socket.timeout:
+                    break
+                ihl = (data[0] & 15) * 4
+                kind, _, _, rid, rseq = struct.unpack_from('!BBHHH', data, ihl)
+                if src == addr and kind == 0 and (rid, rseq) == (ident, seq):
+                    answered += 1
+                    time.sleep(max(end - timeout + 1 - time.monotonic(), 0))
+                    break
+    return answered
+
+
+def prepare(tap):
+    """QEMU and the image, built if needed, as one case; (qemu, image) or None."""
+    t = time.monotonic()
+    try:
+        built = build_qemu(), build_image()
+    except Exception as e:  # noqa: BLE001 - reported as a failed case
+        tap.case('build_qemu_and_image', False, e)
+        return None
+    tap.case('build_qemu_and_image', True)
+    tap.diag(f'build {time.monotonic() - t:.1f} s')
+    return built
 
 
 class Tap:
