@@ -48,37 +48,9 @@ FIRMWARE=(
     usr/lib/ipxe/qemu/efi-virtio.rom
 )
 
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-
-fail() {
-    echo "build-qemu: $*" >&2
-    tail -n 60 "$log" >&2
-    exit 1
-}
-
-as_root() {
-    if [ "$(id -u)" -eq 0 ]; then
-        "$@"
-    elif command -v sudo >/dev/null; then
-        sudo -n "$@"
-    else
-        return 1
-    fi
-}
-
-install_packages() {
-    local missing=() p
-
-    for p in "${PACKAGES[@]}"; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-            missing+=("$p")
-    done
-    [ ${#missing[@]} -gt 0 ] || return 0
-    as_root apt-get update -qq >"$log" 2>&1 || fail "apt-get update failed"
-    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends \
-        "${missing[@]}" >"$log" 2>&1 || fail "cannot install: ${missing[*]}"
-}
+ME=build-qemu
+# shellcheck source=qemu-test/lib.sh
+. "$top/qemu-test/lib.sh"
 
 # Whether apt knows the qemu source package (read all of apt-cache's output:
 # with pipefail, grep -q stopping early would fail the pipeline on SIGPIPE).
