@@ -206,6 +206,14 @@ def report(tap, g):
     return bool(results) and all(ok for _, ok, _ in results)
 
 
+def stop_backend(tap, backend, name='backend_stops_cleanly'):
+    """Stop @backend (SIGTERM) as one case: exit 0 and no sanitizer report."""
+    stopped = backend.stop()
+    report = backend.sanitizer_report()
+    clean = stopped == 0 and not report
+    tap.case(name, clean, '' if clean else f'exit {stopped}\n{(report or backend.output())[-3000:]}')
+
+
 def wait_log(backend, pattern, timeout, since=0):
     """Wait until the backend's log shows @pattern (a regex) after offset
     @since; returns the match, or None after @timeout s or when it exits."""

@@ -146,11 +146,8 @@ def main():
     finally:
         if g is not None:
             g.close()
-        stopped = backend.stop()
+        guest.stop_backend(tap, backend, 'backend_stops_cleanly')
         shutil.rmtree(sock_dir, ignore_errors=True)
-        clean = stopped == 0 and not backend.sanitizer_report()
-        tap.case('backend_stops_cleanly', clean,
-                 '' if clean else f'exit {stopped}\n{backend.sanitizer_report()[-3000:]}')
     tap.diag(f'scenario {time.monotonic() - t0:.1f} s')
     return tap.done()
 

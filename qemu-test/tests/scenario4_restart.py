@@ -104,10 +104,7 @@ def main():
             g.close()
         first.stop(signal.SIGKILL)
         if second is not None:
-            stopped = second.stop()
-            clean = stopped == 0 and not second.sanitizer_report()
-            tap.case('second_backend_stops_cleanly', clean,
-                     '' if clean else f'exit {stopped}\n{second.output()[-3000:]}')
+            guest.stop_backend(tap, second, 'second_backend_stops_cleanly')
         shutil.rmtree(sock_dir, ignore_errors=True)
     tap.diag(f'scenario {time.monotonic() - t0:.1f} s')
     return tap.done()
