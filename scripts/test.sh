@@ -13,8 +13,7 @@ dir=$(scripts/build.sh asan) || exit 1
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
-# Suite "flaky": tests known to fail now and then, kept out until explained.
-meson test -C "$dir" --no-rebuild --print-errorlogs --no-suite flaky "$@"
+meson test -C "$dir" --no-rebuild --print-errorlogs "$@"
 status=$?
 
 # Count every test case: TAP subtests where a test reports them, else the test.

@@ -46,6 +46,7 @@ struct vur_sw_uplink {
 	bool rx_intr;   /* receive interrupts armed when the thread sleeps */
 	bool keepalive; /* an 802.3ad bond: bursts at least every 100 ms */
 	bool up;        /* link status, refreshed every VUR_SW_LINK_REFRESH_NS */
+	bool sig_owned; /* its receive signal, if any, checked and aimed at the data path */
 	struct vur_sw_uplink_stats stats;
 };
 

@@ -6,8 +6,12 @@
  * receive interrupts armed only while the data path sleeps.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <string.h>
 #include <sys/epoll.h>
+#include <unistd.h>
 
+#include <rte_eal.h>
 #include <rte_eth_bond.h>
 #include <rte_ethdev.h>
 
@@ -47,6 +51,42 @@ n_uplinks(const struct vur_switch *sw)
 	return __atomic_load_n(&sw->n_uplinks, __ATOMIC_ACQUIRE);
 }
 
+/*
+ * net_tap reads its queue only once its receive signal (O_ASYNC on the
+ * queue's fd, owned by the process) has run its handler. The kernel wakes
+ * our epoll and queues that signal at the same time, and may give the
+ * signal to any thread: if that thread is slow to run, the data path reads
+ * nothing, sleeps, and the frame waits for the next wake-up (seconds, with
+ * busy TCG guests on two CPUs). Aimed at this thread instead, the signal is
+ * handled before this thread returns from the wake-up, so the read sees the
+ * frame. Called on the data-path thread; a queue whose signal someone else
+ * aimed is left alone.
+ */
+static void
+own_rx_signal(const struct vur_sw_uplink *up)
+{
+	struct f_owner_ex owner;
+	char name[RTE_ETH_NAME_MAX_LEN] = "?";
+	int fd, fl;
+
+	fd = rte_eth_dev_rx_intr_ctl_q_get_fd(up->port_id, 0);
+	if (fd < 0)
+		return;
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || !(fl & O_ASYNC) || fcntl(fd, F_GETOWN_EX, &owner) < 0 ||
+			owner.type != F_OWNER_PID || owner.pid != getpid())
+		return;
+	rte_eth_dev_get_name_by_port(up->port_id, name);
+	owner.type = F_OWNER_TID;
+	owner.pid = rte_sys_gettid();
+	if (fcntl(fd, F_SETOWN_EX, &owner) < 0)
+		VUR_LOG(net, WARNING, "%s: receive signal not aimed at the data path: %s", name,
+				strerror(errno));
+	else
+		VUR_LOG(net, INFO, "%s: receive signal aimed at the data path (thread %d)", name,
+				owner.pid);
+}
+
 /* Link state without waiting: a bond is up while one of its members is. */
 void
 vur_switch_uplinks_refresh(struct vur_switch *sw)
@@ -59,6 +99,9 @@ vur_switch_uplinks_refresh(struct vur_switch *sw)
 		bool is_up = rte_eth_link_get_nowait(up->port_id, &link) == 0 &&
 				link.link_status == RTE_ETH_LINK_UP;
 
+		if (!up->sig_owned && up->rx_intr)
+			own_rx_signal(up);
+		up->sig_owned = true;
 		__atomic_store_n(&up->up, is_up, __ATOMIC_RELAXED);
 		if (is_up)
 			sw->up_idx[sw->n_up++] = i;

@@ -82,7 +82,7 @@ vur_ping() {
             _got=$((_got + 1))
             _times="$_times $(echo "$_out" | sed -n 's/.*time=\([^ ]* ms\).*/\1/p')"
         else
-            _times="$_times lost"
+            _times="$_times lost($(echo "$_out" | tail -n 1))"
         fi
         [ $_seq -lt 3 ] && sleep 1
     done
