@@ -131,6 +131,7 @@ vur_switch_stop(struct vur_switch *sw)
 		pthread_join(sw->thread, NULL);
 		sw->running = false;
 	}
+	vur_switch_unset_uplinks(sw);
 	if (sw->wake_fd >= 0)
 		close(sw->wake_fd);
 	if (sw->epfd > 0)

@@ -99,6 +99,8 @@ void vur_switch_stop(struct vur_switch *sw);
  * started them). They must outlive the switch's thread.
  */
 int vur_switch_set_uplinks(struct vur_switch *sw, const struct vur_uplinks *u);
+/* With the data path stopped: the uplinks' interrupts leave its epoll. */
+void vur_switch_unset_uplinks(struct vur_switch *sw);
 
 /* Device ports: a slot, or -ENOSPC. Detach waits for the data path to let go. */
 int vur_switch_attach(struct vur_switch *sw, struct vur_net_dev *nd);

@@ -45,6 +45,20 @@ vur_switch_set_uplinks(struct vur_switch *sw, const struct vur_uplinks *u)
 	return 0;
 }
 
+void
+vur_switch_unset_uplinks(struct vur_switch *sw)
+{
+	for (uint16_t i = 0; i < sw->n_uplinks; i++) {
+		struct vur_sw_uplink *up = &sw->uplinks[i];
+
+		if (up->rx_intr)
+			rte_eth_dev_rx_intr_ctl_q(
+					up->port_id, 0, sw->epfd, RTE_INTR_EVENT_DEL, NULL);
+		up->rx_intr = false;
+	}
+	sw->n_uplinks = 0;
+}
+
 static uint16_t
 n_uplinks(const struct vur_switch *sw)
 {
