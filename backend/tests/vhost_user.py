@@ -30,6 +30,7 @@ SET_PROTOCOL_FEATURES = 16
 SET_VRING_ENABLE = 18
 GET_CONFIG = 24
 SET_CONFIG = 25
+RESET_DEVICE = 34
 
 VERSION = 0x1
 REPLY = 0x4
@@ -44,6 +45,7 @@ F_VERSION_1 = 32
 NET_F_CTRL_VQ = 17
 PROTOCOL_F_MQ = 0
 PROTOCOL_F_REPLY_ACK = 3
+PROTOCOL_F_RESET_DEVICE = 13
 
 # struct vhost_user_memory: nregions, padding, then regions of
 # guest_phys_addr, memory_size, userspace_addr, mmap_offset.
@@ -182,12 +184,12 @@ class Frontend:
             raise AssertionError(f'GET_VRING_BASE answered vring {got_index}, not {index}')
         return num
 
-    def start_device(self, features, mem, rings):
+    def start_device(self, features, mem, rings, protocol_features=1 << PROTOCOL_F_REPLY_ACK):
         """Negotiate, map memory, set every ring up, then enable them, as
         QEMU does. librte_vhost starts the device once every vring it has
         heard of is ready: enabling any before all are known would start it
         with fewer."""
-        self.negotiate(features)
+        self.negotiate(features, protocol_features)
         self.set_mem_table(mem)
         for ring in rings:
             self.set_vring(ring, enable=False)

@@ -159,6 +159,7 @@ remaps_rings(uint32_t request)
 
 static void start_queues(struct vur_dev *dev);
 static void stop_queues(struct vur_dev *dev);
+static enum rte_vhost_msg_result handle_reset_device(struct vur_dev *dev);
 
 static enum rte_vhost_msg_result
 pre_msg_handle(int vid, void *raw)
@@ -205,6 +206,8 @@ pre_msg_handle(int vid, void *raw)
 		return handle_get_config(dev, msg);
 	case VUR_VHOST_USER_SET_CONFIG:
 		return handle_set_config(dev, msg);
+	case VUR_VHOST_USER_RESET_DEVICE:
+		return handle_reset_device(dev);
 	default:
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 	}
@@ -538,6 +541,42 @@ log_started(struct vur_dev *dev, bool changed)
 		VUR_DEV_LOG(dev, INFO, "device stopped");
 }
 
+/*
+ * VHOST_USER_RESET_DEVICE: the driver reset the device (QEMU sends it when
+ * the guest resets it or reboots; a paused VM only stops the vrings, and
+ * keeps its state). Everything the driver made goes, as on a new frontend:
+ * RDMA resources, receive filters, features. Every vring stops being served
+ * until the driver sets it up again (librte_vhost reports it not ready, then
+ * ready, when its kick is set again).
+ */
+static enum rte_vhost_msg_result
+handle_reset_device(struct vur_dev *dev)
+{
+	uint64_t proto = 0;
+	int ret;
+
+	if (rte_vhost_get_negotiated_protocol_features(dev->vid, &proto) != 0 ||
+			!(proto & (1ULL << VUR_VHOST_USER_PROTOCOL_F_RESET_DEVICE))) {
+		VUR_DEV_LOG(dev, ERR, "RESET_DEVICE without its protocol feature: refused");
+		return RTE_VHOST_MSG_RESULT_ERR;
+	}
+	pthread_mutex_lock(&dev->lock);
+	stop_queues(dev);
+	if (dev->rdma_ready)
+		vur_rdma_dev_fini(&dev->rdma);
+	dev->negotiated = 0;
+	ret = reset_rdma(dev);
+	log_started(dev, update_started(dev));
+	pthread_mutex_unlock(&dev->lock);
+	if (ret < 0) {
+		VUR_DEV_LOG(dev, ERR, "device reset: cannot set the device up again: %s",
+				strerror(-ret));
+		return RTE_VHOST_MSG_RESULT_ERR;
+	}
+	VUR_DEV_LOG(dev, INFO, "device reset: what the driver made is freed");
+	return RTE_VHOST_MSG_RESULT_OK;
+}
+
 static int
 on_new_device(int vid)
 {
@@ -755,7 +794,8 @@ vur_dev_create(const struct vur_dev_params *p)
 	dev->protocol_features = (1ULL << VHOST_USER_PROTOCOL_F_MQ) |
 			(1ULL << VHOST_USER_PROTOCOL_F_REPLY_ACK) |
 			(1ULL << VHOST_USER_PROTOCOL_F_SLAVE_REQ) |
-			(1ULL << VHOST_USER_PROTOCOL_F_CONFIG);
+			(1ULL << VHOST_USER_PROTOCOL_F_CONFIG) |
+			(1ULL << VUR_VHOST_USER_PROTOCOL_F_RESET_DEVICE);
 	pthread_mutex_init(&dev->lock, NULL);
 	init_config(dev, p);
 	vur_rdma_limits_default(&dev->limits, p->max_qps, p->max_cqs);

@@ -22,8 +22,12 @@
 #define VUR_VHOST_USER_SET_VRING_ENABLE 18
 #define VUR_VHOST_USER_GET_CONFIG       24
 #define VUR_VHOST_USER_SET_CONFIG       25
+#define VUR_VHOST_USER_RESET_DEVICE     34
 #define VUR_VHOST_USER_NEED_REPLY       (1u << 3)
 #define VUR_VHOST_USER_MAX_CONFIG_SIZE  256
+
+/* Protocol features librte_vhost 22.11's rte_vhost.h does not name. */
+#define VUR_VHOST_USER_PROTOCOL_F_RESET_DEVICE 13
 
 struct vur_vhost_config {
 	uint32_t offset;
