@@ -80,10 +80,10 @@ def initrd_with(base, files, dest):
 class Guest:
     """A TCG guest with guest memory shared (memfd) and one
     vhost-user-rdma-pci device per socket in @sockets; the serial console
-    goes to a log file."""
+    goes to a log file. A reboot ends QEMU unless @reboot."""
 
     def __init__(self, qemu, image, script, sockets, mem_mb=512, append='', extra=(),
-                 chardev_opts='', name='guest'):
+                 chardev_opts='', name='guest', reboot=False):
         self.name = name
         self.steps = 0  # VUR-WAIT lines already answered (wait_step)
         self.dir = tempfile.mkdtemp(prefix='vurq-')
@@ -95,7 +95,7 @@ class Guest:
                '-object', f'memory-backend-memfd,id=mem,size={mem_mb}M,share=on',
                '-numa', 'node,memdev=mem',
                '-display', 'none', '-serial', 'stdio', '-monitor', 'none',
-               '-no-reboot', '-nodefaults',
+               *([] if reboot else ['-no-reboot']), '-nodefaults',
                '-kernel', os.path.join(image, 'vmlinuz'), '-initrd', initrd,
                '-append', f'console=ttyS0 quiet panic=-1 {append}'.strip()]
         for i, sock in enumerate(sockets):
@@ -211,7 +211,8 @@ def stop_backend(tap, backend, name='backend_stops_cleanly'):
     stopped = backend.stop()
     report = backend.sanitizer_report()
     clean = stopped == 0 and not report
-    tap.case(name, clean, '' if clean else f'exit {stopped}\n{(report or backend.output())[-3000:]}')
+    why = '' if clean else f'exit {stopped}\n{(report or backend.output())[-3000:]}'
+    tap.case(name, clean, why)
 
 
 def wait_log(backend, pattern, timeout, since=0):

@@ -129,7 +129,7 @@ def main():
                  + g.output()[-6000:])
         for name, ok, detail in results:
             tap.case(name, ok, '' if ok else detail)
-        qemu_lines = [l for l in g.output().splitlines() if l.startswith('qemu-system')]
+        qemu_lines = [ln for ln in g.output().splitlines() if ln.startswith('qemu-system')]
         if qemu_lines:
             tap.diag('QEMU said:\n' + '\n'.join(qemu_lines[:20]))
     finally:

@@ -60,7 +60,8 @@ def main():
                 d = backend.device(s)
                 tap.case(f'backend_frames_{os.path.basename(s)}',
                          d['eth_rx_frames'] >= 3 and d['eth_tx_frames'] >= 3,
-                         {k: v for k, v in d.items() if k.startswith('eth_') or k in ('path', 'vid')})
+                         {k: v for k, v in d.items()
+                          if k.startswith('eth_') or k in ('path', 'vid')})
         for g in guests:
             guest.finish(tap, g, 60)
     finally:
