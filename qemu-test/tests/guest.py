@@ -298,6 +298,25 @@ def host_ping(addr, count=3, timeout=5):
     return answered
 
 
+def run(scenario):
+    """Run @scenario(tap, qemu, image, sock_dir) as a test program: QEMU and
+    the image built first (one case), the vhost-user sockets in a fresh
+    folder that is removed after, the scenario's time as a diagnostic.
+    Prints TAP; returns the exit status."""
+    tap = Tap()
+    built = prepare(tap)
+    if built is None:
+        return tap.done()
+    t0 = time.monotonic()
+    sock_dir = tempfile.mkdtemp(prefix='vurq-')
+    try:
+        scenario(tap, *built, sock_dir)
+    finally:
+        shutil.rmtree(sock_dir, ignore_errors=True)
+    tap.diag(f'scenario {time.monotonic() - t0:.1f} s')
+    return tap.done()
+
+
 def prepare(tap):
     """QEMU and the image, built if needed, as one case; (qemu, image) or None."""
     t = time.monotonic()

@@ -12,10 +12,7 @@ first time). Prints TAP.
 """
 
 import os
-import shutil
 import sys
-import tempfile
-import time
 
 import guest
 import harness
@@ -99,21 +96,7 @@ fi
 '''
 
 
-def main():
-    tap = guest.Tap()
-    timings = {}
-
-    t = time.monotonic()
-    try:
-        qemu = guest.build_qemu()
-        image = guest.build_image()
-    except Exception as e:  # noqa: BLE001 - reported as a failed case
-        tap.case('build_qemu_and_image', False, e)
-        return tap.done()
-    timings['build'] = time.monotonic() - t
-    tap.case('build_qemu_and_image', True)
-
-    sock_dir = tempfile.mkdtemp(prefix='vurq1-')
+def scenario(tap, qemu, image, sock_dir):
     sock = os.path.join(sock_dir, 'vhost-rdma0')
     backend = harness.Backend(BACKEND, '-s', sock, '--mac', MAC, '--loopback-speed', str(SPEED),
                               '--max-qps', str(MAX_QPS), '--max-cqs', str(MAX_CQS),
@@ -125,7 +108,7 @@ def main():
                   .replace('@VECTORS@', str(NUM_VQS + 1)))
         g = guest.Guest(qemu, image, script, [sock])
         status = g.wait(timeout=180)
-        timings['guest'] = g.elapsed
+        tap.diag(f'guest {g.elapsed:.1f} s')
         results, done = g.results()
         finished = status == 0 and done is not None
         tap.case('guest_ran_and_powered_off', finished,
@@ -139,10 +122,7 @@ def main():
         if g is not None:
             g.close()
         guest.stop_backend(tap, backend, 'backend_stops_cleanly')
-        shutil.rmtree(sock_dir, ignore_errors=True)
-    tap.diag(', '.join(f'{k} {v:.1f} s' for k, v in timings.items()))
-    return tap.done()
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(guest.run(scenario))

@@ -14,10 +14,7 @@ Builds QEMU and the guest image first. Prints TAP.
 """
 
 import os
-import re
-import shutil
 import sys
-import tempfile
 import time
 
 import guest
@@ -69,34 +66,13 @@ vur_expect speed_after_rebind @AFTER@ "$(cat /sys/class/net/eth0/speed)"
 '''
 
 
-def wait_log(backend, pattern, timeout):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if re.search(pattern, backend.output()):
-            return True
-        if backend.proc.poll() is not None:
-            return False
-        time.sleep(0.1)
-    return False
-
-
 def start_backend(sock, speed, prefix):
     b = harness.Backend(BACKEND, '-s', sock, '--loopback-speed', str(speed), prefix=prefix)
     b.wait_socket(sock)
     return b
 
 
-def main():
-    tap = guest.Tap()
-    try:
-        qemu = guest.build_qemu()
-        image = guest.build_image()
-    except Exception as e:  # noqa: BLE001 - reported as a failed case
-        tap.case('build_qemu_and_image', False, e)
-        return tap.done()
-    tap.case('build_qemu_and_image', True)
-
-    sock_dir = tempfile.mkdtemp(prefix='vurq2-')
+def scenario(tap, qemu, image, sock_dir):
     sock = os.path.join(sock_dir, 'vhost-rdma0')
     first = start_backend(sock, SPEED_BEFORE, 'vurq2a')
     second = None
@@ -108,43 +84,30 @@ def main():
         ready = g.wait_for(r'VUR-WAIT', 90) is not None
         tap.case('guest_up_on_first_backend', ready, '' if ready else g.output()[-4000:])
         if not ready:
-            return tap.done()
+            return
 
         stopped = first.stop()
         tap.case('first_backend_stops', stopped == 0, '' if stopped == 0 else f'exit {stopped}')
         t = time.monotonic()
         second = start_backend(sock, SPEED_AFTER, 'vurq2b')
-        started = wait_log(second, r'device started', 30)
+        started = guest.wait_log(second, r'device started', 30) is not None
         tap.case('qemu_reconnects_and_restarts_device', started,
                  '' if started else second.output()[-3000:] + '\n--- guest\n'
                  + g.output()[-3000:])
         tap.diag(f'reconnected in {time.monotonic() - t:.1f} s')
 
         g.send('go\n')
-        status = g.wait(timeout=120)
-        results, done = g.results()
-        finished = status == 0 and done is not None
-        tap.case('guest_ran_and_powered_off', finished,
-                 '' if finished else f'qemu status {status}, script status {done}\n'
-                 + g.output()[-6000:])
-        for name, ok, detail in results:
-            tap.case(name, ok, '' if ok else detail)
+        guest.finish(tap, g, 120)
         qemu_lines = [ln for ln in g.output().splitlines() if ln.startswith('qemu-system')]
         if qemu_lines:
             tap.diag('QEMU said:\n' + '\n'.join(qemu_lines[:20]))
     finally:
         if g is not None:
             g.close()
-        for b in (first, second):
-            if b is not None:
-                status = b.stop()
-                report = b.sanitizer_report()
-                if b is second:
-                    tap.case('second_backend_stops_cleanly', status == 0 and not report,
-                             '' if status == 0 and not report else f'exit {status}\n{report}')
-        shutil.rmtree(sock_dir, ignore_errors=True)
-    return tap.done()
+        first.stop()
+        if second is not None:
+            guest.stop_backend(tap, second, 'second_backend_stops_cleanly')
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(guest.run(scenario))

@@ -19,10 +19,7 @@ Builds QEMU and the guest image first. Prints TAP. Needs root (net_tap).
 """
 
 import os
-import shutil
 import sys
-import tempfile
-import time
 
 import guest
 import harness
@@ -79,15 +76,7 @@ vur_expect ethtool_speed_after_link_up 25000Mb/s \
 '''
 
 
-def main():
-    tap = guest.Tap()
-    built = guest.prepare(tap)
-    if built is None:
-        return tap.done()
-    qemu, image = built
-    t0 = time.monotonic()
-
-    sock_dir = tempfile.mkdtemp(prefix='vurq3-')
+def scenario(tap, qemu, image, sock_dir):
     sock = os.path.join(sock_dir, 'vhost-rdma0')
     admin = os.path.join(sock_dir, 'admin.sock')
     eal = []
@@ -147,10 +136,7 @@ def main():
         if g is not None:
             g.close()
         guest.stop_backend(tap, backend, 'backend_stops_cleanly')
-        shutil.rmtree(sock_dir, ignore_errors=True)
-    tap.diag(f'scenario {time.monotonic() - t0:.1f} s')
-    return tap.done()
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(guest.run(scenario))

@@ -13,10 +13,7 @@ Builds QEMU and the guest image first. Prints TAP.
 """
 
 import os
-import shutil
 import sys
-import tempfile
-import time
 
 import guest
 import harness
@@ -32,15 +29,7 @@ vur_step pinged
 '''
 
 
-def main():
-    tap = guest.Tap()
-    built = guest.prepare(tap)
-    if built is None:
-        return tap.done()
-    qemu, image = built
-    t0 = time.monotonic()
-
-    sock_dir = tempfile.mkdtemp(prefix='vurq4-')
+def scenario(tap, qemu, image, sock_dir):
     socks = [os.path.join(sock_dir, f'vhost-rdma{i}') for i in range(2)]
     backend = harness.Backend(BACKEND, '-s', socks[0], '-s', socks[1], prefix='vurq4')
     guests = []
@@ -68,10 +57,7 @@ def main():
         for g in guests:
             g.close()
         guest.stop_backend(tap, backend, 'backend_stops_cleanly')
-        shutil.rmtree(sock_dir, ignore_errors=True)
-    tap.diag(f'scenario {time.monotonic() - t0:.1f} s')
-    return tap.done()
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(guest.run(scenario))

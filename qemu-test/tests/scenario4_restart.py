@@ -13,10 +13,8 @@ Builds QEMU and the guest image first. Prints TAP. Needs root (net_tap).
 """
 
 import os
-import shutil
 import signal
 import sys
-import tempfile
 import time
 
 import guest
@@ -37,15 +35,7 @@ vur_ping ping_host_after 10.0.0.254 60
 '''
 
 
-def main():
-    tap = guest.Tap()
-    built = guest.prepare(tap)
-    if built is None:
-        return tap.done()
-    qemu, image = built
-    t0 = time.monotonic()
-
-    sock_dir = tempfile.mkdtemp(prefix='vurq5-')
+def scenario(tap, qemu, image, sock_dir):
     sock = os.path.join(sock_dir, 'vhost-rdma0')
     iface = guest.iface_name('s4')
 
@@ -105,10 +95,7 @@ def main():
         first.stop(signal.SIGKILL)
         if second is not None:
             guest.stop_backend(tap, second, 'second_backend_stops_cleanly')
-        shutil.rmtree(sock_dir, ignore_errors=True)
-    tap.diag(f'scenario {time.monotonic() - t0:.1f} s')
-    return tap.done()
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(guest.run(scenario))

@@ -15,9 +15,7 @@ Builds QEMU and the guest image first. Prints TAP. Needs root (net_tap).
 
 import os
 import re
-import shutil
 import sys
-import tempfile
 import time
 
 import guest
@@ -41,15 +39,7 @@ fi
 '''
 
 
-def main():
-    tap = guest.Tap()
-    built = guest.prepare(tap)
-    if built is None:
-        return tap.done()
-    qemu, image = built
-    t0 = time.monotonic()
-
-    sock_dir = tempfile.mkdtemp(prefix='vurq6-')
+def scenario(tap, qemu, image, sock_dir):
     socks = [os.path.join(sock_dir, f'vhost-rdma{i}') for i in range(2)]
     iface = guest.iface_name('s5')
     backend = harness.Backend(BACKEND, '-s', socks[0], '-s', socks[1], '--no-admin',
@@ -67,7 +57,7 @@ def main():
         tap.case('both_guests_pinged_the_host', ready,
                  '' if ready else '\n'.join(g.output()[-3000:] for g in guests))
         if not ready:
-            return tap.done()
+            return
         before = [backend.device(s) for s in socks]
         tap.case('both_devices_connected_and_started',
                  all(d['vid'] >= 0 and d['started'] for d in before),
@@ -110,10 +100,7 @@ def main():
         for g in guests:
             g.close()
         guest.stop_backend(tap, backend, 'backend_stops_cleanly')
-        shutil.rmtree(sock_dir, ignore_errors=True)
-    tap.diag(f'scenario {time.monotonic() - t0:.1f} s')
-    return tap.done()
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(guest.run(scenario))

@@ -15,9 +15,7 @@ Builds QEMU and the guest image first. Prints TAP. Needs root (net_tap).
 """
 
 import os
-import shutil
 import sys
-import tempfile
 import time
 
 import guest
@@ -41,15 +39,7 @@ fi
 '''
 
 
-def main():
-    tap = guest.Tap()
-    built = guest.prepare(tap)
-    if built is None:
-        return tap.done()
-    qemu, image = built
-    t0 = time.monotonic()
-
-    sock_dir = tempfile.mkdtemp(prefix='vurq7-')
+def scenario(tap, qemu, image, sock_dir):
     sock = os.path.join(sock_dir, 'vhost-rdma0')
     iface = guest.iface_name('s6')
     backend = harness.Backend(BACKEND, '-s', sock, '--no-admin', prefix='vurq7',
@@ -62,7 +52,7 @@ def main():
         first = g.wait_step(120) == 'boot'
         tap.case('guest_booted', first, '' if first else g.output()[-3000:])
         if not first:
-            return tap.done()
+            return
         vid = backend.device(sock)['vid']
         since = len(backend.output())
         g.send('first\n')
@@ -90,10 +80,7 @@ def main():
         if g is not None:
             g.close()
         guest.stop_backend(tap, backend)
-        shutil.rmtree(sock_dir, ignore_errors=True)
-    tap.diag(f'scenario {time.monotonic() - t0:.1f} s')
-    return tap.done()
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(guest.run(scenario))
