@@ -121,6 +121,7 @@ stop_devices(struct vur_app *app)
 {
 	unsigned int i;
 
+	vur_telemetry_unregister();
 	for (i = 0; i < app->n_devs; i++)
 		vur_dev_stop(app->devs[i]);
 	vur_event_loop_stop(&app->ctrl_loop);

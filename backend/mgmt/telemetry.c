@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -9,6 +10,11 @@
 #include "port/port_mgr.h"
 #include "vhost/vdev.h"
 
+/*
+ * DPDK 22.11 telemetry cannot unregister a command: the port manager is
+ * read under this lock, and forgotten under it before it stops.
+ */
+static pthread_mutex_t pm_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct vur_port_mgr *port_mgr;
 
 static int
@@ -42,8 +48,10 @@ add_admin_link(struct rte_tel_data *d, const char *path)
 	struct vur_speed_result sp;
 	bool admin_up;
 
+	pthread_mutex_lock(&pm_lock);
 	if (port_mgr != NULL && vur_port_mgr_dev_state(port_mgr, path, &admin_up, &sp) == 0)
 		rte_tel_data_add_dict_int(d, "admin_link_up", admin_up);
+	pthread_mutex_unlock(&pm_lock);
 }
 
 static int
@@ -95,9 +103,12 @@ show_uplinks(const char *cmd, const char *params, struct rte_tel_data *d)
 	(void)cmd;
 	(void)params;
 	rte_tel_data_start_dict(d);
-	if (port_mgr == NULL)
-		return 0;
-	vur_port_mgr_uplinks(port_mgr, &u);
+	pthread_mutex_lock(&pm_lock);
+	if (port_mgr != NULL)
+		vur_port_mgr_uplinks(port_mgr, &u);
+	else
+		u.n_members = 0;
+	pthread_mutex_unlock(&pm_lock);
 	for (uint16_t i = 0; i < u.n_members; i++) {
 		const struct vur_member *mb = &u.members[i];
 
@@ -116,10 +127,21 @@ show_uplinks(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+void
+vur_telemetry_unregister(void)
+{
+	pthread_mutex_lock(&pm_lock);
+	port_mgr = NULL;
+	pthread_mutex_unlock(&pm_lock);
+	vur_telemetry_unregister_switch();
+}
+
 int
 vur_telemetry_register(struct vur_port_mgr *pm)
 {
+	pthread_mutex_lock(&pm_lock);
 	port_mgr = pm;
+	pthread_mutex_unlock(&pm_lock);
 	if (rte_telemetry_register_cmd("/vur/uplinks", show_uplinks,
 			    "Uplink members: link state and speeds. No parameters") != 0 ||
 			rte_telemetry_register_cmd("/vur/devices", list_devices,

@@ -19,8 +19,15 @@ struct vur_switch;
 
 int vur_telemetry_register(struct vur_port_mgr *pm);
 
+/*
+ * Before the port manager and the switch stop: the endpoints stay (DPDK
+ * cannot remove them) but no longer read either.
+ */
+void vur_telemetry_unregister(void);
+
 /* Register /vur/switch (telemetry_eth.c). */
 int vur_telemetry_register_switch(struct vur_switch *sw);
+void vur_telemetry_unregister_switch(void);
 
 /* A device's Ethernet counters, added to its /vur/device dict. */
 void vur_telemetry_add_eth(struct rte_tel_data *d, const struct vur_net_dev_stats *st);

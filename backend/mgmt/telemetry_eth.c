@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Telemetry of the Ethernet path: device counters and /vur/switch. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 
 #include <rte_ethdev.h>
@@ -10,6 +11,8 @@
 #include "net/net_dev.h"
 #include "net/net_switch.h"
 
+/* Read under the lock; forgotten under it before the switch stops. */
+static pthread_mutex_t sw_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct vur_switch *tel_sw;
 
 void
@@ -60,12 +63,14 @@ static int
 show_switch(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct vur_sw_stats st;
+	int ret = 0;
 
 	(void)cmd;
 	(void)params;
 	rte_tel_data_start_dict(d);
+	pthread_mutex_lock(&sw_lock);
 	if (tel_sw == NULL)
-		return 0;
+		goto out;
 	vur_switch_stats(tel_sw, &st);
 	rte_tel_data_add_dict_u64(d, "flooded", st.flooded);
 	rte_tel_data_add_dict_u64(d, "drop_no_uplink", st.no_uplink);
@@ -73,16 +78,27 @@ show_switch(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "fdb_learned", st.fdb_learned);
 	rte_tel_data_add_dict_u64(d, "fdb_moved", st.fdb_moved);
 	rte_tel_data_add_dict_u64(d, "fdb_evicted", st.fdb_evicted);
-	for (uint16_t i = 0; i < VUR_MAX_UPLINKS; i++)
-		if (add_uplink(d, i) < 0)
-			return -ENOMEM;
-	return 0;
+	for (uint16_t i = 0; i < VUR_MAX_UPLINKS && ret == 0; i++)
+		ret = add_uplink(d, i);
+out:
+	pthread_mutex_unlock(&sw_lock);
+	return ret;
 }
 
 int
 vur_telemetry_register_switch(struct vur_switch *sw)
 {
+	pthread_mutex_lock(&sw_lock);
 	tel_sw = sw;
+	pthread_mutex_unlock(&sw_lock);
 	return rte_telemetry_register_cmd("/vur/switch", show_switch,
 			"The local switch: counters and uplink traffic. No parameters");
+}
+
+void
+vur_telemetry_unregister_switch(void)
+{
+	pthread_mutex_lock(&sw_lock);
+	tel_sw = NULL;
+	pthread_mutex_unlock(&sw_lock);
 }
