@@ -19,6 +19,7 @@
 #include "net/net_state.h"
 #include "net/net_switch.h"
 #include "net/net_txq.h"
+#include "transport/transport.h"
 
 #define VUR_DP_IDLE_NS         (200 * 1000ULL)       /* polling after the last frame */
 #define VUR_DP_TIMER_MS        10                    /* sleep bound with polled uplinks */
@@ -87,6 +88,72 @@ poll_devices(struct vur_switch *sw, uint64_t now)
 	return total;
 }
 
+/*
+ * RoCE replies the engines made while the bursts were delivered: through
+ * the switch by source port, in order, in bursts. Delivering them can make
+ * more (a READ response's ACK does not exist, but a NAK can answer a
+ * retransmission), so drain a few rounds; what is left is dropped before
+ * the thread reports a quiescent state (RC recovers it by retransmission).
+ */
+static uint32_t
+drain_outbox(struct vur_switch *sw, uint64_t now)
+{
+	struct rte_mbuf *pkts[VUR_SW_OUTBOX];
+	uint8_t slots[VUR_SW_OUTBOX];
+	uint32_t total = 0;
+	uint16_t n, i, j;
+
+	for (int round = 0; round < 8 && sw->n_outbox > 0; round++) {
+		n = sw->n_outbox;
+		memcpy(pkts, sw->outbox, n * sizeof(pkts[0]));
+		memcpy(slots, sw->outbox_slot, n);
+		sw->n_outbox = 0;
+		for (i = 0; i < n; i = j) {
+			for (j = i + 1; j < n && j - i < VUR_SW_BURST && slots[j] == slots[i]; j++)
+				;
+			vur_switch_forward(sw, slots[i], pkts + i, (uint16_t)(j - i), now);
+		}
+		total += n;
+	}
+	if (sw->n_outbox > 0) {
+		VUR_STAT_ADD(sw->stats.outbox_full, sw->n_outbox);
+		rte_pktmbuf_free_bulk(sw->outbox, sw->n_outbox);
+		sw->n_outbox = 0;
+	}
+	return total;
+}
+
+/* The RDMA engines: send queues, READ responses, timers. */
+static uint32_t
+poll_rdma(struct vur_switch *sw, uint64_t now)
+{
+	uint64_t ports = __atomic_load_n(&sw->attached, __ATOMIC_ACQUIRE), dl;
+	struct rte_mbuf *pkts[VUR_SW_BURST];
+	struct vur_net_dev *nd;
+	uint32_t total = 0;
+	uint16_t n;
+
+	sw->rdma_deadline_ns = 0;
+	for (int slot = 0; slot < VUR_SW_MAX_DEVS; slot++) {
+		if (!(ports & (1ULL << slot)))
+			continue;
+		nd = __atomic_load_n(&sw->slots[slot], __ATOMIC_ACQUIRE);
+		if (nd == NULL || nd->tp == NULL)
+			continue;
+		pthread_mutex_lock(nd->lock);
+		n = vur_tp_poll(nd->tp, pkts, VUR_SW_BURST, now);
+		dl = nd->tp->next_deadline_ns;
+		pthread_mutex_unlock(nd->lock);
+		if (dl != 0 && (sw->rdma_deadline_ns == 0 || dl < sw->rdma_deadline_ns))
+			sw->rdma_deadline_ns = dl;
+		if (n > 0) {
+			vur_switch_forward(sw, slot, pkts, n, now);
+			total += n + drain_outbox(sw, now);
+		}
+	}
+	return total;
+}
+
 /* A kick woke us: clear it, if the queue is still the one that kicked. */
 static void
 clear_kick(struct vur_switch *sw, int slot, int fd)
@@ -107,9 +174,18 @@ sleep_until_work(struct vur_switch *sw)
 {
 	struct rte_epoll_event ev[MAX_EVENTS];
 	int timeout = vur_switch_uplinks_need_timer(sw) ? VUR_DP_TIMER_MS : -1;
+	uint64_t now = now_ns(), ms;
 	eventfd_t v;
 	int n;
 
+	/* the engines' retransmission and RNR timers */
+	if (sw->rdma_deadline_ns != 0) {
+		ms = sw->rdma_deadline_ns > now ? (sw->rdma_deadline_ns - now + 999999) / 1000000 : 0;
+		if (timeout < 0 || ms < (uint64_t)timeout)
+			timeout = (int)RTE_MIN(ms, (uint64_t)INT32_MAX);
+		if (timeout == 0)
+			return;
+	}
 	vur_switch_uplinks_intr(sw, true);
 	/* A frame that arrived before the interrupt was armed would not wake us. */
 	if (vur_switch_uplinks_rx(sw, now_ns()) > 0) {
@@ -148,6 +224,8 @@ vur_switch_main(void *arg)
 		}
 		work = poll_devices(sw, now);
 		work += vur_switch_uplinks_rx(sw, now);
+		work += drain_outbox(sw, now);
+		work += poll_rdma(sw, now);
 		rte_rcu_qsbr_quiescent(sw->rcu, RCU_THREAD);
 		if (work > 0)
 			last_work = now;

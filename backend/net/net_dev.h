@@ -25,6 +25,7 @@ struct rte_vhost_memory;
 struct vur_net_state;
 struct vur_rdma_dev;
 struct vur_switch;
+struct vur_tp_dev;
 
 /* Why a frame to or from a device was dropped. */
 enum vur_net_drop {
@@ -47,7 +48,7 @@ struct vur_net_dev_stats {
 	uint64_t rx_frames; /* to the driver */
 	uint64_t rx_bytes;
 	uint64_t rx_buffers; /* receive buffers used (more than frames when merged) */
-	uint64_t roce_rx;    /* RoCE v2 frames for this device, handed to the RDMA engine */
+	uint64_t roce_rx;    /* RoCE v2 frames the RDMA engine took (ROCE-DEV-WIRE-3) */
 	uint64_t drops[VUR_NET_DROP_COUNT];
 };
 
@@ -67,6 +68,8 @@ struct vur_net_dev {
 	const char *name;      /* its socket path, for logs */
 	const struct vur_net_state *filter;
 	struct vur_rdma_dev *rdma;
+	struct vur_tp_dev *tp; /* the RDMA engine, for RoCE v2 frames it owns */
+	bool roce;             /* the driver negotiated VIRTIO_NET_F_ROCE */
 	struct vur_switch *sw; /* NULL when not attached */
 	int slot;              /* device port on the switch */
 	int vid;

@@ -46,6 +46,11 @@ parse_ipv4(const uint8_t *p, uint32_t len, uint32_t off, struct vur_frame_info *
 		read_ports(p, len, off + ihl, &ports);
 	fi->roce_v2 = ip.next_proto_id == IPPROTO_UDP &&
 			ports.dst == RTE_BE16(VUR_ROCE_V2_UDP_PORT);
+	if (fi->roce_v2) {
+		memset(fi->dst_gid, 0, 10);
+		fi->dst_gid[10] = fi->dst_gid[11] = 0xff;
+		memcpy(&fi->dst_gid[12], &ip.dst_addr, 4);
+	}
 	words[0] = ip.src_addr;
 	words[1] = ip.dst_addr;
 	words[2] = ((uint32_t)ports.src << 16 | ports.dst) ^ ip.next_proto_id;
@@ -68,6 +73,8 @@ parse_ipv6(const uint8_t *p, uint32_t len, uint32_t off, struct vur_frame_info *
 	if (ip.proto == IPPROTO_UDP || ip.proto == IPPROTO_TCP)
 		read_ports(p, len, off + sizeof(ip), &ports);
 	fi->roce_v2 = ip.proto == IPPROTO_UDP && ports.dst == RTE_BE16(VUR_ROCE_V2_UDP_PORT);
+	if (fi->roce_v2)
+		memcpy(fi->dst_gid, ip.dst_addr, 16);
 	memcpy(words, ip.src_addr, 16);
 	memcpy(words + 4, ip.dst_addr, 16);
 	words[8] = ((uint32_t)ports.src << 16 | ports.dst) ^ ip.proto;

@@ -22,10 +22,16 @@
 #include "net/net_rxq.h"
 #include "net/net_state.h"
 #include "net/net_switch.h"
-#include "rdma/rdma_rx.h"
+#include "transport/pkt.h"
+#include "transport/transport.h"
 
 #define POOL_MBUFS 4095
 #define POOL_CACHE 256
+/* RoCE headers (and inline payloads up to 512 bytes) and borrowed payload segments */
+#define RDMA_HDR_MBUFS 8191
+#define RDMA_HDR_ROOM  (RTE_PKTMBUF_HEADROOM + 1024)
+#define RDMA_EXT_MBUFS 16383
+#define RDMA_KICK_TAG  (VUR_SW_MAX_DEVS + 1) /* epoll data of engine kicks */
 
 void *vur_switch_main(void *arg); /* net_datapath.c */
 
@@ -81,6 +87,47 @@ vur_switch_unwatch_kick(struct vur_switch *sw, int slot)
 }
 
 int
+vur_switch_watch_rdma_kick(struct vur_switch *sw, int fd, struct rte_epoll_event *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->epdata.event = EPOLLIN | EPOLLET;
+	ev->epdata.data = (void *)(uintptr_t)RDMA_KICK_TAG;
+	return rte_epoll_ctl(sw->epfd, EPOLL_CTL_ADD, fd, ev) < 0 ? -EINVAL : 0;
+}
+
+void
+vur_switch_unwatch_rdma_kick(struct vur_switch *sw, struct rte_epoll_event *ev)
+{
+	/* librte_vhost may have closed the fd already, which removed it: no complaint */
+	rte_epoll_ctl(sw->epfd, EPOLL_CTL_DEL, ev->fd, ev);
+}
+
+void
+vur_switch_wake(struct vur_switch *sw)
+{
+	eventfd_write(sw->wake_fd, 1);
+}
+
+void
+vur_switch_sync(struct vur_switch *sw)
+{
+	if (sw->running)
+		rte_rcu_qsbr_synchronize(sw->rcu, RTE_QSBR_THRID_INVALID);
+}
+
+int
+vur_switch_outbox_add(struct vur_switch *sw, int slot, struct rte_mbuf *m)
+{
+	if (sw->n_outbox == VUR_SW_OUTBOX) {
+		VUR_STAT_ADD(sw->stats.outbox_full, 1); /* RC retransmits what is lost */
+		return -ENOSPC;
+	}
+	sw->outbox[sw->n_outbox] = m;
+	sw->outbox_slot[sw->n_outbox++] = (uint8_t)slot;
+	return 0;
+}
+
+int
 vur_switch_start(struct vur_switch *sw)
 {
 	size_t sz = rte_rcu_qsbr_get_memsize(1);
@@ -96,6 +143,15 @@ vur_switch_start(struct vur_switch *sw)
 	sw->pool = rte_pktmbuf_pool_create("vur_net_tx", POOL_MBUFS, POOL_CACHE, 0,
 			RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
 	if (sw->pool == NULL)
+		goto nomem;
+	ret = vur_pkt_init();
+	if (ret < 0)
+		goto fail;
+	sw->rdma_pool = rte_pktmbuf_pool_create("vur_rdma_hdr", RDMA_HDR_MBUFS, POOL_CACHE, 0,
+			RDMA_HDR_ROOM, SOCKET_ID_ANY);
+	sw->rdma_ext_pool = rte_pktmbuf_pool_create("vur_rdma_ext", RDMA_EXT_MBUFS, POOL_CACHE, 0, 0,
+			SOCKET_ID_ANY);
+	if (sw->rdma_pool == NULL || sw->rdma_ext_pool == NULL)
 		goto nomem;
 	sw->epfd = epoll_create1(EPOLL_CLOEXEC);
 	sw->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -137,8 +193,10 @@ vur_switch_stop(struct vur_switch *sw)
 	if (sw->epfd > 0)
 		close(sw->epfd);
 	rte_mempool_free(sw->pool);
+	rte_mempool_free(sw->rdma_pool);
+	rte_mempool_free(sw->rdma_ext_pool);
 	rte_free(sw->rcu);
-	sw->pool = NULL;
+	sw->pool = sw->rdma_pool = sw->rdma_ext_pool = NULL;
 	sw->rcu = NULL;
 	sw->wake_fd = sw->epfd = -1;
 	pthread_mutex_destroy(&sw->attach_lock);
@@ -165,34 +223,44 @@ struct burst_plan {
 	uint16_t n_up;
 };
 
-/* RoCE v2 to the device's own address is the RDMA engine's, not the netdev's. */
+/*
+ * ROCE-DEV-WIRE-3: a RoCE v2 packet belongs to the device (its RDMA engine)
+ * if the driver negotiated RoCE and the packet is for the device's MAC and
+ * one of its GIDs. Every other frame, UDP 4791 included, is ordinary
+ * Ethernet for its receive queue: a guest running its own RoCE stack (Linux
+ * rxe) over a device without RoCE gets its packets.
+ */
 static bool
 for_rdma(const struct vur_net_dev *nd, const struct vur_frame_info *fi)
 {
-	return fi->roce_v2 && memcmp(fi->dst.addr_bytes, nd->filter->mac, RTE_ETHER_ADDR_LEN) == 0;
+	return nd->roce && fi->roce_v2 && nd->tp != NULL && nd->tp->active &&
+			memcmp(fi->dst.addr_bytes, nd->filter->mac, RTE_ETHER_ADDR_LEN) == 0 &&
+			vur_tp_owns_gid(nd->tp, fi->dst_gid);
 }
 
 static void
-deliver(struct vur_switch *sw, int slot, struct rte_mbuf **pkts, const struct burst_plan *bp)
+deliver(struct vur_switch *sw, int slot, struct rte_mbuf **pkts, const struct burst_plan *bp,
+		uint64_t now_ns)
 {
 	struct vur_net_dev *nd = __atomic_load_n(&sw->slots[slot], __ATOMIC_ACQUIRE);
 	struct rte_mbuf *net[VUR_SW_BURST], *roce[VUR_SW_BURST];
 	uint16_t n_net = 0, n_roce = 0;
-	bool live;
 
 	if (nd == NULL)
 		return;
 	pthread_mutex_lock(nd->lock);
-	live = nd->rxq.active || nd->txq.active; /* a frontend is there, memory mapped */
 	for (int i = 0; i < bp->n[slot]; i++) {
 		const struct vur_frame_info *fi = &bp->fi[bp->idx[slot][i]];
 		struct rte_mbuf *m = pkts[bp->idx[slot][i]];
 
 		if (nd->link_down) {
 			nd->stats.drops[VUR_NET_DROP_LINK_DOWN]++;
-		} else if (live && for_rdma(nd, fi)) {
+		} else if (for_rdma(nd, fi)) {
 			rte_pktmbuf_refcnt_update(m, 1);
 			roce[n_roce++] = m;
+		} else if (vur_pkt_is_local(m)) {
+			/* an engine's packet for a device that is not its peer: nobody's frame */
+			nd->stats.drops[VUR_NET_DROP_RX_FILTERED]++;
 		} else if (!nd->rxq.active) {
 			nd->stats.drops[VUR_NET_DROP_RX_NOT_READY]++;
 		} else if (!vur_net_state_accepts(nd->filter, fi->dst.addr_bytes, fi->vlan_tagged,
@@ -206,7 +274,7 @@ deliver(struct vur_switch *sw, int slot, struct rte_mbuf **pkts, const struct bu
 		vur_net_rxq_enqueue(nd, net, n_net);
 	if (n_roce > 0) {
 		nd->stats.roce_rx += n_roce;
-		vur_rdma_rx(nd->rdma, roce, n_roce);
+		vur_tp_rx(nd->tp, roce, n_roce, now_ns);
 	}
 	pthread_mutex_unlock(nd->lock);
 }
@@ -234,8 +302,18 @@ plan(struct vur_switch *sw, uint16_t in_port, struct rte_mbuf *m, uint16_t i, st
 		bp->devs |= 1ULL << d;
 	}
 	if (f.uplink) {
-		rte_pktmbuf_refcnt_update(m, 1); /* the PMD frees its reference */
-		bp->up[bp->n_up] = m;
+		struct rte_mbuf *u = m;
+
+		if (vur_pkt_is_local(m)) {
+			/* a link needs the whole packet: payload copied, pad, ICRC */
+			u = vur_pkt_to_wire(m, sw->pool);
+			if (u == NULL)
+				return;
+			VUR_STAT_ADD(sw->stats.roce_to_wire, 1);
+		} else {
+			rte_pktmbuf_refcnt_update(m, 1); /* the PMD frees its reference */
+		}
+		bp->up[bp->n_up] = u;
 		bp->up_hash[bp->n_up++] = bp->fi[i].flow_hash;
 	}
 }
@@ -252,7 +330,7 @@ vur_switch_forward(struct vur_switch *sw, uint16_t in_port, struct rte_mbuf **pk
 	for (uint16_t i = 0; i < n; i++)
 		plan(sw, in_port, pkts[i], i, &bp, now_ns);
 	for (uint64_t devs = bp.devs; devs != 0; devs &= devs - 1)
-		deliver(sw, __builtin_ctzll(devs), pkts, &bp);
+		deliver(sw, __builtin_ctzll(devs), pkts, &bp, now_ns);
 	if (bp.n_up > 0)
 		vur_switch_uplink_tx(sw, bp.up, bp.up_hash, bp.n_up);
 	rte_pktmbuf_free_bulk(pkts, n);

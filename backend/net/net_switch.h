@@ -28,7 +28,8 @@
 #include "net/net_fwd.h"
 #include "port/uplink.h"
 
-#define VUR_SW_BURST 32
+#define VUR_SW_BURST  32
+#define VUR_SW_OUTBOX 512 /* RoCE replies made while delivering a burst */
 
 struct vur_net_dev;
 
@@ -58,10 +59,14 @@ struct vur_sw_stats {
 	uint64_t fdb_learned;
 	uint64_t fdb_moved;
 	uint64_t fdb_evicted;
+	uint64_t roce_to_wire;  /* RoCE packets made whole (ICRC) for an uplink */
+	uint64_t outbox_full;   /* RoCE replies dropped: more than one pass can hold */
 };
 
 struct vur_switch {
-	struct rte_mempool *pool; /* packet buffers for frames from devices */
+	struct rte_mempool *pool;          /* packet buffers for frames from devices */
+	struct rte_mempool *rdma_pool;     /* headers of the RoCE packets engines build */
+	struct rte_mempool *rdma_ext_pool; /* their payload segments, borrowing guest memory */
 	int epfd;
 	int wake_fd;
 	struct rte_epoll_event wake_ev;
@@ -86,6 +91,10 @@ struct vur_switch {
 	uint16_t up_idx[VUR_MAX_UPLINKS]; /* the uplinks that are up */
 	uint16_t n_up;
 	struct vur_sw_stats stats;
+	struct rte_mbuf *outbox[VUR_SW_OUTBOX];
+	uint8_t outbox_slot[VUR_SW_OUTBOX];
+	uint16_t n_outbox;
+	uint64_t rdma_deadline_ns; /* the engines' earliest timer, 0 for none */
 };
 
 /* Create the packet pool and start the thread. Returns 0 or a negative errno. */
@@ -109,6 +118,27 @@ void vur_switch_detach(struct vur_switch *sw, int slot);
 /* Wake the data path when transmit kick @fd of device @slot is signalled. */
 int vur_switch_watch_kick(struct vur_switch *sw, int slot, int fd);
 void vur_switch_unwatch_kick(struct vur_switch *sw, int slot);
+
+/*
+ * The RDMA engines' send queue kicks wake the data path (edge-triggered:
+ * never read, the engine looks at the rings itself). @ev must stay put
+ * while watched.
+ */
+int vur_switch_watch_rdma_kick(struct vur_switch *sw, int fd, struct rte_epoll_event *ev);
+void vur_switch_unwatch_rdma_kick(struct vur_switch *sw, struct rte_epoll_event *ev);
+
+/* Wake the data path (it has new work that no kick announces). */
+void vur_switch_wake(struct vur_switch *sw);
+
+/*
+ * Wait until the data path holds no packet it built before this call
+ * (without any device lock): after a device stopped its engine, no packet
+ * refers to its guest memory any more.
+ */
+void vur_switch_sync(struct vur_switch *sw);
+
+/* Data path: a RoCE reply from device port @slot, sent after the current burst. */
+int vur_switch_outbox_add(struct vur_switch *sw, int slot, struct rte_mbuf *m);
 
 /* Snapshots of the counters, for telemetry. */
 void vur_switch_stats(const struct vur_switch *sw, struct vur_sw_stats *out);

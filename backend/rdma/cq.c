@@ -33,6 +33,11 @@ vur_rdma_create_cq(struct vur_rdma_dev *rd, uint32_t cqe, uint32_t *cqn)
 		cq->cqe = cqe; /* ROCE-DEV-CQ-4: zeroed, so unarmed and not in error */
 		cq->vq = vq;
 		cq->vq_size = size;
+		if (rd->env.hooks != NULL && rd->env.hooks->cq_bind(rd->env.hooks_arg, cq) < 0) {
+			vur_pool_free(&rd->cqs, c);
+			VUR_RDMA_LOG(rd, ERR, "CREATE_CQ: no memory for CQ %u", c);
+			return -ENOMEM;
+		}
 		*cqn = c;
 		return 0;
 	}
@@ -43,7 +48,13 @@ vur_rdma_create_cq(struct vur_rdma_dev *rd, uint32_t cqe, uint32_t *cqn)
 int
 vur_rdma_destroy_cq(struct vur_rdma_dev *rd, uint32_t cqn)
 {
-	int ret = vur_pool_free(&rd->cqs, cqn);
+	struct vur_rdma_cq *cq = vur_pool_get(&rd->cqs, cqn);
+	int ret;
+
+	/* ROCE-DEV-LIFE-3: the transport lets go of its virtqueue first. */
+	if (cq != NULL && cq->obj.refcnt == 0 && rd->env.hooks != NULL)
+		rd->env.hooks->cq_unbind(rd->env.hooks_arg, cq);
+	ret = vur_pool_free(&rd->cqs, cqn);
 
 	/* ROCE-DEV-CQ-5, -6 */
 	if (ret == -ENOENT)

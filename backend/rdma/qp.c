@@ -130,6 +130,11 @@ vur_rdma_create_qp(
 	qp->send_cqn = scq->obj.index;
 	qp->recv_cqn = rcq->obj.index;
 	qp->cap = cap; /* ROCE-DEV-QP-7: attributes zero, state RESET */
+	if (rd->env.hooks != NULL && rd->env.hooks->qp_bind(rd->env.hooks_arg, qp) < 0) {
+		VUR_RDMA_LOG(rd, ERR, "CREATE_QP: no memory for QP %u", qp->obj.index);
+		vur_pool_free(&rd->qps, qp->obj.index);
+		return -ENOMEM;
+	}
 	vur_pool_ref(pd);
 	vur_pool_ref(scq);
 	vur_pool_ref(rcq);
@@ -208,6 +213,7 @@ vur_rdma_modify_qp(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_modify_
 	struct vur_rdma_av av = { 0 };
 	enum vur_qp_check chk;
 	const char *range;
+	uint8_t old_state;
 
 	if (qp == NULL) { /* ROCE-DEV-QP-8 */
 		VUR_RDMA_LOG(rd, NOTICE, "MODIFY_QP: no QP %u", qpn);
@@ -243,10 +249,13 @@ vur_rdma_modify_qp(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_modify_
 	if ((mask & VIRTIO_IB_QP_AV) && vur_rdma_av_from_wire(rd, &c->ah_attr, &av) < 0)
 		return -EINVAL;
 	/* ROCE-DEV-QP-14: everything checked; now all of it at once. */
+	old_state = qp->attr.state;
 	if ((mask & VIRTIO_IB_QP_STATE) && c->qp_state == VIRTIO_IB_QPS_RESET)
 		memset(&qp->attr, 0, sizeof(qp->attr)); /* RESET forgets all but cap */
 	else
 		apply_attrs(&qp->attr, c, mask, &av);
+	if (rd->env.hooks != NULL)
+		rd->env.hooks->qp_modified(rd->env.hooks_arg, qp, old_state);
 	return 0;
 }
 
@@ -270,7 +279,8 @@ vur_rdma_query_qp(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_query_qp
 	s = &qp->attr;
 	a->qp_state = s->state;
 	a->path_mtu = s->path_mtu;
-	a->sq_draining = 0; /* no send WR is ever in flight in SQD yet */
+	a->sq_draining = rd->env.hooks != NULL &&
+			rd->env.hooks->qp_sq_draining(rd->env.hooks_arg, qp);
 	a->max_rd_atomic = s->max_rd_atomic;
 	a->max_dest_rd_atomic = s->max_dest_rd_atomic;
 	a->min_rnr_timer = s->min_rnr_timer;
@@ -301,6 +311,9 @@ vur_rdma_destroy_qp(struct vur_rdma_dev *rd, uint32_t qpn)
 		VUR_RDMA_LOG(rd, NOTICE, "DESTROY_QP: no QP %u", qpn);
 		return -ENOENT;
 	}
+	/* ROCE-DEV-QP-16, -17: the transport forgets its WRs and its virtqueues. */
+	if (rd->env.hooks != NULL)
+		rd->env.hooks->qp_unbind(rd->env.hooks_arg, qp);
 	vur_pool_unref(vur_pool_get(&rd->pds, qp->pdn));
 	vur_pool_unref(vur_pool_get(&rd->cqs, qp->send_cqn));
 	vur_pool_unref(vur_pool_get(&rd->cqs, qp->recv_cqn));

@@ -96,9 +96,29 @@ free_pages(void *obj, void *arg)
 	mr->pages = NULL;
 }
 
+static void
+unbind_qp(void *obj, void *arg)
+{
+	struct vur_rdma_dev *rd = arg;
+
+	rd->env.hooks->qp_unbind(rd->env.hooks_arg, obj);
+}
+
+static void
+unbind_cq(void *obj, void *arg)
+{
+	struct vur_rdma_dev *rd = arg;
+
+	rd->env.hooks->cq_unbind(rd->env.hooks_arg, obj);
+}
+
 void
 vur_rdma_dev_fini(struct vur_rdma_dev *rd)
 {
+	if (rd->env.hooks != NULL && rd->qps.objs != NULL)
+		vur_pool_foreach(&rd->qps, unbind_qp, rd);
+	if (rd->env.hooks != NULL && rd->cqs.objs != NULL)
+		vur_pool_foreach(&rd->cqs, unbind_cq, rd);
 	if (rd->mrs.objs != NULL)
 		vur_pool_foreach(&rd->mrs, free_pages, NULL);
 	vur_pool_fini(&rd->ahs);

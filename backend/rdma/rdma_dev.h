@@ -42,6 +42,27 @@ struct vur_rdma_limits {
 	uint64_t max_mr_size;
 };
 
+struct vur_rdma_cq;
+struct vur_rdma_qp;
+
+/*
+ * What the transport does when the control commands bind, change and
+ * unbind CQs and QPs (transport/transport.h). Called with the device lock
+ * held, after the command's checks passed and its changes are applied; a
+ * bind hook that fails undoes nothing but its own work, and the command
+ * then fails.
+ */
+struct vur_rdma_hooks {
+	int (*cq_bind)(void *arg, struct vur_rdma_cq *cq);
+	void (*cq_unbind)(void *arg, struct vur_rdma_cq *cq);
+	int (*qp_bind)(void *arg, struct vur_rdma_qp *qp);
+	void (*qp_unbind)(void *arg, struct vur_rdma_qp *qp);
+	/* MODIFY_QP applied; @old_state is the state before it. */
+	void (*qp_modified)(void *arg, struct vur_rdma_qp *qp, uint8_t old_state);
+	/* QUERY_QP's sq_draining (ROCE-DEV-QPS-9). */
+	bool (*qp_sq_draining)(void *arg, const struct vur_rdma_qp *qp);
+};
+
 /*
  * What the RDMA layer asks of the transport below it. Callbacks run with
  * the device lock held and must not take it.
@@ -54,6 +75,8 @@ struct vur_rdma_env {
 	void *arg;
 	uint32_t n_pairs; /* virtio-net queue pairs before the control queue */
 	uint8_t port_mtu; /* enum virtio_ib_mtu: the port MTU */
+	const struct vur_rdma_hooks *hooks; /* NULL: no transport (unit tests) */
+	void *hooks_arg;
 };
 
 struct vur_rdma_pd {
@@ -91,6 +114,7 @@ struct vur_rdma_cq {
 	uint16_t vq_size; /* as the virtqueue was when bound (ROCE-DEV-LIFE-2) */
 	uint32_t armed;   /* VIRTIO_IB_NOTIFY_* */
 	bool error;       /* overrun: stays until destroyed (ROCE-DEV-OVR-5) */
+	struct vur_tp_cq *tp; /* the transport's, while bound */
 };
 
 struct vur_rdma_qp_cap {
@@ -131,6 +155,7 @@ struct vur_rdma_qp {
 	struct vur_rdma_qp_attr attr;
 	uint32_t sq_vq, rq_vq;
 	uint16_t sq_size, rq_size; /* as bound */
+	struct vur_tp_qp *tp;      /* the transport's, while bound */
 };
 
 struct vur_rdma_ah {

@@ -25,6 +25,7 @@
 #include "common/log.h"
 #include "vdev.h"
 #include "vhost_msg.h"
+#include "net/net_switch.h"
 
 RTE_LOG_REGISTER_SUFFIX(vur_logtype_vhost, vhost, INFO);
 
@@ -159,6 +160,18 @@ remaps_rings(uint32_t request)
 
 static void start_queues(struct vur_dev *dev);
 static void stop_queues(struct vur_dev *dev);
+
+/*
+ * After the engine stopped (lock released): packets the data path built
+ * refer to guest memory until it has passed a quiescent state, so wait for
+ * that before librte_vhost may unmap it.
+ */
+static void
+sync_datapath(struct vur_dev *dev)
+{
+	if (dev->eth.sw != NULL)
+		vur_switch_sync(dev->eth.sw);
+}
 static enum rte_vhost_msg_result handle_reset_device(struct vur_dev *dev);
 
 static enum rte_vhost_msg_result
@@ -173,6 +186,7 @@ pre_msg_handle(int vid, void *raw)
 		pthread_mutex_lock(&dev->lock);
 		stop_queues(dev);
 		pthread_mutex_unlock(&dev->lock);
+		sync_datapath(dev);
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 	}
 	/*
@@ -198,7 +212,11 @@ pre_msg_handle(int vid, void *raw)
 		vur_net_dev_stop(&dev->eth, (int)msg->payload.state.index);
 		if (msg->payload.state.index == virtio_net_roce_ctrl_vq(1))
 			vur_ctrlq_stop(&dev->ctrlq);
+		/* QEMU stops every vring one by one: the engine stops at the first of its own */
+		if (msg->payload.state.index > virtio_net_roce_ctrl_vq(1))
+			vur_tp_stop(&dev->tp);
 		pthread_mutex_unlock(&dev->lock);
+		sync_datapath(dev);
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 	}
 	switch (msg->request) {
@@ -269,6 +287,7 @@ fill_info(struct vur_dev *dev, struct vur_dev_info *info)
 	info->link_up = dev->cfg_state.link_up;
 	info->ctrl = dev->ctrlq.stats;
 	info->eth = dev->eth.stats;
+	info->rdma_tp = dev->tp.stats;
 	pthread_mutex_unlock(&dev->lock);
 }
 
@@ -348,6 +367,8 @@ reset_rdma(struct vur_dev *dev)
 		.arg = dev,
 		.n_pairs = 1,
 		.port_mtu = vur_rdma_port_mtu(VUR_DEFAULT_ETH_MTU),
+		.hooks = &vur_tp_hooks,
+		.hooks_arg = &dev->tp,
 	};
 
 	memset(dev->vq_ready, 0, sizeof(dev->vq_ready));
@@ -417,6 +438,7 @@ drop_connection(struct vur_dev *dev)
 	dev->vid = -1;
 	dev->started = false;
 	pthread_mutex_unlock(&dev->lock);
+	sync_datapath(dev);
 	if (vid < 0)
 		return;
 	pthread_mutex_lock(&vid_lock);
@@ -487,6 +509,11 @@ start_queues(struct vur_dev *dev)
 	if (dev->vid >= 0 && dev->negotiated != 0)
 		vur_net_dev_start(&dev->eth, dev->vid, dev->negotiated, mtu,
 				vq_ready(dev, VUR_NET_RX_VQ), vq_ready(dev, VUR_NET_TX_VQ));
+	dev->eth.roce = dev->negotiated &
+			VUR_NET_F(dev->cfg_state.rfc2_numbering ? VIRTIO_NET_F_ROCE_RFC2
+								: VIRTIO_NET_F_ROCE);
+	if (dev->eth.roce && dev->rdma_ready && vur_tp_start(&dev->tp, dev->vid) < 0)
+		VUR_DEV_LOG(dev, ERR, "cannot serve the RDMA queues");
 }
 
 /* Stop every served queue (around remaps; the caller holds the lock). */
@@ -495,6 +522,7 @@ stop_queues(struct vur_dev *dev)
 {
 	vur_ctrlq_stop(&dev->ctrlq);
 	vur_net_dev_stop(&dev->eth, -1);
+	vur_tp_stop(&dev->tp);
 }
 
 /* Features are fixed once the driver sets up its first vring. */
@@ -568,6 +596,7 @@ handle_reset_device(struct vur_dev *dev)
 	ret = reset_rdma(dev);
 	log_started(dev, update_started(dev));
 	pthread_mutex_unlock(&dev->lock);
+	sync_datapath(dev);
 	if (ret < 0) {
 		VUR_DEV_LOG(dev, ERR, "device reset: cannot set the device up again: %s",
 				strerror(-ret));
@@ -607,6 +636,7 @@ on_destroy_device(int vid)
 	changed = update_started(dev);
 	log_started(dev, changed);
 	pthread_mutex_unlock(&dev->lock);
+	sync_datapath(dev);
 }
 
 /*
@@ -634,12 +664,20 @@ on_vring_state_changed(int vid, uint16_t queue_id, int enable)
 	 * A vring leaving stops only what it carries; the others stay as they
 	 * are (after destroy_device they are stopped and stay so).
 	 */
-	if (!enable)
+	if (!enable) {
 		vur_net_dev_stop(&dev->eth, queue_id);
-	else
+		/* an RDMA vring leaving: the engine goes on with the rings still ready */
+		if (queue_id > virtio_net_roce_ctrl_vq(1) && dev->tp.active) {
+			vur_tp_stop(&dev->tp);
+			start_queues(dev);
+		}
+	} else {
 		start_queues(dev);
+	}
 	log_started(dev, update_started(dev));
 	pthread_mutex_unlock(&dev->lock);
+	if (!enable)
+		sync_datapath(dev);
 	return 0;
 }
 
@@ -804,6 +842,8 @@ vur_dev_create(const struct vur_dev_params *p)
 	dev->ctrl_table.n_cmds += vur_ctrl_net_commands(dev->cmds + dev->ctrl_table.n_cmds);
 	vur_ctrlq_init(&dev->ctrlq, &dev->lock, dev->path, p->loop);
 	vur_net_dev_init(&dev->eth, &dev->lock, dev->path, &dev->net, &dev->rdma);
+	vur_tp_init(&dev->tp, &dev->rdma, &dev->eth);
+	dev->eth.tp = &dev->tp;
 	if (vur_ctrl_table_validate(&dev->ctrl_table) != 0) {
 		ret = -EINVAL;
 		goto free_dev;

@@ -19,6 +19,7 @@
 #include "net/net_state.h"
 #include "port/speed_policy.h"
 #include "rdma/rdma_dev.h"
+#include "transport/transport.h"
 #include "vdev_config.h"
 #include "vdev_ctrlq.h"
 
@@ -63,6 +64,7 @@ struct vur_dev {
 	struct vur_ctrl_table ctrl_table;
 	struct vur_ctrlq ctrlq;
 	struct vur_net_dev eth; /* receiveq1 and transmitq1 on the local switch */
+	struct vur_tp_dev tp;   /* the RDMA engine: send, receive and completion queues */
 };
 
 /* Virtio feature bits this device offers, for the chosen numbering. */
@@ -93,6 +95,7 @@ struct vur_dev_info {
 	uint64_t config_changes;
 	struct vur_ctrlq_stats ctrl;
 	struct vur_net_dev_stats eth;
+	struct vur_tp_stats rdma_tp;
 };
 
 /*

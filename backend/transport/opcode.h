@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The facts of each BTH opcode in one table, as Linux rxe keeps them
+ * (rxe_opcode.c): which extended headers follow the BTH, whether it carries
+ * a payload, its place in a message, and which transports may use it.
+ */
+#ifndef VUR_OPCODE_H
+#define VUR_OPCODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum vur_op_mask {
+	VUR_OPM_DETH = 1u << 0,
+	VUR_OPM_RETH = 1u << 1,
+	VUR_OPM_AETH = 1u << 2,
+	VUR_OPM_IMM = 1u << 3,
+	VUR_OPM_PAYLOAD = 1u << 4,
+	VUR_OPM_FIRST = 1u << 5,
+	VUR_OPM_MIDDLE = 1u << 6,
+	VUR_OPM_LAST = 1u << 7,
+	VUR_OPM_SEND = 1u << 8,
+	VUR_OPM_WRITE = 1u << 9,
+	VUR_OPM_READ = 1u << 10,  /* the request */
+	VUR_OPM_RRESP = 1u << 11, /* read response */
+	VUR_OPM_ACK = 1u << 12,
+	VUR_OPM_REQ = 1u << 13,  /* requester to responder */
+	VUR_OPM_RC = 1u << 14,   /* transports that have it */
+	VUR_OPM_UC = 1u << 15,
+	VUR_OPM_UD = 1u << 16,
+};
+
+struct vur_opcode_info {
+	const char *name;
+	uint32_t mask;
+};
+
+/*
+ * What @opcode is on the wire: NULL for an opcode this device does not
+ * implement for that transport (RD, atomics, invalidate, CNP...).
+ */
+const struct vur_opcode_info *vur_opcode_info(uint8_t opcode);
+
+/* Bytes of the headers between the BTH and the payload. */
+uint32_t vur_opcode_ext_len(uint32_t mask);
+
+#endif /* VUR_OPCODE_H */

@@ -1,0 +1,450 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_ip.h>
+#include <rte_jhash.h>
+#include <rte_mbuf_dyn.h>
+#include <rte_udp.h>
+
+#include "transport/icrc.h"
+#include "transport/pkt.h"
+#include "transport/roce_hdr.h"
+
+#define IPV4_LEN 20
+#define IPV6_LEN 40
+#define UDP_LEN  8
+
+static uint64_t local_flag; /* the mbuf flag of local packets */
+
+static const char *const err_names[VUR_PKT_ERR_COUNT] = {
+	[VUR_PKT_OK] = "ok",
+	[VUR_PKT_ERR_SHORT] = "bad_length",
+	[VUR_PKT_ERR_L3] = "bad_l3",
+	[VUR_PKT_ERR_OPCODE] = "bad_opcode",
+	[VUR_PKT_ERR_BTH] = "bad_bth",
+	[VUR_PKT_ERR_ICRC] = "bad_icrc",
+};
+
+const char *
+vur_pkt_err_name(enum vur_pkt_err e)
+{
+	return e < VUR_PKT_ERR_COUNT ? err_names[e] : "?";
+}
+
+int
+vur_pkt_init(void)
+{
+	static const struct rte_mbuf_dynflag desc = { .name = "vur_roce_local" };
+	int bit = rte_mbuf_dynflag_register(&desc);
+
+	if (bit < 0)
+		return -rte_errno;
+	local_flag = 1ULL << bit;
+	return 0;
+}
+
+bool
+vur_pkt_is_local(const struct rte_mbuf *m)
+{
+	return local_flag != 0 && (m->ol_flags & local_flag);
+}
+
+uint16_t
+vur_pkt_sport(uint32_t src_qpn, uint32_t dst_qpn, uint32_t flow_label)
+{
+	/* ROCE-DEV-WIRE-6: the flow label when there is one, else the QP pair. */
+	uint32_t h = flow_label != 0 ? flow_label : rte_jhash_2words(src_qpn, dst_qpn, 0);
+
+	return (uint16_t)(0xc000 | ((h ^ (h >> 16)) & 0x3fff));
+}
+
+static uint32_t
+ip_len(bool ipv6)
+{
+	return ipv6 ? IPV6_LEN : IPV4_LEN;
+}
+
+static uint32_t
+pad_of(uint32_t pay_len)
+{
+	return (4 - (pay_len & 3)) & 3;
+}
+
+static void
+put_ip(uint8_t *p, const struct vur_pkt_addr *a, uint32_t l4_len)
+{
+	uint8_t hop = a->hop_limit != 0 ? a->hop_limit : 64;
+
+	if (a->ipv6) {
+		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)p;
+
+		ip->vtc_flow = rte_cpu_to_be_32(
+				6u << 28 | (uint32_t)a->traffic_class << 20 | (a->flow_label & 0xfffff));
+		ip->payload_len = rte_cpu_to_be_16((uint16_t)l4_len);
+		ip->proto = IPPROTO_UDP;
+		ip->hop_limits = hop;
+		memcpy(ip->src_addr, a->sgid, 16);
+		memcpy(ip->dst_addr, a->dgid, 16);
+	} else {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)p;
+
+		memset(ip, 0, sizeof(*ip));
+		ip->version_ihl = 0x45;
+		ip->type_of_service = a->traffic_class;
+		ip->total_length = rte_cpu_to_be_16((uint16_t)(IPV4_LEN + l4_len));
+		ip->fragment_offset = RTE_BE16(RTE_IPV4_HDR_DF_FLAG);
+		ip->time_to_live = hop;
+		ip->next_proto_id = IPPROTO_UDP;
+		memcpy(&ip->src_addr, &a->sgid[12], 4);
+		memcpy(&ip->dst_addr, &a->dgid[12], 4);
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+	}
+}
+
+/* The BTH and the extended headers of @mask at @p; returns the bytes written. */
+static uint32_t
+put_transport(uint8_t *p, const struct vur_pkt_hdrs *h, uint32_t mask, uint32_t pad)
+{
+	struct vur_bth bth = {
+		.opcode = h->opcode,
+		.flags = (uint8_t)((h->se ? VUR_BTH_SE : 0) | pad << 4),
+		.pkey = RTE_BE16(VUR_PKEY_DEFAULT),
+		.qpn = rte_cpu_to_be_32(h->dest_qpn & VUR_PSN_MASK),
+		.apsn = rte_cpu_to_be_32((h->psn & VUR_PSN_MASK) | (h->ack_req ? VUR_BTH_ACK_REQ : 0)),
+	};
+	uint32_t off = VUR_BTH_LEN;
+
+	memcpy(p, &bth, sizeof(bth));
+	if (mask & VUR_OPM_DETH) {
+		struct vur_deth d = {
+			.qkey = rte_cpu_to_be_32(h->qkey),
+			.sqp = rte_cpu_to_be_32(h->src_qp & VUR_PSN_MASK),
+		};
+
+		memcpy(p + off, &d, sizeof(d));
+		off += VUR_DETH_LEN;
+	}
+	if (mask & VUR_OPM_RETH) {
+		struct vur_reth r = {
+			.rkey = rte_cpu_to_be_32(h->rkey),
+			.len = rte_cpu_to_be_32(h->dma_len),
+		};
+		uint64_t va = rte_cpu_to_be_64(h->va);
+
+		memcpy(r.va, &va, sizeof(va));
+		memcpy(p + off, &r, sizeof(r));
+		off += VUR_RETH_LEN;
+	}
+	if (mask & VUR_OPM_AETH) {
+		rte_be32_t a = rte_cpu_to_be_32((uint32_t)h->syndrome << 24 | (h->msn & VUR_PSN_MASK));
+
+		memcpy(p + off, &a, sizeof(a));
+		off += VUR_AETH_LEN;
+	}
+	if (mask & VUR_OPM_IMM) {
+		memcpy(p + off, &h->imm, VUR_IMM_LEN);
+		off += VUR_IMM_LEN;
+	}
+	return off;
+}
+
+struct rte_mbuf *
+vur_pkt_build(struct rte_mempool *pool, const struct vur_pkt_addr *a,
+		const struct vur_pkt_hdrs *h, uint32_t pay_len)
+{
+	const struct vur_opcode_info *oi = vur_opcode_info(h->opcode);
+	uint32_t mask, ext, pad = pad_of(pay_len), roce_len, l3 = RTE_ETHER_HDR_LEN;
+	struct rte_ether_hdr *eth;
+	struct rte_udp_hdr *udp;
+	struct rte_mbuf *m;
+	uint8_t *p;
+
+	if (oi == NULL)
+		return NULL;
+	mask = oi->mask | (VUR_TRANSPORT(h->opcode) == VUR_TRANSPORT_UD ? VUR_OPM_DETH : 0);
+	ext = VUR_BTH_LEN + vur_opcode_ext_len(mask);
+	roce_len = ext + pay_len + pad + VUR_ICRC_LEN;
+	m = rte_pktmbuf_alloc(pool);
+	if (m == NULL)
+		return NULL;
+	p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(l3 + ip_len(a->ipv6) + UDP_LEN + ext));
+	if (p == NULL) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	eth = (struct rte_ether_hdr *)p;
+	rte_ether_addr_copy(&a->dmac, &eth->dst_addr);
+	rte_ether_addr_copy(&a->smac, &eth->src_addr);
+	eth->ether_type = a->ipv6 ? RTE_BE16(RTE_ETHER_TYPE_IPV6) : RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	put_ip(p + l3, a, UDP_LEN + roce_len);
+	udp = (struct rte_udp_hdr *)(p + l3 + ip_len(a->ipv6));
+	udp->src_port = rte_cpu_to_be_16(a->sport);
+	udp->dst_port = RTE_BE16(VUR_ROCE_UDP_PORT);
+	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(UDP_LEN + roce_len));
+	udp->dgram_cksum = 0; /* RoCE v2 leaves it zero (Annex A17.4.3.1) */
+	put_transport((uint8_t *)(udp + 1), h, mask, pad);
+	m->ol_flags |= local_flag;
+	return m;
+}
+
+int
+vur_pkt_append_copy(struct rte_mbuf *m, const void *p, uint32_t len)
+{
+	void *dst;
+
+	if (len == 0)
+		return 0;
+	dst = rte_pktmbuf_append(m, (uint16_t)len);
+	if (dst == NULL || len > UINT16_MAX)
+		return -ENOSPC;
+	memcpy(dst, p, len);
+	return 0;
+}
+
+/* Guest memory is not ours to free: the segments only borrow it. */
+static void
+borrowed_free(void *addr, void *opaque)
+{
+	RTE_SET_USED(addr);
+	RTE_SET_USED(opaque);
+}
+
+static struct rte_mbuf_ext_shared_info borrowed = {
+	.free_cb = borrowed_free,
+	.refcnt = 1, /* never reaches 0: every attach adds one */
+};
+
+int
+vur_pkt_append_ref(struct rte_mbuf *m, struct rte_mempool *ext_pool, void *p, uint32_t len)
+{
+	struct rte_mbuf *seg;
+
+	if (len == 0)
+		return 0;
+	if (len > UINT16_MAX)
+		return -EINVAL;
+	seg = rte_pktmbuf_alloc(ext_pool);
+	if (seg == NULL)
+		return -ENOMEM;
+	rte_mbuf_ext_refcnt_update(&borrowed, 1);
+	rte_pktmbuf_attach_extbuf(seg, p, RTE_BAD_IOVA, (uint16_t)len, &borrowed);
+	seg->data_len = (uint16_t)len;
+	seg->pkt_len = len;
+	if (rte_pktmbuf_chain(m, seg) != 0) {
+		rte_pktmbuf_free(seg);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+/* The IP header at @p (@avail bytes): addresses, and the L4 length it declares. */
+static enum vur_pkt_err
+parse_ip(const uint8_t *p, uint32_t avail, struct vur_pkt *pk, uint32_t *l4_len)
+{
+	if (pk->ipv6) {
+		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)p;
+
+		if (avail < IPV6_LEN)
+			return VUR_PKT_ERR_SHORT;
+		if ((rte_be_to_cpu_32(ip->vtc_flow) >> 28) != 6 || ip->proto != IPPROTO_UDP)
+			return VUR_PKT_ERR_L3; /* extension headers are not RoCE v2 */
+		memcpy(pk->sgid, ip->src_addr, 16);
+		memcpy(pk->dgid, ip->dst_addr, 16);
+		memcpy(pk->grh, p, IPV6_LEN);
+		*l4_len = rte_be_to_cpu_16(ip->payload_len);
+	} else {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)p;
+		uint16_t frag;
+
+		if (avail < IPV4_LEN)
+			return VUR_PKT_ERR_SHORT;
+		frag = rte_be_to_cpu_16(ip->fragment_offset);
+		if (ip->version_ihl != 0x45 || ip->next_proto_id != IPPROTO_UDP ||
+				(frag & (RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)))
+			return VUR_PKT_ERR_L3; /* options or a fragment */
+		if (rte_be_to_cpu_16(ip->total_length) < IPV4_LEN)
+			return VUR_PKT_ERR_SHORT;
+		memset(pk->sgid, 0, 10);
+		pk->sgid[10] = pk->sgid[11] = 0xff;
+		memcpy(pk->dgid, pk->sgid, 12);
+		memcpy(&pk->sgid[12], &ip->src_addr, 4);
+		memcpy(&pk->dgid[12], &ip->dst_addr, 4);
+		memset(pk->grh, 0, 20); /* as Linux RDMA stacks lay out an IPv4 "GRH" */
+		memcpy(pk->grh + 20, p, IPV4_LEN);
+		*l4_len = rte_be_to_cpu_16(ip->total_length) - IPV4_LEN;
+	}
+	return VUR_PKT_OK;
+}
+
+static void
+get_transport(const uint8_t *p, struct vur_pkt *pk)
+{
+	struct vur_pkt_hdrs *h = &pk->h;
+	struct vur_bth bth;
+	uint32_t off = VUR_BTH_LEN, v;
+
+	memcpy(&bth, p, sizeof(bth));
+	h->opcode = bth.opcode;
+	h->se = bth.flags & VUR_BTH_SE;
+	h->dest_qpn = rte_be_to_cpu_32(bth.qpn) & VUR_PSN_MASK;
+	v = rte_be_to_cpu_32(bth.apsn);
+	h->psn = v & VUR_PSN_MASK;
+	h->ack_req = v & VUR_BTH_ACK_REQ;
+	if (pk->mask & VUR_OPM_DETH) {
+		struct vur_deth d;
+
+		memcpy(&d, p + off, sizeof(d));
+		h->qkey = rte_be_to_cpu_32(d.qkey);
+		h->src_qp = rte_be_to_cpu_32(d.sqp) & VUR_PSN_MASK;
+		off += VUR_DETH_LEN;
+	}
+	if (pk->mask & VUR_OPM_RETH) {
+		struct vur_reth r;
+		uint64_t va;
+
+		memcpy(&r, p + off, sizeof(r));
+		memcpy(&va, r.va, sizeof(va));
+		h->va = rte_be_to_cpu_64(va);
+		h->rkey = rte_be_to_cpu_32(r.rkey);
+		h->dma_len = rte_be_to_cpu_32(r.len);
+		off += VUR_RETH_LEN;
+	}
+	if (pk->mask & VUR_OPM_AETH) {
+		rte_be32_t a;
+
+		memcpy(&a, p + off, sizeof(a));
+		v = rte_be_to_cpu_32(a);
+		h->syndrome = (uint8_t)(v >> 24);
+		h->msn = v & VUR_PSN_MASK;
+		off += VUR_AETH_LEN;
+	}
+	if (pk->mask & VUR_OPM_IMM)
+		memcpy(&h->imm, p + off, VUR_IMM_LEN);
+}
+
+enum vur_pkt_err
+vur_pkt_parse(struct rte_mbuf *m, struct vur_pkt *pk)
+{
+	uint8_t buf[VUR_PKT_MAX_HDR + 8];
+	uint32_t avail = RTE_MIN(m->pkt_len, (uint32_t)sizeof(buf)), l4_len, l4, bth_off;
+	uint32_t roce_len, hdr_len, pad, frame_len, icrc_off;
+	rte_le32_t icrc;
+	const struct vur_opcode_info *oi;
+	const struct rte_ether_hdr *eth;
+	const struct rte_udp_hdr *udp;
+	const uint8_t *p;
+	enum vur_pkt_err e;
+	uint16_t type;
+
+	memset(pk, 0, sizeof(*pk));
+	pk->m = m;
+	p = rte_pktmbuf_read(m, 0, avail, buf);
+	if (p == NULL || avail < RTE_ETHER_HDR_LEN)
+		return VUR_PKT_ERR_SHORT;
+	eth = (const struct rte_ether_hdr *)p;
+	rte_ether_addr_copy(&eth->src_addr, &pk->smac);
+	type = rte_be_to_cpu_16(eth->ether_type);
+	if (type != RTE_ETHER_TYPE_IPV4 && type != RTE_ETHER_TYPE_IPV6)
+		return VUR_PKT_ERR_L3; /* RoCE v2 travels untagged in this version */
+	pk->ipv6 = type == RTE_ETHER_TYPE_IPV6;
+	e = parse_ip(p + RTE_ETHER_HDR_LEN, avail - RTE_ETHER_HDR_LEN, pk, &l4_len);
+	if (e != VUR_PKT_OK)
+		return e;
+	l4 = RTE_ETHER_HDR_LEN + ip_len(pk->ipv6);
+	bth_off = l4 + UDP_LEN;
+	if (avail < bth_off + VUR_BTH_LEN)
+		return VUR_PKT_ERR_SHORT;
+	udp = (const struct rte_udp_hdr *)(p + l4);
+	if (udp->dst_port != RTE_BE16(VUR_ROCE_UDP_PORT))
+		return VUR_PKT_ERR_L3;
+	if (rte_be_to_cpu_16(udp->dgram_len) != l4_len)
+		return VUR_PKT_ERR_SHORT;
+	oi = vur_opcode_info(p[bth_off]);
+	if (oi == NULL)
+		return VUR_PKT_ERR_OPCODE;
+	pk->mask = oi->mask | (VUR_TRANSPORT(p[bth_off]) == VUR_TRANSPORT_UD ? VUR_OPM_DETH : 0);
+	hdr_len = VUR_BTH_LEN + vur_opcode_ext_len(pk->mask);
+	if (avail < bth_off + hdr_len)
+		return VUR_PKT_ERR_SHORT;
+	/* TVer 0; the P_Key matches 0xFFFF if its low 15 bits are all ones (IBTA 10.9.3). */
+	if ((p[bth_off + 1] & 0x0f) != 0 || (p[bth_off + 3] != 0xff) ||
+			((p[bth_off + 2] & 0x7f) != 0x7f))
+		return VUR_PKT_ERR_BTH;
+	get_transport(p + bth_off, pk);
+	pad = VUR_BTH_PAD(p[bth_off + 1]);
+	roce_len = l4_len - UDP_LEN; /* BTH to ICRC */
+	if (l4_len < UDP_LEN || roce_len < hdr_len + pad + VUR_ICRC_LEN)
+		return VUR_PKT_ERR_SHORT;
+	pk->pay_off = bth_off + hdr_len;
+	pk->pay_len = roce_len - hdr_len - pad - VUR_ICRC_LEN;
+	if (!(pk->mask & VUR_OPM_PAYLOAD) && pk->pay_len != 0)
+		return VUR_PKT_ERR_SHORT;
+	frame_len = bth_off + roce_len;
+	icrc_off = frame_len - VUR_ICRC_LEN;
+	if (vur_pkt_is_local(m))
+		/* pad and ICRC elided; the payload must be all there */
+		return m->pkt_len == pk->pay_off + pk->pay_len ? VUR_PKT_OK : VUR_PKT_ERR_SHORT;
+	if (m->pkt_len < frame_len) /* more is Ethernet padding */
+		return VUR_PKT_ERR_SHORT;
+	p = rte_pktmbuf_read(m, icrc_off, sizeof(icrc), buf);
+	if (p == NULL)
+		return VUR_PKT_ERR_SHORT;
+	memcpy(&icrc, p, sizeof(icrc));
+	if (rte_le_to_cpu_32(icrc) != vur_icrc_compute(m, RTE_ETHER_HDR_LEN, icrc_off, pk->ipv6))
+		return VUR_PKT_ERR_ICRC; /* ROCE-DEV-WIRE-2 */
+	return VUR_PKT_OK;
+}
+
+uint32_t
+vur_pkt_copy_payload(const struct vur_pkt *p, uint32_t off, void *dst, uint32_t len)
+{
+	const struct rte_mbuf *m = p->m;
+	uint32_t pos = p->pay_off + off, done = 0, n;
+
+	if (off > p->pay_len)
+		return 0;
+	len = RTE_MIN(len, p->pay_len - off);
+	while (m != NULL && pos >= m->data_len) {
+		pos -= m->data_len;
+		m = m->next;
+	}
+	for (; m != NULL && done < len; m = m->next, pos = 0) {
+		n = RTE_MIN(len - done, (uint32_t)m->data_len - pos);
+		memcpy((uint8_t *)dst + done, rte_pktmbuf_mtod_offset(m, const uint8_t *, pos), n);
+		done += n;
+	}
+	return done;
+}
+
+struct rte_mbuf *
+vur_pkt_to_wire(const struct rte_mbuf *m, struct rte_mempool *pool)
+{
+	struct vur_pkt pk;
+	struct rte_mbuf *w;
+	uint32_t pad, l3_len, icrc;
+	const void *src;
+	uint8_t *p;
+
+	if (vur_pkt_parse((struct rte_mbuf *)(uintptr_t)m, &pk) != VUR_PKT_OK)
+		return NULL;
+	pad = pad_of(pk.pay_len);
+	l3_len = pk.pay_off + pk.pay_len + pad;
+	w = rte_pktmbuf_alloc(pool);
+	if (w == NULL)
+		return NULL;
+	p = (uint8_t *)rte_pktmbuf_append(w, (uint16_t)(l3_len + VUR_ICRC_LEN));
+	if (p == NULL) {
+		rte_pktmbuf_free(w);
+		return NULL;
+	}
+	src = rte_pktmbuf_read(m, 0, pk.pay_off + pk.pay_len, p);
+	if (src != p)
+		memcpy(p, src, pk.pay_off + pk.pay_len);
+	memset(p + pk.pay_off + pk.pay_len, 0, pad);
+	icrc = vur_icrc_flat(p + RTE_ETHER_HDR_LEN, l3_len - RTE_ETHER_HDR_LEN, pk.ipv6);
+	icrc = rte_cpu_to_le_32(icrc);
+	memcpy(p + l3_len, &icrc, sizeof(icrc));
+	return w;
+}

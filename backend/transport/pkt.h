@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * RoCE v2 packets: Ethernet, IPv4 or IPv6 (by the GID type), UDP 4791, the
+ * BTH and its extended headers, payload, pad, ICRC.
+ *
+ * A packet the engine builds for a device of this backend ("local") holds
+ * its headers in one mbuf and its payload as external-buffer segments that
+ * point into the sender's guest memory: the receiver copies the payload
+ * once, from the sender's memory into its own. A local packet stops after
+ * the payload: its pad and ICRC, which only a link needs, are elided (the
+ * IP and UDP lengths still count them, as on the wire), and an mbuf flag
+ * says so. vur_pkt_to_wire() makes such a packet whole (payload copied,
+ * pad, ICRC) when it leaves through an uplink.
+ *
+ * Why references into guest memory are safe: a local packet lives only
+ * within one pass of the data-path thread (built, switched and consumed, or
+ * dropped, before the thread reports a quiescent state), and a device stops
+ * its queues and then waits for that state (rte_rcu_qsbr) before
+ * librte_vhost may unmap the memory. An MR deregistered meanwhile leaves
+ * the memory mapped; the receiver reads bytes the driver gave up, as a NIC
+ * would.
+ */
+#ifndef VUR_PKT_H
+#define VUR_PKT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+
+#include "transport/opcode.h"
+
+/* Ethernet 14 + IPv6 40 + UDP 8 + BTH 12 + DETH 8 + RETH 16 + ImmDt 4 (AETH excludes RETH) */
+#define VUR_PKT_MAX_HDR 102
+
+/* Where a packet goes: an address vector resolved for the wire. */
+struct vur_pkt_addr {
+	struct rte_ether_addr smac;
+	struct rte_ether_addr dmac;
+	uint8_t sgid[16];
+	uint8_t dgid[16];
+	bool ipv6; /* else both GIDs are IPv4-mapped */
+	uint8_t traffic_class;
+	uint8_t hop_limit;
+	uint32_t flow_label;
+	uint16_t sport; /* UDP source port */
+};
+
+/* The transport headers of one packet, in host order. */
+struct vur_pkt_hdrs {
+	uint8_t opcode;
+	bool se;
+	bool ack_req;
+	uint32_t dest_qpn;
+	uint32_t psn;
+	uint32_t qkey, src_qp;            /* DETH (UD) */
+	uint64_t va;                      /* RETH */
+	uint32_t rkey, dma_len;           /* RETH */
+	uint8_t syndrome;                 /* AETH */
+	uint32_t msn;                     /* AETH */
+	rte_be32_t imm;                   /* ImmDt, as it travels */
+};
+
+/* A parsed packet. Payload bytes stay in the mbuf (vur_pkt_copy_payload). */
+struct vur_pkt {
+	struct rte_mbuf *m;
+	uint32_t mask; /* enum vur_op_mask of the opcode, DETH added for UD */
+	struct vur_pkt_hdrs h;
+	uint32_t pay_off; /* payload offset in the frame */
+	uint32_t pay_len;
+	bool ipv6;
+	uint8_t sgid[16];
+	uint8_t dgid[16];
+	struct rte_ether_addr smac;
+	uint8_t grh[40]; /* what a UD receive gets: the IPv6 header, or 20 zeros + IPv4 */
+};
+
+enum vur_pkt_err {
+	VUR_PKT_OK = 0,
+	VUR_PKT_ERR_SHORT,  /* truncated headers or lengths that disagree */
+	VUR_PKT_ERR_L3,     /* not plain IPv4/IPv6 UDP 4791 (options, fragments...) */
+	VUR_PKT_ERR_OPCODE, /* not an opcode of RC, UC or UD that this device has */
+	VUR_PKT_ERR_BTH,    /* transport version or P_Key */
+	VUR_PKT_ERR_ICRC,
+	VUR_PKT_ERR_COUNT
+};
+
+const char *vur_pkt_err_name(enum vur_pkt_err e);
+
+/* Register the mbuf flag of local packets (once, before any packet). */
+int vur_pkt_init(void);
+
+bool vur_pkt_is_local(const struct rte_mbuf *m);
+
+/*
+ * A packet's headers in a new mbuf from @pool, for a payload of @pay_len
+ * bytes that the caller appends (vur_pkt_append_*). The packet is local.
+ * NULL when the pool is empty.
+ */
+struct rte_mbuf *vur_pkt_build(struct rte_mempool *pool, const struct vur_pkt_addr *a,
+		const struct vur_pkt_hdrs *h, uint32_t pay_len);
+
+/* Append @len bytes at @p: copied into the header mbuf (small payloads). */
+int vur_pkt_append_copy(struct rte_mbuf *m, const void *p, uint32_t len);
+
+/* Append @len bytes at @p by reference, a segment from @ext_pool. */
+int vur_pkt_append_ref(struct rte_mbuf *m, struct rte_mempool *ext_pool, void *p, uint32_t len);
+
+/* Parse and check the RoCE v2 frame @m (its ICRC unless it is local). */
+enum vur_pkt_err vur_pkt_parse(struct rte_mbuf *m, struct vur_pkt *p);
+
+/* Copy @len payload bytes from payload offset @off to @dst. Returns bytes copied. */
+uint32_t vur_pkt_copy_payload(const struct vur_pkt *p, uint32_t off, void *dst, uint32_t len);
+
+/*
+ * A whole wire packet for local packet @m: one linear mbuf from @pool with
+ * the payload copied, the pad and the ICRC. @m is left as it is. NULL when
+ * the pool is empty or the packet does not fit one mbuf.
+ */
+struct rte_mbuf *vur_pkt_to_wire(const struct rte_mbuf *m, struct rte_mempool *pool);
+
+/* A 16-bit flow hash of a QP pair, as the UDP source port (49152 and up). */
+uint16_t vur_pkt_sport(uint32_t src_qpn, uint32_t dst_qpn, uint32_t flow_label);
+
+#endif /* VUR_PKT_H */

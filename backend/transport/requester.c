@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The requester: send WRs become request packets. Messages are cut at the
+ * path MTU (first, middle, last, only), each packet takes the next PSN, the
+ * last of an RC message asks for an ACK; READs wait while max_rd_atomic
+ * are outstanding, a FENCE waits for earlier READs (ROCE-DEV-SEND-3,
+ * READ-2). Unacknowledged RC requests are sent again from the oldest one
+ * (go-back-N) when the ACK timer expires or a NAK or RNR NAK says so.
+ */
+#include <rte_vhost.h>
+
+#include "net/net_dev.h"
+#include "net/net_state.h"
+#include "rdma/rdma_ops.h"
+#include "transport/tp.h"
+
+/* Ask for an ACK at least this often within a long message, to bound what a loss costs. */
+#define ACK_REQ_EVERY 64
+
+uint32_t
+vur_tp_pmtu(const struct vur_tp_dev *td, const struct vur_tp_qp *t)
+{
+	const struct vur_rdma_qp *qp = t->qp;
+	uint8_t mtu = qp->type == VIRTIO_IB_QPT_RC || qp->type == VIRTIO_IB_QPT_UC
+			? qp->attr.path_mtu
+			: td->rd->env.port_mtu;
+
+	return 128u << (mtu != 0 ? mtu : VIRTIO_IB_MTU_256);
+}
+
+uint64_t
+vur_tp_timeout_ns(uint8_t timeout)
+{
+	/* 4.096 us x 2^timeout; 0 waits forever (IBTA 9.7.6.1.3) */
+	return timeout == 0 ? 0 : 4096ULL << RTE_MIN(timeout, (uint8_t)31);
+}
+
+static bool
+is_rc(const struct vur_tp_qp *t)
+{
+	return t->qp->type == VIRTIO_IB_QPT_RC;
+}
+
+static bool
+is_ud(const struct vur_tp_qp *t)
+{
+	return t->qp->type == VIRTIO_IB_QPT_UD || t->qp->type == VIRTIO_IB_QPT_GSI;
+}
+
+static uint8_t
+transport_of(const struct vur_tp_qp *t)
+{
+	return is_ud(t) ? VUR_TRANSPORT_UD : is_rc(t) ? VUR_TRANSPORT_RC : VUR_TRANSPORT_UC;
+}
+
+/* The BTH opcode of packet @k of @w. */
+static uint8_t
+opcode_of(const struct vur_tp_qp *t, const struct vur_swqe *w, uint32_t k)
+{
+	bool first = k == 0, last = k + 1 == w->npkts, imm;
+	uint8_t op;
+
+	switch (w->opcode) {
+	case VIRTIO_IB_WR_RDMA_READ:
+		return VUR_OP_READ_REQ;
+	case VIRTIO_IB_WR_RDMA_WRITE:
+	case VIRTIO_IB_WR_RDMA_WRITE_WITH_IMM:
+		imm = w->opcode == VIRTIO_IB_WR_RDMA_WRITE_WITH_IMM;
+		op = first && last ? (imm ? VUR_OP_WRITE_ONLY_IMM : VUR_OP_WRITE_ONLY)
+			: first    ? VUR_OP_WRITE_FIRST
+			: last     ? (imm ? VUR_OP_WRITE_LAST_IMM : VUR_OP_WRITE_LAST)
+				   : VUR_OP_WRITE_MIDDLE;
+		break;
+	default:
+		imm = w->opcode == VIRTIO_IB_WR_SEND_WITH_IMM;
+		op = first && last ? (imm ? VUR_OP_SEND_ONLY_IMM : VUR_OP_SEND_ONLY)
+			: first    ? VUR_OP_SEND_FIRST
+			: last     ? (imm ? VUR_OP_SEND_LAST_IMM : VUR_OP_SEND_LAST)
+				   : VUR_OP_SEND_MIDDLE;
+		break;
+	}
+	return (uint8_t)(transport_of(t) | op);
+}
+
+struct rte_mbuf *
+vur_tp_build(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_pkt_hdrs *h, uint32_t pay_len)
+{
+	memcpy(t->path.smac.addr_bytes, td->nd->filter->mac, RTE_ETHER_ADDR_LEN);
+	return vur_pkt_build(vur_tp_hdr_pool(td), &t->path, h, pay_len);
+}
+
+/* A UD packet's addresses, from the WR's AH. */
+static bool
+ud_path(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_swqe *w,
+		struct vur_pkt_addr *a)
+{
+	const struct vur_rdma_ah *ah = vur_pool_get(&td->rd->ahs, w->ah);
+	static const uint8_t v4[12] = { [10] = 0xff, [11] = 0xff };
+
+	if (ah == NULL || ah->pdn != t->qp->pdn)
+		return false;
+	memset(a, 0, sizeof(*a));
+	memcpy(a->smac.addr_bytes, td->nd->filter->mac, RTE_ETHER_ADDR_LEN);
+	memcpy(a->dmac.addr_bytes, ah->av.dmac, RTE_ETHER_ADDR_LEN);
+	memcpy(a->sgid, ah->av.sgid, 16);
+	memcpy(a->dgid, ah->av.dgid, 16);
+	a->ipv6 = memcmp(ah->av.dgid, v4, sizeof(v4)) != 0;
+	a->traffic_class = ah->av.traffic_class;
+	a->hop_limit = ah->av.hop_limit;
+	a->flow_label = ah->av.flow_label;
+	a->sport = vur_pkt_sport(t->qp->obj.index, w->remote_qpn, ah->av.flow_label);
+	return true;
+}
+
+/* Packet @w->next_pkt of @w; NULL when out of mbufs or when the WR failed (status set). */
+static struct rte_mbuf *
+build_packet(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w)
+{
+	const struct vur_rdma_qp *qp = t->qp;
+	uint32_t k = w->next_pkt, pmtu = vur_tp_pmtu(td, t), off, len;
+	struct vur_pkt_hdrs h = {
+		.opcode = opcode_of(t, w, k),
+		.dest_qpn = qp->attr.dest_qp_num,
+		.psn = vur_psn_add(w->first_psn, k),
+	};
+	struct vur_pkt_addr ud;
+	struct rte_mbuf *m;
+	bool last = k + 1 == w->npkts;
+
+	if (w->opcode == VIRTIO_IB_WR_RDMA_READ) {
+		h.va = w->remote_addr;
+		h.rkey = w->rkey;
+		h.dma_len = w->length;
+		h.ack_req = true;
+		return vur_tp_build(td, t, &h, 0);
+	}
+	off = k * pmtu;
+	len = RTE_MIN(pmtu, w->length - off);
+	h.se = last && (w->flags & VIRTIO_IB_SEND_SOLICITED); /* ROCE-DEV-SEND-2 */
+	h.ack_req = is_rc(t) && (last || k % ACK_REQ_EVERY == ACK_REQ_EVERY - 1);
+	h.imm = w->imm;
+	if (k == 0) { /* RETH rides on the first packet of a WRITE */
+		h.va = w->remote_addr;
+		h.rkey = w->rkey;
+		h.dma_len = w->length;
+	}
+	if (is_ud(t)) {
+		if (!ud_path(td, t, w, &ud)) { /* the AH went away: ROCE-DEV-UD-1 */
+			w->status = VIRTIO_IB_WC_LOC_QP_OP_ERR;
+			return NULL;
+		}
+		h.dest_qpn = w->remote_qpn;
+		/* ROCE-DEV-UD-3: a controlled Q_Key means the QP's own */
+		h.qkey = (w->remote_qkey & 0x80000000u) ? qp->attr.qkey : w->remote_qkey;
+		h.src_qp = qp->obj.index;
+		m = vur_pkt_build(vur_tp_hdr_pool(td), &ud, &h, len);
+	} else {
+		m = vur_tp_build(td, t, &h, len);
+	}
+	if (m == NULL)
+		return NULL;
+	if (w->flags & VIRTIO_IB_SEND_INLINE) {
+		if (vur_pkt_append_copy(m, w->inline_data + off, len) == 0)
+			return m;
+	} else if (vur_tp_sge_append(td, qp->pdn, w->sge, w->num_sge, off, len, m)) {
+		return m;
+	}
+	/* An MR went away since the WR was taken (or no segment was left). */
+	rte_pktmbuf_free(m);
+	if (rte_mempool_avail_count(vur_tp_ext_pool(td)) > 0)
+		w->status = VIRTIO_IB_WC_LOC_PROT_ERR;
+	return NULL;
+}
+
+static uint32_t
+reads_outstanding(const struct vur_tp_qp *t)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = t->head; i != t->send; i++)
+		n += t->wqe[i % t->nwqe].opcode == VIRTIO_IB_WR_RDMA_READ;
+	return n;
+}
+
+/* What stops @w from starting now (ROCE-DEV-QPS-9, SEND-3, READ-2). */
+static bool
+may_start(const struct vur_tp_qp *t, const struct vur_swqe *w)
+{
+	const struct vur_rdma_qp *qp = t->qp;
+
+	if (qp->attr.state == VIRTIO_IB_QPS_SQD)
+		return false;
+	if (!is_rc(t))
+		return true;
+	if ((w->flags & VIRTIO_IB_SEND_FENCE) && reads_outstanding(t) > 0)
+		return false;
+	return w->opcode != VIRTIO_IB_WR_RDMA_READ || reads_outstanding(t) < qp->attr.max_rd_atomic;
+}
+
+static void
+start(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w)
+{
+	uint32_t pmtu = vur_tp_pmtu(td, t);
+
+	w->npkts = w->opcode == VIRTIO_IB_WR_RDMA_READ || is_ud(t)
+			? 1
+			: RTE_MAX(1u, (w->length + pmtu - 1) / pmtu);
+	w->first_psn = t->psn;
+	/* A READ takes one PSN per response packet (IBTA 9.7.1.1). */
+	w->span = w->opcode == VIRTIO_IB_WR_RDMA_READ ? RTE_MAX(1u, (w->length + pmtu - 1) / pmtu)
+						       : w->npkts;
+	t->psn = vur_psn_add(t->psn, w->span);
+	w->next_pkt = 0;
+	w->read_got = 0;
+	w->state = VUR_SWQE_SENDING;
+}
+
+/* UC and UD WRs complete once sent; any WR with an error completes at the head. */
+static void
+complete_ready(struct vur_tp_dev *td, struct vur_tp_qp *t)
+{
+	struct vur_swqe *w;
+
+	while (t->head != t->send && vur_tp_state_sends(t->qp->attr.state)) {
+		w = &t->wqe[t->head % t->nwqe];
+		if (w->status != VIRTIO_IB_WC_SUCCESS)
+			vur_tp_sq_complete_head(td, t, w->status);
+		else if (!is_rc(t) && w->state == VUR_SWQE_SENT)
+			vur_tp_sq_complete_head(td, t, VIRTIO_IB_WC_SUCCESS);
+		else
+			break;
+	}
+}
+
+uint16_t
+vur_tp_requester(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **out, uint16_t max,
+		uint64_t now_ns)
+{
+	struct vur_rdma_qp *qp = t->qp;
+	struct vur_swqe *w;
+	struct rte_mbuf *m;
+	uint16_t n = 0;
+
+	if (t->flush_pending || qp->attr.state == VIRTIO_IB_QPS_ERR ||
+			qp->attr.state == VIRTIO_IB_QPS_SQE) {
+		vur_tp_qp_flush(td, t);
+		return 0;
+	}
+	if (!vur_tp_state_sends(qp->attr.state)) /* RESET, INIT, RTR: not processed */
+		return 0;
+	vur_tp_sq_fetch(td, t);
+	complete_ready(td, t);
+	while (n < max && t->send != t->tail && t->rnr_deadline == 0 &&
+			vur_tp_state_sends(qp->attr.state)) {
+		w = &t->wqe[t->send % t->nwqe];
+		if (w->status != VIRTIO_IB_WC_SUCCESS) {
+			/* completes once the WRs before it have */
+			complete_ready(td, t);
+			break;
+		}
+		if (w->state == VUR_SWQE_POSTED) {
+			if (w->opcode == VIRTIO_IB_WR_RDMA_READ && qp->attr.max_rd_atomic == 0) {
+				/* a READ the QP's attributes can never let out */
+				w->status = VIRTIO_IB_WC_LOC_QP_OP_ERR;
+				continue;
+			}
+			if (!may_start(t, w))
+				break;
+			start(td, t, w);
+		}
+		while (n < max && w->next_pkt < w->npkts) {
+			m = build_packet(td, t, w);
+			if (m == NULL)
+				break;
+			if (w->next_pkt < w->sent_max)
+				td->stats.retransmits++;
+			out[n++] = m;
+			td->stats.tx_pkts++;
+			td->stats.tx_bytes += m->pkt_len - m->data_len;
+			w->next_pkt++;
+			w->sent_max = RTE_MAX(w->sent_max, w->next_pkt);
+		}
+		if (w->next_pkt < w->npkts)
+			break; /* out of budget or mbufs; a failed WR completes above */
+		w->state = VUR_SWQE_SENT;
+		t->send++;
+		if (is_rc(t) && t->retx_deadline == 0 && qp->attr.timeout != 0)
+			t->retx_deadline = now_ns + vur_tp_timeout_ns(qp->attr.timeout);
+	}
+	complete_ready(td, t);
+	return n;
+}
+
+void
+vur_tp_rewind(struct vur_tp_qp *t, uint32_t psn)
+{
+	uint32_t i, at = t->head;
+	struct vur_swqe *w;
+
+	for (i = t->head; i != t->tail; i++) {
+		w = &t->wqe[i % t->nwqe];
+		if (w->state == VUR_SWQE_POSTED)
+			break;
+		if (vur_psn_diff(psn, w->first_psn) >= 0 &&
+				vur_psn_diff(psn, vur_psn_add(w->first_psn, w->span)) < 0) {
+			at = i;
+			break;
+		}
+	}
+	/* Not found: everything outstanding goes again. */
+	t->send = at;
+	for (i = at; i != t->tail; i++) {
+		w = &t->wqe[i % t->nwqe];
+		if (w->state == VUR_SWQE_POSTED)
+			break;
+		w->state = VUR_SWQE_SENDING;
+		w->read_got = 0;
+		w->next_pkt = 0;
+		/* A READ is asked again whole; other messages resume at the PSN. */
+		if (i == at && w->opcode != VIRTIO_IB_WR_RDMA_READ &&
+				vur_psn_diff(psn, w->first_psn) > 0)
+			w->next_pkt = (uint32_t)vur_psn_diff(psn, w->first_psn);
+	}
+}
+
+void
+vur_tp_timers(struct vur_tp_dev *td, struct vur_tp_qp *t, uint64_t now_ns)
+{
+	struct vur_rdma_qp *qp = t->qp;
+
+	if (t->rnr_deadline != 0 && now_ns >= t->rnr_deadline) {
+		t->rnr_deadline = 0;
+		vur_tp_rewind(t, t->rnr_psn);
+	}
+	if (t->retx_deadline == 0 || now_ns < t->retx_deadline)
+		return;
+	if (t->head == t->send || t->rnr_deadline != 0) {
+		t->retx_deadline = 0;
+		return;
+	}
+	td->stats.timeouts++;
+	if (t->retry_left == 0) { /* ROCE-DEV-SEND-9 */
+		VUR_TP_LOG(td, NOTICE, "QP %u: no ACK after %u retries", qp->obj.index,
+				qp->attr.retry_cnt);
+		vur_tp_sq_complete_head(td, t, VIRTIO_IB_WC_RETRY_EXC_ERR);
+		return;
+	}
+	t->retry_left--;
+	vur_tp_rewind(t, t->wqe[t->head % t->nwqe].first_psn);
+	t->retx_deadline = now_ns + vur_tp_timeout_ns(qp->attr.timeout);
+}

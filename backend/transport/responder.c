@@ -1,0 +1,480 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The responder: request packets that reach a QP. RC checks the PSN
+ * (duplicates are acknowledged again or, for READs, replayed; a gap is
+ * answered once with a PSN sequence error NAK, C9-113), SENDs fill the next
+ * receive WR (RNR NAK when there is none), WRITEs and READs check the R_Key
+ * against the QP's PD and access rights, and every violation is answered
+ * with the NAK IBTA names and moves the QP to ERR (class B errors, as Linux
+ * rxe does). UC has no ACKs: a lost packet drops the rest of its message.
+ * UD checks the Q_Key and writes the GRH before the message.
+ */
+#include "net/net_dev.h"
+#include "transport/tp.h"
+
+/* IBTA 9.7.5.2.8: the RNR NAK timer codes, in microseconds. */
+static const uint32_t rnr_us[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1280, 1920,
+	2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720, 40960, 61440, 81920, 122880,
+	163840, 245760, 327680, 491520,
+};
+
+uint64_t
+vur_tp_rnr_ns(uint8_t code)
+{
+	return (uint64_t)rnr_us[code & 31] * 1000;
+}
+
+static void
+send_aeth(struct vur_tp_dev *td, struct vur_tp_qp *t, uint8_t syndrome, uint32_t psn)
+{
+	struct vur_pkt_hdrs h = {
+		.opcode = VUR_TRANSPORT_RC | VUR_OP_ACK,
+		.dest_qpn = t->qp->attr.dest_qp_num,
+		.psn = psn,
+		.syndrome = syndrome,
+		.msn = t->msn,
+	};
+	struct rte_mbuf *m = vur_tp_build(td, t, &h, 0);
+
+	if (m == NULL) {
+		td->stats.drops[VUR_TP_DROP_NO_MBUF]++;
+		return;
+	}
+	vur_tp_send_reply(td, m);
+}
+
+static void
+ack(struct vur_tp_dev *td, struct vur_tp_qp *t, uint32_t psn)
+{
+	send_aeth(td, t, VUR_AETH_ACK | VUR_AETH_CREDIT_INVALID, psn);
+}
+
+/* A class B error: NAK @code, the QP to ERR. */
+static void
+nak(struct vur_tp_dev *td, struct vur_tp_qp *t, enum vur_nak_code code, uint32_t psn,
+		const char *why)
+{
+	static const char *const names[] = { "PSN sequence", "invalid request", "remote access",
+		"remote operational" };
+
+	VUR_TP_LOG(td, NOTICE, "QP %u: NAK %s at PSN %u: %s", t->qp->obj.index, names[code], psn,
+			why);
+	switch (code) {
+	case VUR_NAK_PSN_SEQ:
+		td->stats.nak_seq++;
+		break;
+	case VUR_NAK_INV_REQ:
+		td->stats.nak_inv++;
+		break;
+	case VUR_NAK_REM_ACCESS:
+		td->stats.nak_access++;
+		break;
+	case VUR_NAK_REM_OP:
+		td->stats.nak_op++;
+		break;
+	}
+	send_aeth(td, t, VUR_AETH_NAK | code, psn);
+	if (code != VUR_NAK_PSN_SEQ)
+		vur_tp_qp_error(td, t, VIRTIO_IB_QPS_ERR);
+}
+
+static bool
+is_rc(const struct vur_tp_qp *t)
+{
+	return t->qp->type == VIRTIO_IB_QPT_RC;
+}
+
+/* Something wrong with a request: RC answers @code, UC drops the rest of the message. */
+static void
+refuse(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p,
+		enum vur_nak_code code, const char *why)
+{
+	if (is_rc(t)) {
+		nak(td, t, code, p->h.psn, why);
+		return;
+	}
+	td->stats.drops[VUR_TP_DROP_UC_ERROR]++;
+	t->uc_drop = true;
+	t->in_send = t->in_write = false;
+}
+
+/* Complete the held receive WR with an error (local to the responder). */
+static void
+fail_recv(struct vur_tp_dev *td, struct vur_tp_qp *t, uint8_t status)
+{
+	struct vur_tp_cqe e = { .status = status, .opcode = VIRTIO_IB_WC_RECV };
+
+	vur_tp_rq_complete(td, t, &e);
+}
+
+/* The receive WR a message needs: false when the request was answered instead. */
+static bool
+need_recv(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p)
+{
+	if (!vur_tp_rq_take(td, t)) {
+		if (is_rc(t)) { /* ROCE-DEV-SEND-6 */
+			td->stats.rnr_nak_sent++;
+			send_aeth(td, t, VUR_AETH_RNR_NAK | (t->qp->attr.min_rnr_timer & 0x1f),
+					p->h.psn);
+		} else { /* ROCE-DEV-SEND-7 */
+			td->stats.drops[VUR_TP_DROP_NO_RECV]++;
+			t->uc_drop = true;
+		}
+		return false;
+	}
+	if (t->rwqe.status != VIRTIO_IB_WC_SUCCESS) {
+		fail_recv(td, t, t->rwqe.status);
+		refuse(td, t, p, VUR_NAK_REM_OP, "the receive WR is malformed");
+		return false;
+	}
+	return true;
+}
+
+static bool
+do_send(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p)
+{
+	struct vur_tp_cqe e = { .opcode = VIRTIO_IB_WC_RECV };
+
+	if (p->mask & VUR_OPM_FIRST) {
+		if (!need_recv(td, t, p))
+			return false;
+		t->in_send = true;
+		t->roff = 0;
+	}
+	if ((uint64_t)t->roff + p->pay_len > t->rwqe.length) { /* ROCE-DEV-SEND-5 */
+		fail_recv(td, t, VIRTIO_IB_WC_LOC_LEN_ERR);
+		refuse(td, t, p, VUR_NAK_INV_REQ, "message longer than the receive WR");
+		return false;
+	}
+	if (!vur_tp_sge_write(td, t->qp->pdn, t->rwqe.sge, t->rwqe.num_sge, t->roff, p, 0,
+			    p->pay_len)) {
+		fail_recv(td, t, VIRTIO_IB_WC_LOC_PROT_ERR); /* an MR went away */
+		refuse(td, t, p, VUR_NAK_REM_OP, "the receive WR's memory is gone");
+		return false;
+	}
+	t->roff += p->pay_len;
+	if (p->mask & VUR_OPM_LAST) {
+		e.byte_len = t->roff;
+		e.imm = p->h.imm;
+		e.wc_flags = (p->mask & VUR_OPM_IMM) ? VIRTIO_IB_WC_WITH_IMM : 0;
+		e.solicited = p->h.se;
+		vur_tp_rq_complete(td, t, &e);
+		t->in_send = false;
+	}
+	return true;
+}
+
+/* Write the payload at the current WRITE position. */
+static bool
+write_payload(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p)
+{
+	uint32_t done = 0, n;
+	void *hva;
+
+	while (done < p->pay_len) {
+		n = p->pay_len - done;
+		hva = vur_tp_mr_hva(td, t->qp->pdn, t->wrkey, true, VIRTIO_IB_ACCESS_REMOTE_WRITE,
+				t->wva + done, &n);
+		if (hva == NULL)
+			return false;
+		vur_pkt_copy_payload(p, done, hva, n);
+		done += n;
+	}
+	return true;
+}
+
+static bool
+do_write(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p)
+{
+	struct vur_tp_cqe e = { .opcode = VIRTIO_IB_WC_RECV_RDMA_WITH_IMM };
+	bool imm_last = (p->mask & VUR_OPM_LAST) && (p->mask & VUR_OPM_IMM);
+
+	if (p->mask & VUR_OPM_FIRST) {
+		/* ROCE-DEV-WRITE-2, -6: a zero-length WRITE checks no key */
+		if (p->h.dma_len != 0 &&
+				(!(t->qp->attr.access_flags & VIRTIO_IB_ACCESS_REMOTE_WRITE) ||
+						!vur_tp_rkey_ok(td, t->qp->pdn, p->h.rkey,
+								VIRTIO_IB_ACCESS_REMOTE_WRITE,
+								p->h.va, p->h.dma_len))) {
+			refuse(td, t, p, VUR_NAK_REM_ACCESS, "R_Key, access or range"); /* WRITE-3 */
+			return false;
+		}
+		t->in_write = true;
+		t->wva = p->h.va;
+		t->wrkey = p->h.rkey;
+		t->wleft = t->wlen = p->h.dma_len;
+	}
+	if (p->pay_len > t->wleft || ((p->mask & VUR_OPM_LAST) && p->pay_len != t->wleft)) {
+		refuse(td, t, p, VUR_NAK_INV_REQ, "payload and RETH length disagree");
+		return false;
+	}
+	/* The receive WR first, so that an RNR NAK leaves memory as it was. */
+	if (imm_last && !need_recv(td, t, p))
+		return false;
+	if (!write_payload(td, t, p)) {
+		refuse(td, t, p, VUR_NAK_REM_ACCESS, "the MR went away");
+		return false;
+	}
+	t->wva += p->pay_len;
+	t->wleft -= p->pay_len;
+	if (p->mask & VUR_OPM_LAST) {
+		t->in_write = false;
+		if (imm_last) { /* ROCE-DEV-WRITE-5 */
+			e.byte_len = t->wlen;
+			e.imm = p->h.imm;
+			e.wc_flags = VIRTIO_IB_WC_WITH_IMM;
+			e.solicited = p->h.se;
+			vur_tp_rq_complete(td, t, &e);
+		}
+	}
+	return true;
+}
+
+static uint32_t
+reads_pending(const struct vur_tp_qp *t)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < VUR_TP_MAX_RD_RES; i++)
+		n += t->res[i].valid && t->res[i].next_pkt < t->res[i].npkts;
+	return n;
+}
+
+static bool
+do_read(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p)
+{
+	uint32_t pmtu = vur_tp_pmtu(td, t);
+	struct vur_rd_res *r;
+
+	if (p->h.dma_len != 0 && (!(t->qp->attr.access_flags & VIRTIO_IB_ACCESS_REMOTE_READ) ||
+					 !vur_tp_rkey_ok(td, t->qp->pdn, p->h.rkey,
+							 VIRTIO_IB_ACCESS_REMOTE_READ, p->h.va,
+							 p->h.dma_len))) {
+		refuse(td, t, p, VUR_NAK_REM_ACCESS, "R_Key, access or range"); /* READ-3 */
+		return false;
+	}
+	if (reads_pending(t) >= RTE_MIN((uint32_t)t->qp->attr.max_dest_rd_atomic, (uint32_t)VUR_TP_MAX_RD_RES)) {
+		refuse(td, t, p, VUR_NAK_INV_REQ, "more READs than max_dest_rd_atomic"); /* READ-4 */
+		return false;
+	}
+	r = &t->res[t->res_next];
+	t->res_next = (t->res_next + 1) % VUR_TP_MAX_RD_RES;
+	*r = (struct vur_rd_res){
+		.valid = true,
+		.psn = p->h.psn,
+		.npkts = RTE_MAX(1u, (p->h.dma_len + pmtu - 1) / pmtu),
+		.va = p->h.va,
+		.rkey = p->h.rkey,
+		.len = p->h.dma_len,
+	};
+	t->epsn = vur_psn_add(t->epsn, r->npkts - 1); /* the caller adds the last one */
+	return true;
+}
+
+/* A duplicate request (RC): acknowledged again, or a READ replayed (IBTA 9.7.5.1.2). */
+static void
+duplicate(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p)
+{
+	struct vur_rd_res *r;
+
+	td->stats.drops[VUR_TP_DROP_PSN]++;
+	if (!(p->mask & VUR_OPM_READ)) {
+		ack(td, t, vur_psn_add(t->epsn, VUR_PSN_MASK)); /* epsn - 1 */
+		return;
+	}
+	for (uint32_t i = 0; i < VUR_TP_MAX_RD_RES; i++) {
+		r = &t->res[i];
+		if (r->valid && vur_psn_diff(p->h.psn, r->psn) >= 0 &&
+				vur_psn_diff(p->h.psn, vur_psn_add(r->psn, r->npkts)) < 0) {
+			r->next_pkt = (uint32_t)vur_psn_diff(p->h.psn, r->psn);
+			return;
+		}
+	}
+}
+
+/* Whether @p continues the message in progress as its opcode says it must. */
+static bool
+in_sequence(const struct vur_tp_qp *t, const struct vur_pkt *p)
+{
+	bool busy = t->in_send || t->in_write;
+
+	if (p->mask & VUR_OPM_FIRST)
+		return !busy;
+	if (p->mask & VUR_OPM_SEND)
+		return t->in_send;
+	return t->in_write;
+}
+
+static void
+ud_recv(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p)
+{
+	struct vur_tp_cqe e = { .opcode = VIRTIO_IB_WC_RECV };
+
+	if (p->h.qkey != t->qp->attr.qkey) { /* ROCE-DEV-UD-4 */
+		td->stats.drops[VUR_TP_DROP_QKEY]++;
+		return;
+	}
+	if (!vur_tp_rq_take(td, t)) { /* ROCE-DEV-SEND-7 */
+		td->stats.drops[VUR_TP_DROP_NO_RECV]++;
+		return;
+	}
+	if (t->rwqe.status != VIRTIO_IB_WC_SUCCESS) {
+		fail_recv(td, t, t->rwqe.status);
+		return;
+	}
+	if (VUR_GRH_LEN + (uint64_t)p->pay_len > t->rwqe.length) {
+		fail_recv(td, t, VIRTIO_IB_WC_LOC_LEN_ERR);
+		return;
+	}
+	/* ROCE-DEV-UD-5 */
+	if (!vur_tp_sge_write_buf(td, t->qp->pdn, t->rwqe.sge, t->rwqe.num_sge, 0, p->grh,
+			    VUR_GRH_LEN) ||
+			!vur_tp_sge_write(td, t->qp->pdn, t->rwqe.sge, t->rwqe.num_sge, VUR_GRH_LEN,
+					p, 0, p->pay_len)) {
+		fail_recv(td, t, VIRTIO_IB_WC_LOC_PROT_ERR);
+		return;
+	}
+	e.byte_len = VUR_GRH_LEN + p->pay_len;
+	e.imm = p->h.imm;
+	e.src_qp = p->h.src_qp;
+	e.wc_flags = VIRTIO_IB_WC_GRH | ((p->mask & VUR_OPM_IMM) ? VIRTIO_IB_WC_WITH_IMM : 0);
+	e.solicited = p->h.se;
+	vur_tp_rq_complete(td, t, &e);
+}
+
+/* UC: a gap loses the message in progress; a new message starts clean. */
+static bool
+uc_resync(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p)
+{
+	if (p->h.psn != t->epsn) {
+		t->in_send = t->in_write = false;
+		t->roff = 0;
+		t->uc_drop = !(p->mask & VUR_OPM_FIRST);
+		t->epsn = p->h.psn;
+	}
+	if (t->uc_drop && (p->mask & VUR_OPM_FIRST))
+		t->uc_drop = false;
+	if (t->uc_drop || !in_sequence(t, p)) {
+		td->stats.drops[VUR_TP_DROP_UC_ERROR]++;
+		t->uc_drop = !(p->mask & VUR_OPM_LAST);
+		t->in_send = t->in_write = false;
+		t->epsn = vur_psn_add(p->h.psn, 1);
+		return false;
+	}
+	return true;
+}
+
+void
+vur_tp_responder(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p)
+{
+	uint32_t pmtu = vur_tp_pmtu(td, t);
+	int32_t d;
+	bool ok;
+
+	if (t->qp->type == VIRTIO_IB_QPT_UD || t->qp->type == VIRTIO_IB_QPT_GSI) {
+		ud_recv(td, t, p);
+		return;
+	}
+	if (!is_rc(t)) {
+		if (!uc_resync(td, t, p))
+			return;
+	} else {
+		d = vur_psn_diff(p->h.psn, t->epsn);
+		if (d < 0) {
+			duplicate(td, t, p);
+			return;
+		}
+		if (d > 0) { /* C9-113: one NAK per gap */
+			td->stats.drops[VUR_TP_DROP_PSN]++;
+			if (!t->nak_sent)
+				nak(td, t, VUR_NAK_PSN_SEQ, t->epsn, "a PSN gap");
+			t->nak_sent = true;
+			return;
+		}
+		t->nak_sent = false;
+		if (!in_sequence(t, p)) {
+			nak(td, t, VUR_NAK_INV_REQ, p->h.psn, "opcode out of sequence");
+			return;
+		}
+	}
+	/* Only the last packet of a message may be short of the path MTU. */
+	if ((p->mask & VUR_OPM_PAYLOAD) &&
+			(p->pay_len > pmtu || (!(p->mask & VUR_OPM_LAST) && p->pay_len != pmtu))) {
+		refuse(td, t, p, VUR_NAK_INV_REQ, "payload length against the path MTU");
+		return;
+	}
+	if (p->mask & VUR_OPM_SEND)
+		ok = do_send(td, t, p);
+	else if (p->mask & VUR_OPM_WRITE)
+		ok = do_write(td, t, p);
+	else
+		ok = do_read(td, t, p);
+	if (!ok)
+		return;
+	td->stats.rx_bytes += p->pay_len;
+	t->epsn = vur_psn_add(t->epsn, 1);
+	if (p->mask & VUR_OPM_LAST)
+		t->msn = vur_psn_add(t->msn, 1);
+	if (is_rc(t) && p->h.ack_req && !(p->mask & VUR_OPM_READ))
+		ack(td, t, p->h.psn);
+}
+
+uint16_t
+vur_tp_read_responses(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **out,
+		uint16_t max)
+{
+	uint32_t pmtu = vur_tp_pmtu(td, t), off, len, done, n;
+	struct vur_pkt_hdrs h = { .dest_qpn = t->qp->attr.dest_qp_num, .msn = t->msn };
+	struct vur_rd_res *r = NULL;
+	struct rte_mbuf *m;
+	uint16_t count = 0;
+	void *hva;
+
+	if (!vur_tp_state_receives(t->qp->attr.state) || !is_rc(t))
+		return 0;
+	while (count < max) {
+		/* the oldest READ with responses to send: they go in PSN order */
+		r = NULL;
+		for (uint32_t i = 0; i < VUR_TP_MAX_RD_RES; i++) {
+			struct vur_rd_res *c = &t->res[(t->res_next + i) % VUR_TP_MAX_RD_RES];
+
+			if (c->valid && c->next_pkt < c->npkts) {
+				r = c;
+				break;
+			}
+		}
+		if (r == NULL)
+			break;
+		off = r->next_pkt * pmtu;
+		len = r->len == 0 ? 0 : RTE_MIN(pmtu, r->len - off);
+		h.psn = vur_psn_add(r->psn, r->next_pkt);
+		h.opcode = r->npkts == 1 ? VUR_OP_READ_RESP_ONLY
+			: r->next_pkt == 0 ? VUR_OP_READ_RESP_FIRST
+			: r->next_pkt + 1 == r->npkts ? VUR_OP_READ_RESP_LAST
+						: VUR_OP_READ_RESP_MIDDLE;
+		h.syndrome = VUR_AETH_ACK | VUR_AETH_CREDIT_INVALID;
+		m = vur_tp_build(td, t, &h, len);
+		if (m == NULL)
+			break;
+		for (done = 0; done < len; done += n) {
+			n = len - done;
+			hva = vur_tp_mr_hva(td, t->qp->pdn, r->rkey, true,
+					VIRTIO_IB_ACCESS_REMOTE_READ, r->va + off + done, &n);
+			if (hva == NULL ||
+					vur_pkt_append_ref(m, vur_tp_ext_pool(td), hva, n) != 0)
+				break;
+		}
+		if (done < len) {
+			rte_pktmbuf_free(m);
+			r->valid = false;
+			nak(td, t, VUR_NAK_REM_ACCESS, h.psn, "the READ's MR went away");
+			break;
+		}
+		out[count++] = m;
+		td->stats.tx_pkts++;
+		td->stats.tx_bytes += len;
+		r->next_pkt++;
+	}
+	return count;
+}

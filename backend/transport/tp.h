@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the files of the transport share: the state of a bound CQ and QP,
+ * the work queue entries the engine keeps, and each role's entry points.
+ * Everything here runs with the device lock held.
+ *
+ * A send WR is copied out of guest memory when the engine takes it from
+ * the send virtqueue (struct vur_swqe): the driver can rewrite the request
+ * afterwards without the engine noticing (no double fetch). Its position in
+ * the queue is a free-running counter; WRs complete, and their buffers go
+ * back used, in that order (ROCE-DEV-WR-1, -6).
+ */
+#ifndef VUR_TP_H
+#define VUR_TP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_epoll.h>
+#include <rte_mbuf.h>
+
+#include <linux/virtio_net_roce.h>
+
+#include "common/log.h"
+#include "rdma/rdma_dev.h"
+#include "transport/pkt.h"
+#include "transport/roce_hdr.h"
+#include "transport/transport.h"
+#include "vring/split_ring.h"
+
+#define VUR_TP_MAX_SGE    16 /* the device's max_sge */
+#define VUR_TP_MAX_RD_RES 16 /* its max_qp_rd_atom */
+#define VUR_TP_BURST      32 /* packets one QP builds per poll */
+
+/* A bound RDMA virtqueue. */
+struct vur_tp_ring {
+	uint32_t vq;
+	bool active;  /* mapped and ready: the engine may touch it */
+	bool started; /* served since it was bound: its indices are the engine's */
+	bool broken;  /* the driver corrupted it: never touched again */
+	int callfd;
+	int kickfd;
+	bool kick_watched;
+	struct rte_epoll_event kick_ev; /* the data path's wake-up, send queues only */
+	struct vur_split_ring ring;
+};
+
+struct vur_tp_cq {
+	struct vur_tp_ring ring;
+};
+
+struct vur_tp_sge {
+	uint64_t addr;
+	uint32_t length;
+	uint32_t lkey;
+};
+
+enum vur_swqe_state {
+	VUR_SWQE_POSTED,  /* taken from the ring, nothing sent */
+	VUR_SWQE_SENDING, /* some packets sent */
+	VUR_SWQE_SENT,    /* every packet sent; RC waits for its ACK or response */
+	VUR_SWQE_DONE,    /* completed (CQE written if any), buffer not yet used */
+};
+
+struct vur_swqe {
+	uint16_t head; /* descriptor head, for the used ring */
+	uint8_t state;
+	uint8_t status; /* an error found when it was taken, else SUCCESS */
+	uint64_t wr_id;
+	uint8_t opcode; /* enum virtio_ib_wr_opcode */
+	uint8_t flags;  /* VIRTIO_IB_SEND_* */
+	rte_be32_t imm;
+	uint64_t remote_addr;
+	uint32_t rkey;
+	uint32_t ah, remote_qpn, remote_qkey;
+	uint32_t num_sge;
+	struct vur_tp_sge sge[VUR_TP_MAX_SGE];
+	uint16_t inline_len;
+	uint32_t length;    /* the message */
+	uint32_t first_psn; /* given when its first packet is sent */
+	uint32_t npkts;     /* request packets */
+	uint32_t span;      /* PSNs it takes: its packets, or a READ's responses */
+	uint32_t next_pkt;  /* packets sent so far (rewound on retransmission) */
+	uint32_t sent_max;  /* packets ever sent: beyond next_pkt is a retransmission */
+	uint32_t read_got;  /* READ: response bytes placed */
+	uint8_t inline_data[VIRTIO_NET_ROCE_MAX_INLINE]; /* last: not cleared on reuse */
+};
+
+struct vur_rwqe {
+	uint16_t head;
+	uint8_t status; /* an error found when it was taken */
+	uint64_t wr_id;
+	uint32_t num_sge;
+	struct vur_tp_sge sge[VUR_TP_MAX_SGE];
+	uint64_t length; /* the room its s/g elements describe */
+};
+
+/* A READ the responder serves (IBTA 9.7.5.1.3: max_dest_rd_atomic resources). */
+struct vur_rd_res {
+	bool valid;
+	uint32_t psn;      /* of the request: the first response's */
+	uint32_t npkts;    /* responses */
+	uint32_t next_pkt; /* responses sent */
+	uint64_t va;
+	uint32_t rkey;
+	uint32_t len;
+};
+
+struct vur_tp_qp {
+	struct vur_rdma_qp *qp;
+	struct vur_tp_ring sq, rq;
+	struct vur_pkt_addr path; /* RC/UC: the QP's address vector, resolved */
+
+	/* Requester and completer. */
+	struct vur_swqe *wqe;
+	uint32_t nwqe;             /* entries of wqe[]: the send virtqueue's size */
+	uint32_t head, send, tail; /* completed < head <= send <= tail (counters) */
+	uint32_t psn;              /* next new request PSN */
+	uint32_t reads_out;        /* READs sent and not complete */
+	uint64_t retx_deadline;    /* 0: no timer */
+	uint8_t retry_left;
+	uint8_t rnr_left;
+	uint64_t rnr_deadline; /* 0: not waiting */
+	uint32_t rnr_psn;      /* where to resume after the RNR wait */
+	bool flush_pending;    /* went to ERR/SQE on its own: flush at the next pass */
+
+	/* Responder. */
+	uint32_t epsn;         /* expected PSN */
+	uint32_t msn;          /* messages completed */
+	bool nak_sent;         /* a PSN sequence NAK for epsn is out (C9-113) */
+	bool uc_drop;          /* UC: dropping the rest of a message */
+	bool in_send;          /* a SEND message is being received */
+	bool in_write;         /* an RDMA WRITE message is being received */
+	bool rwqe_held;        /* rwqe is taken from the ring */
+	struct vur_rwqe rwqe;  /* the receive WR of the current message */
+	uint32_t roff;         /* bytes of the message placed in it */
+	uint64_t wva;          /* WRITE: where the next payload goes */
+	uint32_t wrkey;        /* WRITE: its rkey */
+	uint32_t wleft;        /* WRITE: bytes RETH promised and not yet seen */
+	uint32_t wlen;         /* WRITE: the whole length (CQE byte_len with immediate) */
+	struct vur_rd_res res[VUR_TP_MAX_RD_RES]; /* kept after serving, for replays */
+	uint32_t res_next;                        /* slot of the next READ */
+};
+
+/* tp_mem.c: s/g elements and guest memory. */
+enum vur_tp_access {
+	VUR_TP_READ,  /* the engine reads the memory */
+	VUR_TP_WRITE, /* the engine writes it: LOCAL_WRITE needed */
+};
+
+/* Whether @sge is valid for a WR of PD @pdn (spec: "valid for a WR"). */
+bool vur_tp_sge_ok(struct vur_tp_dev *td, uint32_t pdn, const struct vur_tp_sge *sge,
+		enum vur_tp_access acc);
+
+/*
+ * The host address of [@addr, @addr + *@len) of the MR with key @key (lkey,
+ * or rkey when @remote) in PD @pdn; *@len shrinks to the contiguous part.
+ * NULL if the key, PD, access or range is wrong.
+ */
+void *vur_tp_mr_hva(struct vur_tp_dev *td, uint32_t pdn, uint32_t key, bool remote,
+		uint32_t access, uint64_t addr, uint32_t *len);
+
+/* Whether the rkey @rkey of PD @pdn allows @access over [@va, @va + @len). */
+bool vur_tp_rkey_ok(struct vur_tp_dev *td, uint32_t pdn, uint32_t rkey, uint32_t access,
+		uint64_t va, uint64_t len);
+
+/* Copy between packet payload and the s/g list @sge at byte @off. false on a bad element. */
+bool vur_tp_sge_write(struct vur_tp_dev *td, uint32_t pdn, const struct vur_tp_sge *sge,
+		uint32_t num_sge, uint64_t off, const struct vur_pkt *p, uint32_t pay_off,
+		uint32_t len);
+bool vur_tp_sge_write_buf(struct vur_tp_dev *td, uint32_t pdn, const struct vur_tp_sge *sge,
+		uint32_t num_sge, uint64_t off, const void *buf, uint32_t len);
+
+/* Append [@off, @off + @len) of the message of @sge to packet @m, by reference. */
+bool vur_tp_sge_append(struct vur_tp_dev *td, uint32_t pdn, const struct vur_tp_sge *sge,
+		uint32_t num_sge, uint64_t off, uint32_t len, struct rte_mbuf *m);
+
+/* tp_ring.c: bound virtqueues. */
+void vur_tp_ring_bind(struct vur_tp_ring *r, uint32_t vq);
+void vur_tp_ring_activate(struct vur_tp_dev *td, struct vur_tp_ring *r, bool kick);
+void vur_tp_ring_deactivate(struct vur_tp_dev *td, struct vur_tp_ring *r);
+
+/* tp_cq.c: completions. */
+struct vur_tp_cqe {
+	uint64_t wr_id;
+	uint8_t status;
+	uint8_t opcode;
+	uint32_t byte_len;
+	rte_be32_t imm;
+	uint32_t qp_num;
+	uint32_t src_qp;
+	uint32_t wc_flags;
+	bool solicited;
+};
+
+/*
+ * Write @e into CQ @cqn (ROCE-DEV-CQE-1) and notify if it is armed for it.
+ * A CQ without a usable buffer overruns (ROCE-DEV-OVR-1, -2).
+ */
+void vur_tp_cq_post(struct vur_tp_dev *td, uint32_t cqn, const struct vur_tp_cqe *e);
+
+/* tp_wq.c: the send and receive queues of a QP. */
+struct vur_tp_qp *vur_tp_qp_get(struct vur_tp_dev *td, uint32_t qpn);
+/* Take new send WRs from the ring into wqe[] (flushing them in SQE/ERR). */
+void vur_tp_sq_fetch(struct vur_tp_dev *td, struct vur_tp_qp *t);
+/* Take the next receive WR; false if none. */
+bool vur_tp_rq_take(struct vur_tp_dev *td, struct vur_tp_qp *t);
+/* Complete the held receive WR with @status (and the CQE fields of @e when it succeeds). */
+void vur_tp_rq_complete(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_tp_cqe *e);
+/* Complete the send WR at head with @status; moves the QP as IBTA says on an error. */
+void vur_tp_sq_complete_head(struct vur_tp_dev *td, struct vur_tp_qp *t, uint8_t status);
+/* The QP goes to ERR (or SQE) on its own: ROCE-DEV-QPS-6, -7, -8. */
+void vur_tp_qp_error(struct vur_tp_dev *td, struct vur_tp_qp *t, uint8_t state);
+/* Flush everything outstanding (a QP in ERR; the send queue of one in SQE). */
+void vur_tp_qp_flush(struct vur_tp_dev *td, struct vur_tp_qp *t);
+/* Hand every outstanding WR back used, without CQEs (to RESET, ROCE-DEV-QPS-5). */
+void vur_tp_qp_discard(struct vur_tp_dev *td, struct vur_tp_qp *t);
+/* Forget all transport state: a QP just bound or reset. */
+void vur_tp_qp_reset_state(struct vur_tp_qp *t);
+
+/* requester.c */
+uint16_t vur_tp_requester(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **out,
+		uint16_t max, uint64_t now_ns);
+uint8_t vur_tp_qp_mtu_bytes_shift(const struct vur_tp_qp *t);
+uint32_t vur_tp_pmtu(const struct vur_tp_dev *td, const struct vur_tp_qp *t);
+/* Go back to the send WR that holds @psn and send from there (go-back-N). */
+void vur_tp_rewind(struct vur_tp_qp *t, uint32_t psn);
+/* The timers of @t that expired by @now (retransmission, RNR wait). */
+void vur_tp_timers(struct vur_tp_dev *td, struct vur_tp_qp *t, uint64_t now_ns);
+uint64_t vur_tp_timeout_ns(uint8_t timeout);
+/* The wait an RNR NAK's timer code names (responder.c). */
+uint64_t vur_tp_rnr_ns(uint8_t code);
+
+/* responder.c */
+void vur_tp_responder(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p);
+uint16_t vur_tp_read_responses(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **out,
+		uint16_t max);
+
+/* completer.c */
+void vur_tp_completer(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p,
+		uint64_t now_ns);
+
+/* tp_dev.c: a packet this device sends while it handles another (ACK, NAK). */
+void vur_tp_send_reply(struct vur_tp_dev *td, struct rte_mbuf *m);
+/* The mbuf pools of the engine. */
+struct rte_mempool *vur_tp_hdr_pool(const struct vur_tp_dev *td);
+struct rte_mempool *vur_tp_ext_pool(const struct vur_tp_dev *td);
+/* Build a packet from @t's QP to its peer (RC/UC path) with @h; NULL when out of mbufs. */
+struct rte_mbuf *vur_tp_build(struct vur_tp_dev *td, struct vur_tp_qp *t,
+		struct vur_pkt_hdrs *h, uint32_t pay_len);
+
+#define VUR_TP_LOG(td, level, fmt, ...) VUR_RDMA_LOG((td)->rd, level, fmt, ##__VA_ARGS__)
+
+static inline bool
+vur_tp_state_sends(uint8_t state)
+{
+	return state == VIRTIO_IB_QPS_RTS || state == VIRTIO_IB_QPS_SQD;
+}
+
+static inline bool
+vur_tp_state_receives(uint8_t state)
+{
+	/* ROCE-DEV-QPS-4: RTR, RTS, SQD and SQE process incoming packets. */
+	return state >= VIRTIO_IB_QPS_RTR && state <= VIRTIO_IB_QPS_SQE;
+}
+
+#endif /* VUR_TP_H */

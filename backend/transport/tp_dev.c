@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A device's engine: the hooks the control commands call when they bind,
+ * change and unbind CQs and QPs; start and stop around what librte_vhost
+ * does to the rings; the data path's two entry points, poll (send queues,
+ * READ responses, timers) and rx (packets for this device).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+
+#include <rte_vhost.h>
+
+#include "net/net_dev.h"
+#include "net/net_switch.h"
+#include "transport/tp.h"
+
+static const char *const drop_names[VUR_TP_DROP_COUNT] = {
+	[VUR_TP_DROP_MALFORMED] = "rx_drop_malformed",
+	[VUR_TP_DROP_NO_QP] = "rx_drop_no_qp",
+	[VUR_TP_DROP_QP_STATE] = "rx_drop_qp_state",
+	[VUR_TP_DROP_TRANSPORT] = "rx_drop_transport",
+	[VUR_TP_DROP_QKEY] = "rx_drop_qkey",
+	[VUR_TP_DROP_NO_RECV] = "rx_drop_no_recv",
+	[VUR_TP_DROP_PSN] = "rx_drop_psn",
+	[VUR_TP_DROP_UC_ERROR] = "rx_drop_uc_error",
+	[VUR_TP_DROP_NO_MBUF] = "tx_drop_no_mbuf",
+};
+
+const char *
+vur_tp_drop_name(enum vur_tp_drop why)
+{
+	return why < VUR_TP_DROP_COUNT ? drop_names[why] : "?";
+}
+
+struct rte_mempool *
+vur_tp_hdr_pool(const struct vur_tp_dev *td)
+{
+	return td->nd->sw->rdma_pool;
+}
+
+struct rte_mempool *
+vur_tp_ext_pool(const struct vur_tp_dev *td)
+{
+	return td->nd->sw->rdma_ext_pool;
+}
+
+void
+vur_tp_send_reply(struct vur_tp_dev *td, struct rte_mbuf *m)
+{
+	if (td->nd->sw == NULL || vur_switch_outbox_add(td->nd->sw, td->nd->slot, m) < 0) {
+		td->stats.drops[VUR_TP_DROP_NO_MBUF]++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	td->stats.tx_pkts++;
+}
+
+/* The data path may be asleep with nothing to wake it: a state change gives it work. */
+static void
+wake(struct vur_tp_dev *td)
+{
+	if (td->nd->sw != NULL)
+		vur_switch_wake(td->nd->sw);
+}
+
+static void
+set_path(struct vur_tp_qp *t)
+{
+	static const uint8_t v4[12] = { [10] = 0xff, [11] = 0xff };
+	const struct vur_rdma_qp *qp = t->qp;
+	const struct vur_rdma_av *av = &qp->attr.av;
+	struct vur_pkt_addr *a = &t->path;
+
+	memset(a, 0, sizeof(*a));
+	memcpy(a->dmac.addr_bytes, av->dmac, RTE_ETHER_ADDR_LEN);
+	memcpy(a->sgid, av->sgid, 16);
+	memcpy(a->dgid, av->dgid, 16);
+	a->ipv6 = memcmp(av->dgid, v4, sizeof(v4)) != 0;
+	a->traffic_class = av->traffic_class;
+	a->hop_limit = av->hop_limit;
+	a->flow_label = av->flow_label;
+	a->sport = vur_pkt_sport(qp->obj.index, qp->attr.dest_qp_num, av->flow_label);
+}
+
+static int
+cq_bind(void *arg, struct vur_rdma_cq *cq)
+{
+	struct vur_tp_dev *td = arg;
+
+	cq->tp = calloc(1, sizeof(*cq->tp));
+	if (cq->tp == NULL)
+		return -ENOMEM;
+	vur_tp_ring_bind(&cq->tp->ring, cq->vq);
+	vur_tp_ring_activate(td, &cq->tp->ring, false);
+	return 0;
+}
+
+static void
+cq_unbind(void *arg, struct vur_rdma_cq *cq)
+{
+	if (cq->tp == NULL)
+		return;
+	vur_tp_ring_deactivate(arg, &cq->tp->ring);
+	free(cq->tp);
+	cq->tp = NULL;
+}
+
+static int
+qp_bind(void *arg, struct vur_rdma_qp *qp)
+{
+	struct vur_tp_dev *td = arg;
+	struct vur_tp_qp *t = calloc(1, sizeof(*t));
+
+	if (t == NULL)
+		return -ENOMEM;
+	t->nwqe = qp->sq_size;
+	t->wqe = calloc(t->nwqe, sizeof(*t->wqe));
+	if (t->wqe == NULL) {
+		free(t);
+		return -ENOMEM;
+	}
+	t->qp = qp;
+	qp->tp = t;
+	vur_tp_ring_bind(&t->sq, qp->sq_vq);
+	vur_tp_ring_bind(&t->rq, qp->rq_vq);
+	vur_tp_ring_activate(td, &t->sq, true);
+	vur_tp_ring_activate(td, &t->rq, false);
+	return 0;
+}
+
+static void
+qp_unbind(void *arg, struct vur_rdma_qp *qp)
+{
+	struct vur_tp_qp *t = qp->tp;
+
+	if (t == NULL)
+		return;
+	/* ROCE-DEV-QP-16: outstanding WRs are forgotten, not completed nor used. */
+	vur_tp_ring_deactivate(arg, &t->sq);
+	vur_tp_ring_deactivate(arg, &t->rq);
+	free(t->wqe);
+	free(t);
+	qp->tp = NULL;
+}
+
+static void
+qp_modified(void *arg, struct vur_rdma_qp *qp, uint8_t old)
+{
+	struct vur_tp_dev *td = arg;
+	struct vur_tp_qp *t = qp->tp;
+	uint8_t now = qp->attr.state;
+
+	if (t == NULL)
+		return;
+	set_path(t);
+	if (now == VIRTIO_IB_QPS_RESET && old != VIRTIO_IB_QPS_RESET) {
+		vur_tp_qp_discard(td, t);
+	} else if (now == VIRTIO_IB_QPS_ERR && old != VIRTIO_IB_QPS_ERR) {
+		vur_tp_qp_flush(td, t);
+	} else if (now == VIRTIO_IB_QPS_RTR && old == VIRTIO_IB_QPS_INIT) {
+		t->epsn = qp->attr.rq_psn; /* the first PSN it accepts */
+	} else if (now == VIRTIO_IB_QPS_RTS && old == VIRTIO_IB_QPS_RTR) {
+		t->psn = qp->attr.sq_psn;
+		t->retry_left = qp->attr.retry_cnt;
+		t->rnr_left = qp->attr.rnr_retry;
+	} else if (now == VIRTIO_IB_QPS_RTS && old == VIRTIO_IB_QPS_SQE) {
+		t->flush_pending = false;
+	}
+	wake(td);
+}
+
+static bool
+qp_sq_draining(void *arg, const struct vur_rdma_qp *qp)
+{
+	RTE_SET_USED(arg);
+	/* ROCE-DEV-QPS-9: WRs started and not complete */
+	return qp->tp != NULL && qp->attr.state == VIRTIO_IB_QPS_SQD && qp->tp->send != qp->tp->head;
+}
+
+const struct vur_rdma_hooks vur_tp_hooks = {
+	.cq_bind = cq_bind,
+	.cq_unbind = cq_unbind,
+	.qp_bind = qp_bind,
+	.qp_unbind = qp_unbind,
+	.qp_modified = qp_modified,
+	.qp_sq_draining = qp_sq_draining,
+};
+
+void
+vur_tp_init(struct vur_tp_dev *td, struct vur_rdma_dev *rd, struct vur_net_dev *nd)
+{
+	memset(td, 0, sizeof(*td));
+	td->rd = rd;
+	td->nd = nd;
+	td->vid = -1;
+}
+
+static void
+activate_cq(void *obj, void *arg)
+{
+	struct vur_rdma_cq *cq = obj;
+
+	if (cq->tp != NULL)
+		vur_tp_ring_activate(arg, &cq->tp->ring, false);
+}
+
+static void
+activate_qp(void *obj, void *arg)
+{
+	struct vur_rdma_qp *qp = obj;
+
+	if (qp->tp != NULL) {
+		vur_tp_ring_activate(arg, &qp->tp->sq, true);
+		vur_tp_ring_activate(arg, &qp->tp->rq, false);
+	}
+}
+
+int
+vur_tp_start(struct vur_tp_dev *td, int vid)
+{
+	if (td->nd->sw == NULL || td->rd->qps.objs == NULL)
+		return -ENODEV;
+	if (!td->active) {
+		free(td->mem);
+		td->mem = NULL;
+		if (rte_vhost_get_mem_table(vid, &td->mem) != 0)
+			return -ENOMEM;
+		td->vid = vid;
+		td->active = true;
+	}
+	/* Rings that became ready since, too: each starts once. */
+	vur_pool_foreach(&td->rd->cqs, activate_cq, td);
+	vur_pool_foreach(&td->rd->qps, activate_qp, td);
+	wake(td);
+	return 0;
+}
+
+static void
+deactivate_cq(void *obj, void *arg)
+{
+	struct vur_rdma_cq *cq = obj;
+
+	if (cq->tp != NULL)
+		vur_tp_ring_deactivate(arg, &cq->tp->ring);
+}
+
+static void
+deactivate_qp(void *obj, void *arg)
+{
+	struct vur_rdma_qp *qp = obj;
+
+	if (qp->tp != NULL) {
+		vur_tp_ring_deactivate(arg, &qp->tp->sq);
+		vur_tp_ring_deactivate(arg, &qp->tp->rq);
+	}
+}
+
+void
+vur_tp_stop(struct vur_tp_dev *td)
+{
+	if (!td->active)
+		return;
+	if (td->rd->cqs.objs != NULL)
+		vur_pool_foreach(&td->rd->cqs, deactivate_cq, td);
+	if (td->rd->qps.objs != NULL)
+		vur_pool_foreach(&td->rd->qps, deactivate_qp, td);
+	td->active = false;
+	free(td->mem);
+	td->mem = NULL;
+}
+
+static void
+deadline(struct vur_tp_dev *td, uint64_t t)
+{
+	if (t != 0 && (td->next_deadline_ns == 0 || t < td->next_deadline_ns))
+		td->next_deadline_ns = t;
+}
+
+uint16_t
+vur_tp_poll(struct vur_tp_dev *td, struct rte_mbuf **out, uint16_t max, uint64_t now_ns)
+{
+	uint32_t nqp = td->rd->limits.max_qps;
+	struct vur_tp_qp *t;
+	uint16_t n = 0;
+
+	td->next_deadline_ns = 0;
+	if (!td->active)
+		return 0;
+	for (uint32_t q = 0; q < nqp; q++) {
+		t = vur_tp_qp_get(td, q);
+		if (t == NULL)
+			continue;
+		vur_tp_timers(td, t, now_ns);
+		if (n < max)
+			n += vur_tp_read_responses(td, t, out + n,
+					RTE_MIN((uint16_t)(max - n), (uint16_t)VUR_TP_BURST));
+		if (n < max)
+			n += vur_tp_requester(td, t, out + n,
+					RTE_MIN((uint16_t)(max - n), (uint16_t)VUR_TP_BURST), now_ns);
+		deadline(td, t->retx_deadline);
+		deadline(td, t->rnr_deadline);
+	}
+	return n;
+}
+
+static bool
+transport_matches(const struct vur_rdma_qp *qp, uint8_t opcode)
+{
+	switch (VUR_TRANSPORT(opcode)) {
+	case VUR_TRANSPORT_RC:
+		return qp->type == VIRTIO_IB_QPT_RC;
+	case VUR_TRANSPORT_UC:
+		return qp->type == VIRTIO_IB_QPT_UC;
+	default:
+		return qp->type == VIRTIO_IB_QPT_UD || qp->type == VIRTIO_IB_QPT_GSI;
+	}
+}
+
+static void
+rx_one(struct vur_tp_dev *td, struct rte_mbuf *m, uint64_t now_ns)
+{
+	enum vur_pkt_err e;
+	struct vur_tp_qp *t;
+	struct vur_pkt p;
+
+	e = vur_pkt_parse(m, &p);
+	if (e != VUR_PKT_OK) {
+		td->stats.pkt_err[e]++;
+		td->stats.drops[VUR_TP_DROP_MALFORMED]++;
+		return;
+	}
+	td->stats.rx_pkts++;
+	t = vur_tp_qp_get(td, p.h.dest_qpn);
+	if (t == NULL) { /* ROCE-DEV-WIRE-4 */
+		td->stats.drops[VUR_TP_DROP_NO_QP]++;
+		return;
+	}
+	if (!vur_tp_state_receives(t->qp->attr.state)) {
+		td->stats.drops[VUR_TP_DROP_QP_STATE]++;
+		return;
+	}
+	if (!transport_matches(t->qp, p.h.opcode)) {
+		td->stats.drops[VUR_TP_DROP_TRANSPORT]++;
+		return;
+	}
+	if (p.mask & (VUR_OPM_RRESP | VUR_OPM_ACK))
+		vur_tp_completer(td, t, &p, now_ns);
+	else
+		vur_tp_responder(td, t, &p);
+}
+
+void
+vur_tp_rx(struct vur_tp_dev *td, struct rte_mbuf **pkts, uint16_t n, uint64_t now_ns)
+{
+	for (uint16_t i = 0; i < n; i++) {
+		if (td->active)
+			rx_one(td, pkts[i], now_ns);
+		rte_pktmbuf_free(pkts[i]);
+	}
+}
+
+bool
+vur_tp_owns_gid(const struct vur_tp_dev *td, const uint8_t *gid)
+{
+	const struct vur_rdma_dev *rd = td->rd;
+
+	for (uint32_t i = 0; rd->gids != NULL && i < rd->limits.gid_tbl_len; i++)
+		if (rd->gids[i].valid && memcmp(rd->gids[i].raw, gid, 16) == 0)
+			return true;
+	return false;
+}
