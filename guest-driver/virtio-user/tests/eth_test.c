@@ -24,6 +24,7 @@
 #include "net.h"
 #include "tap.h"
 #include "vur_net.h"
+#include "vur_verbs.h"
 
 #define N_DEVS   3
 #define WAIT_MS  5000
@@ -221,18 +222,30 @@ udp_frame(uint8_t *buf, int from, int to, uint16_t dport)
 	return 62;
 }
 
+/*
+ * ROCE-DEV-WIRE-3: a UDP 4791 frame is the RDMA engine's only when it is for
+ * one of the device's GIDs (and the driver negotiated RoCE); any other is
+ * Ethernet, as for a guest running its own RoCE stack over the device.
+ */
 static void
 roce_goes_to_the_rdma_engine(void)
 {
+	static const uint8_t gid[16] = { [10] = 0xff, [11] = 0xff, 10, 0, 0, 2 };
 	uint8_t buf[128], got[2048];
 	uint64_t roce, rx;
 	size_t len;
 
 	if (!ready())
 		return;
+	len = udp_frame(buf, 0, 1, 4791);
+	/* no GID for 10.0.0.2: the receive queue gets it */
+	TAP_EQ(vur_user_net_send(devs[0], buf, len), 0);
+	TAP_EQ(vur_user_net_recv(devs[1], got, sizeof(got), WAIT_MS), (int)len);
+	TAP_CHECK(memcmp(got, buf, len) == 0);
+	/* with it, the engine takes it (and drops it: no such QP) */
+	TAP_EQ(vur_user_add_gid(devs[1], 0, gid), 0);
 	roce = counter(1, "eth_roce_rx", 0);
 	rx = counter(1, "eth_rx_frames", 0);
-	len = udp_frame(buf, 0, 1, 4791);
 	TAP_EQ(vur_user_net_send(devs[0], buf, len), 0);
 	TAP_EQ(counter(1, "eth_roce_rx", roce + 1), roce + 1);
 	TAP_EQ(counter(1, "eth_rx_frames", 0), rx);
@@ -242,6 +255,7 @@ roce_goes_to_the_rdma_engine(void)
 	TAP_EQ(vur_user_net_send(devs[0], buf, len), 0);
 	TAP_EQ(vur_user_net_recv(devs[1], got, sizeof(got), WAIT_MS), (int)len);
 	TAP_CHECK(memcmp(got, buf, len) == 0);
+	TAP_EQ(vur_user_del_gid(devs[1], 0), 0);
 }
 
 /* A chain shorter than the virtio-net header: dropped, counted, nothing else. */
