@@ -16,6 +16,7 @@ struct rte_tel_data;
 struct vur_net_dev_stats;
 struct vur_port_mgr;
 struct vur_switch;
+struct vur_tp_stats;
 
 int vur_telemetry_register(struct vur_port_mgr *pm);
 
@@ -31,5 +32,8 @@ void vur_telemetry_unregister_switch(void);
 
 /* A device's Ethernet counters, added to its /vur/device dict. */
 void vur_telemetry_add_eth(struct rte_tel_data *d, const struct vur_net_dev_stats *st);
+
+/* A device's RDMA engine counters, likewise (telemetry_rdma.c). */
+void vur_telemetry_add_rdma(struct rte_tel_data *d, const struct vur_tp_stats *st);
 
 #endif /* VUR_TELEMETRY_H */

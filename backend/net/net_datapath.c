@@ -111,7 +111,7 @@ drain_outbox(struct vur_switch *sw, uint64_t now)
 		for (i = 0; i < n; i = j) {
 			for (j = i + 1; j < n && j - i < VUR_SW_BURST && slots[j] == slots[i]; j++)
 				;
-			vur_switch_forward(sw, slots[i], pkts + i, (uint16_t)(j - i), now);
+			vur_switch_send_rdma(sw, slots[i], pkts + i, (uint16_t)(j - i), now);
 		}
 		total += n;
 	}
@@ -147,7 +147,7 @@ poll_rdma(struct vur_switch *sw, uint64_t now)
 		if (dl != 0 && (sw->rdma_deadline_ns == 0 || dl < sw->rdma_deadline_ns))
 			sw->rdma_deadline_ns = dl;
 		if (n > 0) {
-			vur_switch_forward(sw, slot, pkts, n, now);
+			vur_switch_send_rdma(sw, slot, pkts, n, now);
 			total += n + drain_outbox(sw, now);
 		}
 	}

@@ -279,6 +279,44 @@ deliver(struct vur_switch *sw, int slot, struct rte_mbuf **pkts, const struct bu
 	pthread_mutex_unlock(nd->lock);
 }
 
+void
+vur_switch_send_rdma(struct vur_switch *sw, int slot, struct rte_mbuf **pkts, uint16_t n,
+		uint64_t now_ns)
+{
+	struct vur_net_dev *nd = __atomic_load_n(&sw->slots[slot], __ATOMIC_ACQUIRE);
+	struct rte_mbuf *self[VUR_SW_BURST], *other[VUR_SW_BURST];
+	uint8_t buf[VUR_FRAME_PARSE_LEN];
+	uint16_t n_self = 0, n_other = 0;
+	struct vur_frame_info fi;
+	const uint8_t *p;
+
+	if (nd == NULL) {
+		rte_pktmbuf_free_bulk(pkts, n);
+		return;
+	}
+	/*
+	 * Between two QPs of one device the switch, which never sends a frame
+	 * back where it came from, is not the way: the device takes its own.
+	 */
+	pthread_mutex_lock(nd->lock);
+	for (uint16_t i = 0; i < n; i++) {
+		p = rte_pktmbuf_read(pkts[i], 0, RTE_MIN(pkts[i]->pkt_len, (uint32_t)sizeof(buf)),
+				buf);
+		if (p != NULL && vur_frame_parse(p, RTE_MIN(pkts[i]->pkt_len, sizeof(buf)), &fi) == 0 &&
+				!nd->link_down && for_rdma(nd, &fi))
+			self[n_self++] = pkts[i];
+		else
+			other[n_other++] = pkts[i];
+	}
+	if (n_self > 0) {
+		nd->stats.roce_rx += n_self;
+		vur_tp_rx(nd->tp, self, n_self, now_ns);
+	}
+	pthread_mutex_unlock(nd->lock);
+	if (n_other > 0)
+		vur_switch_forward(sw, (uint16_t)slot, other, n_other, now_ns);
+}
+
 static void
 plan(struct vur_switch *sw, uint16_t in_port, struct rte_mbuf *m, uint16_t i, struct burst_plan *bp,
 		uint64_t now_ns)

@@ -137,6 +137,14 @@ void vur_switch_wake(struct vur_switch *sw);
  */
 void vur_switch_sync(struct vur_switch *sw);
 
+/*
+ * Data path: RoCE packets device port @slot built (at most VUR_SW_BURST):
+ * those for the device itself straight to its engine, the rest through the
+ * switch. Consumes them.
+ */
+void vur_switch_send_rdma(struct vur_switch *sw, int slot, struct rte_mbuf **pkts, uint16_t n,
+		uint64_t now_ns);
+
 /* Data path: a RoCE reply from device port @slot, sent after the current burst. */
 int vur_switch_outbox_add(struct vur_switch *sw, int slot, struct rte_mbuf *m);
 

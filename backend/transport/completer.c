@@ -16,6 +16,7 @@ progress(struct vur_tp_qp *t, uint64_t now_ns)
 
 	t->retry_left = qp->attr.retry_cnt;
 	t->rnr_left = qp->attr.rnr_retry;
+	t->seq_nak_seen = false;
 	t->retx_deadline = t->head != t->send && qp->attr.timeout != 0
 			? now_ns + vur_tp_timeout_ns(qp->attr.timeout)
 			: 0;
@@ -90,11 +91,20 @@ on_aeth(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p, uin
 		if (t->head == t->send)
 			return;
 		if ((syn & 0x1f) == VUR_NAK_PSN_SEQ) {
-			if (t->retry_left == 0) {
-				vur_tp_sq_complete_head(td, t, VIRTIO_IB_WC_RETRY_EXC_ERR);
+			/* Packets sent behind an RNR-NAKed one: the RNR wait resends them. */
+			if (t->rnr_deadline != 0)
 				return;
+			/* The same gap again, no progress: that costs a retry (bounded). */
+			if (t->seq_nak_seen && t->seq_nak_psn == p->h.psn) {
+				if (t->retry_left == 0) {
+					vur_tp_sq_complete_head(td, t, VIRTIO_IB_WC_RETRY_EXC_ERR);
+					return;
+				}
+				t->retry_left--;
 			}
-			t->retry_left--;
+			t->seq_nak_seen = true;
+			t->seq_nak_psn = p->h.psn;
+			td->stats.retransmits++;
 			vur_tp_rewind(t, p->h.psn);
 			return;
 		}

@@ -221,7 +221,8 @@ complete_ready(struct vur_tp_dev *td, struct vur_tp_qp *t)
 {
 	struct vur_swqe *w;
 
-	while (t->head != t->send && vur_tp_state_sends(t->qp->attr.state)) {
+	/* up to the tail: a refused WR may sit at the head before it was ever "sent" */
+	while (t->head != t->tail && vur_tp_state_sends(t->qp->attr.state)) {
 		w = &t->wqe[t->head % t->nwqe];
 		if (w->status != VIRTIO_IB_WC_SUCCESS)
 			vur_tp_sq_complete_head(td, t, w->status);

@@ -200,18 +200,28 @@ do_write(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p)
 			refuse(td, t, p, VUR_NAK_REM_ACCESS, "R_Key, access or range"); /* WRITE-3 */
 			return false;
 		}
+		if ((p->mask & VUR_OPM_LAST) ? p->pay_len != p->h.dma_len
+					     : p->pay_len > p->h.dma_len) {
+			refuse(td, t, p, VUR_NAK_INV_REQ, "payload and RETH length disagree");
+			return false;
+		}
+		/* The receive WR first: after an RNR NAK the retry starts clean. */
+		if (imm_last && !need_recv(td, t, p))
+			return false;
 		t->in_write = true;
 		t->wva = p->h.va;
 		t->wrkey = p->h.rkey;
 		t->wleft = t->wlen = p->h.dma_len;
+	} else {
+		if (p->pay_len > t->wleft ||
+				((p->mask & VUR_OPM_LAST) && p->pay_len != t->wleft)) {
+			refuse(td, t, p, VUR_NAK_INV_REQ, "payload and RETH length disagree");
+			return false;
+		}
+		/* The receive WR first, so that an RNR NAK leaves memory as it was. */
+		if (imm_last && !need_recv(td, t, p))
+			return false;
 	}
-	if (p->pay_len > t->wleft || ((p->mask & VUR_OPM_LAST) && p->pay_len != t->wleft)) {
-		refuse(td, t, p, VUR_NAK_INV_REQ, "payload and RETH length disagree");
-		return false;
-	}
-	/* The receive WR first, so that an RNR NAK leaves memory as it was. */
-	if (imm_last && !need_recv(td, t, p))
-		return false;
 	if (!write_payload(td, t, p)) {
 		refuse(td, t, p, VUR_NAK_REM_ACCESS, "the MR went away");
 		return false;

@@ -122,6 +122,8 @@ struct vur_tp_qp {
 	uint8_t rnr_left;
 	uint64_t rnr_deadline; /* 0: not waiting */
 	uint32_t rnr_psn;      /* where to resume after the RNR wait */
+	bool seq_nak_seen;     /* a PSN sequence NAK came, at seq_nak_psn */
+	uint32_t seq_nak_psn;
 	bool flush_pending;    /* went to ERR/SQE on its own: flush at the next pass */
 
 	/* Responder. */

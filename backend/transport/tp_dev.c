@@ -28,6 +28,9 @@ static const char *const drop_names[VUR_TP_DROP_COUNT] = {
 	[VUR_TP_DROP_NO_MBUF] = "tx_drop_no_mbuf",
 };
 
+_Static_assert(VUR_PKT_ERR_COUNT <= RTE_DIM(((struct vur_tp_stats *)0)->pkt_err),
+		"a counter per packet error");
+
 const char *
 vur_tp_drop_name(enum vur_tp_drop why)
 {

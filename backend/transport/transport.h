@@ -53,7 +53,7 @@ struct vur_tp_stats {
 	uint64_t cq_overrun; /* CQs that overran */
 	uint64_t flushed;    /* WRs completed with WR_FLUSH_ERR */
 	uint64_t wr_errors;  /* WRs completed with another error */
-	uint64_t pkt_err[6]; /* enum vur_pkt_err */
+	uint64_t pkt_err[8]; /* by enum vur_pkt_err */
 	uint64_t drops[VUR_TP_DROP_COUNT];
 };
 
