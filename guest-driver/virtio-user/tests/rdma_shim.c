@@ -115,7 +115,8 @@ shim_post_send(struct vur_user_dev *d, uint32_t qpn, const struct virtio_rdma_sq
 		return -EINVAL;
 	reclaim(d, shim_sq_vq(d, qpn));
 	memcpy(buf, req, sizeof(*req));
-	memcpy(buf + sizeof(*req), sg, num_sge * sizeof(*sg));
+	if (num_sge > 0)
+		memcpy(buf + sizeof(*req), sg, num_sge * sizeof(*sg));
 	return add(d, shim_sq_vq(d, qpn), buf, len, 0, 0);
 }
 
@@ -131,7 +132,8 @@ shim_post_recv(struct vur_user_dev *d, uint32_t qpn, uint64_t wr_id,
 		return -EINVAL;
 	reclaim(d, shim_rq_vq(d, qpn));
 	memcpy(buf, &req, sizeof(req));
-	memcpy(buf + sizeof(req), sg, num_sge * sizeof(*sg));
+	if (num_sge > 0)
+		memcpy(buf + sizeof(req), sg, num_sge * sizeof(*sg));
 	return add(d, shim_rq_vq(d, qpn), buf, len, 0, 0);
 }
 

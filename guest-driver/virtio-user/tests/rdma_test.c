@@ -23,8 +23,8 @@
 #include "vur_verbs.h"
 
 #define WAIT_MS  10000
-#define BUF_LEN  (20u << 20) /* room for a 16 MiB message and a few more */
-#define MEM_SIZE (48u << 20)
+#define BUF_LEN  (34u << 20) /* two halves, each room for a 16 MiB message */
+#define MEM_SIZE (40u << 20)
 #define CQ_DEPTH 48
 
 static const char *backend_bin;
@@ -207,7 +207,7 @@ next_cqe(struct ep *e, struct virtio_rdma_cq_req *wc)
 }
 
 /* Nothing more within @ms. */
-static __attribute__((unused)) bool
+static bool
 no_cqe(struct ep *e, int ms)
 {
 	struct virtio_rdma_cq_req wc;
@@ -309,6 +309,223 @@ rc_send(void)
 	}
 }
 
+/* ROCE-DEV-WRITE-2, -5, READ-5: WRITE, WRITE with immediate and READ up to 16 MiB. */
+static void
+rc_write_read(void)
+{
+	static const uint32_t sizes[] = { 0, 1, 4095, 4096, 4097, 65536, 1u << 20, 16u << 20 };
+	const uint64_t far = BUF_LEN / 2; /* where the data lands on the remote side */
+	struct virtio_rdma_sge s[2];
+	struct virtio_rdma_sq_req q;
+
+	if (!ready())
+		return;
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		uint32_t len = sizes[i];
+
+		/* WRITE a -> b */
+		fill(a.buf, len, (uint32_t)i + 7);
+		memset(b.buf + far, 0, len);
+		s[0] = sge(&a, 0, len / 2);
+		s[1] = sge(&a, len / 2, len - len / 2);
+		q = req(0x300 + i, VIRTIO_IB_WR_RDMA_WRITE, VIRTIO_IB_SEND_SIGNALED, 2);
+		q.rdma.remote_addr = htole64(b.addr + far);
+		q.rdma.rkey = htole32(b.mr.rkey);
+		TAP_EQ(shim_post_send(a.d, a.qpn, &q, s, 2), 0);
+		EXPECT_CQE(&a, 0x300 + i, 0, VIRTIO_IB_WC_RDMA_WRITE, len, a.qpn);
+		TAP_CHECK(memcmp(a.buf, b.buf + far, len) == 0);
+		/* READ it back b -> a, into another place of a */
+		memset(a.buf + far, 0, len);
+		s[0] = sge(&a, far, len - len / 3);
+		s[1] = sge(&a, far + len - len / 3, len / 3);
+		q = req(0x400 + i, VIRTIO_IB_WR_RDMA_READ, VIRTIO_IB_SEND_SIGNALED, 2);
+		q.rdma.remote_addr = htole64(b.addr + far);
+		q.rdma.rkey = htole32(b.mr.rkey);
+		TAP_EQ(shim_post_send(a.d, a.qpn, &q, s, 2), 0);
+		EXPECT_CQE(&a, 0x400 + i, 0, VIRTIO_IB_WC_RDMA_READ, len, a.qpn);
+		TAP_CHECK(memcmp(a.buf, a.buf + far, len) == 0);
+	}
+	/* WRITE with immediate: a receive WR completes with the immediate, no s/g used */
+	fill(a.buf, 5000, 99);
+	TAP_EQ(shim_post_recv(b.d, b.qpn, 0x500, NULL, 0), 0);
+	s[0] = sge(&a, 0, 5000);
+	q = req(0x501, VIRTIO_IB_WR_RDMA_WRITE_WITH_IMM, VIRTIO_IB_SEND_SIGNALED, 1);
+	q.imm_data = htobe32(0xfeedbeef);
+	q.rdma.remote_addr = htole64(b.addr + far);
+	q.rdma.rkey = htole32(b.mr.rkey);
+	TAP_EQ(shim_post_send(a.d, a.qpn, &q, s, 1), 0);
+	{
+		struct virtio_rdma_cq_req wc;
+
+		TAP_EQ(next_cqe(&b, &wc), 1);
+		TAP_EQ(le64toh(wc.wr_id), 0x500);
+		TAP_EQ(wc.opcode, VIRTIO_IB_WC_RECV_RDMA_WITH_IMM);
+		TAP_EQ(le32toh(wc.byte_len), 5000);
+		TAP_EQ(be32toh(wc.imm_data), 0xfeedbeef);
+		TAP_EQ(le32toh(wc.wc_flags), VIRTIO_IB_WC_WITH_IMM);
+	}
+	EXPECT_CQE(&a, 0x501, 0, VIRTIO_IB_WC_RDMA_WRITE, 5000, a.qpn);
+	TAP_CHECK(memcmp(a.buf, b.buf + far, 5000) == 0);
+}
+
+/* ROCE-DEV-SEND-1, -2, WR-8: inline data, SEND with immediate and solicited, unsignaled WRs. */
+static void
+rc_inline_imm_unsignaled(void)
+{
+	struct virtio_rdma_sq_req q;
+	struct virtio_rdma_sge r = sge(&b, 0, 600);
+	struct virtio_rdma_cq_req wc;
+
+	if (!ready())
+		return;
+	TAP_EQ(shim_post_recv(b.d, b.qpn, 0x600, &r, 1), 0);
+	q = req(0x601, VIRTIO_IB_WR_SEND_WITH_IMM,
+			VIRTIO_IB_SEND_INLINE | VIRTIO_IB_SEND_SOLICITED | VIRTIO_IB_SEND_SIGNALED, 0);
+	q.inline_len = htole16(512);
+	fill(q.inline_data, 512, 5);
+	q.imm_data = htobe32(0x01020304);
+	TAP_EQ(shim_post_send(a.d, a.qpn, &q, NULL, 0), 0);
+	TAP_EQ(next_cqe(&b, &wc), 1);
+	TAP_EQ(le32toh(wc.byte_len), 512);
+	TAP_EQ(be32toh(wc.imm_data), 0x01020304);
+	TAP_CHECK(memcmp(b.buf, q.inline_data, 512) == 0);
+	EXPECT_CQE(&a, 0x601, 0, VIRTIO_IB_WC_SEND, 512, a.qpn);
+	/* unsignaled: no CQE, the buffer still comes back used */
+	TAP_EQ(shim_post_recv(b.d, b.qpn, 0x602, &r, 1), 0);
+	q = req(0x603, VIRTIO_IB_WR_SEND, 0, 0);
+	TAP_EQ(shim_post_send(a.d, a.qpn, &q, NULL, 0), 0);
+	EXPECT_CQE(&b, 0x602, 0, VIRTIO_IB_WC_RECV, 0, b.qpn);
+	TAP_CHECK(no_cqe(&a, 50));
+}
+
+/* UD (and the GRH before the message), ROCE-DEV-UD-3, -4, -5. */
+static void
+ud_send(void)
+{
+	uint32_t qa, qb, ah;
+	struct vur_user_ah_attr av = { .grh.hop_limit = 64 };
+	struct virtio_rdma_sge r = sge(&b, 0, 40 + 1024), s = sge(&a, 0, 1024);
+	struct virtio_rdma_sq_req q;
+	struct virtio_rdma_cq_req wc;
+
+	if (!ready())
+		return;
+	TAP_EQ(create_qp(&a, VUR_USER_QPT_UD, &qa), 0);
+	TAP_EQ(create_qp(&b, VUR_USER_QPT_UD, &qb), 0);
+	TAP_EQ(connect_qp(&a, qa, VUR_USER_QPT_UD, &b, qb, 0, 0, 0), 0);
+	TAP_EQ(connect_qp(&b, qb, VUR_USER_QPT_UD, &a, qa, 0, 0, 0), 0);
+	memcpy(av.grh.dgid, b.gid, 16);
+	memcpy(av.dmac, b.mac, 6);
+	TAP_EQ(vur_user_create_ah(a.d, a.pdn, &av, &ah), 0);
+	fill(a.buf, 1024, 77);
+	TAP_EQ(shim_post_recv(b.d, qb, 0x700, &r, 1), 0);
+	q = req(0x701, VIRTIO_IB_WR_SEND_WITH_IMM, VIRTIO_IB_SEND_SIGNALED, 1);
+	q.ud.remote_qpn = htole32(qb);
+	q.ud.remote_qkey = htole32(0x11111111);
+	q.ud.ah = htole32(ah);
+	q.imm_data = htobe32(42);
+	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
+	EXPECT_CQE(&a, 0x701, 0, VIRTIO_IB_WC_SEND, 1024, qa);
+	TAP_EQ(next_cqe(&b, &wc), 1);
+	TAP_EQ(le64toh(wc.wr_id), 0x700);
+	TAP_EQ(le32toh(wc.byte_len), 40 + 1024);
+	TAP_EQ(le32toh(wc.src_qp), qa);
+	TAP_EQ(le32toh(wc.wc_flags), VIRTIO_IB_WC_GRH | VIRTIO_IB_WC_WITH_IMM);
+	TAP_CHECK(memcmp(b.buf + 40, a.buf, 1024) == 0);
+	/* IPv4: 20 zero bytes, then the IPv4 header with a's address as source */
+	TAP_EQ(b.buf[20], 0x45);
+	TAP_CHECK(memcmp(b.buf + 20 + 12, &a.gid[12], 4) == 0);
+	/* a wrong Q_Key is dropped (UD-4); a controlled one takes the QP's own (UD-3) */
+	TAP_EQ(shim_post_recv(b.d, qb, 0x702, &r, 1), 0);
+	q.wr_id = htole64(0x703);
+	q.ud.remote_qkey = htole32(0x22222222);
+	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
+	EXPECT_CQE(&a, 0x703, 0, VIRTIO_IB_WC_SEND, 1024, qa);
+	TAP_CHECK(no_cqe(&b, 50));
+	q.wr_id = htole64(0x704);
+	q.ud.remote_qkey = htole32(0x80000000);
+	TAP_EQ(vur_user_modify_qp(a.d, qa,
+			       &(struct vur_user_qp_attr){ .qp_state = VUR_USER_QPS_RTS,
+					       .qkey = 0x11111111 },
+			       VUR_USER_QP_QKEY),
+			0);
+	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
+	EXPECT_CQE(&a, 0x704, 0, VIRTIO_IB_WC_SEND, 1024, qa);
+	EXPECT_CQE(&b, 0x702, 0, VIRTIO_IB_WC_RECV, 40 + 1024, qb);
+	/* longer than the port MTU: LOC_LEN_ERR (UD-2), the QP to SQE (QPS-8) */
+	s = sge(&a, 0, 1025);
+	q.wr_id = htole64(0x705);
+	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
+	EXPECT_CQE(&a, 0x705, VIRTIO_IB_WC_LOC_LEN_ERR, VIRTIO_IB_WC_SEND, 0, qa);
+}
+
+/* UC: SEND and WRITE, no ACKs; the WR completes once sent. */
+static void
+uc_send_write(void)
+{
+	uint32_t qa, qb;
+	struct virtio_rdma_sge r = sge(&b, 0, 3000), s = sge(&a, 0, 3000);
+	struct virtio_rdma_sq_req q;
+
+	if (!ready())
+		return;
+	TAP_EQ(create_qp(&a, VUR_USER_QPT_UC, &qa), 0);
+	TAP_EQ(create_qp(&b, VUR_USER_QPT_UC, &qb), 0);
+	TAP_EQ(connect_qp(&a, qa, VUR_USER_QPT_UC, &b, qb, 0, 0, 0), 0);
+	TAP_EQ(connect_qp(&b, qb, VUR_USER_QPT_UC, &a, qa, 0, 0, 0), 0);
+	fill(a.buf, 3000, 3);
+	TAP_EQ(shim_post_recv(b.d, qb, 0x800, &r, 1), 0);
+	q = req(0x801, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
+	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
+	EXPECT_CQE(&a, 0x801, 0, VIRTIO_IB_WC_SEND, 3000, qa);
+	EXPECT_CQE(&b, 0x800, 0, VIRTIO_IB_WC_RECV, 3000, qb);
+	TAP_CHECK(memcmp(a.buf, b.buf, 3000) == 0);
+	memset(b.buf + 8192, 0, 3000);
+	q = req(0x802, VIRTIO_IB_WR_RDMA_WRITE, VIRTIO_IB_SEND_SIGNALED, 1);
+	q.rdma.remote_addr = htole64(b.addr + 8192);
+	q.rdma.rkey = htole32(b.mr.rkey);
+	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
+	EXPECT_CQE(&a, 0x802, 0, VIRTIO_IB_WC_RDMA_WRITE, 3000, qa);
+	/* no ACK says when it landed: wait for the bytes */
+	for (int i = 0; i < 1000 && memcmp(a.buf, b.buf + 8192, 3000) != 0; i++)
+		poll(NULL, 0, 1);
+	TAP_CHECK(memcmp(a.buf, b.buf + 8192, 3000) == 0);
+	/* READ is not a UC operation (READ-1) */
+	q = req(0x803, VIRTIO_IB_WR_RDMA_READ, VIRTIO_IB_SEND_SIGNALED, 1);
+	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
+	EXPECT_CQE(&a, 0x803, VIRTIO_IB_WC_LOC_QP_OP_ERR, VIRTIO_IB_WC_RDMA_READ, 0, qa);
+}
+
+/* Two QPs of one device: the packets never leave it. */
+static void
+rc_loopback(void)
+{
+	uint32_t q1, q2;
+	struct virtio_rdma_sge r = sge(&a, 8192, 2000), s = sge(&a, 0, 2000);
+	struct virtio_rdma_sq_req q;
+
+	if (!ready())
+		return;
+	TAP_EQ(create_qp(&a, VUR_USER_QPT_RC, &q1), 0);
+	TAP_EQ(create_qp(&a, VUR_USER_QPT_RC, &q2), 0);
+	TAP_EQ(connect_qp(&a, q1, VUR_USER_QPT_RC, &a, q2, 7, 10, 7), 0);
+	TAP_EQ(connect_qp(&a, q2, VUR_USER_QPT_RC, &a, q1, 7, 10, 7), 0);
+	fill(a.buf, 2000, 11);
+	TAP_EQ(shim_post_recv(a.d, q2, 0x900, &r, 1), 0);
+	q = req(0x901, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
+	TAP_EQ(shim_post_send(a.d, q1, &q, &s, 1), 0);
+	{
+		struct virtio_rdma_cq_req wc[2];
+		int got = 0;
+
+		for (int i = 0; i < 2; i++)
+			got += next_cqe(&a, &wc[i]);
+		TAP_EQ(got, 2);
+		TAP_EQ(wc[0].status + wc[1].status, 0);
+	}
+	TAP_CHECK(memcmp(a.buf, a.buf + 8192, 2000) == 0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -321,6 +538,11 @@ main(int argc, char **argv)
 	vur_user_set_log(log_hook, NULL, VUR_USER_LOG_INFO);
 	TAP_RUN(devices_open);
 	TAP_RUN(rc_send);
+	TAP_RUN(rc_write_read);
+	TAP_RUN(rc_inline_imm_unsignaled);
+	TAP_RUN(ud_send);
+	TAP_RUN(uc_send_write);
+	TAP_RUN(rc_loopback);
 	if (a.d != NULL)
 		vur_user_close(a.d);
 	if (b.d != NULL)
