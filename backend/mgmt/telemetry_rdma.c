@@ -16,9 +16,23 @@ vur_telemetry_add_rdma(struct rte_tel_data *d, const struct vur_tp_stats *st)
 		size_t off;
 	} fields[] = {
 #define F(name) { "rdma_" #name, offsetof(struct vur_tp_stats, name) }
-		F(tx_pkts), F(tx_bytes), F(rx_pkts), F(rx_bytes), F(retransmits), F(nak_seq),
-		F(nak_inv), F(nak_access), F(nak_op), F(rnr_nak_sent), F(rnr_waits), F(timeouts),
-		F(cqes), F(cqe_lost), F(cq_overrun), F(flushed), F(wr_errors),
+		F(tx_pkts),
+		F(tx_bytes),
+		F(rx_pkts),
+		F(rx_bytes),
+		F(retransmits),
+		F(nak_seq),
+		F(nak_inv),
+		F(nak_access),
+		F(nak_op),
+		F(rnr_nak_sent),
+		F(rnr_waits),
+		F(timeouts),
+		F(cqes),
+		F(cqe_lost),
+		F(cq_overrun),
+		F(flushed),
+		F(wr_errors),
 #undef F
 	};
 	char key[64];

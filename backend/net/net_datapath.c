@@ -180,7 +180,8 @@ sleep_until_work(struct vur_switch *sw)
 
 	/* the engines' retransmission and RNR timers */
 	if (sw->rdma_deadline_ns != 0) {
-		ms = sw->rdma_deadline_ns > now ? (sw->rdma_deadline_ns - now + 999999) / 1000000 : 0;
+		ms = sw->rdma_deadline_ns > now ? (sw->rdma_deadline_ns - now + 999999) / 1000000
+						: 0;
 		if (timeout < 0 || ms < (uint64_t)timeout)
 			timeout = (int)RTE_MIN(ms, (uint64_t)INT32_MAX);
 		if (timeout == 0)

@@ -26,7 +26,7 @@ struct vur_frame_info {
 	uint16_t ether_type; /* after the VLAN tags, host order */
 	bool roce_v2;
 	uint8_t dst_gid[16]; /* RoCE v2: the destination IP as a GID (IPv4-mapped for IPv4) */
-	uint32_t flow_hash; /* IP addresses and UDP/TCP ports, else the MACs */
+	uint32_t flow_hash;  /* IP addresses and UDP/TCP ports, else the MACs */
 };
 
 /*

@@ -149,8 +149,8 @@ vur_switch_start(struct vur_switch *sw)
 		goto fail;
 	sw->rdma_pool = rte_pktmbuf_pool_create("vur_rdma_hdr", RDMA_HDR_MBUFS, POOL_CACHE, 0,
 			RDMA_HDR_ROOM, SOCKET_ID_ANY);
-	sw->rdma_ext_pool = rte_pktmbuf_pool_create("vur_rdma_ext", RDMA_EXT_MBUFS, POOL_CACHE, 0, 0,
-			SOCKET_ID_ANY);
+	sw->rdma_ext_pool = rte_pktmbuf_pool_create(
+			"vur_rdma_ext", RDMA_EXT_MBUFS, POOL_CACHE, 0, 0, SOCKET_ID_ANY);
 	if (sw->rdma_pool == NULL || sw->rdma_ext_pool == NULL)
 		goto nomem;
 	sw->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -300,9 +300,11 @@ vur_switch_send_rdma(struct vur_switch *sw, int slot, struct rte_mbuf **pkts, ui
 	 */
 	pthread_mutex_lock(nd->lock);
 	for (uint16_t i = 0; i < n; i++) {
-		p = rte_pktmbuf_read(pkts[i], 0, RTE_MIN(pkts[i]->pkt_len, (uint32_t)sizeof(buf)),
-				buf);
-		if (p != NULL && vur_frame_parse(p, RTE_MIN(pkts[i]->pkt_len, sizeof(buf)), &fi) == 0 &&
+		p = rte_pktmbuf_read(
+				pkts[i], 0, RTE_MIN(pkts[i]->pkt_len, (uint32_t)sizeof(buf)), buf);
+		if (p != NULL &&
+				vur_frame_parse(p, RTE_MIN(pkts[i]->pkt_len, sizeof(buf)), &fi) ==
+						0 &&
 				!nd->link_down && for_rdma(nd, &fi))
 			self[n_self++] = pkts[i];
 		else

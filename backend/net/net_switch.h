@@ -59,8 +59,8 @@ struct vur_sw_stats {
 	uint64_t fdb_learned;
 	uint64_t fdb_moved;
 	uint64_t fdb_evicted;
-	uint64_t roce_to_wire;  /* RoCE packets made whole (ICRC) for an uplink */
-	uint64_t outbox_full;   /* RoCE replies dropped: more than one pass can hold */
+	uint64_t roce_to_wire; /* RoCE packets made whole (ICRC) for an uplink */
+	uint64_t outbox_full;  /* RoCE replies dropped: more than one pass can hold */
 };
 
 struct vur_switch {

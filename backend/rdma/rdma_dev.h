@@ -73,8 +73,8 @@ struct vur_rdma_env {
 	/* Whether [@gpa, @gpa + @len) lies within one region of driver memory. */
 	bool (*mem_ok)(void *arg, uint64_t gpa, uint64_t len);
 	void *arg;
-	uint32_t n_pairs; /* virtio-net queue pairs before the control queue */
-	uint8_t port_mtu; /* enum virtio_ib_mtu: the port MTU */
+	uint32_t n_pairs;                   /* virtio-net queue pairs before the control queue */
+	uint8_t port_mtu;                   /* enum virtio_ib_mtu: the port MTU */
 	const struct vur_rdma_hooks *hooks; /* NULL: no transport (unit tests) */
 	void *hooks_arg;
 };
@@ -110,10 +110,10 @@ struct vur_rdma_mr {
 struct vur_rdma_cq {
 	struct vur_pool_obj obj; /* refcnt: QPs that use it */
 	uint32_t cqe;
-	uint32_t vq;      /* its completion virtqueue */
-	uint16_t vq_size; /* as the virtqueue was when bound (ROCE-DEV-LIFE-2) */
-	uint32_t armed;   /* VIRTIO_IB_NOTIFY_* */
-	bool error;       /* overrun: stays until destroyed (ROCE-DEV-OVR-5) */
+	uint32_t vq;          /* its completion virtqueue */
+	uint16_t vq_size;     /* as the virtqueue was when bound (ROCE-DEV-LIFE-2) */
+	uint32_t armed;       /* VIRTIO_IB_NOTIFY_* */
+	bool error;           /* overrun: stays until destroyed (ROCE-DEV-OVR-5) */
 	struct vur_tp_cq *tp; /* the transport's, while bound */
 };
 

@@ -142,7 +142,9 @@ on_read_response(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pk
 		return;
 	}
 	k = w->read_got / pmtu;
-	if (p->h.psn != vur_psn_add(w->first_psn, k)) { /* a duplicate or a gap: the timer decides */
+	if (p->h.psn !=
+			vur_psn_add(w->first_psn,
+					k)) { /* a duplicate or a gap: the timer decides */
 		td->stats.drops[VUR_TP_DROP_PSN]++;
 		return;
 	}

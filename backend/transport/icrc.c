@@ -33,8 +33,8 @@ crc_headers(const uint8_t *hdrs, int ipv6)
 		buf[8] = 0xff;             /* TTL */
 		memset(&buf[10], 0xff, 2); /* header checksum */
 	}
-	memset(&buf[ip_len + 6], 0xff, 2);    /* UDP checksum */
-	buf[ip_len + UDP_LEN + 4] = 0xff;     /* BTH: FECN, BECN, reserved */
+	memset(&buf[ip_len + 6], 0xff, 2); /* UDP checksum */
+	buf[ip_len + UDP_LEN + 4] = 0xff;  /* BTH: FECN, BECN, reserved */
 	return crc32_gzip_refl(crc32_gzip_refl(0, ones, sizeof(ones)), buf, len);
 }
 
@@ -67,8 +67,8 @@ vur_icrc_compute(const struct rte_mbuf *m, uint32_t l3_off, uint32_t icrc_off, i
 			continue;
 		}
 		n = RTE_MIN(icrc_off, seg_off + m->data_len) - off;
-		crc = crc32_gzip_refl(crc, rte_pktmbuf_mtod_offset(m, const uint8_t *, off - seg_off),
-				n);
+		crc = crc32_gzip_refl(
+				crc, rte_pktmbuf_mtod_offset(m, const uint8_t *, off - seg_off), n);
 		off += n;
 		seg_off += m->data_len;
 	}

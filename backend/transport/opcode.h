@@ -24,8 +24,8 @@ enum vur_op_mask {
 	VUR_OPM_READ = 1u << 10,  /* the request */
 	VUR_OPM_RRESP = 1u << 11, /* read response */
 	VUR_OPM_ACK = 1u << 12,
-	VUR_OPM_REQ = 1u << 13,  /* requester to responder */
-	VUR_OPM_RC = 1u << 14,   /* transports that have it */
+	VUR_OPM_REQ = 1u << 13, /* requester to responder */
+	VUR_OPM_RC = 1u << 14,  /* transports that have it */
 	VUR_OPM_UC = 1u << 15,
 	VUR_OPM_UD = 1u << 16,
 };

@@ -80,8 +80,8 @@ put_ip(uint8_t *p, const struct vur_pkt_addr *a, uint32_t l4_len)
 	if (a->ipv6) {
 		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)p;
 
-		ip->vtc_flow = rte_cpu_to_be_32(
-				6u << 28 | (uint32_t)a->traffic_class << 20 | (a->flow_label & 0xfffff));
+		ip->vtc_flow = rte_cpu_to_be_32(6u << 28 | (uint32_t)a->traffic_class << 20 |
+				(a->flow_label & 0xfffff));
 		ip->payload_len = rte_cpu_to_be_16((uint16_t)l4_len);
 		ip->proto = IPPROTO_UDP;
 		ip->hop_limits = hop;
@@ -112,7 +112,8 @@ put_transport(uint8_t *p, const struct vur_pkt_hdrs *h, uint32_t mask, uint32_t 
 		.flags = (uint8_t)((h->se ? VUR_BTH_SE : 0) | pad << 4),
 		.pkey = RTE_BE16(VUR_PKEY_DEFAULT),
 		.qpn = rte_cpu_to_be_32(h->dest_qpn & VUR_PSN_MASK),
-		.apsn = rte_cpu_to_be_32((h->psn & VUR_PSN_MASK) | (h->ack_req ? VUR_BTH_ACK_REQ : 0)),
+		.apsn = rte_cpu_to_be_32(
+				(h->psn & VUR_PSN_MASK) | (h->ack_req ? VUR_BTH_ACK_REQ : 0)),
 	};
 	uint32_t off = VUR_BTH_LEN;
 
@@ -138,7 +139,8 @@ put_transport(uint8_t *p, const struct vur_pkt_hdrs *h, uint32_t mask, uint32_t 
 		off += VUR_RETH_LEN;
 	}
 	if (mask & VUR_OPM_AETH) {
-		rte_be32_t a = rte_cpu_to_be_32((uint32_t)h->syndrome << 24 | (h->msn & VUR_PSN_MASK));
+		rte_be32_t a = rte_cpu_to_be_32(
+				(uint32_t)h->syndrome << 24 | (h->msn & VUR_PSN_MASK));
 
 		memcpy(p + off, &a, sizeof(a));
 		off += VUR_AETH_LEN;
@@ -151,8 +153,8 @@ put_transport(uint8_t *p, const struct vur_pkt_hdrs *h, uint32_t mask, uint32_t 
 }
 
 struct rte_mbuf *
-vur_pkt_build(struct rte_mempool *pool, const struct vur_pkt_addr *a,
-		const struct vur_pkt_hdrs *h, uint32_t pay_len)
+vur_pkt_build(struct rte_mempool *pool, const struct vur_pkt_addr *a, const struct vur_pkt_hdrs *h,
+		uint32_t pay_len)
 {
 	const struct vur_opcode_info *oi = vur_opcode_info(h->opcode);
 	uint32_t mask, ext, pad = pad_of(pay_len), roce_len, l3 = RTE_ETHER_HDR_LEN;
@@ -212,8 +214,7 @@ borrowed_free(void *addr, void *opaque)
 }
 
 static struct rte_mbuf_ext_shared_info borrowed = {
-	.free_cb = borrowed_free,
-	.refcnt = 1, /* never reaches 0: every attach adds one */
+	.free_cb = borrowed_free, .refcnt = 1, /* never reaches 0: every attach adds one */
 };
 
 int

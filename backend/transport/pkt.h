@@ -54,12 +54,12 @@ struct vur_pkt_hdrs {
 	bool ack_req;
 	uint32_t dest_qpn;
 	uint32_t psn;
-	uint32_t qkey, src_qp;            /* DETH (UD) */
-	uint64_t va;                      /* RETH */
-	uint32_t rkey, dma_len;           /* RETH */
-	uint8_t syndrome;                 /* AETH */
-	uint32_t msn;                     /* AETH */
-	rte_be32_t imm;                   /* ImmDt, as it travels */
+	uint32_t qkey, src_qp;  /* DETH (UD) */
+	uint64_t va;            /* RETH */
+	uint32_t rkey, dma_len; /* RETH */
+	uint8_t syndrome;       /* AETH */
+	uint32_t msn;           /* AETH */
+	rte_be32_t imm;         /* ImmDt, as it travels */
 };
 
 /* A parsed packet. Payload bytes stay in the mbuf (vur_pkt_copy_payload). */

@@ -74,8 +74,9 @@ static void
 build_matches_vector(void)
 {
 	struct vur_pkt_addr a = addr4();
-	struct vur_pkt_hdrs h = { .opcode = VUR_OP_SEND_ONLY, .dest_qpn = 0x11, .psn = 7,
-		.ack_req = true };
+	struct vur_pkt_hdrs h = {
+		.opcode = VUR_OP_SEND_ONLY, .dest_qpn = 0x11, .psn = 7, .ack_req = true
+	};
 	uint8_t want[128];
 	size_t n = unhex(vector_hex, want);
 	struct rte_mbuf *m = vur_pkt_build(pool, &a, &h, 12), *w;
@@ -89,10 +90,10 @@ build_matches_vector(void)
 	TAP_CHECK(w != NULL && !vur_pkt_is_local(w));
 	if (w != NULL) {
 		TAP_CHECK(w->pkt_len == RTE_ETHER_HDR_LEN + n + 4);
-		TAP_CHECK(memcmp(rte_pktmbuf_mtod_offset(w, uint8_t *, RTE_ETHER_HDR_LEN), want, n) ==
-				0);
-		TAP_CHECK(memcmp(rte_pktmbuf_mtod_offset(w, uint8_t *, RTE_ETHER_HDR_LEN + n), &icrc,
-					  4) == 0);
+		TAP_CHECK(memcmp(rte_pktmbuf_mtod_offset(w, uint8_t *, RTE_ETHER_HDR_LEN), want,
+					  n) == 0);
+		TAP_CHECK(memcmp(rte_pktmbuf_mtod_offset(w, uint8_t *, RTE_ETHER_HDR_LEN + n),
+					  &icrc, 4) == 0);
 		rte_pktmbuf_free(w);
 	}
 	rte_pktmbuf_free(m);
@@ -103,9 +104,17 @@ parse_round_trip(bool ipv6, uint8_t opcode, uint32_t pay_len, bool wire)
 {
 	static uint8_t payload[4096];
 	struct vur_pkt_addr a = addr4();
-	struct vur_pkt_hdrs h = { .opcode = opcode, .dest_qpn = 0xabcdef, .psn = 0xfffffe,
-		.se = true, .qkey = 0x80010000, .src_qp = 0x123456, .va = 0x1122334455667788ULL,
-		.rkey = 0xdeadbeef, .dma_len = 65536, .syndrome = 0x1f, .msn = 77,
+	struct vur_pkt_hdrs h = { .opcode = opcode,
+		.dest_qpn = 0xabcdef,
+		.psn = 0xfffffe,
+		.se = true,
+		.qkey = 0x80010000,
+		.src_qp = 0x123456,
+		.va = 0x1122334455667788ULL,
+		.rkey = 0xdeadbeef,
+		.dma_len = 65536,
+		.syndrome = 0x1f,
+		.msn = 77,
 		.imm = RTE_BE32(0xcafef00d) };
 	struct rte_mbuf *m, *w;
 	struct vur_pkt p;
@@ -150,7 +159,8 @@ parse_round_trip(bool ipv6, uint8_t opcode, uint32_t pay_len, bool wire)
 		TAP_CHECK(p.h.imm == h.imm);
 	TAP_CHECK(vur_pkt_copy_payload(&p, 0, back, pay_len) == pay_len);
 	TAP_CHECK(memcmp(back, payload, pay_len) == 0);
-	TAP_CHECK(vur_pkt_copy_payload(&p, pay_len / 3, back, 5) == RTE_MIN(5u, pay_len - pay_len / 3));
+	TAP_CHECK(vur_pkt_copy_payload(&p, pay_len / 3, back, 5) ==
+			RTE_MIN(5u, pay_len - pay_len / 3));
 	if (wire && pay_len > 0) {
 		/* one payload bit flipped in flight: ROCE-DEV-WIRE-2 */
 		*rte_pktmbuf_mtod_offset(w, uint8_t *, p.pay_off) ^= 0x10;
@@ -263,7 +273,8 @@ rejects(void)
 	c[14 + 28 + 1] |= 0x01; /* transport version 1 */
 	TAP_CHECK(parse_bytes(c, len) == VUR_PKT_ERR_BTH);
 	memcpy(c, b, len);
-	c[14 + 28 + 1] |= 0x30; /* a pad count the length cannot hold: still consistent or refused */
+	c[14 + 28 + 1] |=
+			0x30; /* a pad count the length cannot hold: still consistent or refused */
 	TAP_CHECK(parse_bytes(c, len) != VUR_PKT_ERR_COUNT);
 	b[len] = 0; /* Ethernet padding after the ICRC is fine */
 	TAP_CHECK(parse_bytes(b, len + 1) == VUR_PKT_OK);
@@ -293,8 +304,8 @@ fuzz(void)
 int
 main(void)
 {
-	char *args[] = { "pkt_test", "--no-huge", "-m", "64", "--no-pci", "--file-prefix=vur_pkt_test",
-		"--no-telemetry", NULL };
+	char *args[] = { "pkt_test", "--no-huge", "-m", "64", "--no-pci",
+		"--file-prefix=vur_pkt_test", "--no-telemetry", NULL };
 
 	if (rte_eal_init((int)RTE_DIM(args) - 1, args) < 0 || vur_pkt_init() < 0) {
 		printf("Bail out! EAL\n");

@@ -66,17 +66,17 @@ opcode_of(const struct vur_tp_qp *t, const struct vur_swqe *w, uint32_t k)
 	case VIRTIO_IB_WR_RDMA_WRITE:
 	case VIRTIO_IB_WR_RDMA_WRITE_WITH_IMM:
 		imm = w->opcode == VIRTIO_IB_WR_RDMA_WRITE_WITH_IMM;
-		op = first && last ? (imm ? VUR_OP_WRITE_ONLY_IMM : VUR_OP_WRITE_ONLY)
-			: first    ? VUR_OP_WRITE_FIRST
-			: last     ? (imm ? VUR_OP_WRITE_LAST_IMM : VUR_OP_WRITE_LAST)
-				   : VUR_OP_WRITE_MIDDLE;
+		op = first && last      ? (imm ? VUR_OP_WRITE_ONLY_IMM : VUR_OP_WRITE_ONLY)
+				: first ? VUR_OP_WRITE_FIRST
+				: last  ? (imm ? VUR_OP_WRITE_LAST_IMM : VUR_OP_WRITE_LAST)
+					: VUR_OP_WRITE_MIDDLE;
 		break;
 	default:
 		imm = w->opcode == VIRTIO_IB_WR_SEND_WITH_IMM;
-		op = first && last ? (imm ? VUR_OP_SEND_ONLY_IMM : VUR_OP_SEND_ONLY)
-			: first    ? VUR_OP_SEND_FIRST
-			: last     ? (imm ? VUR_OP_SEND_LAST_IMM : VUR_OP_SEND_LAST)
-				   : VUR_OP_SEND_MIDDLE;
+		op = first && last      ? (imm ? VUR_OP_SEND_ONLY_IMM : VUR_OP_SEND_ONLY)
+				: first ? VUR_OP_SEND_FIRST
+				: last  ? (imm ? VUR_OP_SEND_LAST_IMM : VUR_OP_SEND_LAST)
+					: VUR_OP_SEND_MIDDLE;
 		break;
 	}
 	return (uint8_t)(transport_of(t) | op);
@@ -208,7 +208,7 @@ start(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w)
 	w->first_psn = t->psn;
 	/* A READ takes one PSN per response packet (IBTA 9.7.1.1). */
 	w->span = w->opcode == VIRTIO_IB_WR_RDMA_READ ? RTE_MAX(1u, (w->length + pmtu - 1) / pmtu)
-						       : w->npkts;
+						      : w->npkts;
 	t->psn = vur_psn_add(t->psn, w->span);
 	w->next_pkt = 0;
 	w->read_got = 0;

@@ -14,9 +14,38 @@
 
 /* IBTA 9.7.5.2.8: the RNR NAK timer codes, in microseconds. */
 static const uint32_t rnr_us[32] = {
-	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1280, 1920,
-	2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720, 40960, 61440, 81920, 122880,
-	163840, 245760, 327680, 491520,
+	655360,
+	10,
+	20,
+	30,
+	40,
+	60,
+	80,
+	120,
+	160,
+	240,
+	320,
+	480,
+	640,
+	960,
+	1280,
+	1920,
+	2560,
+	3840,
+	5120,
+	7680,
+	10240,
+	15360,
+	20480,
+	30720,
+	40960,
+	61440,
+	81920,
+	122880,
+	163840,
+	245760,
+	327680,
+	491520,
 };
 
 uint64_t
@@ -87,8 +116,8 @@ is_rc(const struct vur_tp_qp *t)
 
 /* Something wrong with a request: RC answers @code, UC drops the rest of the message. */
 static void
-refuse(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p,
-		enum vur_nak_code code, const char *why)
+refuse(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p, enum vur_nak_code code,
+		const char *why)
 {
 	if (is_rc(t)) {
 		nak(td, t, code, p->h.psn, why);
@@ -197,7 +226,8 @@ do_write(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p)
 						!vur_tp_rkey_ok(td, t->qp->pdn, p->h.rkey,
 								VIRTIO_IB_ACCESS_REMOTE_WRITE,
 								p->h.va, p->h.dma_len))) {
-			refuse(td, t, p, VUR_NAK_REM_ACCESS, "R_Key, access or range"); /* WRITE-3 */
+			refuse(td, t, p, VUR_NAK_REM_ACCESS,
+					"R_Key, access or range"); /* WRITE-3 */
 			return false;
 		}
 		if ((p->mask & VUR_OPM_LAST) ? p->pay_len != p->h.dma_len
@@ -213,8 +243,7 @@ do_write(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p)
 		t->wrkey = p->h.rkey;
 		t->wleft = t->wlen = p->h.dma_len;
 	} else {
-		if (p->pay_len > t->wleft ||
-				((p->mask & VUR_OPM_LAST) && p->pay_len != t->wleft)) {
+		if (p->pay_len > t->wleft || ((p->mask & VUR_OPM_LAST) && p->pay_len != t->wleft)) {
 			refuse(td, t, p, VUR_NAK_INV_REQ, "payload and RETH length disagree");
 			return false;
 		}
@@ -257,15 +286,18 @@ do_read(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p)
 	uint32_t pmtu = vur_tp_pmtu(td, t);
 	struct vur_rd_res *r;
 
-	if (p->h.dma_len != 0 && (!(t->qp->attr.access_flags & VIRTIO_IB_ACCESS_REMOTE_READ) ||
-					 !vur_tp_rkey_ok(td, t->qp->pdn, p->h.rkey,
-							 VIRTIO_IB_ACCESS_REMOTE_READ, p->h.va,
-							 p->h.dma_len))) {
+	if (p->h.dma_len != 0 &&
+			(!(t->qp->attr.access_flags & VIRTIO_IB_ACCESS_REMOTE_READ) ||
+					!vur_tp_rkey_ok(td, t->qp->pdn, p->h.rkey,
+							VIRTIO_IB_ACCESS_REMOTE_READ, p->h.va,
+							p->h.dma_len))) {
 		refuse(td, t, p, VUR_NAK_REM_ACCESS, "R_Key, access or range"); /* READ-3 */
 		return false;
 	}
-	if (reads_pending(t) >= RTE_MIN((uint32_t)t->qp->attr.max_dest_rd_atomic, (uint32_t)VUR_TP_MAX_RD_RES)) {
-		refuse(td, t, p, VUR_NAK_INV_REQ, "more READs than max_dest_rd_atomic"); /* READ-4 */
+	if (reads_pending(t) >= RTE_MIN((uint32_t)t->qp->attr.max_dest_rd_atomic,
+						(uint32_t)VUR_TP_MAX_RD_RES)) {
+		refuse(td, t, p, VUR_NAK_INV_REQ,
+				"more READs than max_dest_rd_atomic"); /* READ-4 */
 		return false;
 	}
 	r = &t->res[t->res_next];
@@ -338,8 +370,8 @@ ud_recv(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p)
 		return;
 	}
 	/* ROCE-DEV-UD-5 */
-	if (!vur_tp_sge_write_buf(td, t->qp->pdn, t->rwqe.sge, t->rwqe.num_sge, 0, p->grh,
-			    VUR_GRH_LEN) ||
+	if (!vur_tp_sge_write_buf(
+			    td, t->qp->pdn, t->rwqe.sge, t->rwqe.num_sge, 0, p->grh, VUR_GRH_LEN) ||
 			!vur_tp_sge_write(td, t->qp->pdn, t->rwqe.sge, t->rwqe.num_sge, VUR_GRH_LEN,
 					p, 0, p->pay_len)) {
 		fail_recv(td, t, VIRTIO_IB_WC_LOC_PROT_ERR);
@@ -431,8 +463,8 @@ vur_tp_responder(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pk
 }
 
 uint16_t
-vur_tp_read_responses(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **out,
-		uint16_t max)
+vur_tp_read_responses(
+		struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **out, uint16_t max)
 {
 	uint32_t pmtu = vur_tp_pmtu(td, t), off, len, done, n;
 	struct vur_pkt_hdrs h = { .dest_qpn = t->qp->attr.dest_qp_num, .msn = t->msn };
@@ -459,10 +491,10 @@ vur_tp_read_responses(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbu
 		off = r->next_pkt * pmtu;
 		len = r->len == 0 ? 0 : RTE_MIN(pmtu, r->len - off);
 		h.psn = vur_psn_add(r->psn, r->next_pkt);
-		h.opcode = r->npkts == 1 ? VUR_OP_READ_RESP_ONLY
-			: r->next_pkt == 0 ? VUR_OP_READ_RESP_FIRST
-			: r->next_pkt + 1 == r->npkts ? VUR_OP_READ_RESP_LAST
-						: VUR_OP_READ_RESP_MIDDLE;
+		h.opcode = r->npkts == 1                      ? VUR_OP_READ_RESP_ONLY
+				: r->next_pkt == 0            ? VUR_OP_READ_RESP_FIRST
+				: r->next_pkt + 1 == r->npkts ? VUR_OP_READ_RESP_LAST
+							      : VUR_OP_READ_RESP_MIDDLE;
 		h.syndrome = VUR_AETH_ACK | VUR_AETH_CREDIT_INVALID;
 		m = vur_tp_build(td, t, &h, len);
 		if (m == NULL)
@@ -471,8 +503,7 @@ vur_tp_read_responses(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbu
 			n = len - done;
 			hva = vur_tp_mr_hva(td, t->qp->pdn, r->rkey, true,
 					VIRTIO_IB_ACCESS_REMOTE_READ, r->va + off + done, &n);
-			if (hva == NULL ||
-					vur_pkt_append_ref(m, vur_tp_ext_pool(td), hva, n) != 0)
+			if (hva == NULL || vur_pkt_append_ref(m, vur_tp_ext_pool(td), hva, n) != 0)
 				break;
 		}
 		if (done < len) {

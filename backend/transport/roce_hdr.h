@@ -49,10 +49,10 @@ struct vur_reth {
 };
 
 /* AETH syndrome (IBTA 9.7.5.1): bits 7:5 say what, 4:0 carry the detail. */
-#define VUR_AETH_ACK     0x00 /* 0 00 xxxxx: ACK, xxxxx = credit count */
-#define VUR_AETH_RNR_NAK 0x20 /* 0 01 ttttt: RNR NAK, ttttt = timer code */
-#define VUR_AETH_NAK     0x60 /* 0 11 ccccc: NAK with code c */
-#define VUR_AETH_TYPE(s) ((s) & 0x60)
+#define VUR_AETH_ACK            0x00 /* 0 00 xxxxx: ACK, xxxxx = credit count */
+#define VUR_AETH_RNR_NAK        0x20 /* 0 01 ttttt: RNR NAK, ttttt = timer code */
+#define VUR_AETH_NAK            0x60 /* 0 11 ccccc: NAK with code c */
+#define VUR_AETH_TYPE(s)        ((s)&0x60)
 #define VUR_AETH_CREDIT_INVALID 0x1f /* no end-to-end credits (C9-150) */
 
 enum vur_nak_code {
@@ -66,11 +66,11 @@ enum vur_nak_code {
  * BTH opcodes: the transport in bits 7:5, the operation in 4:0 (IBTA
  * 9.2.1 table 38). UC and UD reuse the RC operation codes they have.
  */
-#define VUR_TRANSPORT_RC 0x00
-#define VUR_TRANSPORT_UC 0x20
-#define VUR_TRANSPORT_UD 0x60
-#define VUR_TRANSPORT(op) ((op) & 0xe0)
-#define VUR_OPERATION(op) ((op) & 0x1f)
+#define VUR_TRANSPORT_RC  0x00
+#define VUR_TRANSPORT_UC  0x20
+#define VUR_TRANSPORT_UD  0x60
+#define VUR_TRANSPORT(op) ((op)&0xe0)
+#define VUR_OPERATION(op) ((op)&0x1f)
 
 enum vur_ib_op {
 	VUR_OP_SEND_FIRST = 0x00,

@@ -124,22 +124,22 @@ struct vur_tp_qp {
 	uint32_t rnr_psn;      /* where to resume after the RNR wait */
 	bool seq_nak_seen;     /* a PSN sequence NAK came, at seq_nak_psn */
 	uint32_t seq_nak_psn;
-	bool flush_pending;    /* went to ERR/SQE on its own: flush at the next pass */
+	bool flush_pending; /* went to ERR/SQE on its own: flush at the next pass */
 
 	/* Responder. */
-	uint32_t epsn;         /* expected PSN */
-	uint32_t msn;          /* messages completed */
-	bool nak_sent;         /* a PSN sequence NAK for epsn is out (C9-113) */
-	bool uc_drop;          /* UC: dropping the rest of a message */
-	bool in_send;          /* a SEND message is being received */
-	bool in_write;         /* an RDMA WRITE message is being received */
-	bool rwqe_held;        /* rwqe is taken from the ring */
-	struct vur_rwqe rwqe;  /* the receive WR of the current message */
-	uint32_t roff;         /* bytes of the message placed in it */
-	uint64_t wva;          /* WRITE: where the next payload goes */
-	uint32_t wrkey;        /* WRITE: its rkey */
-	uint32_t wleft;        /* WRITE: bytes RETH promised and not yet seen */
-	uint32_t wlen;         /* WRITE: the whole length (CQE byte_len with immediate) */
+	uint32_t epsn;        /* expected PSN */
+	uint32_t msn;         /* messages completed */
+	bool nak_sent;        /* a PSN sequence NAK for epsn is out (C9-113) */
+	bool uc_drop;         /* UC: dropping the rest of a message */
+	bool in_send;         /* a SEND message is being received */
+	bool in_write;        /* an RDMA WRITE message is being received */
+	bool rwqe_held;       /* rwqe is taken from the ring */
+	struct vur_rwqe rwqe; /* the receive WR of the current message */
+	uint32_t roff;        /* bytes of the message placed in it */
+	uint64_t wva;         /* WRITE: where the next payload goes */
+	uint32_t wrkey;       /* WRITE: its rkey */
+	uint32_t wleft;       /* WRITE: bytes RETH promised and not yet seen */
+	uint32_t wlen;        /* WRITE: the whole length (CQE byte_len with immediate) */
 	struct vur_rd_res res[VUR_TP_MAX_RD_RES]; /* kept after serving, for replays */
 	uint32_t res_next;                        /* slot of the next READ */
 };
@@ -159,8 +159,8 @@ bool vur_tp_sge_ok(struct vur_tp_dev *td, uint32_t pdn, const struct vur_tp_sge 
  * or rkey when @remote) in PD @pdn; *@len shrinks to the contiguous part.
  * NULL if the key, PD, access or range is wrong.
  */
-void *vur_tp_mr_hva(struct vur_tp_dev *td, uint32_t pdn, uint32_t key, bool remote,
-		uint32_t access, uint64_t addr, uint32_t *len);
+void *vur_tp_mr_hva(struct vur_tp_dev *td, uint32_t pdn, uint32_t key, bool remote, uint32_t access,
+		uint64_t addr, uint32_t *len);
 
 /* Whether the rkey @rkey of PD @pdn allows @access over [@va, @va + @len). */
 bool vur_tp_rkey_ok(struct vur_tp_dev *td, uint32_t pdn, uint32_t rkey, uint32_t access,
@@ -235,8 +235,8 @@ uint64_t vur_tp_rnr_ns(uint8_t code);
 
 /* responder.c */
 void vur_tp_responder(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p);
-uint16_t vur_tp_read_responses(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **out,
-		uint16_t max);
+uint16_t vur_tp_read_responses(
+		struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **out, uint16_t max);
 
 /* completer.c */
 void vur_tp_completer(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p,
@@ -248,8 +248,8 @@ void vur_tp_send_reply(struct vur_tp_dev *td, struct rte_mbuf *m);
 struct rte_mempool *vur_tp_hdr_pool(const struct vur_tp_dev *td);
 struct rte_mempool *vur_tp_ext_pool(const struct vur_tp_dev *td);
 /* Build a packet from @t's QP to its peer (RC/UC path) with @h; NULL when out of mbufs. */
-struct rte_mbuf *vur_tp_build(struct vur_tp_dev *td, struct vur_tp_qp *t,
-		struct vur_pkt_hdrs *h, uint32_t pay_len);
+struct rte_mbuf *vur_tp_build(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_pkt_hdrs *h,
+		uint32_t pay_len);
 
 #define VUR_TP_LOG(td, level, fmt, ...) VUR_RDMA_LOG((td)->rd, level, fmt, ##__VA_ARGS__)
 

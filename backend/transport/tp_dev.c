@@ -128,8 +128,9 @@ qp_bind(void *arg, struct vur_rdma_qp *qp)
 	qp->tp = t;
 	vur_tp_ring_bind(&t->sq, qp->sq_vq);
 	vur_tp_ring_bind(&t->rq, qp->rq_vq);
+	/* receive kicks too: a WR posted in ERR is flushed at once (ROCE-DEV-QPS-6) */
 	vur_tp_ring_activate(td, &t->sq, true);
-	vur_tp_ring_activate(td, &t->rq, false);
+	vur_tp_ring_activate(td, &t->rq, true);
 	return 0;
 }
 
@@ -179,7 +180,8 @@ qp_sq_draining(void *arg, const struct vur_rdma_qp *qp)
 {
 	RTE_SET_USED(arg);
 	/* ROCE-DEV-QPS-9: WRs started and not complete */
-	return qp->tp != NULL && qp->attr.state == VIRTIO_IB_QPS_SQD && qp->tp->send != qp->tp->head;
+	return qp->tp != NULL && qp->attr.state == VIRTIO_IB_QPS_SQD &&
+			qp->tp->send != qp->tp->head;
 }
 
 const struct vur_rdma_hooks vur_tp_hooks = {
@@ -216,7 +218,7 @@ activate_qp(void *obj, void *arg)
 
 	if (qp->tp != NULL) {
 		vur_tp_ring_activate(arg, &qp->tp->sq, true);
-		vur_tp_ring_activate(arg, &qp->tp->rq, false);
+		vur_tp_ring_activate(arg, &qp->tp->rq, true);
 	}
 }
 
@@ -301,7 +303,8 @@ vur_tp_poll(struct vur_tp_dev *td, struct rte_mbuf **out, uint16_t max, uint64_t
 					RTE_MIN((uint16_t)(max - n), (uint16_t)VUR_TP_BURST));
 		if (n < max)
 			n += vur_tp_requester(td, t, out + n,
-					RTE_MIN((uint16_t)(max - n), (uint16_t)VUR_TP_BURST), now_ns);
+					RTE_MIN((uint16_t)(max - n), (uint16_t)VUR_TP_BURST),
+					now_ns);
 		deadline(td, t->retx_deadline);
 		deadline(td, t->rnr_deadline);
 	}

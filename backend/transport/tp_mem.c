@@ -156,7 +156,8 @@ sge_walk(struct vur_tp_dev *td, uint32_t pdn, const struct vur_tp_sge *sge, uint
 		off = 0;
 		while (in < sge[i].length && done < len) {
 			n = (uint32_t)RTE_MIN(sge[i].length - in, (uint64_t)(len - done));
-			hva = vur_tp_mr_hva(td, pdn, sge[i].lkey, false, access, sge[i].addr + in, &n);
+			hva = vur_tp_mr_hva(
+					td, pdn, sge[i].lkey, false, access, sge[i].addr + in, &n);
 			if (hva == NULL || !fn(hva, n, done, arg))
 				return false;
 			in += n;

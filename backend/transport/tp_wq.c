@@ -90,7 +90,7 @@ decode_send(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_chain *
 	memset(w, 0, offsetof(struct vur_swqe, inline_data));
 	w->head = c->head;
 	w->status = VIRTIO_IB_WC_LOC_QP_OP_ERR; /* until proven otherwise */
-	if (c->out_len >= sizeof(wr_id)) /* else the CQE says wr_id 0 */
+	if (c->out_len >= sizeof(wr_id))        /* else the CQE says wr_id 0 */
 		vur_chain_read(c, 0, &wr_id, sizeof(wr_id));
 	w->wr_id = rte_le_to_cpu_64(wr_id);
 	if (c->n_in != 0 || c->out_len < SQ_REQ_LEN) /* ROCE-DEV-WR-2 */
@@ -140,7 +140,8 @@ decode_send(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_chain *
 	w->status = VIRTIO_IB_WC_LOC_PROT_ERR; /* ROCE-DEV-WR-3 */
 	for (uint32_t i = 0; i < w->num_sge; i++)
 		if (!vur_tp_sge_ok(td, qp->pdn, &w->sge[i],
-				    w->opcode == VIRTIO_IB_WR_RDMA_READ ? VUR_TP_WRITE : VUR_TP_READ))
+				    w->opcode == VIRTIO_IB_WR_RDMA_READ ? VUR_TP_WRITE
+									: VUR_TP_READ))
 			return;
 	w->status = VIRTIO_IB_WC_SUCCESS;
 }
@@ -163,7 +164,8 @@ vur_tp_sq_fetch(struct vur_tp_dev *td, struct vur_tp_qp *t)
 			vur_tp_qp_error(td, t, VIRTIO_IB_QPS_ERR);
 			return;
 		case VUR_POP_BAD_CHAIN:
-			VUR_TP_LOG(td, NOTICE, "QP %u: unusable send WR: %s", t->qp->obj.index, why);
+			VUR_TP_LOG(td, NOTICE, "QP %u: unusable send WR: %s", t->qp->obj.index,
+					why);
 			memset(w, 0, offsetof(struct vur_swqe, inline_data));
 			w->head = chain.head;
 			w->status = VIRTIO_IB_WC_LOC_QP_OP_ERR;
@@ -171,7 +173,8 @@ vur_tp_sq_fetch(struct vur_tp_dev *td, struct vur_tp_qp *t)
 		case VUR_POP_OK:
 			decode_send(td, t, &chain, w);
 			if (w->status != VIRTIO_IB_WC_SUCCESS)
-				VUR_TP_LOG(td, NOTICE, "QP %u: send WR 0x%" PRIx64 " refused (status %u)",
+				VUR_TP_LOG(td, NOTICE,
+						"QP %u: send WR 0x%" PRIx64 " refused (status %u)",
 						t->qp->obj.index, w->wr_id, w->status);
 			break;
 		}
@@ -208,7 +211,8 @@ vur_tp_sq_complete_head(struct vur_tp_dev *td, struct vur_tp_qp *t, uint8_t stat
 	};
 
 	/* ROCE-DEV-WR-7, -8; the CQE before the used buffer (WR-5). */
-	if (status != VIRTIO_IB_WC_SUCCESS || qp->sq_sig_all || (w->flags & VIRTIO_IB_SEND_SIGNALED))
+	if (status != VIRTIO_IB_WC_SUCCESS || qp->sq_sig_all ||
+			(w->flags & VIRTIO_IB_SEND_SIGNALED))
 		vur_tp_cq_post(td, qp->send_cqn, &e);
 	if (t->sq.active)
 		ring_push(&t->sq, w->head);
@@ -222,7 +226,8 @@ vur_tp_sq_complete_head(struct vur_tp_dev *td, struct vur_tp_qp *t, uint8_t stat
 		td->stats.wr_errors++;
 		/* ROCE-DEV-QPS-7, -8 */
 		vur_tp_qp_error(td, t,
-				qp->type == VIRTIO_IB_QPT_RC ? VIRTIO_IB_QPS_ERR : VIRTIO_IB_QPS_SQE);
+				qp->type == VIRTIO_IB_QPT_RC ? VIRTIO_IB_QPS_ERR
+							     : VIRTIO_IB_QPS_SQE);
 	}
 }
 
@@ -269,7 +274,8 @@ vur_tp_rq_take(struct vur_tp_dev *td, struct vur_tp_qp *t)
 		return true;
 	vur_chain_read(&chain, 0, &req, sizeof(req));
 	w->num_sge = rte_le_to_cpu_32(req.num_sge);
-	if (w->num_sge > t->qp->cap.max_recv_sge || chain.out_len < RQ_REQ_LEN + w->num_sge * SGE_LEN) {
+	if (w->num_sge > t->qp->cap.max_recv_sge ||
+			chain.out_len < RQ_REQ_LEN + w->num_sge * SGE_LEN) {
 		w->num_sge = 0;
 		return true;
 	}
@@ -320,8 +326,7 @@ vur_tp_qp_error(struct vur_tp_dev *td, struct vur_tp_qp *t, uint8_t state)
 static void
 flush_rq(struct vur_tp_dev *td, struct vur_tp_qp *t)
 {
-	struct vur_tp_cqe e = { .status = VIRTIO_IB_WC_WR_FLUSH_ERR,
-		.opcode = VIRTIO_IB_WC_RECV };
+	struct vur_tp_cqe e = { .status = VIRTIO_IB_WC_WR_FLUSH_ERR, .opcode = VIRTIO_IB_WC_RECV };
 
 	while (vur_tp_rq_take(td, t))
 		vur_tp_rq_complete(td, t, &e);

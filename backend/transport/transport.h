@@ -41,9 +41,9 @@ enum vur_tp_drop {
 
 /* Per device; single writer (under the device lock), read by telemetry. */
 struct vur_tp_stats {
-	uint64_t tx_pkts, tx_bytes; /* packets built, payload bytes */
-	uint64_t rx_pkts, rx_bytes; /* packets taken, payload bytes */
-	uint64_t retransmits;       /* packets sent again (timeout, NAK, RNR) */
+	uint64_t tx_pkts, tx_bytes;                    /* packets built, payload bytes */
+	uint64_t rx_pkts, rx_bytes;                    /* packets taken, payload bytes */
+	uint64_t retransmits;                          /* packets sent again (timeout, NAK, RNR) */
 	uint64_t nak_seq, nak_inv, nak_access, nak_op; /* NAKs sent by kind */
 	uint64_t rnr_nak_sent;
 	uint64_t rnr_waits; /* RNR NAKs received */

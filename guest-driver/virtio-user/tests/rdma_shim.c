@@ -40,8 +40,7 @@ shim_rq_vq(struct vur_user_dev *d, uint32_t qpn)
 }
 
 static int
-add(struct vur_user_dev *d, uint32_t vq, const void *p, uint32_t len, int writable,
-		uint32_t room)
+add(struct vur_user_dev *d, uint32_t vq, const void *p, uint32_t len, int writable, uint32_t room)
 {
 	struct vuser_vq *q;
 	struct vuser_sg sg;

@@ -14,8 +14,10 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "child.h"
+#include "device.h"
 #include "rdma_shim.h"
 #include "tap.h"
 #include "telemetry.h"
@@ -109,8 +111,11 @@ create_qp(struct ep *e, uint8_t type, uint32_t *qpn)
 		.qp_type = type,
 		.send_cqn = e->cqn,
 		.recv_cqn = e->cqn,
-		.cap = { .max_send_wr = 32, .max_recv_wr = 32, .max_send_sge = 16,
-			.max_recv_sge = 16, .max_inline_data = 512 },
+		.cap = { .max_send_wr = 32,
+				.max_recv_wr = 32,
+				.max_send_sge = 16,
+				.max_recv_sge = 16,
+				.max_inline_data = 512 },
 	};
 
 	return vur_user_create_qp(e->d, &ia, qpn);
@@ -151,30 +156,29 @@ connect_qp(struct ep *e, uint32_t qpn, uint8_t type, const struct ep *peer, uint
 	ret = vur_user_modify_qp(e->d, qpn, &at,
 			VUR_USER_QP_STATE |
 					(ud ? 0
-					    : VUR_USER_QP_AV | VUR_USER_QP_PATH_MTU |
-							      VUR_USER_QP_DEST_QPN |
-							      VUR_USER_QP_RQ_PSN |
-							      (type == VUR_USER_QPT_RC
-									      ? VUR_USER_QP_MAX_DEST_RD_ATOMIC |
-											      VUR_USER_QP_MIN_RNR_TIMER
-									      : 0)));
+					    : VUR_USER_QP_AV | VUR_USER_QP_PATH_MTU | VUR_USER_QP_DEST_QPN |
+											VUR_USER_QP_RQ_PSN |
+											(type == VUR_USER_QPT_RC ? VUR_USER_QP_MAX_DEST_RD_ATOMIC |
+																	VUR_USER_QP_MIN_RNR_TIMER
+														 : 0)));
 	if (ret < 0)
 		return ret;
 	at.qp_state = VUR_USER_QPS_RTS;
 	return vur_user_modify_qp(e->d, qpn, &at,
 			VUR_USER_QP_STATE | VUR_USER_QP_SQ_PSN |
-					(type == VUR_USER_QPT_RC
-							? VUR_USER_QP_TIMEOUT | VUR_USER_QP_RETRY_CNT |
-									VUR_USER_QP_RNR_RETRY |
-									VUR_USER_QP_MAX_QP_RD_ATOMIC
-							: 0));
+					(type == VUR_USER_QPT_RC ? VUR_USER_QP_TIMEOUT |
+											VUR_USER_QP_RETRY_CNT |
+											VUR_USER_QP_RNR_RETRY |
+											VUR_USER_QP_MAX_QP_RD_ATOMIC
+								 : 0));
 }
 
 static struct virtio_rdma_sge
 sge(const struct ep *e, uint64_t off, uint32_t len)
 {
-	return (struct virtio_rdma_sge){ .addr = htole64(e->addr + off), .length = htole32(len),
-		.lkey = htole32(e->mr.lkey) };
+	return (struct virtio_rdma_sge){
+		.addr = htole64(e->addr + off), .length = htole32(len), .lkey = htole32(e->mr.lkey)
+	};
 }
 
 static struct virtio_rdma_sq_req
@@ -235,7 +239,9 @@ expect_cqe(struct ep *e, uint64_t wr_id, uint8_t status, uint8_t opcode, uint32_
 		return false;
 	}
 	if (le64toh(wc.wr_id) != wr_id || wc.status != status ||
-			(status == 0 && (wc.opcode != opcode || le32toh(wc.byte_len) != byte_len)) ||
+			(status == 0 &&
+					(wc.opcode != opcode ||
+							le32toh(wc.byte_len) != byte_len)) ||
 			le32toh(wc.qp_num) != qpn) {
 		printf("# line %d: CQE wr_id %#lx status %u opcode %u len %u qp %u, want %#lx %u "
 		       "%u %u %u\n",
@@ -380,7 +386,8 @@ rc_inline_imm_unsignaled(void)
 		return;
 	TAP_EQ(shim_post_recv(b.d, b.qpn, 0x600, &r, 1), 0);
 	q = req(0x601, VIRTIO_IB_WR_SEND_WITH_IMM,
-			VIRTIO_IB_SEND_INLINE | VIRTIO_IB_SEND_SOLICITED | VIRTIO_IB_SEND_SIGNALED, 0);
+			VIRTIO_IB_SEND_INLINE | VIRTIO_IB_SEND_SOLICITED | VIRTIO_IB_SEND_SIGNALED,
+			0);
 	q.inline_len = htole16(512);
 	fill(q.inline_data, 512, 5);
 	q.imm_data = htobe32(0x01020304);
@@ -445,8 +452,8 @@ ud_send(void)
 	q.wr_id = htole64(0x704);
 	q.ud.remote_qkey = htole32(0x80000000);
 	TAP_EQ(vur_user_modify_qp(a.d, qa,
-			       &(struct vur_user_qp_attr){ .qp_state = VUR_USER_QPS_RTS,
-					       .qkey = 0x11111111 },
+			       &(struct vur_user_qp_attr){
+					       .qp_state = VUR_USER_QPS_RTS, .qkey = 0x11111111 },
 			       VUR_USER_QP_QKEY),
 			0);
 	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
@@ -526,6 +533,366 @@ rc_loopback(void)
 	TAP_CHECK(memcmp(a.buf, a.buf + 8192, 2000) == 0);
 }
 
+/* A fresh connected RC pair between a and b. */
+static bool
+rc_pair(uint32_t *qa, uint32_t *qb, uint8_t rnr_retry, uint8_t timeout, uint8_t retry_cnt)
+{
+	int ret = create_qp(&a, VUR_USER_QPT_RC, qa);
+
+	if (ret == 0)
+		ret = create_qp(&b, VUR_USER_QPT_RC, qb);
+	if (ret == 0)
+		ret = connect_qp(&a, *qa, VUR_USER_QPT_RC, &b, *qb, rnr_retry, timeout, retry_cnt);
+	if (ret == 0)
+		ret = connect_qp(&b, *qb, VUR_USER_QPT_RC, &a, *qa, rnr_retry, timeout, retry_cnt);
+	TAP_EQ(ret, 0);
+	return ret == 0;
+}
+
+static int
+qp_state(struct ep *e, uint32_t qpn)
+{
+	struct vur_user_qp_attr at;
+
+	return vur_user_query_qp(e->d, qpn, 0, &at) == 0 ? at.qp_state : -1;
+}
+
+static uint64_t
+counter(struct ep *e, const char *name)
+{
+	char cmd[200], json[16384];
+	uint64_t v = 0;
+
+	snprintf(cmd, sizeof(cmd), "/vur/device,%s", e->path);
+	if (telemetry_query(backend.prefix, cmd, json, sizeof(json)) < 0 ||
+			telemetry_field(json, name, &v) < 0)
+		return UINT64_MAX;
+	return v;
+}
+
+/* ROCE-DEV-SEND-6, -8: a SEND before its receive WR is retried after RNR NAKs, then lands. */
+static void
+rnr_then_success(void)
+{
+	uint32_t qa, qb;
+	struct virtio_rdma_sge r = sge(&b, 0, 100), s = sge(&a, 0, 100);
+	struct virtio_rdma_sq_req q = req(0xa01, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
+	uint64_t waits;
+
+	if (!ready() || !rc_pair(&qa, &qb, 7, 10, 7))
+		return;
+	waits = counter(&a, "rdma_rnr_waits");
+	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
+	poll(NULL, 0, 20);
+	TAP_CHECK(counter(&a, "rdma_rnr_waits") > waits);
+	TAP_CHECK(counter(&b, "rdma_rnr_nak_sent") > 0);
+	TAP_EQ(shim_post_recv(b.d, qb, 0xa00, &r, 1), 0);
+	EXPECT_CQE(&b, 0xa00, 0, VIRTIO_IB_WC_RECV, 100, qb);
+	EXPECT_CQE(&a, 0xa01, 0, VIRTIO_IB_WC_SEND, 100, qa);
+}
+
+/* ROCE-DEV-SEND-8, QPS-7: rnr_retry exhausted completes with RNR_RETRY_EXC_ERR, QP to ERR. */
+static void
+rnr_retry_exhausted(void)
+{
+	uint32_t qa, qb;
+	struct virtio_rdma_sge s = sge(&a, 0, 100);
+	struct virtio_rdma_sq_req q = req(0xb01, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
+
+	if (!ready() || !rc_pair(&qa, &qb, 2, 10, 7))
+		return;
+	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
+	q.wr_id = htole64(0xb02);
+	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
+	EXPECT_CQE(&a, 0xb01, VIRTIO_IB_WC_RNR_RETRY_EXC_ERR, VIRTIO_IB_WC_SEND, 0, qa);
+	/* ROCE-DEV-QPS-6: what is behind it is flushed */
+	EXPECT_CQE(&a, 0xb02, VIRTIO_IB_WC_WR_FLUSH_ERR, VIRTIO_IB_WC_SEND, 0, qa);
+	TAP_EQ(qp_state(&a, qa), VUR_USER_QPS_ERR);
+	TAP_CHECK(no_cqe(&a, 30) && no_cqe(&b, 0));
+}
+
+/* One WR that must fail with @status at the requester; the QP ends in ERR. */
+static void
+expect_failure(uint32_t qa, struct virtio_rdma_sq_req *q, const struct virtio_rdma_sge *s,
+		uint32_t n, uint8_t status, uint8_t opcode, int line)
+{
+	TAP_EQ(shim_post_send(a.d, qa, q, s, n), 0);
+	if (!expect_cqe(&a, le64toh(q->wr_id), status, opcode, 0, qa, line))
+		return;
+	TAP_EQ(qp_state(&a, qa), VUR_USER_QPS_ERR);
+}
+
+/* ROCE-DEV-WR-3 (LOC_PROT_ERR), WRITE-2..4 and READ-3 (REM_ACCESS_ERR). */
+static void
+bad_keys_and_bounds(void)
+{
+	struct vur_user_mr small, ro, other;
+	uint32_t qa, qb, pd2;
+	struct virtio_rdma_sge s;
+	struct virtio_rdma_sq_req q;
+	uint64_t naks;
+
+	if (!ready())
+		return;
+	/* a user MR of one page at iova 0x10000, readable remotely but not writable */
+	TAP_EQ(vur_user_reg_mr(b.d, b.pdn, VUR_USER_ACCESS_REMOTE_READ, b.buf, 4096, 0x10000, &ro),
+			0);
+	TAP_EQ(vur_user_reg_mr(a.d, a.pdn, VUR_USER_ACCESS_LOCAL_WRITE, a.buf, 4096, 0x20000,
+			       &small),
+			0);
+	TAP_EQ(vur_user_create_pd(a.d, &pd2), 0);
+	TAP_EQ(vur_user_reg_mr(a.d, pd2, VUR_USER_ACCESS_LOCAL_WRITE, a.buf, 4096, 0x30000, &other),
+			0);
+
+	/* a bad lkey */
+	if (!rc_pair(&qa, &qb, 7, 10, 7))
+		return;
+	s = sge(&a, 0, 10);
+	s.lkey = htole32(a.mr.lkey ^ 0x100);
+	q = req(0xc01, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
+	expect_failure(qa, &q, &s, 1, VIRTIO_IB_WC_LOC_PROT_ERR, VIRTIO_IB_WC_SEND, __LINE__);
+	/* past the end of a user MR */
+	if (!rc_pair(&qa, &qb, 7, 10, 7))
+		return;
+	s = (struct virtio_rdma_sge){ htole64(0x20000 + 4000), htole32(100), htole32(small.lkey) };
+	q = req(0xc02, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
+	expect_failure(qa, &q, &s, 1, VIRTIO_IB_WC_LOC_PROT_ERR, VIRTIO_IB_WC_SEND, __LINE__);
+	/* another PD's MR */
+	if (!rc_pair(&qa, &qb, 7, 10, 7))
+		return;
+	s = (struct virtio_rdma_sge){ htole64(0x30000), htole32(100), htole32(other.lkey) };
+	q = req(0xc03, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
+	expect_failure(qa, &q, &s, 1, VIRTIO_IB_WC_LOC_PROT_ERR, VIRTIO_IB_WC_SEND, __LINE__);
+	/* READ into an MR without LOCAL_WRITE is no place to write */
+	if (!rc_pair(&qa, &qb, 7, 10, 7))
+		return;
+	s = (struct virtio_rdma_sge){ htole64(0x20000), htole32(100), htole32(small.lkey) };
+	TAP_EQ(vur_user_dereg_mr(a.d, small.mrn), 0);
+	q = req(0xc04, VIRTIO_IB_WR_RDMA_READ, VIRTIO_IB_SEND_SIGNALED, 1);
+	q.rdma.remote_addr = htole64(b.addr);
+	q.rdma.rkey = htole32(b.mr.rkey);
+	expect_failure(qa, &q, &s, 1, VIRTIO_IB_WC_LOC_PROT_ERR, VIRTIO_IB_WC_RDMA_READ, __LINE__);
+	/* a bad rkey: NAK remote access, both QPs to ERR */
+	if (!rc_pair(&qa, &qb, 7, 10, 7))
+		return;
+	naks = counter(&b, "rdma_nak_access");
+	s = sge(&a, 0, 100);
+	q = req(0xc05, VIRTIO_IB_WR_RDMA_WRITE, VIRTIO_IB_SEND_SIGNALED, 1);
+	q.rdma.remote_addr = htole64(b.addr);
+	q.rdma.rkey = htole32(b.mr.rkey + 1);
+	expect_failure(qa, &q, &s, 1, VIRTIO_IB_WC_REM_ACCESS_ERR, VIRTIO_IB_WC_RDMA_WRITE,
+			__LINE__);
+	TAP_EQ(counter(&b, "rdma_nak_access"), naks + 1);
+	TAP_EQ(qp_state(&b, qb), VUR_USER_QPS_ERR);
+	/* WRITE to an MR without REMOTE_WRITE */
+	if (!rc_pair(&qa, &qb, 7, 10, 7))
+		return;
+	q = req(0xc06, VIRTIO_IB_WR_RDMA_WRITE, VIRTIO_IB_SEND_SIGNALED, 1);
+	q.rdma.remote_addr = htole64(0x10000);
+	q.rdma.rkey = htole32(ro.rkey);
+	expect_failure(qa, &q, &s, 1, VIRTIO_IB_WC_REM_ACCESS_ERR, VIRTIO_IB_WC_RDMA_WRITE,
+			__LINE__);
+	/* READ beyond the remote MR's end */
+	if (!rc_pair(&qa, &qb, 7, 10, 7))
+		return;
+	q = req(0xc07, VIRTIO_IB_WR_RDMA_READ, VIRTIO_IB_SEND_SIGNALED, 1);
+	q.rdma.remote_addr = htole64(0x10000 + 4000);
+	q.rdma.rkey = htole32(ro.rkey);
+	expect_failure(qa, &q, &s, 1, VIRTIO_IB_WC_REM_ACCESS_ERR, VIRTIO_IB_WC_RDMA_READ,
+			__LINE__);
+	/* within it, it works */
+	if (!rc_pair(&qa, &qb, 7, 10, 7))
+		return;
+	q = req(0xc08, VIRTIO_IB_WR_RDMA_READ, VIRTIO_IB_SEND_SIGNALED, 1);
+	q.rdma.remote_addr = htole64(0x10000 + 3996);
+	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
+	/* 100 bytes asked, only 100 fit from 3996: 3996 + 100 > 4096, refused too */
+	EXPECT_CQE(&a, 0xc08, VIRTIO_IB_WC_REM_ACCESS_ERR, VIRTIO_IB_WC_RDMA_READ, 0, qa);
+	if (!rc_pair(&qa, &qb, 7, 10, 7))
+		return;
+	s = sge(&a, 0, 96);
+	q = req(0xc09, VIRTIO_IB_WR_RDMA_READ, VIRTIO_IB_SEND_SIGNALED, 1);
+	q.rdma.remote_addr = htole64(0x10000 + 4000);
+	q.rdma.rkey = htole32(ro.rkey);
+	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
+	EXPECT_CQE(&a, 0xc09, 0, VIRTIO_IB_WC_RDMA_READ, 96, qa);
+	TAP_CHECK(memcmp(a.buf, b.buf + 4000, 96) == 0);
+	TAP_CHECK(no_cqe(&a, 20) && no_cqe(&b, 0));
+}
+
+/* ROCE-DEV-QPS-6: to ERR, every outstanding WR and every later one is flushed, once. */
+static void
+flush_on_error(void)
+{
+	uint32_t qa, qb;
+	struct virtio_rdma_sge r = sge(&b, 0, 64), s = sge(&a, 0, 64);
+	struct vur_user_qp_attr err = { .qp_state = VUR_USER_QPS_ERR };
+	struct virtio_rdma_sq_req q;
+
+	if (!ready() || !rc_pair(&qa, &qb, 7, 10, 7))
+		return;
+	for (int i = 0; i < 5; i++)
+		TAP_EQ(shim_post_recv(b.d, qb, 0xd00 + i, &r, 1), 0);
+	TAP_EQ(vur_user_modify_qp(b.d, qb, &err, VUR_USER_QP_STATE), 0);
+	for (int i = 0; i < 5; i++)
+		EXPECT_CQE(&b, 0xd00 + i, VIRTIO_IB_WC_WR_FLUSH_ERR, VIRTIO_IB_WC_RECV, 0, qb);
+	TAP_EQ(shim_post_recv(b.d, qb, 0xd05, &r, 1), 0); /* posted in ERR */
+	EXPECT_CQE(&b, 0xd05, VIRTIO_IB_WC_WR_FLUSH_ERR, VIRTIO_IB_WC_RECV, 0, qb);
+	TAP_CHECK(no_cqe(&b, 30));
+	TAP_EQ(shim_used(b.d, shim_rq_vq(b.d, qb)), 6); /* every buffer back, once */
+	/* the requester side too */
+	TAP_EQ(vur_user_modify_qp(a.d, qa, &err, VUR_USER_QP_STATE), 0);
+	for (int i = 0; i < 3; i++) {
+		q = req(0xd10 + i, VIRTIO_IB_WR_SEND, 0,
+				1); /* flushes have CQEs, signaled or not */
+		TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
+	}
+	for (int i = 0; i < 3; i++)
+		EXPECT_CQE(&a, 0xd10 + i, VIRTIO_IB_WC_WR_FLUSH_ERR, VIRTIO_IB_WC_SEND, 0, qa);
+	TAP_CHECK(no_cqe(&a, 30));
+}
+
+/* ROCE-DEV-OVR-1..5, NOTIFY-1, -3: arming, and a CQ without buffers. */
+static void
+cq_notify_and_overrun(void)
+{
+	uint32_t cqn, qa, qb, vq;
+	struct vur_user_qp_init_attr ia = {
+		.pdn = a.pdn,
+		.qp_type = VUR_USER_QPT_RC,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1, .max_recv_sge = 1 }
+	};
+	struct virtio_rdma_sge s = sge(&a, 0, 8);
+	struct virtio_rdma_sq_req q;
+	struct virtio_rdma_cq_req wc;
+	struct pollfd pfd;
+	uint64_t v;
+
+	if (!ready())
+		return;
+	TAP_EQ(vur_user_create_cq(a.d, 4, &cqn), 0);
+	TAP_EQ(shim_cq_buffers(a.d, cqn, 2, sizeof(wc)), 0); /* room for two CQEs only */
+	ia.send_cqn = ia.recv_cqn = cqn;
+	TAP_EQ(vur_user_create_qp(a.d, &ia, &qa), 0);
+	TAP_EQ(create_qp(&b, VUR_USER_QPT_RC, &qb), 0);
+	TAP_EQ(connect_qp(&a, qa, VUR_USER_QPT_RC, &b, qb, 7, 10, 7), 0);
+	TAP_EQ(connect_qp(&b, qb, VUR_USER_QPT_RC, &a, qa, 7, 10, 7), 0);
+	vq = shim_cq_vq(cqn);
+	pfd = (struct pollfd){ .fd = a.d->vqs[vq].call_fd, .events = POLLIN };
+	/* unarmed: a CQE, no notification */
+	q = req(0xe01, VIRTIO_IB_WR_RDMA_WRITE, VIRTIO_IB_SEND_SIGNALED, 1);
+	q.rdma.remote_addr = htole64(b.addr);
+	q.rdma.rkey = htole32(b.mr.rkey);
+	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
+	for (int i = 0; i < 1000 && a.d->vqs[vq].ring.used->idx == 0; i++)
+		poll(NULL, 0, 1);
+	TAP_EQ(poll(&pfd, 1, 20), 0);
+	/* armed: the next one notifies, once */
+	TAP_EQ(vur_user_req_notify_cq(a.d, cqn, VUR_USER_NOTIFY_NEXT_COMPLETION), 0);
+	q.wr_id = htole64(0xe02);
+	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
+	TAP_EQ(poll(&pfd, 1, WAIT_MS), 1);
+	TAP_EQ(read(pfd.fd, &v, sizeof(v)), (ssize_t)sizeof(v));
+	/* the third has no buffer: the CQ overruns, its QP goes to ERR (OVR-1, -2) */
+	q.wr_id = htole64(0xe03);
+	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
+	for (int i = 0; i < 1000 && qp_state(&a, qa) != VUR_USER_QPS_ERR; i++)
+		poll(NULL, 0, 1);
+	TAP_EQ(qp_state(&a, qa), VUR_USER_QPS_ERR);
+	TAP_EQ(vur_user_req_notify_cq(a.d, cqn, VUR_USER_NOTIFY_NEXT_COMPLETION), -EREMOTEIO);
+	TAP_CHECK(counter(&a, "rdma_cq_overrun") >= 1);
+	/* the two CQEs that fit are there; nothing else was written (OVR-3) */
+	TAP_EQ(shim_poll_cq(a.d, cqn, &wc, 1), 1);
+	TAP_EQ(le64toh(wc.wr_id), 0xe01);
+	TAP_EQ(shim_poll_cq(a.d, cqn, &wc, 1), 1);
+	TAP_EQ(le64toh(wc.wr_id), 0xe02);
+	poll(NULL, 0, 20);
+	TAP_EQ(shim_poll_cq(a.d, cqn, &wc, 1), 0);
+	/* the send buffers came back anyway */
+	TAP_EQ(shim_used(a.d, shim_sq_vq(a.d, qa)), 3);
+	TAP_EQ(vur_user_destroy_qp(a.d, qa), 0);
+	TAP_EQ(vur_user_destroy_cq(a.d, cqn), 0);
+}
+
+/* 64 QPs at once, 32 on each side, a message each way on every pair. */
+static void
+many_qps(void)
+{
+	enum { PAIRS = 32 };
+	uint32_t qa[PAIRS], qb[PAIRS];
+	struct virtio_rdma_sq_req q;
+	struct virtio_rdma_sge s, r;
+	struct virtio_rdma_cq_req wc;
+	int n, ok = 0, got_a = 0, got_b = 0;
+
+	if (!ready())
+		return;
+	for (n = 0; n < PAIRS; n++)
+		if (!rc_pair(&qa[n], &qb[n], 7, 10, 7))
+			break;
+	TAP_EQ(n, PAIRS);
+	for (int i = 0; i < n; i++) {
+		r = sge(&b, (uint64_t)i * 4096, 4096);
+		TAP_EQ(shim_post_recv(b.d, qb[i], 0xf000 + i, &r, 1), 0);
+		fill(a.buf + (uint64_t)i * 4096 + (BUF_LEN / 2), 4096, (uint32_t)i);
+	}
+	for (int i = 0; i < n; i++) {
+		s = sge(&a, (uint64_t)i * 4096 + (BUF_LEN / 2), 4096);
+		q = req(0xf100 + i, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
+		TAP_EQ(shim_post_send(a.d, qa[i], &q, &s, 1), 0);
+	}
+	for (int i = 0; i < 2 * n; i++) {
+		if (got_a < n && next_cqe(&a, &wc) == 1 && wc.status == 0)
+			got_a++;
+		if (got_b < n && next_cqe(&b, &wc) == 1 && wc.status == 0)
+			got_b++;
+	}
+	TAP_EQ(got_a, n);
+	TAP_EQ(got_b, n);
+	for (int i = 0; i < n; i++)
+		ok += memcmp(b.buf + (uint64_t)i * 4096, a.buf + (uint64_t)i * 4096 + (BUF_LEN / 2),
+				      4096) == 0;
+	TAP_EQ(ok, n);
+}
+
+/* ROCE-DEV-SEND-9: the peer's frontend is gone; retransmissions run out. */
+static void
+retry_exhausted(void)
+{
+	uint32_t qa, qb;
+	struct virtio_rdma_sge s = sge(&a, 0, 100);
+	struct virtio_rdma_sq_req q = req(0x1001, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
+	uint64_t timeouts;
+
+	if (!ready() || !rc_pair(&qa, &qb, 7, 8, 2)) /* timeout 8: about 1 ms */
+		return;
+	timeouts = counter(&a, "rdma_timeouts");
+	vur_user_close(b.d);
+	b.d = NULL;
+	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
+	EXPECT_CQE(&a, 0x1001, VIRTIO_IB_WC_RETRY_EXC_ERR, VIRTIO_IB_WC_SEND, 0, qa);
+	TAP_EQ(counter(&a, "rdma_timeouts"), timeouts + 3);
+	TAP_EQ(qp_state(&a, qa), VUR_USER_QPS_ERR);
+}
+
+/* SIGTERM stops it with status 0: no crash, no leak under LeakSanitizer, nothing left. */
+static void
+backend_stops_cleanly(void)
+{
+	int status;
+
+	if (a.d != NULL)
+		vur_user_close(a.d);
+	if (b.d != NULL)
+		vur_user_close(b.d);
+	a.d = b.d = NULL;
+	status = child_stop(&backend, SIGTERM, WAIT_MS);
+	TAP_CHECK(status >= 0 && WIFEXITED(status));
+	TAP_EQ(WEXITSTATUS(status), 0);
+	if (tap_failed || tap_case_failed)
+		child_dump_log(&backend);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -543,15 +910,13 @@ main(int argc, char **argv)
 	TAP_RUN(ud_send);
 	TAP_RUN(uc_send_write);
 	TAP_RUN(rc_loopback);
-	if (a.d != NULL)
-		vur_user_close(a.d);
-	if (b.d != NULL)
-		vur_user_close(b.d);
-	{
-		int status = child_stop(&backend, SIGTERM, WAIT_MS);
-
-		if (tap_failed || status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-			child_dump_log(&backend);
-	}
+	TAP_RUN(rnr_then_success);
+	TAP_RUN(rnr_retry_exhausted);
+	TAP_RUN(bad_keys_and_bounds);
+	TAP_RUN(flush_on_error);
+	TAP_RUN(cq_notify_and_overrun);
+	TAP_RUN(many_qps);
+	TAP_RUN(retry_exhausted);
+	TAP_RUN(backend_stops_cleanly);
 	return tap_done();
 }
