@@ -36,6 +36,10 @@ done
 echo "== Ethernet"
 "$dir/bench/eth_bench" "$tmp/sock" "$tmp/sock1"
 
+# The RDMA engine between the two devices.
+echo "== RDMA (RC)"
+"$dir/bench/rdma_bench" "$tmp/sock" "$tmp/sock1" "${RDMA_SECONDS:-1}"
+
 # Speed-change notification latency, on a second backend with two tap members
 # (needs root and /dev/net/tun for net_tap).
 if [ "$(id -u)" -eq 0 ] && [ -w /dev/net/tun ]; then

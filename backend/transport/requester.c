@@ -260,8 +260,10 @@ vur_tp_requester(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **o
 			break;
 		}
 		if (w->state == VUR_SWQE_POSTED) {
+			if (qp->attr.state == VIRTIO_IB_QPS_SQD) /* ROCE-DEV-QPS-9 */
+				break;
 			if (w->opcode == VIRTIO_IB_WR_RDMA_READ && qp->attr.max_rd_atomic == 0) {
-				/* a READ the QP's attributes can never let out */
+				/* ROCE-DEV-READ-6: a READ the QP's attributes can never let out */
 				w->status = VIRTIO_IB_WC_LOC_QP_OP_ERR;
 				continue;
 			}

@@ -18,6 +18,7 @@
 
 #include "child.h"
 #include "device.h"
+#include "rdma_pair.h"
 #include "rdma_shim.h"
 #include "tap.h"
 #include "telemetry.h"
@@ -27,24 +28,11 @@
 #define WAIT_MS  10000
 #define BUF_LEN  (34u << 20) /* two halves, each room for a 16 MiB message */
 #define MEM_SIZE (40u << 20)
-#define CQ_DEPTH 48
 
 static const char *backend_bin;
 static struct child backend;
 
-/* One end of a connection: a device, its PD, CQ, a QP and a registered buffer. */
-struct ep {
-	struct vur_user_dev *d;
-	char path[128];
-	uint8_t mac[6];
-	uint8_t gid[16];
-	uint32_t pdn, cqn, qpn;
-	struct vur_user_mr mr; /* a DMA MR of everything, all access */
-	uint8_t *buf;
-	uint64_t addr; /* the driver address of buf */
-};
-
-static struct ep a, b;
+static struct rdma_ep a, b;
 
 static void
 log_hook(void *arg, int level, const char *msg)
@@ -63,140 +51,9 @@ now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int
-ep_open(struct ep *e, unsigned int sock, uint8_t last_octet)
-{
-	struct vur_user_params p;
-	struct vur_user_config cfg;
-	int ret;
-
-	memset(e, 0, sizeof(*e));
-	child_sock(&backend, sock, e->path, sizeof(e->path));
-	vur_user_params_init(&p, e->path);
-	p.mem_size = MEM_SIZE;
-	ret = vur_user_open(&p, &e->d);
-	if (ret < 0)
-		return ret;
-	ret = vur_user_read_config(e->d, &cfg);
-	if (ret < 0)
-		return ret;
-	memcpy(e->mac, cfg.mac, 6);
-	e->gid[10] = e->gid[11] = 0xff;
-	e->gid[12] = 10;
-	e->gid[15] = last_octet;
-	e->buf = vur_user_alloc_buf(e->d, BUF_LEN);
-	if (e->buf == NULL)
-		return -ENOMEM;
-	e->addr = vur_user_driver_addr(e->d, e->buf);
-	ret = vur_user_add_gid(e->d, 0, e->gid);
-	if (ret == 0)
-		ret = vur_user_create_pd(e->d, &e->pdn);
-	if (ret == 0)
-		ret = vur_user_get_dma_mr(e->d, e->pdn,
-				VUR_USER_ACCESS_LOCAL_WRITE | VUR_USER_ACCESS_REMOTE_WRITE |
-						VUR_USER_ACCESS_REMOTE_READ,
-				&e->mr);
-	if (ret == 0)
-		ret = vur_user_create_cq(e->d, CQ_DEPTH, &e->cqn);
-	if (ret == 0)
-		ret = shim_cq_buffers(e->d, e->cqn, CQ_DEPTH, sizeof(struct virtio_rdma_cq_req));
-	return ret;
-}
-
-static int
-create_qp(struct ep *e, uint8_t type, uint32_t *qpn)
-{
-	struct vur_user_qp_init_attr ia = {
-		.pdn = e->pdn,
-		.qp_type = type,
-		.send_cqn = e->cqn,
-		.recv_cqn = e->cqn,
-		.cap = { .max_send_wr = 32,
-				.max_recv_wr = 32,
-				.max_send_sge = 16,
-				.max_recv_sge = 16,
-				.max_inline_data = 512 },
-	};
-
-	return vur_user_create_qp(e->d, &ia, qpn);
-}
-
-/* @qpn of @e to RTS towards @peer_qpn of @peer (for UD only its own states). */
-static int
-connect_qp(struct ep *e, uint32_t qpn, uint8_t type, const struct ep *peer, uint32_t peer_qpn,
-		uint8_t rnr_retry, uint8_t timeout, uint8_t retry_cnt)
-{
-	struct vur_user_qp_attr at = {
-		.qp_access_flags = VUR_USER_ACCESS_LOCAL_WRITE | VUR_USER_ACCESS_REMOTE_WRITE |
-				VUR_USER_ACCESS_REMOTE_READ,
-		.qkey = 0x11111111,
-		.path_mtu = VUR_USER_MTU_1024,
-		.dest_qp_num = peer_qpn,
-		.rq_psn = 0x100 + peer_qpn,
-		.sq_psn = 0x100 + qpn,
-		.max_dest_rd_atomic = 16,
-		.max_rd_atomic = 16,
-		.min_rnr_timer = 1, /* 10 us */
-		.timeout = timeout,
-		.retry_cnt = retry_cnt,
-		.rnr_retry = rnr_retry,
-	};
-	bool ud = type == VUR_USER_QPT_UD;
-	int ret;
-
-	memcpy(at.ah_attr.grh.dgid, peer->gid, 16);
-	at.ah_attr.grh.hop_limit = 64;
-	memcpy(at.ah_attr.dmac, peer->mac, 6);
-	at.qp_state = VUR_USER_QPS_INIT;
-	ret = vur_user_modify_qp(e->d, qpn, &at,
-			VUR_USER_QP_STATE | (ud ? VUR_USER_QP_QKEY : VUR_USER_QP_ACCESS_FLAGS));
-	if (ret < 0)
-		return ret;
-	at.qp_state = VUR_USER_QPS_RTR;
-	ret = vur_user_modify_qp(e->d, qpn, &at,
-			VUR_USER_QP_STATE |
-					(ud ? 0
-					    : VUR_USER_QP_AV | VUR_USER_QP_PATH_MTU | VUR_USER_QP_DEST_QPN |
-											VUR_USER_QP_RQ_PSN |
-											(type == VUR_USER_QPT_RC ? VUR_USER_QP_MAX_DEST_RD_ATOMIC |
-																	VUR_USER_QP_MIN_RNR_TIMER
-														 : 0)));
-	if (ret < 0)
-		return ret;
-	at.qp_state = VUR_USER_QPS_RTS;
-	return vur_user_modify_qp(e->d, qpn, &at,
-			VUR_USER_QP_STATE | VUR_USER_QP_SQ_PSN |
-					(type == VUR_USER_QPT_RC ? VUR_USER_QP_TIMEOUT |
-											VUR_USER_QP_RETRY_CNT |
-											VUR_USER_QP_RNR_RETRY |
-											VUR_USER_QP_MAX_QP_RD_ATOMIC
-								 : 0));
-}
-
-static struct virtio_rdma_sge
-sge(const struct ep *e, uint64_t off, uint32_t len)
-{
-	return (struct virtio_rdma_sge){
-		.addr = htole64(e->addr + off), .length = htole32(len), .lkey = htole32(e->mr.lkey)
-	};
-}
-
-static struct virtio_rdma_sq_req
-req(uint64_t wr_id, uint8_t opcode, uint8_t flags, uint32_t num_sge)
-{
-	struct virtio_rdma_sq_req r;
-
-	memset(&r, 0, sizeof(r));
-	r.wr_id = htole64(wr_id);
-	r.opcode = opcode;
-	r.send_flags = flags;
-	r.num_sge = htole32(num_sge);
-	return r;
-}
-
 /* The next CQE of @e's CQ within WAIT_MS: 1, or 0 on timeout. */
 static int
-next_cqe(struct ep *e, struct virtio_rdma_cq_req *wc)
+next_cqe(struct rdma_ep *e, struct virtio_rdma_cq_req *wc)
 {
 	uint64_t end = now_ms() + WAIT_MS;
 	int n;
@@ -212,7 +69,7 @@ next_cqe(struct ep *e, struct virtio_rdma_cq_req *wc)
 
 /* Nothing more within @ms. */
 static bool
-no_cqe(struct ep *e, int ms)
+no_cqe(struct rdma_ep *e, int ms)
 {
 	struct virtio_rdma_cq_req wc;
 
@@ -228,7 +85,7 @@ fill(uint8_t *p, size_t len, uint32_t seed)
 }
 
 static bool
-expect_cqe(struct ep *e, uint64_t wr_id, uint8_t status, uint8_t opcode, uint32_t byte_len,
+expect_cqe(struct rdma_ep *e, uint64_t wr_id, uint8_t status, uint8_t opcode, uint32_t byte_len,
 		uint32_t qpn, int line)
 {
 	struct virtio_rdma_cq_req wc;
@@ -255,6 +112,15 @@ expect_cqe(struct ep *e, uint64_t wr_id, uint8_t status, uint8_t opcode, uint32_
 }
 #define EXPECT_CQE(e, id, st, op, len, qpn) expect_cqe(e, id, st, op, len, qpn, __LINE__)
 
+static int
+open_ep(struct rdma_ep *e, unsigned int sock, uint8_t last_octet)
+{
+	char path[128];
+
+	child_sock(&backend, sock, path, sizeof(path));
+	return rdma_ep_open(e, path, last_octet, BUF_LEN, MEM_SIZE);
+}
+
 static void
 devices_open(void)
 {
@@ -266,12 +132,12 @@ devices_open(void)
 	TAP_EQ(ret, 0);
 	if (ret < 0)
 		return;
-	TAP_EQ(ep_open(&a, 0, 1), 0);
-	TAP_EQ(ep_open(&b, 1, 2), 0);
-	TAP_EQ(create_qp(&a, VUR_USER_QPT_RC, &a.qpn), 0);
-	TAP_EQ(create_qp(&b, VUR_USER_QPT_RC, &b.qpn), 0);
-	TAP_EQ(connect_qp(&a, a.qpn, VUR_USER_QPT_RC, &b, b.qpn, 7, 10, 7), 0);
-	TAP_EQ(connect_qp(&b, b.qpn, VUR_USER_QPT_RC, &a, a.qpn, 7, 10, 7), 0);
+	TAP_EQ(open_ep(&a, 0, 1), 0);
+	TAP_EQ(open_ep(&b, 1, 2), 0);
+	TAP_EQ(rdma_create_qp(&a, VUR_USER_QPT_RC, &a.qpn), 0);
+	TAP_EQ(rdma_create_qp(&b, VUR_USER_QPT_RC, &b.qpn), 0);
+	TAP_EQ(rdma_connect_qp(&a, a.qpn, VUR_USER_QPT_RC, &b, b.qpn, 7, 10, 7), 0);
+	TAP_EQ(rdma_connect_qp(&b, b.qpn, VUR_USER_QPT_RC, &a, a.qpn, 7, 10, 7), 0);
 }
 
 static bool
@@ -300,13 +166,13 @@ rc_send(void)
 		fill(a.buf, len, (uint32_t)i);
 		memset(b.buf, 0xee, len + 16);
 		/* the receiver in two pieces, the sender in three */
-		r[0] = sge(&b, 0, h);
-		r[1] = sge(&b, h, len - h + 16);
+		r[0] = rdma_sge(&b, 0, h);
+		r[1] = rdma_sge(&b, h, len - h + 16);
 		TAP_EQ(shim_post_recv(b.d, b.qpn, 0x100 + i, r, 2), 0);
-		s[0] = sge(&a, 0, len / 3);
-		s[1] = sge(&a, len / 3, 0); /* empty elements are fine */
-		s[2] = sge(&a, len / 3, len - len / 3);
-		q = req(0x200 + i, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 3);
+		s[0] = rdma_sge(&a, 0, len / 3);
+		s[1] = rdma_sge(&a, len / 3, 0); /* empty elements are fine */
+		s[2] = rdma_sge(&a, len / 3, len - len / 3);
+		q = rdma_req(0x200 + i, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 3);
 		TAP_EQ(shim_post_send(a.d, a.qpn, &q, s, 3), 0);
 		EXPECT_CQE(&b, 0x100 + i, 0, VIRTIO_IB_WC_RECV, len, b.qpn);
 		EXPECT_CQE(&a, 0x200 + i, 0, VIRTIO_IB_WC_SEND, len, a.qpn);
@@ -332,9 +198,9 @@ rc_write_read(void)
 		/* WRITE a -> b */
 		fill(a.buf, len, (uint32_t)i + 7);
 		memset(b.buf + far, 0, len);
-		s[0] = sge(&a, 0, len / 2);
-		s[1] = sge(&a, len / 2, len - len / 2);
-		q = req(0x300 + i, VIRTIO_IB_WR_RDMA_WRITE, VIRTIO_IB_SEND_SIGNALED, 2);
+		s[0] = rdma_sge(&a, 0, len / 2);
+		s[1] = rdma_sge(&a, len / 2, len - len / 2);
+		q = rdma_req(0x300 + i, VIRTIO_IB_WR_RDMA_WRITE, VIRTIO_IB_SEND_SIGNALED, 2);
 		q.rdma.remote_addr = htole64(b.addr + far);
 		q.rdma.rkey = htole32(b.mr.rkey);
 		TAP_EQ(shim_post_send(a.d, a.qpn, &q, s, 2), 0);
@@ -342,9 +208,9 @@ rc_write_read(void)
 		TAP_CHECK(memcmp(a.buf, b.buf + far, len) == 0);
 		/* READ it back b -> a, into another place of a */
 		memset(a.buf + far, 0, len);
-		s[0] = sge(&a, far, len - len / 3);
-		s[1] = sge(&a, far + len - len / 3, len / 3);
-		q = req(0x400 + i, VIRTIO_IB_WR_RDMA_READ, VIRTIO_IB_SEND_SIGNALED, 2);
+		s[0] = rdma_sge(&a, far, len - len / 3);
+		s[1] = rdma_sge(&a, far + len - len / 3, len / 3);
+		q = rdma_req(0x400 + i, VIRTIO_IB_WR_RDMA_READ, VIRTIO_IB_SEND_SIGNALED, 2);
 		q.rdma.remote_addr = htole64(b.addr + far);
 		q.rdma.rkey = htole32(b.mr.rkey);
 		TAP_EQ(shim_post_send(a.d, a.qpn, &q, s, 2), 0);
@@ -354,8 +220,8 @@ rc_write_read(void)
 	/* WRITE with immediate: a receive WR completes with the immediate, no s/g used */
 	fill(a.buf, 5000, 99);
 	TAP_EQ(shim_post_recv(b.d, b.qpn, 0x500, NULL, 0), 0);
-	s[0] = sge(&a, 0, 5000);
-	q = req(0x501, VIRTIO_IB_WR_RDMA_WRITE_WITH_IMM, VIRTIO_IB_SEND_SIGNALED, 1);
+	s[0] = rdma_sge(&a, 0, 5000);
+	q = rdma_req(0x501, VIRTIO_IB_WR_RDMA_WRITE_WITH_IMM, VIRTIO_IB_SEND_SIGNALED, 1);
 	q.imm_data = htobe32(0xfeedbeef);
 	q.rdma.remote_addr = htole64(b.addr + far);
 	q.rdma.rkey = htole32(b.mr.rkey);
@@ -379,13 +245,13 @@ static void
 rc_inline_imm_unsignaled(void)
 {
 	struct virtio_rdma_sq_req q;
-	struct virtio_rdma_sge r = sge(&b, 0, 600);
+	struct virtio_rdma_sge r = rdma_sge(&b, 0, 600);
 	struct virtio_rdma_cq_req wc;
 
 	if (!ready())
 		return;
 	TAP_EQ(shim_post_recv(b.d, b.qpn, 0x600, &r, 1), 0);
-	q = req(0x601, VIRTIO_IB_WR_SEND_WITH_IMM,
+	q = rdma_req(0x601, VIRTIO_IB_WR_SEND_WITH_IMM,
 			VIRTIO_IB_SEND_INLINE | VIRTIO_IB_SEND_SOLICITED | VIRTIO_IB_SEND_SIGNALED,
 			0);
 	q.inline_len = htole16(512);
@@ -399,7 +265,7 @@ rc_inline_imm_unsignaled(void)
 	EXPECT_CQE(&a, 0x601, 0, VIRTIO_IB_WC_SEND, 512, a.qpn);
 	/* unsignaled: no CQE, the buffer still comes back used */
 	TAP_EQ(shim_post_recv(b.d, b.qpn, 0x602, &r, 1), 0);
-	q = req(0x603, VIRTIO_IB_WR_SEND, 0, 0);
+	q = rdma_req(0x603, VIRTIO_IB_WR_SEND, 0, 0);
 	TAP_EQ(shim_post_send(a.d, a.qpn, &q, NULL, 0), 0);
 	EXPECT_CQE(&b, 0x602, 0, VIRTIO_IB_WC_RECV, 0, b.qpn);
 	TAP_CHECK(no_cqe(&a, 50));
@@ -411,22 +277,22 @@ ud_send(void)
 {
 	uint32_t qa, qb, ah;
 	struct vur_user_ah_attr av = { .grh.hop_limit = 64 };
-	struct virtio_rdma_sge r = sge(&b, 0, 40 + 1024), s = sge(&a, 0, 1024);
+	struct virtio_rdma_sge r = rdma_sge(&b, 0, 40 + 1024), s = rdma_sge(&a, 0, 1024);
 	struct virtio_rdma_sq_req q;
 	struct virtio_rdma_cq_req wc;
 
 	if (!ready())
 		return;
-	TAP_EQ(create_qp(&a, VUR_USER_QPT_UD, &qa), 0);
-	TAP_EQ(create_qp(&b, VUR_USER_QPT_UD, &qb), 0);
-	TAP_EQ(connect_qp(&a, qa, VUR_USER_QPT_UD, &b, qb, 0, 0, 0), 0);
-	TAP_EQ(connect_qp(&b, qb, VUR_USER_QPT_UD, &a, qa, 0, 0, 0), 0);
+	TAP_EQ(rdma_create_qp(&a, VUR_USER_QPT_UD, &qa), 0);
+	TAP_EQ(rdma_create_qp(&b, VUR_USER_QPT_UD, &qb), 0);
+	TAP_EQ(rdma_connect_qp(&a, qa, VUR_USER_QPT_UD, &b, qb, 0, 0, 0), 0);
+	TAP_EQ(rdma_connect_qp(&b, qb, VUR_USER_QPT_UD, &a, qa, 0, 0, 0), 0);
 	memcpy(av.grh.dgid, b.gid, 16);
 	memcpy(av.dmac, b.mac, 6);
 	TAP_EQ(vur_user_create_ah(a.d, a.pdn, &av, &ah), 0);
 	fill(a.buf, 1024, 77);
 	TAP_EQ(shim_post_recv(b.d, qb, 0x700, &r, 1), 0);
-	q = req(0x701, VIRTIO_IB_WR_SEND_WITH_IMM, VIRTIO_IB_SEND_SIGNALED, 1);
+	q = rdma_req(0x701, VIRTIO_IB_WR_SEND_WITH_IMM, VIRTIO_IB_SEND_SIGNALED, 1);
 	q.ud.remote_qpn = htole32(qb);
 	q.ud.remote_qkey = htole32(0x11111111);
 	q.ud.ah = htole32(ah);
@@ -460,7 +326,7 @@ ud_send(void)
 	EXPECT_CQE(&a, 0x704, 0, VIRTIO_IB_WC_SEND, 1024, qa);
 	EXPECT_CQE(&b, 0x702, 0, VIRTIO_IB_WC_RECV, 40 + 1024, qb);
 	/* longer than the port MTU: LOC_LEN_ERR (UD-2), the QP to SQE (QPS-8) */
-	s = sge(&a, 0, 1025);
+	s = rdma_sge(&a, 0, 1025);
 	q.wr_id = htole64(0x705);
 	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
 	EXPECT_CQE(&a, 0x705, VIRTIO_IB_WC_LOC_LEN_ERR, VIRTIO_IB_WC_SEND, 0, qa);
@@ -471,24 +337,24 @@ static void
 uc_send_write(void)
 {
 	uint32_t qa, qb;
-	struct virtio_rdma_sge r = sge(&b, 0, 3000), s = sge(&a, 0, 3000);
+	struct virtio_rdma_sge r = rdma_sge(&b, 0, 3000), s = rdma_sge(&a, 0, 3000);
 	struct virtio_rdma_sq_req q;
 
 	if (!ready())
 		return;
-	TAP_EQ(create_qp(&a, VUR_USER_QPT_UC, &qa), 0);
-	TAP_EQ(create_qp(&b, VUR_USER_QPT_UC, &qb), 0);
-	TAP_EQ(connect_qp(&a, qa, VUR_USER_QPT_UC, &b, qb, 0, 0, 0), 0);
-	TAP_EQ(connect_qp(&b, qb, VUR_USER_QPT_UC, &a, qa, 0, 0, 0), 0);
+	TAP_EQ(rdma_create_qp(&a, VUR_USER_QPT_UC, &qa), 0);
+	TAP_EQ(rdma_create_qp(&b, VUR_USER_QPT_UC, &qb), 0);
+	TAP_EQ(rdma_connect_qp(&a, qa, VUR_USER_QPT_UC, &b, qb, 0, 0, 0), 0);
+	TAP_EQ(rdma_connect_qp(&b, qb, VUR_USER_QPT_UC, &a, qa, 0, 0, 0), 0);
 	fill(a.buf, 3000, 3);
 	TAP_EQ(shim_post_recv(b.d, qb, 0x800, &r, 1), 0);
-	q = req(0x801, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
+	q = rdma_req(0x801, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
 	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
 	EXPECT_CQE(&a, 0x801, 0, VIRTIO_IB_WC_SEND, 3000, qa);
 	EXPECT_CQE(&b, 0x800, 0, VIRTIO_IB_WC_RECV, 3000, qb);
 	TAP_CHECK(memcmp(a.buf, b.buf, 3000) == 0);
 	memset(b.buf + 8192, 0, 3000);
-	q = req(0x802, VIRTIO_IB_WR_RDMA_WRITE, VIRTIO_IB_SEND_SIGNALED, 1);
+	q = rdma_req(0x802, VIRTIO_IB_WR_RDMA_WRITE, VIRTIO_IB_SEND_SIGNALED, 1);
 	q.rdma.remote_addr = htole64(b.addr + 8192);
 	q.rdma.rkey = htole32(b.mr.rkey);
 	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
@@ -498,7 +364,7 @@ uc_send_write(void)
 		poll(NULL, 0, 1);
 	TAP_CHECK(memcmp(a.buf, b.buf + 8192, 3000) == 0);
 	/* READ is not a UC operation (READ-1) */
-	q = req(0x803, VIRTIO_IB_WR_RDMA_READ, VIRTIO_IB_SEND_SIGNALED, 1);
+	q = rdma_req(0x803, VIRTIO_IB_WR_RDMA_READ, VIRTIO_IB_SEND_SIGNALED, 1);
 	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
 	EXPECT_CQE(&a, 0x803, VIRTIO_IB_WC_LOC_QP_OP_ERR, VIRTIO_IB_WC_RDMA_READ, 0, qa);
 }
@@ -508,18 +374,18 @@ static void
 rc_loopback(void)
 {
 	uint32_t q1, q2;
-	struct virtio_rdma_sge r = sge(&a, 8192, 2000), s = sge(&a, 0, 2000);
+	struct virtio_rdma_sge r = rdma_sge(&a, 8192, 2000), s = rdma_sge(&a, 0, 2000);
 	struct virtio_rdma_sq_req q;
 
 	if (!ready())
 		return;
-	TAP_EQ(create_qp(&a, VUR_USER_QPT_RC, &q1), 0);
-	TAP_EQ(create_qp(&a, VUR_USER_QPT_RC, &q2), 0);
-	TAP_EQ(connect_qp(&a, q1, VUR_USER_QPT_RC, &a, q2, 7, 10, 7), 0);
-	TAP_EQ(connect_qp(&a, q2, VUR_USER_QPT_RC, &a, q1, 7, 10, 7), 0);
+	TAP_EQ(rdma_create_qp(&a, VUR_USER_QPT_RC, &q1), 0);
+	TAP_EQ(rdma_create_qp(&a, VUR_USER_QPT_RC, &q2), 0);
+	TAP_EQ(rdma_connect_qp(&a, q1, VUR_USER_QPT_RC, &a, q2, 7, 10, 7), 0);
+	TAP_EQ(rdma_connect_qp(&a, q2, VUR_USER_QPT_RC, &a, q1, 7, 10, 7), 0);
 	fill(a.buf, 2000, 11);
 	TAP_EQ(shim_post_recv(a.d, q2, 0x900, &r, 1), 0);
-	q = req(0x901, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
+	q = rdma_req(0x901, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
 	TAP_EQ(shim_post_send(a.d, q1, &q, &s, 1), 0);
 	{
 		struct virtio_rdma_cq_req wc[2];
@@ -537,20 +403,22 @@ rc_loopback(void)
 static bool
 rc_pair(uint32_t *qa, uint32_t *qb, uint8_t rnr_retry, uint8_t timeout, uint8_t retry_cnt)
 {
-	int ret = create_qp(&a, VUR_USER_QPT_RC, qa);
+	int ret = rdma_create_qp(&a, VUR_USER_QPT_RC, qa);
 
 	if (ret == 0)
-		ret = create_qp(&b, VUR_USER_QPT_RC, qb);
+		ret = rdma_create_qp(&b, VUR_USER_QPT_RC, qb);
 	if (ret == 0)
-		ret = connect_qp(&a, *qa, VUR_USER_QPT_RC, &b, *qb, rnr_retry, timeout, retry_cnt);
+		ret = rdma_connect_qp(
+				&a, *qa, VUR_USER_QPT_RC, &b, *qb, rnr_retry, timeout, retry_cnt);
 	if (ret == 0)
-		ret = connect_qp(&b, *qb, VUR_USER_QPT_RC, &a, *qa, rnr_retry, timeout, retry_cnt);
+		ret = rdma_connect_qp(
+				&b, *qb, VUR_USER_QPT_RC, &a, *qa, rnr_retry, timeout, retry_cnt);
 	TAP_EQ(ret, 0);
 	return ret == 0;
 }
 
 static int
-qp_state(struct ep *e, uint32_t qpn)
+qp_state(struct rdma_ep *e, uint32_t qpn)
 {
 	struct vur_user_qp_attr at;
 
@@ -558,7 +426,7 @@ qp_state(struct ep *e, uint32_t qpn)
 }
 
 static uint64_t
-counter(struct ep *e, const char *name)
+counter(struct rdma_ep *e, const char *name)
 {
 	char cmd[200], json[16384];
 	uint64_t v = 0;
@@ -575,8 +443,9 @@ static void
 rnr_then_success(void)
 {
 	uint32_t qa, qb;
-	struct virtio_rdma_sge r = sge(&b, 0, 100), s = sge(&a, 0, 100);
-	struct virtio_rdma_sq_req q = req(0xa01, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
+	struct virtio_rdma_sge r = rdma_sge(&b, 0, 100), s = rdma_sge(&a, 0, 100);
+	struct virtio_rdma_sq_req q =
+			rdma_req(0xa01, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
 	uint64_t waits;
 
 	if (!ready() || !rc_pair(&qa, &qb, 7, 10, 7))
@@ -596,8 +465,9 @@ static void
 rnr_retry_exhausted(void)
 {
 	uint32_t qa, qb;
-	struct virtio_rdma_sge s = sge(&a, 0, 100);
-	struct virtio_rdma_sq_req q = req(0xb01, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
+	struct virtio_rdma_sge s = rdma_sge(&a, 0, 100);
+	struct virtio_rdma_sq_req q =
+			rdma_req(0xb01, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
 
 	if (!ready() || !rc_pair(&qa, &qb, 2, 10, 7))
 		return;
@@ -647,28 +517,28 @@ bad_keys_and_bounds(void)
 	/* a bad lkey */
 	if (!rc_pair(&qa, &qb, 7, 10, 7))
 		return;
-	s = sge(&a, 0, 10);
+	s = rdma_sge(&a, 0, 10);
 	s.lkey = htole32(a.mr.lkey ^ 0x100);
-	q = req(0xc01, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
+	q = rdma_req(0xc01, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
 	expect_failure(qa, &q, &s, 1, VIRTIO_IB_WC_LOC_PROT_ERR, VIRTIO_IB_WC_SEND, __LINE__);
 	/* past the end of a user MR */
 	if (!rc_pair(&qa, &qb, 7, 10, 7))
 		return;
 	s = (struct virtio_rdma_sge){ htole64(0x20000 + 4000), htole32(100), htole32(small.lkey) };
-	q = req(0xc02, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
+	q = rdma_req(0xc02, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
 	expect_failure(qa, &q, &s, 1, VIRTIO_IB_WC_LOC_PROT_ERR, VIRTIO_IB_WC_SEND, __LINE__);
 	/* another PD's MR */
 	if (!rc_pair(&qa, &qb, 7, 10, 7))
 		return;
 	s = (struct virtio_rdma_sge){ htole64(0x30000), htole32(100), htole32(other.lkey) };
-	q = req(0xc03, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
+	q = rdma_req(0xc03, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
 	expect_failure(qa, &q, &s, 1, VIRTIO_IB_WC_LOC_PROT_ERR, VIRTIO_IB_WC_SEND, __LINE__);
 	/* READ into an MR without LOCAL_WRITE is no place to write */
 	if (!rc_pair(&qa, &qb, 7, 10, 7))
 		return;
 	s = (struct virtio_rdma_sge){ htole64(0x20000), htole32(100), htole32(small.lkey) };
 	TAP_EQ(vur_user_dereg_mr(a.d, small.mrn), 0);
-	q = req(0xc04, VIRTIO_IB_WR_RDMA_READ, VIRTIO_IB_SEND_SIGNALED, 1);
+	q = rdma_req(0xc04, VIRTIO_IB_WR_RDMA_READ, VIRTIO_IB_SEND_SIGNALED, 1);
 	q.rdma.remote_addr = htole64(b.addr);
 	q.rdma.rkey = htole32(b.mr.rkey);
 	expect_failure(qa, &q, &s, 1, VIRTIO_IB_WC_LOC_PROT_ERR, VIRTIO_IB_WC_RDMA_READ, __LINE__);
@@ -676,8 +546,8 @@ bad_keys_and_bounds(void)
 	if (!rc_pair(&qa, &qb, 7, 10, 7))
 		return;
 	naks = counter(&b, "rdma_nak_access");
-	s = sge(&a, 0, 100);
-	q = req(0xc05, VIRTIO_IB_WR_RDMA_WRITE, VIRTIO_IB_SEND_SIGNALED, 1);
+	s = rdma_sge(&a, 0, 100);
+	q = rdma_req(0xc05, VIRTIO_IB_WR_RDMA_WRITE, VIRTIO_IB_SEND_SIGNALED, 1);
 	q.rdma.remote_addr = htole64(b.addr);
 	q.rdma.rkey = htole32(b.mr.rkey + 1);
 	expect_failure(qa, &q, &s, 1, VIRTIO_IB_WC_REM_ACCESS_ERR, VIRTIO_IB_WC_RDMA_WRITE,
@@ -687,7 +557,7 @@ bad_keys_and_bounds(void)
 	/* WRITE to an MR without REMOTE_WRITE */
 	if (!rc_pair(&qa, &qb, 7, 10, 7))
 		return;
-	q = req(0xc06, VIRTIO_IB_WR_RDMA_WRITE, VIRTIO_IB_SEND_SIGNALED, 1);
+	q = rdma_req(0xc06, VIRTIO_IB_WR_RDMA_WRITE, VIRTIO_IB_SEND_SIGNALED, 1);
 	q.rdma.remote_addr = htole64(0x10000);
 	q.rdma.rkey = htole32(ro.rkey);
 	expect_failure(qa, &q, &s, 1, VIRTIO_IB_WC_REM_ACCESS_ERR, VIRTIO_IB_WC_RDMA_WRITE,
@@ -695,7 +565,7 @@ bad_keys_and_bounds(void)
 	/* READ beyond the remote MR's end */
 	if (!rc_pair(&qa, &qb, 7, 10, 7))
 		return;
-	q = req(0xc07, VIRTIO_IB_WR_RDMA_READ, VIRTIO_IB_SEND_SIGNALED, 1);
+	q = rdma_req(0xc07, VIRTIO_IB_WR_RDMA_READ, VIRTIO_IB_SEND_SIGNALED, 1);
 	q.rdma.remote_addr = htole64(0x10000 + 4000);
 	q.rdma.rkey = htole32(ro.rkey);
 	expect_failure(qa, &q, &s, 1, VIRTIO_IB_WC_REM_ACCESS_ERR, VIRTIO_IB_WC_RDMA_READ,
@@ -703,15 +573,15 @@ bad_keys_and_bounds(void)
 	/* within it, it works */
 	if (!rc_pair(&qa, &qb, 7, 10, 7))
 		return;
-	q = req(0xc08, VIRTIO_IB_WR_RDMA_READ, VIRTIO_IB_SEND_SIGNALED, 1);
+	q = rdma_req(0xc08, VIRTIO_IB_WR_RDMA_READ, VIRTIO_IB_SEND_SIGNALED, 1);
 	q.rdma.remote_addr = htole64(0x10000 + 3996);
 	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
 	/* 100 bytes asked, only 100 fit from 3996: 3996 + 100 > 4096, refused too */
 	EXPECT_CQE(&a, 0xc08, VIRTIO_IB_WC_REM_ACCESS_ERR, VIRTIO_IB_WC_RDMA_READ, 0, qa);
 	if (!rc_pair(&qa, &qb, 7, 10, 7))
 		return;
-	s = sge(&a, 0, 96);
-	q = req(0xc09, VIRTIO_IB_WR_RDMA_READ, VIRTIO_IB_SEND_SIGNALED, 1);
+	s = rdma_sge(&a, 0, 96);
+	q = rdma_req(0xc09, VIRTIO_IB_WR_RDMA_READ, VIRTIO_IB_SEND_SIGNALED, 1);
 	q.rdma.remote_addr = htole64(0x10000 + 4000);
 	q.rdma.rkey = htole32(ro.rkey);
 	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
@@ -725,7 +595,7 @@ static void
 flush_on_error(void)
 {
 	uint32_t qa, qb;
-	struct virtio_rdma_sge r = sge(&b, 0, 64), s = sge(&a, 0, 64);
+	struct virtio_rdma_sge r = rdma_sge(&b, 0, 64), s = rdma_sge(&a, 0, 64);
 	struct vur_user_qp_attr err = { .qp_state = VUR_USER_QPS_ERR };
 	struct virtio_rdma_sq_req q;
 
@@ -743,7 +613,7 @@ flush_on_error(void)
 	/* the requester side too */
 	TAP_EQ(vur_user_modify_qp(a.d, qa, &err, VUR_USER_QP_STATE), 0);
 	for (int i = 0; i < 3; i++) {
-		q = req(0xd10 + i, VIRTIO_IB_WR_SEND, 0,
+		q = rdma_req(0xd10 + i, VIRTIO_IB_WR_SEND, 0,
 				1); /* flushes have CQEs, signaled or not */
 		TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
 	}
@@ -762,7 +632,7 @@ cq_notify_and_overrun(void)
 		.qp_type = VUR_USER_QPT_RC,
 		.cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1, .max_recv_sge = 1 }
 	};
-	struct virtio_rdma_sge s = sge(&a, 0, 8);
+	struct virtio_rdma_sge s = rdma_sge(&a, 0, 8);
 	struct virtio_rdma_sq_req q;
 	struct virtio_rdma_cq_req wc;
 	struct pollfd pfd;
@@ -774,13 +644,13 @@ cq_notify_and_overrun(void)
 	TAP_EQ(shim_cq_buffers(a.d, cqn, 2, sizeof(wc)), 0); /* room for two CQEs only */
 	ia.send_cqn = ia.recv_cqn = cqn;
 	TAP_EQ(vur_user_create_qp(a.d, &ia, &qa), 0);
-	TAP_EQ(create_qp(&b, VUR_USER_QPT_RC, &qb), 0);
-	TAP_EQ(connect_qp(&a, qa, VUR_USER_QPT_RC, &b, qb, 7, 10, 7), 0);
-	TAP_EQ(connect_qp(&b, qb, VUR_USER_QPT_RC, &a, qa, 7, 10, 7), 0);
+	TAP_EQ(rdma_create_qp(&b, VUR_USER_QPT_RC, &qb), 0);
+	TAP_EQ(rdma_connect_qp(&a, qa, VUR_USER_QPT_RC, &b, qb, 7, 10, 7), 0);
+	TAP_EQ(rdma_connect_qp(&b, qb, VUR_USER_QPT_RC, &a, qa, 7, 10, 7), 0);
 	vq = shim_cq_vq(cqn);
 	pfd = (struct pollfd){ .fd = a.d->vqs[vq].call_fd, .events = POLLIN };
 	/* unarmed: a CQE, no notification */
-	q = req(0xe01, VIRTIO_IB_WR_RDMA_WRITE, VIRTIO_IB_SEND_SIGNALED, 1);
+	q = rdma_req(0xe01, VIRTIO_IB_WR_RDMA_WRITE, VIRTIO_IB_SEND_SIGNALED, 1);
 	q.rdma.remote_addr = htole64(b.addr);
 	q.rdma.rkey = htole32(b.mr.rkey);
 	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
@@ -814,6 +684,37 @@ cq_notify_and_overrun(void)
 	TAP_EQ(vur_user_destroy_cq(a.d, cqn), 0);
 }
 
+/* ROCE-DEV-READ-6, QPS-9: SQD drains, and a READ that max_rd_atomic 0 forbids fails. */
+static void
+read_needs_rd_atomic(void)
+{
+	struct vur_user_qp_attr at = { .qp_state = VUR_USER_QPS_SQD };
+	struct virtio_rdma_sge s = rdma_sge(&a, 0, 64);
+	struct virtio_rdma_sq_req q;
+	uint32_t qa, qb;
+
+	if (!ready() || !rc_pair(&qa, &qb, 7, 10, 7))
+		return;
+	TAP_EQ(vur_user_modify_qp(a.d, qa, &at, VUR_USER_QP_STATE), 0);
+	TAP_EQ(vur_user_query_qp(a.d, qa, 0, &at), 0);
+	TAP_EQ(at.qp_state, VUR_USER_QPS_SQD);
+	TAP_EQ(at.sq_draining, 0); /* nothing was in flight */
+	at.qp_state = VUR_USER_QPS_SQD;
+	at.max_rd_atomic = 0;
+	TAP_EQ(vur_user_modify_qp(a.d, qa, &at, VUR_USER_QP_STATE | VUR_USER_QP_MAX_QP_RD_ATOMIC),
+			0);
+	/* posted in SQD: not started until RTS */
+	q = rdma_req(0x1101, VIRTIO_IB_WR_RDMA_READ, VIRTIO_IB_SEND_SIGNALED, 1);
+	q.rdma.remote_addr = htole64(b.addr);
+	q.rdma.rkey = htole32(b.mr.rkey);
+	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
+	TAP_CHECK(no_cqe(&a, 20));
+	at.qp_state = VUR_USER_QPS_RTS;
+	TAP_EQ(vur_user_modify_qp(a.d, qa, &at, VUR_USER_QP_STATE), 0);
+	EXPECT_CQE(&a, 0x1101, VIRTIO_IB_WC_LOC_QP_OP_ERR, VIRTIO_IB_WC_RDMA_READ, 0, qa);
+	TAP_EQ(qp_state(&a, qa), VUR_USER_QPS_ERR);
+}
+
 /* 64 QPs at once, 32 on each side, a message each way on every pair. */
 static void
 many_qps(void)
@@ -832,13 +733,13 @@ many_qps(void)
 			break;
 	TAP_EQ(n, PAIRS);
 	for (int i = 0; i < n; i++) {
-		r = sge(&b, (uint64_t)i * 4096, 4096);
+		r = rdma_sge(&b, (uint64_t)i * 4096, 4096);
 		TAP_EQ(shim_post_recv(b.d, qb[i], 0xf000 + i, &r, 1), 0);
 		fill(a.buf + (uint64_t)i * 4096 + (BUF_LEN / 2), 4096, (uint32_t)i);
 	}
 	for (int i = 0; i < n; i++) {
-		s = sge(&a, (uint64_t)i * 4096 + (BUF_LEN / 2), 4096);
-		q = req(0xf100 + i, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
+		s = rdma_sge(&a, (uint64_t)i * 4096 + (BUF_LEN / 2), 4096);
+		q = rdma_req(0xf100 + i, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
 		TAP_EQ(shim_post_send(a.d, qa[i], &q, &s, 1), 0);
 	}
 	for (int i = 0; i < 2 * n; i++) {
@@ -860,8 +761,9 @@ static void
 retry_exhausted(void)
 {
 	uint32_t qa, qb;
-	struct virtio_rdma_sge s = sge(&a, 0, 100);
-	struct virtio_rdma_sq_req q = req(0x1001, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
+	struct virtio_rdma_sge s = rdma_sge(&a, 0, 100);
+	struct virtio_rdma_sq_req q =
+			rdma_req(0x1001, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
 	uint64_t timeouts;
 
 	if (!ready() || !rc_pair(&qa, &qb, 7, 8, 2)) /* timeout 8: about 1 ms */
@@ -915,6 +817,7 @@ main(int argc, char **argv)
 	TAP_RUN(bad_keys_and_bounds);
 	TAP_RUN(flush_on_error);
 	TAP_RUN(cq_notify_and_overrun);
+	TAP_RUN(read_needs_rd_atomic);
 	TAP_RUN(many_qps);
 	TAP_RUN(retry_exhausted);
 	TAP_RUN(backend_stops_cleanly);

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The RDMA engine between two devices of one backend: RC WRITE, READ and
+ * SEND bandwidth from 64 B to 1 MiB, round-trip latency (p50, p99) of 8 B
+ * and 4 KiB SENDs, and the 64 B SEND message rate, beside the single-core
+ * memcpy bandwidth of the same run. It prints figures; it never fails on
+ * a timing.
+ *
+ *   rdma_bench SOCKET0 SOCKET1 [SECONDS_PER_FIGURE]
+ *
+ * The client busy-polls its CQs (it owns its core, as a benchmark may);
+ * the backend's data path runs on its own thread.
+ */
+#include <endian.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench_util.h"
+#include "rdma_pair.h"
+#include "rdma_shim.h"
+
+#define BUF_LEN  (4u << 20)
+#define MEM_SIZE (16u << 20)
+#define DEPTH    16 /* WRs in flight per QP */
+#define LAT_N    2000
+
+static struct rdma_ep a, b;
+static uint32_t qa, qb;
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int
+cqe(struct rdma_ep *e, struct virtio_rdma_cq_req *wc)
+{
+	int n;
+
+	while ((n = shim_poll_cq(e->d, e->cqn, wc, 1)) == 0)
+		;
+	return n == 1 && wc->status == 0 ? 0 : -1;
+}
+
+static int
+post(uint8_t opcode, uint32_t len, uint64_t id)
+{
+	struct virtio_rdma_sge s = rdma_sge(&a, 0, len);
+	struct virtio_rdma_sq_req q = rdma_req(id, opcode, VIRTIO_IB_SEND_SIGNALED, 1);
+
+	q.rdma.remote_addr = htole64(b.addr);
+	q.rdma.rkey = htole32(b.mr.rkey);
+	return shim_post_send(a.d, qa, &q, &s, 1);
+}
+
+static int
+post_recv(struct rdma_ep *e, uint32_t qpn, uint32_t len)
+{
+	struct virtio_rdma_sge r = rdma_sge(e, 0, len);
+
+	return shim_post_recv(e->d, qpn, 0, &r, 1);
+}
+
+/* Messages of @len per second with DEPTH in flight, for @secs. */
+static double
+rate(uint8_t opcode, uint32_t len, double secs)
+{
+	struct virtio_rdma_cq_req wc;
+	uint64_t done = 0, posted = 0;
+	double t0 = now_s(), t = t0;
+	bool send = opcode == VIRTIO_IB_WR_SEND;
+
+	while (t - t0 < secs || posted != done) {
+		while (posted - done < DEPTH && t - t0 < secs) {
+			if ((send && post_recv(&b, qb, len) < 0) || post(opcode, len, posted) < 0)
+				return -1;
+			posted++;
+		}
+		if (cqe(&a, &wc) < 0 || (send && cqe(&b, &wc) < 0))
+			return -1;
+		done++;
+		if ((done & 63) == 0 || posted == done)
+			t = now_s();
+	}
+	return done / (now_s() - t0);
+}
+
+static int
+cmp_double(const void *x, const void *y)
+{
+	double d = *(const double *)x - *(const double *)y;
+
+	return (d > 0) - (d < 0);
+}
+
+/* SEND ping-pong a -> b -> a: round trips of @len, p50 and p99 in microseconds. */
+static int
+latency(uint32_t len, double *p50, double *p99)
+{
+	static double rtt[LAT_N];
+	struct virtio_rdma_sq_req q;
+	struct virtio_rdma_sge s;
+	struct virtio_rdma_cq_req wc;
+
+	for (int i = 0; i < LAT_N; i++) {
+		double t0 = now_s();
+
+		if (post_recv(&b, qb, len) < 0 || post_recv(&a, qa, len) < 0)
+			return -1;
+		s = rdma_sge(&a, 0, len);
+		q = rdma_req(1, VIRTIO_IB_WR_SEND, 0, 1);
+		if (shim_post_send(a.d, qa, &q, &s, 1) < 0 || cqe(&b, &wc) < 0)
+			return -1;
+		s = rdma_sge(&b, 0, len);
+		if (shim_post_send(b.d, qb, &q, &s, 1) < 0 || cqe(&a, &wc) < 0)
+			return -1;
+		rtt[i] = (now_s() - t0) * 1e6;
+	}
+	qsort(rtt, LAT_N, sizeof(rtt[0]), cmp_double);
+	*p50 = rtt[LAT_N / 2];
+	*p99 = rtt[LAT_N * 99 / 100];
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const uint32_t sizes[] = { 64, 1024, 4096, 65536, 1u << 20 };
+	static const struct {
+		const char *name;
+		uint8_t op;
+	} ops[] = { { "WRITE", VIRTIO_IB_WR_RDMA_WRITE }, { "READ", VIRTIO_IB_WR_RDMA_READ },
+		{ "SEND", VIRTIO_IB_WR_SEND } };
+	double secs = argc > 3 ? atof(argv[3]) : 1.0, memcpy_gb, r, p50, p99;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: %s SOCKET0 SOCKET1 [SECONDS_PER_FIGURE]\n", argv[0]);
+		return 2;
+	}
+	if (rdma_ep_open(&a, argv[1], 1, BUF_LEN, MEM_SIZE) < 0 ||
+			rdma_ep_open(&b, argv[2], 2, BUF_LEN, MEM_SIZE) < 0 ||
+			rdma_create_qp(&a, VUR_USER_QPT_RC, &qa) < 0 ||
+			rdma_create_qp(&b, VUR_USER_QPT_RC, &qb) < 0 ||
+			rdma_connect_qp(&a, qa, VUR_USER_QPT_RC, &b, qb, 7, 14, 7) < 0 ||
+			rdma_connect_qp(&b, qb, VUR_USER_QPT_RC, &a, qa, 7, 14, 7) < 0) {
+		fprintf(stderr, "rdma_bench: cannot set the two devices up\n");
+		return 1;
+	}
+	memcpy_gb = memcpy_gbps();
+	printf("reference: memcpy %.2f GB/s (one core)\n", memcpy_gb);
+	printf("RC bandwidth, %d WRs in flight, path MTU 1024 (GB/s, and x memcpy):\n", DEPTH);
+	for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
+		printf("  %-5s", ops[o].name);
+		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+			r = rate(ops[o].op, sizes[i], secs);
+			printf("  %7u B: %6.3f (%.2fx)", sizes[i], r * sizes[i] / 1e9,
+					r * sizes[i] / 1e9 / memcpy_gb);
+		}
+		printf("\n");
+	}
+	r = rate(VIRTIO_IB_WR_SEND, 64, secs);
+	printf("64 B SEND message rate: %.0f messages/s (one data-path thread)\n", r);
+	for (uint32_t len = 8; len <= 4096; len *= 512) {
+		if (latency(len, &p50, &p99) == 0)
+			printf("SEND round trip %4u B: p50 %.1f us, p99 %.1f us (%d round trips)\n",
+					len, p50, p99, LAT_N);
+	}
+	vur_user_close(a.d);
+	vur_user_close(b.d);
+	return 0;
+}

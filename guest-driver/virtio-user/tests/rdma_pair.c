@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <endian.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rdma_pair.h"
+#include "rdma_shim.h"
+
+int
+rdma_ep_open(struct rdma_ep *e, const char *path, uint8_t last_octet, size_t buf_len,
+		size_t mem_size)
+{
+	struct vur_user_params p;
+	struct vur_user_config cfg;
+	int ret;
+
+	memset(e, 0, sizeof(*e));
+	snprintf(e->path, sizeof(e->path), "%s", path);
+	vur_user_params_init(&p, e->path);
+	p.mem_size = mem_size;
+	ret = vur_user_open(&p, &e->d);
+	if (ret < 0)
+		return ret;
+	ret = vur_user_read_config(e->d, &cfg);
+	if (ret < 0)
+		return ret;
+	memcpy(e->mac, cfg.mac, 6);
+	e->gid[10] = e->gid[11] = 0xff;
+	e->gid[12] = 10;
+	e->gid[15] = last_octet;
+	e->buf = vur_user_alloc_buf(e->d, buf_len);
+	if (e->buf == NULL)
+		return -ENOMEM;
+	e->addr = vur_user_driver_addr(e->d, e->buf);
+	ret = vur_user_add_gid(e->d, 0, e->gid);
+	if (ret == 0)
+		ret = vur_user_create_pd(e->d, &e->pdn);
+	if (ret == 0)
+		ret = vur_user_get_dma_mr(e->d, e->pdn,
+				VUR_USER_ACCESS_LOCAL_WRITE | VUR_USER_ACCESS_REMOTE_WRITE |
+						VUR_USER_ACCESS_REMOTE_READ,
+				&e->mr);
+	if (ret == 0)
+		ret = vur_user_create_cq(e->d, RDMA_EP_CQ_DEPTH, &e->cqn);
+	if (ret == 0)
+		ret = shim_cq_buffers(
+				e->d, e->cqn, RDMA_EP_CQ_DEPTH, sizeof(struct virtio_rdma_cq_req));
+	return ret;
+}
+
+int
+rdma_create_qp(struct rdma_ep *e, uint8_t type, uint32_t *qpn)
+{
+	struct vur_user_qp_init_attr ia = {
+		.pdn = e->pdn,
+		.qp_type = type,
+		.send_cqn = e->cqn,
+		.recv_cqn = e->cqn,
+		.cap = { .max_send_wr = 32,
+				.max_recv_wr = 32,
+				.max_send_sge = 16,
+				.max_recv_sge = 16,
+				.max_inline_data = 512 },
+	};
+
+	return vur_user_create_qp(e->d, &ia, qpn);
+}
+
+int
+rdma_connect_qp(struct rdma_ep *e, uint32_t qpn, uint8_t type, const struct rdma_ep *peer,
+		uint32_t peer_qpn, uint8_t rnr_retry, uint8_t timeout, uint8_t retry_cnt)
+{
+	struct vur_user_qp_attr at = {
+		.qp_access_flags = VUR_USER_ACCESS_LOCAL_WRITE | VUR_USER_ACCESS_REMOTE_WRITE |
+				VUR_USER_ACCESS_REMOTE_READ,
+		.qkey = 0x11111111,
+		.path_mtu = VUR_USER_MTU_1024,
+		.dest_qp_num = peer_qpn,
+		.rq_psn = 0x100 + peer_qpn,
+		.sq_psn = 0x100 + qpn,
+		.max_dest_rd_atomic = 16,
+		.max_rd_atomic = 16,
+		.min_rnr_timer = 1, /* 10 us */
+		.timeout = timeout,
+		.retry_cnt = retry_cnt,
+		.rnr_retry = rnr_retry,
+	};
+	bool ud = type == VUR_USER_QPT_UD;
+	int ret;
+
+	memcpy(at.ah_attr.grh.dgid, peer->gid, 16);
+	at.ah_attr.grh.hop_limit = 64;
+	memcpy(at.ah_attr.dmac, peer->mac, 6);
+	at.qp_state = VUR_USER_QPS_INIT;
+	ret = vur_user_modify_qp(e->d, qpn, &at,
+			VUR_USER_QP_STATE | (ud ? VUR_USER_QP_QKEY : VUR_USER_QP_ACCESS_FLAGS));
+	if (ret < 0)
+		return ret;
+	at.qp_state = VUR_USER_QPS_RTR;
+	ret = vur_user_modify_qp(e->d, qpn, &at,
+			VUR_USER_QP_STATE |
+					(ud ? 0
+					    : VUR_USER_QP_AV | VUR_USER_QP_PATH_MTU | VUR_USER_QP_DEST_QPN |
+											VUR_USER_QP_RQ_PSN |
+											(type == VUR_USER_QPT_RC ? VUR_USER_QP_MAX_DEST_RD_ATOMIC |
+																	VUR_USER_QP_MIN_RNR_TIMER
+														 : 0)));
+	if (ret < 0)
+		return ret;
+	at.qp_state = VUR_USER_QPS_RTS;
+	return vur_user_modify_qp(e->d, qpn, &at,
+			VUR_USER_QP_STATE | VUR_USER_QP_SQ_PSN |
+					(type == VUR_USER_QPT_RC ? VUR_USER_QP_TIMEOUT |
+											VUR_USER_QP_RETRY_CNT |
+											VUR_USER_QP_RNR_RETRY |
+											VUR_USER_QP_MAX_QP_RD_ATOMIC
+								 : 0));
+}
+
+struct virtio_rdma_sge
+rdma_sge(const struct rdma_ep *e, uint64_t off, uint32_t len)
+{
+	return (struct virtio_rdma_sge){
+		.addr = htole64(e->addr + off), .length = htole32(len), .lkey = htole32(e->mr.lkey)
+	};
+}
+
+struct virtio_rdma_sq_req
+rdma_req(uint64_t wr_id, uint8_t opcode, uint8_t flags, uint32_t num_sge)
+{
+	struct virtio_rdma_sq_req r;
+
+	memset(&r, 0, sizeof(r));
+	r.wr_id = htole64(wr_id);
+	r.opcode = opcode;
+	r.send_flags = flags;
+	r.num_sge = htole32(num_sge);
+	return r;
+}

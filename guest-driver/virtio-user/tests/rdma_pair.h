@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Two devices' worth of RDMA set-up for the engine tests and benchmarks: an
+ * end point (device, PD, DMA MR over a buffer, GID, CQ with its buffers)
+ * and QPs taken to RTS towards a peer.
+ */
+#ifndef VUSER_TEST_RDMA_PAIR_H
+#define VUSER_TEST_RDMA_PAIR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/virtio_net_roce.h>
+
+#include "vur_user.h"
+#include "vur_verbs.h"
+
+#define RDMA_EP_CQ_DEPTH 48
+
+/* One end of a connection: a device, its PD, CQ, a QP and a registered buffer. */
+struct rdma_ep {
+	struct vur_user_dev *d;
+	char path[128];
+	uint8_t mac[6];
+	uint8_t gid[16];
+	uint32_t pdn, cqn, qpn;
+	struct vur_user_mr mr; /* a DMA MR of everything, all access */
+	uint8_t *buf;
+	uint64_t addr; /* the driver address of buf */
+};
+
+/* Open the device at @path with @mem_size of driver memory and set @e up. */
+int rdma_ep_open(struct rdma_ep *e, const char *path, uint8_t last_octet, size_t buf_len,
+		size_t mem_size);
+
+/* A QP of @type on @e's PD and CQ (32 WRs, 16 s/g elements, 512 inline bytes each way). */
+int rdma_create_qp(struct rdma_ep *e, uint8_t type, uint32_t *qpn);
+
+/* @qpn of @e to RTS towards @peer_qpn of @peer (UD: only its own states). */
+int rdma_connect_qp(struct rdma_ep *e, uint32_t qpn, uint8_t type, const struct rdma_ep *peer,
+		uint32_t peer_qpn, uint8_t rnr_retry, uint8_t timeout, uint8_t retry_cnt);
+
+/* An s/g element of @e's buffer at @off. */
+struct virtio_rdma_sge rdma_sge(const struct rdma_ep *e, uint64_t off, uint32_t len);
+
+/* A send WR header. */
+struct virtio_rdma_sq_req rdma_req(uint64_t wr_id, uint8_t opcode, uint8_t flags, uint32_t num_sge);
+
+#endif /* VUSER_TEST_RDMA_PAIR_H */
