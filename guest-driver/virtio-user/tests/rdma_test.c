@@ -136,8 +136,8 @@ devices_open(void)
 	TAP_EQ(open_ep(&b, 1, 2), 0);
 	TAP_EQ(rdma_create_qp(&a, VUR_USER_QPT_RC, &a.qpn), 0);
 	TAP_EQ(rdma_create_qp(&b, VUR_USER_QPT_RC, &b.qpn), 0);
-	TAP_EQ(rdma_connect_qp(&a, a.qpn, VUR_USER_QPT_RC, &b, b.qpn, 7, 10, 7), 0);
-	TAP_EQ(rdma_connect_qp(&b, b.qpn, VUR_USER_QPT_RC, &a, a.qpn, 7, 10, 7), 0);
+	TAP_EQ(rdma_connect_qp(&a, a.qpn, VUR_USER_QPT_RC, &b, b.qpn, 7, 14, 7), 0);
+	TAP_EQ(rdma_connect_qp(&b, b.qpn, VUR_USER_QPT_RC, &a, a.qpn, 7, 14, 7), 0);
 }
 
 static bool
@@ -381,8 +381,8 @@ rc_loopback(void)
 		return;
 	TAP_EQ(rdma_create_qp(&a, VUR_USER_QPT_RC, &q1), 0);
 	TAP_EQ(rdma_create_qp(&a, VUR_USER_QPT_RC, &q2), 0);
-	TAP_EQ(rdma_connect_qp(&a, q1, VUR_USER_QPT_RC, &a, q2, 7, 10, 7), 0);
-	TAP_EQ(rdma_connect_qp(&a, q2, VUR_USER_QPT_RC, &a, q1, 7, 10, 7), 0);
+	TAP_EQ(rdma_connect_qp(&a, q1, VUR_USER_QPT_RC, &a, q2, 7, 14, 7), 0);
+	TAP_EQ(rdma_connect_qp(&a, q2, VUR_USER_QPT_RC, &a, q1, 7, 14, 7), 0);
 	fill(a.buf, 2000, 11);
 	TAP_EQ(shim_post_recv(a.d, q2, 0x900, &r, 1), 0);
 	q = rdma_req(0x901, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
@@ -448,7 +448,7 @@ rnr_then_success(void)
 			rdma_req(0xa01, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
 	uint64_t waits;
 
-	if (!ready() || !rc_pair(&qa, &qb, 7, 10, 7))
+	if (!ready() || !rc_pair(&qa, &qb, 7, 14, 7))
 		return;
 	waits = counter(&a, "rdma_rnr_waits");
 	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
@@ -469,7 +469,7 @@ rnr_retry_exhausted(void)
 	struct virtio_rdma_sq_req q =
 			rdma_req(0xb01, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
 
-	if (!ready() || !rc_pair(&qa, &qb, 2, 10, 7))
+	if (!ready() || !rc_pair(&qa, &qb, 2, 14, 7))
 		return;
 	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
 	q.wr_id = htole64(0xb02);
@@ -481,111 +481,93 @@ rnr_retry_exhausted(void)
 	TAP_CHECK(no_cqe(&a, 30) && no_cqe(&b, 0));
 }
 
-/* One WR that must fail with @status at the requester; the QP ends in ERR. */
+/* One WR on a fresh RC pair, and the status it must complete with. */
+struct one_wr {
+	const char *what;
+	uint8_t opcode;
+	uint64_t addr; /* the local s/g element */
+	uint32_t len;
+	uint32_t lkey;
+	uint64_t raddr; /* WRITE, READ */
+	uint32_t rkey;
+	uint8_t status;
+};
+
 static void
-expect_failure(uint32_t qa, struct virtio_rdma_sq_req *q, const struct virtio_rdma_sge *s,
-		uint32_t n, uint8_t status, uint8_t opcode, int line)
+run_one_wr(const struct one_wr *c, uint64_t wr_id)
 {
-	TAP_EQ(shim_post_send(a.d, qa, q, s, n), 0);
-	if (!expect_cqe(&a, le64toh(q->wr_id), status, opcode, 0, qa, line))
+	struct virtio_rdma_sge s = { htole64(c->addr), htole32(c->len), htole32(c->lkey) };
+	struct virtio_rdma_sq_req q = rdma_req(wr_id, c->opcode, VIRTIO_IB_SEND_SIGNALED, 1);
+	uint64_t naks = counter(&b, "rdma_nak_access");
+	uint8_t op = c->opcode == VIRTIO_IB_WR_RDMA_READ       ? VIRTIO_IB_WC_RDMA_READ
+			: c->opcode == VIRTIO_IB_WR_RDMA_WRITE ? VIRTIO_IB_WC_RDMA_WRITE
+							       : VIRTIO_IB_WC_SEND;
+	uint32_t qa, qb;
+
+	printf("# %s\n", c->what);
+	if (!rc_pair(&qa, &qb, 7, 14, 7))
+		return;
+	q.rdma.remote_addr = htole64(c->raddr);
+	q.rdma.rkey = htole32(c->rkey);
+	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
+	EXPECT_CQE(&a, wr_id, c->status, op, c->len, qa);
+	if (c->status == VIRTIO_IB_WC_SUCCESS)
 		return;
 	TAP_EQ(qp_state(&a, qa), VUR_USER_QPS_ERR);
+	if (c->status == VIRTIO_IB_WC_REM_ACCESS_ERR) { /* a class B error at the responder */
+		TAP_EQ(counter(&b, "rdma_nak_access"), naks + 1);
+		TAP_EQ(qp_state(&b, qb), VUR_USER_QPS_ERR);
+	}
 }
 
 /* ROCE-DEV-WR-3 (LOC_PROT_ERR), WRITE-2..4 and READ-3 (REM_ACCESS_ERR). */
 static void
 bad_keys_and_bounds(void)
 {
-	struct vur_user_mr small, ro, other;
-	uint32_t qa, qb, pd2;
-	struct virtio_rdma_sge s;
-	struct virtio_rdma_sq_req q;
-	uint64_t naks;
+	struct vur_user_mr small, ro, other, nolw, gone;
+	uint32_t pd2;
 
 	if (!ready())
 		return;
-	/* a user MR of one page at iova 0x10000, readable remotely but not writable */
+	/* b: one page at iova 0x10000, readable remotely, not writable */
 	TAP_EQ(vur_user_reg_mr(b.d, b.pdn, VUR_USER_ACCESS_REMOTE_READ, b.buf, 4096, 0x10000, &ro),
 			0);
+	/* a: one page; one without LOCAL_WRITE; one of another PD; one deregistered */
 	TAP_EQ(vur_user_reg_mr(a.d, a.pdn, VUR_USER_ACCESS_LOCAL_WRITE, a.buf, 4096, 0x20000,
 			       &small),
 			0);
+	TAP_EQ(vur_user_reg_mr(a.d, a.pdn, 0, a.buf, 4096, 0x40000, &nolw), 0);
 	TAP_EQ(vur_user_create_pd(a.d, &pd2), 0);
 	TAP_EQ(vur_user_reg_mr(a.d, pd2, VUR_USER_ACCESS_LOCAL_WRITE, a.buf, 4096, 0x30000, &other),
 			0);
+	TAP_EQ(vur_user_reg_mr(a.d, a.pdn, VUR_USER_ACCESS_LOCAL_WRITE, a.buf, 4096, 0x50000,
+			       &gone),
+			0);
+	TAP_EQ(vur_user_dereg_mr(a.d, gone.mrn), 0);
+	{
+		const uint8_t send = VIRTIO_IB_WR_SEND, wr = VIRTIO_IB_WR_RDMA_WRITE,
+			      rd = VIRTIO_IB_WR_RDMA_READ, prot = VIRTIO_IB_WC_LOC_PROT_ERR,
+			      rem = VIRTIO_IB_WC_REM_ACCESS_ERR;
+		const struct one_wr cases[] = {
+			{ "a bad lkey", send, a.addr, 10, a.mr.lkey ^ 0x100, 0, 0, prot },
+			{ "past the end of a user MR", send, 0x20000 + 4000, 100, small.lkey, 0, 0,
+					prot },
+			{ "another PD's MR", send, 0x30000, 100, other.lkey, 0, 0, prot },
+			{ "a deregistered MR", send, 0x50000, 100, gone.lkey, 0, 0, prot },
+			{ "READ into an MR without LOCAL_WRITE", rd, 0x40000, 100, nolw.lkey,
+					b.addr, b.mr.rkey, prot },
+			{ "a bad rkey", wr, a.addr, 100, a.mr.lkey, b.addr, b.mr.rkey + 1, rem },
+			{ "WRITE to an MR without REMOTE_WRITE", wr, a.addr, 100, a.mr.lkey,
+					0x10000, ro.rkey, rem },
+			{ "READ beyond the remote MR's end", rd, a.addr, 100, a.mr.lkey,
+					0x10000 + 4000, ro.rkey, rem },
+			{ "READ up to the remote MR's end", rd, a.addr, 96, a.mr.lkey,
+					0x10000 + 4000, ro.rkey, VIRTIO_IB_WC_SUCCESS },
+		};
 
-	/* a bad lkey */
-	if (!rc_pair(&qa, &qb, 7, 10, 7))
-		return;
-	s = rdma_sge(&a, 0, 10);
-	s.lkey = htole32(a.mr.lkey ^ 0x100);
-	q = rdma_req(0xc01, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
-	expect_failure(qa, &q, &s, 1, VIRTIO_IB_WC_LOC_PROT_ERR, VIRTIO_IB_WC_SEND, __LINE__);
-	/* past the end of a user MR */
-	if (!rc_pair(&qa, &qb, 7, 10, 7))
-		return;
-	s = (struct virtio_rdma_sge){ htole64(0x20000 + 4000), htole32(100), htole32(small.lkey) };
-	q = rdma_req(0xc02, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
-	expect_failure(qa, &q, &s, 1, VIRTIO_IB_WC_LOC_PROT_ERR, VIRTIO_IB_WC_SEND, __LINE__);
-	/* another PD's MR */
-	if (!rc_pair(&qa, &qb, 7, 10, 7))
-		return;
-	s = (struct virtio_rdma_sge){ htole64(0x30000), htole32(100), htole32(other.lkey) };
-	q = rdma_req(0xc03, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
-	expect_failure(qa, &q, &s, 1, VIRTIO_IB_WC_LOC_PROT_ERR, VIRTIO_IB_WC_SEND, __LINE__);
-	/* READ into an MR without LOCAL_WRITE is no place to write */
-	if (!rc_pair(&qa, &qb, 7, 10, 7))
-		return;
-	s = (struct virtio_rdma_sge){ htole64(0x20000), htole32(100), htole32(small.lkey) };
-	TAP_EQ(vur_user_dereg_mr(a.d, small.mrn), 0);
-	q = rdma_req(0xc04, VIRTIO_IB_WR_RDMA_READ, VIRTIO_IB_SEND_SIGNALED, 1);
-	q.rdma.remote_addr = htole64(b.addr);
-	q.rdma.rkey = htole32(b.mr.rkey);
-	expect_failure(qa, &q, &s, 1, VIRTIO_IB_WC_LOC_PROT_ERR, VIRTIO_IB_WC_RDMA_READ, __LINE__);
-	/* a bad rkey: NAK remote access, both QPs to ERR */
-	if (!rc_pair(&qa, &qb, 7, 10, 7))
-		return;
-	naks = counter(&b, "rdma_nak_access");
-	s = rdma_sge(&a, 0, 100);
-	q = rdma_req(0xc05, VIRTIO_IB_WR_RDMA_WRITE, VIRTIO_IB_SEND_SIGNALED, 1);
-	q.rdma.remote_addr = htole64(b.addr);
-	q.rdma.rkey = htole32(b.mr.rkey + 1);
-	expect_failure(qa, &q, &s, 1, VIRTIO_IB_WC_REM_ACCESS_ERR, VIRTIO_IB_WC_RDMA_WRITE,
-			__LINE__);
-	TAP_EQ(counter(&b, "rdma_nak_access"), naks + 1);
-	TAP_EQ(qp_state(&b, qb), VUR_USER_QPS_ERR);
-	/* WRITE to an MR without REMOTE_WRITE */
-	if (!rc_pair(&qa, &qb, 7, 10, 7))
-		return;
-	q = rdma_req(0xc06, VIRTIO_IB_WR_RDMA_WRITE, VIRTIO_IB_SEND_SIGNALED, 1);
-	q.rdma.remote_addr = htole64(0x10000);
-	q.rdma.rkey = htole32(ro.rkey);
-	expect_failure(qa, &q, &s, 1, VIRTIO_IB_WC_REM_ACCESS_ERR, VIRTIO_IB_WC_RDMA_WRITE,
-			__LINE__);
-	/* READ beyond the remote MR's end */
-	if (!rc_pair(&qa, &qb, 7, 10, 7))
-		return;
-	q = rdma_req(0xc07, VIRTIO_IB_WR_RDMA_READ, VIRTIO_IB_SEND_SIGNALED, 1);
-	q.rdma.remote_addr = htole64(0x10000 + 4000);
-	q.rdma.rkey = htole32(ro.rkey);
-	expect_failure(qa, &q, &s, 1, VIRTIO_IB_WC_REM_ACCESS_ERR, VIRTIO_IB_WC_RDMA_READ,
-			__LINE__);
-	/* within it, it works */
-	if (!rc_pair(&qa, &qb, 7, 10, 7))
-		return;
-	q = rdma_req(0xc08, VIRTIO_IB_WR_RDMA_READ, VIRTIO_IB_SEND_SIGNALED, 1);
-	q.rdma.remote_addr = htole64(0x10000 + 3996);
-	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
-	/* 100 bytes asked, only 100 fit from 3996: 3996 + 100 > 4096, refused too */
-	EXPECT_CQE(&a, 0xc08, VIRTIO_IB_WC_REM_ACCESS_ERR, VIRTIO_IB_WC_RDMA_READ, 0, qa);
-	if (!rc_pair(&qa, &qb, 7, 10, 7))
-		return;
-	s = rdma_sge(&a, 0, 96);
-	q = rdma_req(0xc09, VIRTIO_IB_WR_RDMA_READ, VIRTIO_IB_SEND_SIGNALED, 1);
-	q.rdma.remote_addr = htole64(0x10000 + 4000);
-	q.rdma.rkey = htole32(ro.rkey);
-	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
-	EXPECT_CQE(&a, 0xc09, 0, VIRTIO_IB_WC_RDMA_READ, 96, qa);
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+			run_one_wr(&cases[i], 0xc00 + i);
+	}
 	TAP_CHECK(memcmp(a.buf, b.buf + 4000, 96) == 0);
 	TAP_CHECK(no_cqe(&a, 20) && no_cqe(&b, 0));
 }
@@ -599,7 +581,7 @@ flush_on_error(void)
 	struct vur_user_qp_attr err = { .qp_state = VUR_USER_QPS_ERR };
 	struct virtio_rdma_sq_req q;
 
-	if (!ready() || !rc_pair(&qa, &qb, 7, 10, 7))
+	if (!ready() || !rc_pair(&qa, &qb, 7, 14, 7))
 		return;
 	for (int i = 0; i < 5; i++)
 		TAP_EQ(shim_post_recv(b.d, qb, 0xd00 + i, &r, 1), 0);
@@ -645,8 +627,8 @@ cq_notify_and_overrun(void)
 	ia.send_cqn = ia.recv_cqn = cqn;
 	TAP_EQ(vur_user_create_qp(a.d, &ia, &qa), 0);
 	TAP_EQ(rdma_create_qp(&b, VUR_USER_QPT_RC, &qb), 0);
-	TAP_EQ(rdma_connect_qp(&a, qa, VUR_USER_QPT_RC, &b, qb, 7, 10, 7), 0);
-	TAP_EQ(rdma_connect_qp(&b, qb, VUR_USER_QPT_RC, &a, qa, 7, 10, 7), 0);
+	TAP_EQ(rdma_connect_qp(&a, qa, VUR_USER_QPT_RC, &b, qb, 7, 14, 7), 0);
+	TAP_EQ(rdma_connect_qp(&b, qb, VUR_USER_QPT_RC, &a, qa, 7, 14, 7), 0);
 	vq = shim_cq_vq(cqn);
 	pfd = (struct pollfd){ .fd = a.d->vqs[vq].call_fd, .events = POLLIN };
 	/* unarmed: a CQE, no notification */
@@ -682,6 +664,10 @@ cq_notify_and_overrun(void)
 	TAP_EQ(shim_used(a.d, shim_sq_vq(a.d, qa)), 3);
 	TAP_EQ(vur_user_destroy_qp(a.d, qa), 0);
 	TAP_EQ(vur_user_destroy_cq(a.d, cqn), 0);
+	/* ROCE-DRV-LIFE-2: the rings back to their initial state before they are bound again */
+	shim_ring_reinit(a.d, shim_sq_vq(a.d, qa));
+	shim_ring_reinit(a.d, shim_rq_vq(a.d, qa));
+	shim_ring_reinit(a.d, shim_cq_vq(cqn));
 }
 
 /* ROCE-DEV-READ-6, QPS-9: SQD drains, and a READ that max_rd_atomic 0 forbids fails. */
@@ -693,7 +679,7 @@ read_needs_rd_atomic(void)
 	struct virtio_rdma_sq_req q;
 	uint32_t qa, qb;
 
-	if (!ready() || !rc_pair(&qa, &qb, 7, 10, 7))
+	if (!ready() || !rc_pair(&qa, &qb, 7, 14, 7))
 		return;
 	TAP_EQ(vur_user_modify_qp(a.d, qa, &at, VUR_USER_QP_STATE), 0);
 	TAP_EQ(vur_user_query_qp(a.d, qa, 0, &at), 0);
@@ -729,7 +715,7 @@ many_qps(void)
 	if (!ready())
 		return;
 	for (n = 0; n < PAIRS; n++)
-		if (!rc_pair(&qa[n], &qb[n], 7, 10, 7))
+		if (!rc_pair(&qa[n], &qb[n], 7, 14, 7))
 			break;
 	TAP_EQ(n, PAIRS);
 	for (int i = 0; i < n; i++) {
