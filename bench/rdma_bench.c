@@ -8,10 +8,11 @@
  *
  *   rdma_bench SOCKET0 SOCKET1 [SECONDS_PER_FIGURE]
  *
- * The client busy-polls its CQs (it owns its core, as a benchmark may);
- * the backend's data path runs on its own thread.
+ * The client drives the devices through libvirtio_rdma_user's data verbs
+ * (vur_user_post_send/post_recv/poll_cq) and busy-polls its CQs (it owns
+ * its core, as a benchmark may); the backend's data path runs on its own
+ * thread.
  */
-#include <endian.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,6 @@
 
 #include "bench_util.h"
 #include "rdma_pair.h"
-#include "rdma_shim.h"
 
 #define BUF_LEN  (4u << 20)
 #define MEM_SIZE (16u << 20)
@@ -38,57 +38,93 @@ now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Up to @max CQEs of @e's CQ without waiting: how many, or -1 if one failed. */
 static int
-cqe(struct rdma_ep *e, struct virtio_rdma_cq_req *wc)
+reap(struct rdma_ep *e, int max)
 {
-	int n;
+	struct vur_user_wc wc[DEPTH];
+	int got = vur_user_poll_cq(e->d, e->cqn, wc, max < DEPTH ? max : DEPTH);
 
-	while ((n = shim_poll_cq(e->d, e->cqn, wc, 1)) == 0)
-		;
-	return n == 1 && wc->status == 0 ? 0 : -1;
+	for (int i = 0; i < got; i++)
+		if (wc[i].status != VUR_USER_WC_SUCCESS)
+			return -1;
+	return got;
 }
 
+/* Wait for @n successful CQEs of @e's CQ. */
 static int
-post(uint8_t opcode, uint32_t len, uint64_t id)
+cqes(struct rdma_ep *e, int n)
 {
-	struct virtio_rdma_sge s = rdma_sge(&a, 0, len);
-	struct virtio_rdma_sq_req q = rdma_req(id, opcode, VIRTIO_IB_SEND_SIGNALED, 1);
+	int got;
 
-	q.rdma.remote_addr = htole64(b.addr);
-	q.rdma.rkey = htole32(b.mr.rkey);
-	return shim_post_send(a.d, qa, &q, &s, 1);
+	for (; n > 0; n -= got) {
+		got = reap(e, n);
+		if (got < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* @n WRs of @opcode and @len from a, (SEND) with their receives on b: one call each. */
+static int
+post(uint8_t opcode, uint32_t len, unsigned int n)
+{
+	struct vur_user_sge s = rdma_sge(&a, 0, len), r = rdma_sge(&b, 0, len);
+	struct vur_user_send_wr q[DEPTH];
+	struct vur_user_recv_wr rq[DEPTH];
+
+	for (unsigned int i = 0; i < n; i++) {
+		q[i] = rdma_req(i, opcode, VUR_USER_SEND_SIGNALED, &s, 1);
+		q[i].rdma.remote_addr = b.addr;
+		q[i].rdma.rkey = b.mr.rkey;
+		rq[i] = (struct vur_user_recv_wr){ .wr_id = i, .sg_list = &r, .num_sge = 1 };
+	}
+	if (opcode == VUR_USER_WR_SEND && vur_user_post_recv(b.d, qb, rq, n, NULL) < 0)
+		return -1;
+	return vur_user_post_send(a.d, qa, q, n, NULL);
+}
+
+/*
+ * Messages of @len per second for @secs, keeping DEPTH WRs in flight: the
+ * free room refilled with one post per side, the CQs reaped without waiting.
+ */
+static double
+rate(uint8_t opcode, uint32_t len, double secs)
+{
+	uint64_t posted = 0, sent = 0, received = 0;
+	double t0 = now_s(), t = t0;
+	bool send = opcode == VUR_USER_WR_SEND;
+	int got;
+
+	while (t - t0 < secs || sent < posted || (send && received < posted)) {
+		uint64_t busy = posted - (send && received < sent ? received : sent);
+
+		if (t - t0 < secs && busy < DEPTH) {
+			if (post(opcode, len, DEPTH - (unsigned int)busy) < 0)
+				return -1;
+			posted += DEPTH - busy;
+		}
+		got = reap(&a, DEPTH);
+		if (got < 0)
+			return -1;
+		sent += got;
+		if (send) {
+			got = reap(&b, DEPTH);
+			if (got < 0)
+				return -1;
+			received += got;
+		}
+		t = now_s();
+	}
+	return sent / (t - t0);
 }
 
 static int
 post_recv(struct rdma_ep *e, uint32_t qpn, uint32_t len)
 {
-	struct virtio_rdma_sge r = rdma_sge(e, 0, len);
+	struct vur_user_sge r = rdma_sge(e, 0, len);
 
-	return shim_post_recv(e->d, qpn, 0, &r, 1);
-}
-
-/* Messages of @len per second with DEPTH in flight, for @secs. */
-static double
-rate(uint8_t opcode, uint32_t len, double secs)
-{
-	struct virtio_rdma_cq_req wc;
-	uint64_t done = 0, posted = 0;
-	double t0 = now_s(), t = t0;
-	bool send = opcode == VIRTIO_IB_WR_SEND;
-
-	while (t - t0 < secs || posted != done) {
-		while (posted - done < DEPTH && t - t0 < secs) {
-			if ((send && post_recv(&b, qb, len) < 0) || post(opcode, len, posted) < 0)
-				return -1;
-			posted++;
-		}
-		if (cqe(&a, &wc) < 0 || (send && cqe(&b, &wc) < 0))
-			return -1;
-		done++;
-		if ((done & 63) == 0 || posted == done)
-			t = now_s();
-	}
-	return done / (now_s() - t0);
+	return rdma_post_recv(e, qpn, 0, &r, 1);
 }
 
 static int
@@ -104,9 +140,8 @@ static int
 latency(uint32_t len, double *p50, double *p99)
 {
 	static double rtt[LAT_N];
-	struct virtio_rdma_sq_req q;
-	struct virtio_rdma_sge s;
-	struct virtio_rdma_cq_req wc;
+	struct vur_user_send_wr q;
+	struct vur_user_sge s;
 
 	for (int i = 0; i < LAT_N; i++) {
 		double t0 = now_s();
@@ -114,11 +149,11 @@ latency(uint32_t len, double *p50, double *p99)
 		if (post_recv(&b, qb, len) < 0 || post_recv(&a, qa, len) < 0)
 			return -1;
 		s = rdma_sge(&a, 0, len);
-		q = rdma_req(1, VIRTIO_IB_WR_SEND, 0, 1);
-		if (shim_post_send(a.d, qa, &q, &s, 1) < 0 || cqe(&b, &wc) < 0)
+		q = rdma_req(1, VUR_USER_WR_SEND, 0, &s, 1);
+		if (rdma_post_send(&a, qa, &q) < 0 || cqes(&b, 1) < 0)
 			return -1;
 		s = rdma_sge(&b, 0, len);
-		if (shim_post_send(b.d, qb, &q, &s, 1) < 0 || cqe(&a, &wc) < 0)
+		if (rdma_post_send(&b, qb, &q) < 0 || cqes(&a, 1) < 0)
 			return -1;
 		rtt[i] = (now_s() - t0) * 1e6;
 	}
@@ -135,8 +170,8 @@ main(int argc, char **argv)
 	static const struct {
 		const char *name;
 		uint8_t op;
-	} ops[] = { { "WRITE", VIRTIO_IB_WR_RDMA_WRITE }, { "READ", VIRTIO_IB_WR_RDMA_READ },
-		{ "SEND", VIRTIO_IB_WR_SEND } };
+	} ops[] = { { "WRITE", VUR_USER_WR_RDMA_WRITE }, { "READ", VUR_USER_WR_RDMA_READ },
+		{ "SEND", VUR_USER_WR_SEND } };
 	double secs = argc > 3 ? atof(argv[3]) : 1.0, memcpy_gb, r, p50, p99;
 
 	if (argc < 3) {
@@ -164,7 +199,7 @@ main(int argc, char **argv)
 		}
 		printf("\n");
 	}
-	r = rate(VIRTIO_IB_WR_SEND, 64, secs);
+	r = rate(VUR_USER_WR_SEND, 64, secs);
 	printf("64 B SEND message rate: %.0f messages/s (one data-path thread)\n", r);
 	for (uint32_t len = 8; len <= 4096; len *= 512) {
 		if (latency(len, &p50, &p99) == 0)

@@ -34,6 +34,7 @@
 #include "device.h"
 #include "log.h"
 #include "negotiate.h"
+#include "rdma_q.h"
 #include "virtqueue.h"
 
 bool
@@ -200,6 +201,9 @@ plan_queues(struct vur_user_dev *d, struct vur_user_config *cfg)
 		d->max_qps = cfg->max_rdma_qps;
 		d->max_cqs = cfg->max_rdma_cqs;
 		d->n_vqs = virtio_net_roce_num_vqs(1, d->max_cqs, d->max_qps);
+		ret = vuser_rdma_q_init(d);
+		if (ret < 0)
+			return ret;
 	}
 	/* SET_VRING_KICK and _CALL carry the index in 8 bits. */
 	if (d->n_vqs > VHOST_USER_VRING_IDX_MASK + 1 ||
@@ -306,6 +310,7 @@ free_dev(struct vur_user_dev *d)
 		close(d->backend_fd);
 	vuser_ctrl_release_all(d);
 	vuser_bufs_release_all(d);
+	vuser_rdma_q_fini(d);
 	vuser_net_fini(d);
 	for (i = 0; i < d->n_setup; i++)
 		vuser_vq_free(d, &d->vqs[i]);

@@ -31,6 +31,8 @@ struct vuser_async {
 };
 
 struct vuser_ubuf;
+struct vuser_qp;
+struct vuser_cq;
 
 struct vuser_vq {
 	uint32_t index;
@@ -59,8 +61,10 @@ struct vur_user_dev {
 	uint32_t max_cqs; /* M */
 
 	struct vuser_vq *vqs;
-	uint32_t n_vqs;   /* virtqueues the layout has */
-	uint32_t n_setup; /* of which set up so far */
+	uint32_t n_vqs;        /* virtqueues the layout has */
+	struct vuser_qp **qps; /* live QPs by number, max_qps entries (rdma_q.c) */
+	struct vuser_cq **cqs; /* live CQs by number, max_cqs entries */
+	uint32_t n_setup;      /* of which set up so far */
 
 	pthread_mutex_t ctrl_lock; /* one control command at a time */
 

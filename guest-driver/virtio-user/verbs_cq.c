@@ -3,6 +3,8 @@
 #include <endian.h>
 #include <errno.h>
 
+#include "device.h"
+#include "rdma_q.h"
 #include "verbs.h"
 
 VUSER_SAME_VALUE(VUR_USER_NOTIFY_SOLICITED, VIRTIO_IB_NOTIFY_SOLICITED);
@@ -18,24 +20,29 @@ vur_user_create_cq(struct vur_user_dev *d, uint32_t cqe, uint32_t *cqn)
 	if (d == NULL || cqn == NULL)
 		return -EINVAL;
 	ret = vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_CREATE_CQ, &c, sizeof(c), &a, sizeof(a));
-	if (ret == 0)
+	if (ret < 0)
+		return ret;
+	ret = vuser_cq_attach(d, le32toh(a.cqn), cqe);
+	if (ret == -ENOMEM)
+		vur_user_destroy_cq(d, le32toh(a.cqn));
+	else if (ret == 0)
 		*cqn = le32toh(a.cqn);
 	return ret;
 }
 
-/*
- * ROCE-DRV-LIFE-2 asks for the CQ's virtqueue to be back in its initial
- * state before the next create; this layer never makes buffers available on
- * RDMA virtqueues, so they never leave it.
- */
+/* The virtqueue back in its initial state before the next create (ROCE-DRV-LIFE-2). */
 int
 vur_user_destroy_cq(struct vur_user_dev *d, uint32_t cqn)
 {
 	struct virtio_rdma_cmd_destroy_cq c = { .cqn = htole32(cqn) };
+	int ret;
 
 	if (d == NULL)
 		return -EINVAL;
-	return vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_DESTROY_CQ, &c, sizeof(c), NULL, 0);
+	ret = vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_DESTROY_CQ, &c, sizeof(c), NULL, 0);
+	if (ret == 0)
+		vuser_cq_detach(d, cqn);
+	return ret;
 }
 
 int

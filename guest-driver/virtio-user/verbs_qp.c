@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "device.h"
+#include "rdma_q.h"
 #include "verbs.h"
 
 VUSER_SAME_VALUE(VUR_USER_QPT_SMI, VIRTIO_IB_QPT_SMI);
@@ -78,7 +80,12 @@ vur_user_create_qp(struct vur_user_dev *d, const struct vur_user_qp_init_attr *a
 	c.recv_cqn = htole32(attr->recv_cqn);
 	cap_to_wire(&attr->cap, &c.cap);
 	ret = vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_CREATE_QP, &c, sizeof(c), &a, sizeof(a));
-	if (ret == 0)
+	if (ret < 0)
+		return ret;
+	ret = vuser_qp_attach(d, le32toh(a.qpn), attr);
+	if (ret == -ENOMEM)
+		vur_user_destroy_qp(d, le32toh(a.qpn));
+	else if (ret == 0)
 		*qpn = le32toh(a.qpn);
 	return ret;
 }
@@ -179,8 +186,12 @@ int
 vur_user_destroy_qp(struct vur_user_dev *d, uint32_t qpn)
 {
 	struct virtio_rdma_cmd_destroy_qp c = { .qpn = htole32(qpn) };
+	int ret;
 
 	if (d == NULL)
 		return -EINVAL;
-	return vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_DESTROY_QP, &c, sizeof(c), NULL, 0);
+	ret = vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_DESTROY_QP, &c, sizeof(c), NULL, 0);
+	if (ret == 0)
+		vuser_qp_detach(d, qpn);
+	return ret;
 }

@@ -127,6 +127,17 @@ vuser_vq_free(struct vur_user_dev *d, struct vuser_vq *vq)
 	vq->call_fd = -1;
 }
 
+void
+vuser_vq_reinit(struct vur_user_dev *d, struct vuser_vq *vq)
+{
+	uint16_t num = vq->ring.num;
+
+	vuser_vring_fini(&vq->ring);
+	memset(vq->mem.hva, 0, vuser_vring_mem_size(num));
+	vuser_vring_init(&vq->ring, num, vq->mem.hva, vq->mem.gpa,
+			vuser_dev_has(d, VIRTIO_RING_F_EVENT_IDX));
+}
+
 int
 vuser_vq_kick(struct vuser_vq *vq)
 {

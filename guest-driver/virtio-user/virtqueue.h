@@ -24,6 +24,13 @@ int vuser_vq_stop(struct vur_user_dev *d, struct vuser_vq *vq);
 /* Release what vuser_vq_setup() allocated. */
 void vuser_vq_free(struct vur_user_dev *d, struct vuser_vq *vq);
 
+/*
+ * Back to the initial state, empty and with indices 0, for a virtqueue the
+ * device has unbound (ROCE-DRV-LIFE-2: re-initializing its memory, as
+ * VIRTIO_F_RING_RESET is not offered). What was in flight is forgotten.
+ */
+void vuser_vq_reinit(struct vur_user_dev *d, struct vuser_vq *vq);
+
 /* Notify the device that the ring has new buffers. */
 int vuser_vq_kick(struct vuser_vq *vq);
 

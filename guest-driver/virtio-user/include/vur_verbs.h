@@ -22,8 +22,9 @@
  * values (e.g. ROCE-DRV-MR-3, ROCE-DRV-QPS-1) is the caller's part.
  *
  * Threads: every call may be made from any thread; control commands are
- * serialized per device. vur_user_get_async_event() is for one thread at a
- * time.
+ * serialized per device, posts per queue and polls per CQ, as with verbs.
+ * vur_user_get_async_event() is for one thread at a time. Destroying a QP
+ * or CQ while another thread posts to or polls it is the caller's error.
  */
 #ifndef VUR_VERBS_H
 #define VUR_VERBS_H
@@ -371,16 +372,22 @@ int vur_user_dereg_mr(struct vur_user_dev *dev, uint32_t mrn);
 /**
  * CREATE_CQ. The device picks an unbound completion virtqueue of at least
  * @p cqe entries; this driver sets every one up with rdma_queue_size
- * entries (vur_user_params).
+ * entries (vur_user_params). The library then makes @p cqe CQE buffers
+ * available on it, in driver memory (vur_user_poll_cq()).
  *
  * @param dev an open device with VIRTIO_NET_F_ROCE
  * @param cqe entries, 1 to min(max_cqe, rdma_queue_size)
  * @param cqn receives the CQ number
- * @return 0, or as vur_user_query_device()
+ * @return 0, or as vur_user_query_device(), or -ENOMEM (driver memory
+ *         exhausted: the CQ is destroyed again), -EPROTO (the device named
+ *         a CQ number out of range or in use)
  */
 int vur_user_create_cq(struct vur_user_dev *dev, uint32_t cqe, uint32_t *cqn);
 
 /**
+ * DESTROY_CQ; then the library returns the completion virtqueue to its
+ * initial state (ROCE-DRV-LIFE-2) and frees the CQE buffers.
+ *
  * @param dev an open device with VIRTIO_NET_F_ROCE
  * @param cqn a CQ no QP uses
  * @return 0, or as vur_user_query_device()
@@ -399,12 +406,14 @@ int vur_user_req_notify_cq(struct vur_user_dev *dev, uint32_t cqn, uint32_t flag
 
 /**
  * CREATE_QP, in state RESET. The device picks the QP number (1 for the GSI
- * QP) among those whose virtqueues hold the capacities.
+ * QP) among those whose virtqueues hold the capacities. The library sets
+ * aside the driver memory of the QP's requests: cap.max_send_wr slots of
+ * room for cap.max_send_sge elements, and the same for receives.
  *
  * @param dev  an open device with VIRTIO_NET_F_ROCE
  * @param attr PD, type, CQs and capacities
  * @param qpn  receives the QP number
- * @return 0, or as vur_user_query_device()
+ * @return 0, or as vur_user_create_cq()
  */
 int vur_user_create_qp(
 		struct vur_user_dev *dev, const struct vur_user_qp_init_attr *attr, uint32_t *qpn);
@@ -437,7 +446,8 @@ int vur_user_query_qp(struct vur_user_dev *dev, uint32_t qpn, uint32_t attr_mask
 		struct vur_user_qp_attr *attr);
 
 /**
- * DESTROY_QP, in any state.
+ * DESTROY_QP, in any state; then, as vur_user_destroy_cq(), the QP's send
+ * and receive virtqueues go back to their initial state.
  *
  * @param dev an open device with VIRTIO_NET_F_ROCE
  * @param qpn the QP
@@ -519,6 +529,197 @@ int vur_user_async_fd(const struct vur_user_dev *dev);
  */
 int vur_user_get_async_event(
 		struct vur_user_dev *dev, struct vur_user_async_event *ev, int timeout_ms);
+
+/** Send WR opcodes, as enum ibv_wr_opcode (the wire uses the same). */
+enum vur_user_wr_opcode {
+	VUR_USER_WR_RDMA_WRITE = 0,
+	VUR_USER_WR_RDMA_WRITE_WITH_IMM = 1,
+	VUR_USER_WR_SEND = 2,
+	VUR_USER_WR_SEND_WITH_IMM = 3,
+	VUR_USER_WR_RDMA_READ = 4,
+};
+
+/** Send WR flags, as enum ibv_send_flags. */
+enum vur_user_send_flags {
+	VUR_USER_SEND_FENCE = 1 << 0,
+	VUR_USER_SEND_SIGNALED = 1 << 1,
+	VUR_USER_SEND_SOLICITED = 1 << 2,
+	VUR_USER_SEND_INLINE = 1 << 3, /**< the data is inline_data, copied at post */
+};
+
+/**
+ * Work completion opcodes: the wire's values, which differ from enum
+ * ibv_wc_opcode for receives (IBV_WC_RECV is 128).
+ */
+enum vur_user_wc_opcode {
+	VUR_USER_WC_SEND = 0,
+	VUR_USER_WC_RDMA_WRITE = 1,
+	VUR_USER_WC_RDMA_READ = 2,
+	VUR_USER_WC_RECV = 3,
+	VUR_USER_WC_RECV_RDMA_WITH_IMM = 4,
+};
+
+/**
+ * Work completion statuses: the wire's values, in IBTA's order but
+ * without the statuses of features the device lacks, so that they differ
+ * from enum ibv_wc_status from LOC_PROT_ERR on. vur_user_wc_status_str()
+ * names them.
+ */
+enum vur_user_wc_status {
+	VUR_USER_WC_SUCCESS,
+	VUR_USER_WC_LOC_LEN_ERR,
+	VUR_USER_WC_LOC_QP_OP_ERR,
+	VUR_USER_WC_LOC_PROT_ERR,
+	VUR_USER_WC_WR_FLUSH_ERR,
+	VUR_USER_WC_BAD_RESP_ERR,
+	VUR_USER_WC_LOC_ACCESS_ERR,
+	VUR_USER_WC_REM_INV_REQ_ERR,
+	VUR_USER_WC_REM_ACCESS_ERR,
+	VUR_USER_WC_REM_OP_ERR,
+	VUR_USER_WC_RETRY_EXC_ERR,
+	VUR_USER_WC_RNR_RETRY_EXC_ERR,
+	VUR_USER_WC_REM_ABORT_ERR,
+	VUR_USER_WC_FATAL_ERR,
+	VUR_USER_WC_RESP_TIMEOUT_ERR,
+	VUR_USER_WC_GENERAL_ERR,
+};
+
+/** Work completion flags, as enum ibv_wc_flags. */
+enum vur_user_wc_flags {
+	VUR_USER_WC_GRH = 1 << 0,      /**< a UD receive: the first 40 bytes hold a GRH */
+	VUR_USER_WC_WITH_IMM = 1 << 1, /**< imm_data is valid */
+};
+
+/**
+ * A scatter/gather element: @ref addr is in the address space of the MR
+ * whose lkey it names: the driver address (vur_user_driver_addr()) for a
+ * DMA MR, the iova for a user MR.
+ */
+struct vur_user_sge {
+	uint64_t addr;
+	uint32_t length;
+	uint32_t lkey;
+};
+
+/** A send work request, as struct ibv_send_wr without the list link. */
+struct vur_user_send_wr {
+	uint64_t wr_id;
+	uint8_t opcode;     /**< enum vur_user_wr_opcode */
+	uint8_t send_flags; /**< enum vur_user_send_flags */
+	uint32_t imm_data;  /**< network byte order, as in verbs */
+	union {
+		struct {
+			uint64_t remote_addr;
+			uint32_t rkey;
+		} rdma; /**< RDMA WRITE and READ */
+		struct {
+			uint32_t ah; /**< an AH of the QP's PD */
+			uint32_t remote_qpn;
+			uint32_t remote_qkey;
+		} ud; /**< UD and GSI QPs */
+	};
+	const struct vur_user_sge *sg_list; /**< without VUR_USER_SEND_INLINE */
+	uint32_t num_sge;
+	const void *inline_data; /**< with VUR_USER_SEND_INLINE: this process's memory */
+	uint32_t inline_len;     /**< up to 512 bytes */
+};
+
+/** A receive work request. */
+struct vur_user_recv_wr {
+	uint64_t wr_id;
+	const struct vur_user_sge *sg_list;
+	uint32_t num_sge;
+};
+
+/** A work completion, as struct ibv_wc. */
+struct vur_user_wc {
+	uint64_t wr_id;
+	uint8_t status; /**< enum vur_user_wc_status */
+	uint8_t opcode; /**< enum vur_user_wc_opcode; not to be relied on for an error */
+	uint32_t vendor_err;
+	uint32_t byte_len;
+	uint32_t imm_data; /**< network byte order, with VUR_USER_WC_WITH_IMM */
+	uint32_t qp_num;
+	uint32_t src_qp;   /**< UD and GSI receives */
+	uint32_t wc_flags; /**< enum vur_user_wc_flags */
+};
+
+/**
+ * Post send WRs on a QP: each is laid out as the spec's request in a slot
+ * of driver memory that the library set aside at CREATE_QP (cap.max_send_wr
+ * slots, room for cap.max_send_sge elements each), and made available on
+ * the QP's send virtqueue; the device is notified once, after the last.
+ * The values the device validates (opcode for the QP type, keys, lengths,
+ * state) are sent as given, so that a bad WR completes with the status the
+ * spec names, as with verbs.
+ *
+ * @param dev  an open device with VIRTIO_NET_F_ROCE
+ * @param qpn  a QP of this device
+ * @param wr   the WRs
+ * @param n    how many
+ * @param bad  receives the index of the first WR not posted when the call
+ *             fails (the ones before it are posted); may be NULL
+ * @return 0 when all are posted; -EINVAL (NULL, no such QP, num_sge above
+ *         the QP's max_send_sge, inline_len above 512), -ENOMEM (cap.max_send_wr
+ *         WRs outstanding: ROCE-DRV-WR-2)
+ */
+int vur_user_post_send(struct vur_user_dev *dev, uint32_t qpn, const struct vur_user_send_wr *wr,
+		unsigned int n, unsigned int *bad);
+
+/**
+ * Post receive WRs on a QP, as vur_user_post_send() does send WRs.
+ *
+ * @return 0, -EINVAL (NULL, no such QP, num_sge above max_recv_sge),
+ *         -ENOMEM (cap.max_recv_wr WRs outstanding)
+ */
+int vur_user_post_recv(struct vur_user_dev *dev, uint32_t qpn, const struct vur_user_recv_wr *wr,
+		unsigned int n, unsigned int *bad);
+
+/**
+ * Take up to @p n completions of a CQ, oldest first; each CQE's buffer is
+ * made available to the device again. The library made the CQ's buffers
+ * available at CREATE_CQ: as many as its cqe, so that a CQ overruns as
+ * IBTA says, when more than cqe completions wait.
+ *
+ * @param dev an open device with VIRTIO_NET_F_ROCE
+ * @param cqn a CQ of this device
+ * @param wc  receives the completions
+ * @param n   room in @p wc
+ * @return the number taken (0 if none waits), or -EINVAL (NULL, no such
+ *         CQ), -EPROTO (the device wrote a CQE of the wrong size)
+ */
+int vur_user_poll_cq(struct vur_user_dev *dev, uint32_t cqn, struct vur_user_wc *wc, int n);
+
+/**
+ * The file descriptor to poll() for a CQ's completion events: readable once
+ * the device notified an armed CQ (vur_user_req_notify_cq()), until
+ * vur_user_get_cq_event() takes the event. As with ibv_req_notify_cq(), arm,
+ * poll the CQ once more, then wait (ROCE-DRV-NOTIFY-2). Owned by the device.
+ *
+ * @param dev an open device with VIRTIO_NET_F_ROCE
+ * @param cqn a CQ of this device
+ * @return the descriptor, or -EINVAL
+ */
+int vur_user_cq_event_fd(const struct vur_user_dev *dev, uint32_t cqn);
+
+/**
+ * Wait for and take a completion event of a CQ, as ibv_get_cq_event(). The
+ * CQ is no longer armed afterwards (the device disarms it when it
+ * notifies); there is nothing to acknowledge.
+ *
+ * @param dev        an open device with VIRTIO_NET_F_ROCE
+ * @param cqn        a CQ of this device
+ * @param timeout_ms how long to wait; 0 to check, -1 for no limit
+ * @return 1 when an event was taken, 0 if none came within @p timeout_ms,
+ *         or -EINVAL or an error of poll()
+ */
+int vur_user_get_cq_event(struct vur_user_dev *dev, uint32_t cqn, int timeout_ms);
+
+/**
+ * @param status enum vur_user_wc_status
+ * @return its name, as ibv_wc_status_str() would give it
+ */
+const char *vur_user_wc_status_str(uint8_t status);
 
 #ifdef __cplusplus
 }

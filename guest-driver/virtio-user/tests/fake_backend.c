@@ -48,6 +48,7 @@ fake_init(struct fake_backend *f)
 	memcpy(f->config, &cfg, sizeof(cfg));
 	f->config_len = sizeof(cfg);
 	f->listen_fd = f->conn_fd = f->stop_fd = f->backend_req_fd = -1;
+	f->create_qpn = 2;
 	for (i = 0; i < FAKE_MAX_VQS; i++)
 		f->vq[i].kick_fd = f->vq[i].call_fd = -1;
 }
@@ -75,22 +76,35 @@ send_reply(struct fake_backend *f, struct vuser_msg *msg, uint32_t size)
 	vuser_msg_send(f->conn_fd, msg, NULL, 0);
 }
 
-/* The answers with content: ack data of QUERY_PORT_SPEED, and the counts. */
+/* The answers with content: ack data of QUERY_PORT_SPEED and CREATE_*, and the counts. */
 static void
 answer(struct fake_backend *f, uint8_t *ack_data, uint32_t ack_len)
 {
 	const struct virtio_net_roce_config *cfg = (const void *)f->config;
 	struct virtio_rdma_ack_query_port_speed qps = { .speed = cfg->roce_port_speed };
+	uint32_t n;
 
 	if (f->last_cmd[0] == VIRTIO_NET_CTRL_ANNOUNCE &&
 			f->last_cmd[1] == VIRTIO_NET_CTRL_ANNOUNCE_ACK)
 		f->n_announce_acks++;
-	if (f->last_cmd[0] != VIRTIO_NET_CTRL_ROCE ||
-			f->last_cmd[1] != VIRTIO_NET_CTRL_ROCE_QUERY_PORT_SPEED)
+	if (f->last_cmd[0] != VIRTIO_NET_CTRL_ROCE || ack_data == NULL)
 		return;
-	f->n_speed_queries++;
-	if (ack_data != NULL && ack_len >= sizeof(qps))
-		memcpy(ack_data, &qps, sizeof(qps));
+	switch (f->last_cmd[1]) {
+	case VIRTIO_NET_CTRL_ROCE_QUERY_PORT_SPEED:
+		f->n_speed_queries++;
+		if (ack_len >= sizeof(qps))
+			memcpy(ack_data, &qps, sizeof(qps));
+		break;
+	case VIRTIO_NET_CTRL_ROCE_CREATE_CQ:
+	case VIRTIO_NET_CTRL_ROCE_CREATE_QP:
+		n = htole32(f->last_cmd[1] == VIRTIO_NET_CTRL_ROCE_CREATE_CQ ? f->create_cqn
+									     : f->create_qpn);
+		if (ack_len >= sizeof(n))
+			memcpy(ack_data, &n, sizeof(n));
+		break;
+	default:
+		break;
+	}
 }
 
 /* Use one chain of the control queue, as the fault mode says. */
@@ -146,6 +160,48 @@ use_chain(struct fake_backend *f, struct fake_vq *vq, uint16_t head)
 	used->ring[used_idx % vq->num].id = htole32(id);
 	used->ring[used_idx % vq->num].len = htole32(written);
 	__atomic_store_n(&used->idx, htole16(used_idx + 1), __ATOMIC_RELEASE);
+}
+
+int
+fake_vq_next(struct fake_backend *f, uint32_t index, struct fake_chain *c)
+{
+	struct fake_vq *vq = &f->vq[index % FAKE_MAX_VQS];
+	struct vring_desc *desc = from_uaddr(f, vq->desc);
+	struct vring_avail *avail = from_uaddr(f, vq->avail);
+	uint16_t d, flags;
+
+	if (vq->last_avail == le16toh(__atomic_load_n(&avail->idx, __ATOMIC_ACQUIRE)))
+		return 0;
+	c->head = d = le16toh(avail->ring[vq->last_avail++ % vq->num]);
+	c->flags = le16toh(desc[d].flags);
+	c->len = le32toh(desc[d].len);
+	c->buf = from_gpa(f, le64toh(desc[d].addr), c->len);
+	c->n_desc = 1;
+	for (flags = c->flags; (flags & VRING_DESC_F_NEXT) && c->n_desc < vq->num; c->n_desc++) {
+		d = le16toh(desc[d].next) % vq->num;
+		flags = le16toh(desc[d].flags);
+	}
+	return 1;
+}
+
+void
+fake_vq_use(struct fake_backend *f, uint32_t index, uint16_t head, uint32_t len)
+{
+	struct fake_vq *vq = &f->vq[index % FAKE_MAX_VQS];
+	struct vring_used *used = from_uaddr(f, vq->used);
+	uint16_t idx = le16toh(used->idx);
+
+	used->ring[idx % vq->num].id = htole32(head);
+	used->ring[idx % vq->num].len = htole32(len);
+	__atomic_store_n(&used->idx, htole16(idx + 1), __ATOMIC_RELEASE);
+}
+
+uint16_t
+fake_vq_avail_idx(struct fake_backend *f, uint32_t index)
+{
+	struct vring_avail *avail = from_uaddr(f, f->vq[index % FAKE_MAX_VQS].avail);
+
+	return le16toh(__atomic_load_n(&avail->idx, __ATOMIC_ACQUIRE));
 }
 
 static void

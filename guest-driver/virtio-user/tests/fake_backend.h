@@ -51,6 +51,8 @@ struct fake_backend {
 	uint32_t fault_request;
 	enum fake_fault fault;
 	enum fake_ctrl ctrl;
+	/* what CREATE_CQ and CREATE_QP answer (fake_init: CQ 0, QP 2) */
+	uint32_t create_cqn, create_qpn;
 
 	/* what the fake saw, readable after the device is closed or a command answered */
 	uint64_t acked_features;
@@ -90,5 +92,27 @@ int fake_backend_send(struct fake_backend *f, uint32_t request, bool need_reply)
 
 /* Read the frontend's answer to it (the u64 of REPLY_ACK) within @timeout_ms. */
 int fake_backend_ack(struct fake_backend *f, uint32_t request, uint64_t *ack, int timeout_ms);
+
+/*
+ * The device's side of an RDMA virtqueue, from the test's thread (the
+ * fake's thread serves only the control queue). One available chain of
+ * virtqueue @vq: its head, its first descriptor (address translated into
+ * @buf, NULL if outside driver memory, length, flags) and the number of
+ * descriptors; 0 if none is available, 1 if one is.
+ */
+struct fake_chain {
+	uint16_t head;
+	uint16_t flags; /* of the first descriptor */
+	uint32_t len;
+	void *buf;
+	uint32_t n_desc;
+};
+int fake_vq_next(struct fake_backend *f, uint32_t vq, struct fake_chain *c);
+
+/* Mark chain @head of @vq used with @len bytes written. */
+void fake_vq_use(struct fake_backend *f, uint32_t vq, uint16_t head, uint32_t len);
+
+/* The driver's avail index of @vq, as it stands in the ring. */
+uint16_t fake_vq_avail_idx(struct fake_backend *f, uint32_t vq);
 
 #endif /* VUSER_TEST_FAKE_BACKEND_H */

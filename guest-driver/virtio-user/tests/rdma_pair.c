@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include <endian.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "rdma_pair.h"
-#include "rdma_shim.h"
 
 int
 rdma_ep_open(struct rdma_ep *e, const char *path, uint8_t last_octet, size_t buf_len,
@@ -44,9 +42,6 @@ rdma_ep_open(struct rdma_ep *e, const char *path, uint8_t last_octet, size_t buf
 				&e->mr);
 	if (ret == 0)
 		ret = vur_user_create_cq(e->d, RDMA_EP_CQ_DEPTH, &e->cqn);
-	if (ret == 0)
-		ret = shim_cq_buffers(
-				e->d, e->cqn, RDMA_EP_CQ_DEPTH, sizeof(struct virtio_rdma_cq_req));
 	return ret;
 }
 
@@ -119,23 +114,31 @@ rdma_connect_qp(struct rdma_ep *e, uint32_t qpn, uint8_t type, const struct rdma
 								 : 0));
 }
 
-struct virtio_rdma_sge
+struct vur_user_sge
 rdma_sge(const struct rdma_ep *e, uint64_t off, uint32_t len)
 {
-	return (struct virtio_rdma_sge){
-		.addr = htole64(e->addr + off), .length = htole32(len), .lkey = htole32(e->mr.lkey)
+	return (struct vur_user_sge){ .addr = e->addr + off, .length = len, .lkey = e->mr.lkey };
+}
+
+struct vur_user_send_wr
+rdma_req(uint64_t wr_id, uint8_t opcode, uint8_t flags, const struct vur_user_sge *sg, uint32_t n)
+{
+	return (struct vur_user_send_wr){
+		.wr_id = wr_id, .opcode = opcode, .send_flags = flags, .sg_list = sg, .num_sge = n
 	};
 }
 
-struct virtio_rdma_sq_req
-rdma_req(uint64_t wr_id, uint8_t opcode, uint8_t flags, uint32_t num_sge)
+int
+rdma_post_send(struct rdma_ep *e, uint32_t qpn, const struct vur_user_send_wr *wr)
 {
-	struct virtio_rdma_sq_req r;
+	return vur_user_post_send(e->d, qpn, wr, 1, NULL);
+}
 
-	memset(&r, 0, sizeof(r));
-	r.wr_id = htole64(wr_id);
-	r.opcode = opcode;
-	r.send_flags = flags;
-	r.num_sge = htole32(num_sge);
-	return r;
+int
+rdma_post_recv(struct rdma_ep *e, uint32_t qpn, uint64_t wr_id, const struct vur_user_sge *sg,
+		uint32_t n)
+{
+	struct vur_user_recv_wr wr = { .wr_id = wr_id, .sg_list = sg, .num_sge = n };
+
+	return vur_user_post_recv(e->d, qpn, &wr, 1, NULL);
 }

@@ -10,8 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <linux/virtio_net_roce.h>
-
 #include "vur_user.h"
 #include "vur_verbs.h"
 
@@ -41,9 +39,15 @@ int rdma_connect_qp(struct rdma_ep *e, uint32_t qpn, uint8_t type, const struct 
 		uint32_t peer_qpn, uint8_t rnr_retry, uint8_t timeout, uint8_t retry_cnt);
 
 /* An s/g element of @e's buffer at @off. */
-struct virtio_rdma_sge rdma_sge(const struct rdma_ep *e, uint64_t off, uint32_t len);
+struct vur_user_sge rdma_sge(const struct rdma_ep *e, uint64_t off, uint32_t len);
 
-/* A send WR header. */
-struct virtio_rdma_sq_req rdma_req(uint64_t wr_id, uint8_t opcode, uint8_t flags, uint32_t num_sge);
+/* A send WR of @n elements at @sg. */
+struct vur_user_send_wr rdma_req(uint64_t wr_id, uint8_t opcode, uint8_t flags,
+		const struct vur_user_sge *sg, uint32_t n);
+
+/* Post one send WR / one receive WR of @n elements at @sg. */
+int rdma_post_send(struct rdma_ep *e, uint32_t qpn, const struct vur_user_send_wr *wr);
+int rdma_post_recv(struct rdma_ep *e, uint32_t qpn, uint64_t wr_id, const struct vur_user_sge *sg,
+		uint32_t n);
 
 #endif /* VUSER_TEST_RDMA_PAIR_H */

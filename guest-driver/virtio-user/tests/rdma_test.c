@@ -19,7 +19,6 @@
 #include "child.h"
 #include "device.h"
 #include "rdma_pair.h"
-#include "rdma_shim.h"
 #include "tap.h"
 #include "telemetry.h"
 #include "vur_user.h"
@@ -51,15 +50,25 @@ now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Post @q with @n elements at @s. */
+static int
+post(struct rdma_ep *e, uint32_t qpn, struct vur_user_send_wr *q, const struct vur_user_sge *s,
+		uint32_t n)
+{
+	q->sg_list = s;
+	q->num_sge = n;
+	return rdma_post_send(e, qpn, q);
+}
+
 /* The next CQE of @e's CQ within WAIT_MS: 1, or 0 on timeout. */
 static int
-next_cqe(struct rdma_ep *e, struct virtio_rdma_cq_req *wc)
+next_cqe(struct rdma_ep *e, struct vur_user_wc *wc)
 {
 	uint64_t end = now_ms() + WAIT_MS;
 	int n;
 
 	do {
-		n = shim_poll_cq(e->d, e->cqn, wc, 1);
+		n = vur_user_poll_cq(e->d, e->cqn, wc, 1);
 		if (n != 0)
 			return n;
 		poll(NULL, 0, 1);
@@ -71,10 +80,10 @@ next_cqe(struct rdma_ep *e, struct virtio_rdma_cq_req *wc)
 static bool
 no_cqe(struct rdma_ep *e, int ms)
 {
-	struct virtio_rdma_cq_req wc;
+	struct vur_user_wc wc;
 
 	poll(NULL, 0, ms);
-	return shim_poll_cq(e->d, e->cqn, &wc, 1) == 0;
+	return vur_user_poll_cq(e->d, e->cqn, &wc, 1) == 0;
 }
 
 static void
@@ -88,23 +97,20 @@ static bool
 expect_cqe(struct rdma_ep *e, uint64_t wr_id, uint8_t status, uint8_t opcode, uint32_t byte_len,
 		uint32_t qpn, int line)
 {
-	struct virtio_rdma_cq_req wc;
+	struct vur_user_wc wc;
 
 	if (next_cqe(e, &wc) != 1) {
 		printf("# line %d: no CQE for wr_id %#lx\n", line, (unsigned long)wr_id);
 		tap_case_failed = 1;
 		return false;
 	}
-	if (le64toh(wc.wr_id) != wr_id || wc.status != status ||
-			(status == 0 &&
-					(wc.opcode != opcode ||
-							le32toh(wc.byte_len) != byte_len)) ||
-			le32toh(wc.qp_num) != qpn) {
+	if (wc.wr_id != wr_id || wc.status != status ||
+			(status == 0 && (wc.opcode != opcode || wc.byte_len != byte_len)) ||
+			wc.qp_num != qpn) {
 		printf("# line %d: CQE wr_id %#lx status %u opcode %u len %u qp %u, want %#lx %u "
 		       "%u %u %u\n",
-				line, (unsigned long)le64toh(wc.wr_id), wc.status, wc.opcode,
-				le32toh(wc.byte_len), le32toh(wc.qp_num), (unsigned long)wr_id,
-				status, opcode, byte_len, qpn);
+				line, (unsigned long)wc.wr_id, wc.status, wc.opcode, wc.byte_len,
+				wc.qp_num, (unsigned long)wr_id, status, opcode, byte_len, qpn);
 		tap_case_failed = 1;
 		return false;
 	}
@@ -155,8 +161,8 @@ static void
 rc_send(void)
 {
 	static const uint32_t sizes[] = { 0, 1, 1023, 1024, 1025, 4096, 65537 };
-	struct virtio_rdma_sge s[3], r[2];
-	struct virtio_rdma_sq_req q;
+	struct vur_user_sge s[3], r[2];
+	struct vur_user_send_wr q;
 
 	if (!ready())
 		return;
@@ -168,14 +174,14 @@ rc_send(void)
 		/* the receiver in two pieces, the sender in three */
 		r[0] = rdma_sge(&b, 0, h);
 		r[1] = rdma_sge(&b, h, len - h + 16);
-		TAP_EQ(shim_post_recv(b.d, b.qpn, 0x100 + i, r, 2), 0);
+		TAP_EQ(rdma_post_recv(&b, b.qpn, 0x100 + i, r, 2), 0);
 		s[0] = rdma_sge(&a, 0, len / 3);
 		s[1] = rdma_sge(&a, len / 3, 0); /* empty elements are fine */
 		s[2] = rdma_sge(&a, len / 3, len - len / 3);
-		q = rdma_req(0x200 + i, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 3);
-		TAP_EQ(shim_post_send(a.d, a.qpn, &q, s, 3), 0);
-		EXPECT_CQE(&b, 0x100 + i, 0, VIRTIO_IB_WC_RECV, len, b.qpn);
-		EXPECT_CQE(&a, 0x200 + i, 0, VIRTIO_IB_WC_SEND, len, a.qpn);
+		q = rdma_req(0x200 + i, VUR_USER_WR_SEND, VUR_USER_SEND_SIGNALED, NULL, 0);
+		TAP_EQ(post(&a, a.qpn, &q, s, 3), 0);
+		EXPECT_CQE(&b, 0x100 + i, 0, VUR_USER_WC_RECV, len, b.qpn);
+		EXPECT_CQE(&a, 0x200 + i, 0, VUR_USER_WC_SEND, len, a.qpn);
 		TAP_CHECK(memcmp(a.buf, b.buf, len) == 0);
 		TAP_CHECK(b.buf[len] == 0xee); /* nothing beyond the message */
 	}
@@ -187,8 +193,8 @@ rc_write_read(void)
 {
 	static const uint32_t sizes[] = { 0, 1, 4095, 4096, 4097, 65536, 1u << 20, 16u << 20 };
 	const uint64_t far = BUF_LEN / 2; /* where the data lands on the remote side */
-	struct virtio_rdma_sge s[2];
-	struct virtio_rdma_sq_req q;
+	struct vur_user_sge s[2];
+	struct vur_user_send_wr q;
 
 	if (!ready())
 		return;
@@ -200,43 +206,43 @@ rc_write_read(void)
 		memset(b.buf + far, 0, len);
 		s[0] = rdma_sge(&a, 0, len / 2);
 		s[1] = rdma_sge(&a, len / 2, len - len / 2);
-		q = rdma_req(0x300 + i, VIRTIO_IB_WR_RDMA_WRITE, VIRTIO_IB_SEND_SIGNALED, 2);
-		q.rdma.remote_addr = htole64(b.addr + far);
-		q.rdma.rkey = htole32(b.mr.rkey);
-		TAP_EQ(shim_post_send(a.d, a.qpn, &q, s, 2), 0);
-		EXPECT_CQE(&a, 0x300 + i, 0, VIRTIO_IB_WC_RDMA_WRITE, len, a.qpn);
+		q = rdma_req(0x300 + i, VUR_USER_WR_RDMA_WRITE, VUR_USER_SEND_SIGNALED, NULL, 0);
+		q.rdma.remote_addr = b.addr + far;
+		q.rdma.rkey = b.mr.rkey;
+		TAP_EQ(post(&a, a.qpn, &q, s, 2), 0);
+		EXPECT_CQE(&a, 0x300 + i, 0, VUR_USER_WC_RDMA_WRITE, len, a.qpn);
 		TAP_CHECK(memcmp(a.buf, b.buf + far, len) == 0);
 		/* READ it back b -> a, into another place of a */
 		memset(a.buf + far, 0, len);
 		s[0] = rdma_sge(&a, far, len - len / 3);
 		s[1] = rdma_sge(&a, far + len - len / 3, len / 3);
-		q = rdma_req(0x400 + i, VIRTIO_IB_WR_RDMA_READ, VIRTIO_IB_SEND_SIGNALED, 2);
-		q.rdma.remote_addr = htole64(b.addr + far);
-		q.rdma.rkey = htole32(b.mr.rkey);
-		TAP_EQ(shim_post_send(a.d, a.qpn, &q, s, 2), 0);
-		EXPECT_CQE(&a, 0x400 + i, 0, VIRTIO_IB_WC_RDMA_READ, len, a.qpn);
+		q = rdma_req(0x400 + i, VUR_USER_WR_RDMA_READ, VUR_USER_SEND_SIGNALED, NULL, 0);
+		q.rdma.remote_addr = b.addr + far;
+		q.rdma.rkey = b.mr.rkey;
+		TAP_EQ(post(&a, a.qpn, &q, s, 2), 0);
+		EXPECT_CQE(&a, 0x400 + i, 0, VUR_USER_WC_RDMA_READ, len, a.qpn);
 		TAP_CHECK(memcmp(a.buf, a.buf + far, len) == 0);
 	}
 	/* WRITE with immediate: a receive WR completes with the immediate, no s/g used */
 	fill(a.buf, 5000, 99);
-	TAP_EQ(shim_post_recv(b.d, b.qpn, 0x500, NULL, 0), 0);
+	TAP_EQ(rdma_post_recv(&b, b.qpn, 0x500, NULL, 0), 0);
 	s[0] = rdma_sge(&a, 0, 5000);
-	q = rdma_req(0x501, VIRTIO_IB_WR_RDMA_WRITE_WITH_IMM, VIRTIO_IB_SEND_SIGNALED, 1);
+	q = rdma_req(0x501, VUR_USER_WR_RDMA_WRITE_WITH_IMM, VUR_USER_SEND_SIGNALED, NULL, 0);
 	q.imm_data = htobe32(0xfeedbeef);
-	q.rdma.remote_addr = htole64(b.addr + far);
-	q.rdma.rkey = htole32(b.mr.rkey);
-	TAP_EQ(shim_post_send(a.d, a.qpn, &q, s, 1), 0);
+	q.rdma.remote_addr = b.addr + far;
+	q.rdma.rkey = b.mr.rkey;
+	TAP_EQ(post(&a, a.qpn, &q, s, 1), 0);
 	{
-		struct virtio_rdma_cq_req wc;
+		struct vur_user_wc wc;
 
 		TAP_EQ(next_cqe(&b, &wc), 1);
-		TAP_EQ(le64toh(wc.wr_id), 0x500);
-		TAP_EQ(wc.opcode, VIRTIO_IB_WC_RECV_RDMA_WITH_IMM);
-		TAP_EQ(le32toh(wc.byte_len), 5000);
+		TAP_EQ(wc.wr_id, 0x500);
+		TAP_EQ(wc.opcode, VUR_USER_WC_RECV_RDMA_WITH_IMM);
+		TAP_EQ(wc.byte_len, 5000);
 		TAP_EQ(be32toh(wc.imm_data), 0xfeedbeef);
-		TAP_EQ(le32toh(wc.wc_flags), VIRTIO_IB_WC_WITH_IMM);
+		TAP_EQ(wc.wc_flags, VUR_USER_WC_WITH_IMM);
 	}
-	EXPECT_CQE(&a, 0x501, 0, VIRTIO_IB_WC_RDMA_WRITE, 5000, a.qpn);
+	EXPECT_CQE(&a, 0x501, 0, VUR_USER_WC_RDMA_WRITE, 5000, a.qpn);
 	TAP_CHECK(memcmp(a.buf, b.buf + far, 5000) == 0);
 }
 
@@ -244,30 +250,32 @@ rc_write_read(void)
 static void
 rc_inline_imm_unsignaled(void)
 {
-	struct virtio_rdma_sq_req q;
-	struct virtio_rdma_sge r = rdma_sge(&b, 0, 600);
-	struct virtio_rdma_cq_req wc;
+	struct vur_user_send_wr q;
+	struct vur_user_sge r = rdma_sge(&b, 0, 600);
+	struct vur_user_wc wc;
+	uint8_t data[512];
 
 	if (!ready())
 		return;
-	TAP_EQ(shim_post_recv(b.d, b.qpn, 0x600, &r, 1), 0);
-	q = rdma_req(0x601, VIRTIO_IB_WR_SEND_WITH_IMM,
-			VIRTIO_IB_SEND_INLINE | VIRTIO_IB_SEND_SOLICITED | VIRTIO_IB_SEND_SIGNALED,
-			0);
-	q.inline_len = htole16(512);
-	fill(q.inline_data, 512, 5);
+	TAP_EQ(rdma_post_recv(&b, b.qpn, 0x600, &r, 1), 0);
+	q = rdma_req(0x601, VUR_USER_WR_SEND_WITH_IMM,
+			VUR_USER_SEND_INLINE | VUR_USER_SEND_SOLICITED | VUR_USER_SEND_SIGNALED,
+			NULL, 0);
+	fill(data, sizeof(data), 5);
+	q.inline_data = data;
+	q.inline_len = sizeof(data);
 	q.imm_data = htobe32(0x01020304);
-	TAP_EQ(shim_post_send(a.d, a.qpn, &q, NULL, 0), 0);
+	TAP_EQ(post(&a, a.qpn, &q, NULL, 0), 0);
 	TAP_EQ(next_cqe(&b, &wc), 1);
-	TAP_EQ(le32toh(wc.byte_len), 512);
+	TAP_EQ(wc.byte_len, 512);
 	TAP_EQ(be32toh(wc.imm_data), 0x01020304);
-	TAP_CHECK(memcmp(b.buf, q.inline_data, 512) == 0);
-	EXPECT_CQE(&a, 0x601, 0, VIRTIO_IB_WC_SEND, 512, a.qpn);
+	TAP_CHECK(memcmp(b.buf, data, 512) == 0);
+	EXPECT_CQE(&a, 0x601, 0, VUR_USER_WC_SEND, 512, a.qpn);
 	/* unsignaled: no CQE, the buffer still comes back used */
-	TAP_EQ(shim_post_recv(b.d, b.qpn, 0x602, &r, 1), 0);
-	q = rdma_req(0x603, VIRTIO_IB_WR_SEND, 0, 0);
-	TAP_EQ(shim_post_send(a.d, a.qpn, &q, NULL, 0), 0);
-	EXPECT_CQE(&b, 0x602, 0, VIRTIO_IB_WC_RECV, 0, b.qpn);
+	TAP_EQ(rdma_post_recv(&b, b.qpn, 0x602, &r, 1), 0);
+	q = rdma_req(0x603, VUR_USER_WR_SEND, 0, NULL, 0);
+	TAP_EQ(post(&a, a.qpn, &q, NULL, 0), 0);
+	EXPECT_CQE(&b, 0x602, 0, VUR_USER_WC_RECV, 0, b.qpn);
 	TAP_CHECK(no_cqe(&a, 50));
 }
 
@@ -277,9 +285,9 @@ ud_send(void)
 {
 	uint32_t qa, qb, ah;
 	struct vur_user_ah_attr av = { .grh.hop_limit = 64 };
-	struct virtio_rdma_sge r = rdma_sge(&b, 0, 40 + 1024), s = rdma_sge(&a, 0, 1024);
-	struct virtio_rdma_sq_req q;
-	struct virtio_rdma_cq_req wc;
+	struct vur_user_sge r = rdma_sge(&b, 0, 40 + 1024), s = rdma_sge(&a, 0, 1024);
+	struct vur_user_send_wr q;
+	struct vur_user_wc wc;
 
 	if (!ready())
 		return;
@@ -291,45 +299,45 @@ ud_send(void)
 	memcpy(av.dmac, b.mac, 6);
 	TAP_EQ(vur_user_create_ah(a.d, a.pdn, &av, &ah), 0);
 	fill(a.buf, 1024, 77);
-	TAP_EQ(shim_post_recv(b.d, qb, 0x700, &r, 1), 0);
-	q = rdma_req(0x701, VIRTIO_IB_WR_SEND_WITH_IMM, VIRTIO_IB_SEND_SIGNALED, 1);
-	q.ud.remote_qpn = htole32(qb);
-	q.ud.remote_qkey = htole32(0x11111111);
-	q.ud.ah = htole32(ah);
+	TAP_EQ(rdma_post_recv(&b, qb, 0x700, &r, 1), 0);
+	q = rdma_req(0x701, VUR_USER_WR_SEND_WITH_IMM, VUR_USER_SEND_SIGNALED, NULL, 0);
+	q.ud.remote_qpn = qb;
+	q.ud.remote_qkey = 0x11111111;
+	q.ud.ah = ah;
 	q.imm_data = htobe32(42);
-	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
-	EXPECT_CQE(&a, 0x701, 0, VIRTIO_IB_WC_SEND, 1024, qa);
+	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
+	EXPECT_CQE(&a, 0x701, 0, VUR_USER_WC_SEND, 1024, qa);
 	TAP_EQ(next_cqe(&b, &wc), 1);
-	TAP_EQ(le64toh(wc.wr_id), 0x700);
-	TAP_EQ(le32toh(wc.byte_len), 40 + 1024);
-	TAP_EQ(le32toh(wc.src_qp), qa);
-	TAP_EQ(le32toh(wc.wc_flags), VIRTIO_IB_WC_GRH | VIRTIO_IB_WC_WITH_IMM);
+	TAP_EQ(wc.wr_id, 0x700);
+	TAP_EQ(wc.byte_len, 40 + 1024);
+	TAP_EQ(wc.src_qp, qa);
+	TAP_EQ(wc.wc_flags, VUR_USER_WC_GRH | VUR_USER_WC_WITH_IMM);
 	TAP_CHECK(memcmp(b.buf + 40, a.buf, 1024) == 0);
 	/* IPv4: 20 zero bytes, then the IPv4 header with a's address as source */
 	TAP_EQ(b.buf[20], 0x45);
 	TAP_CHECK(memcmp(b.buf + 20 + 12, &a.gid[12], 4) == 0);
 	/* a wrong Q_Key is dropped (UD-4); a controlled one takes the QP's own (UD-3) */
-	TAP_EQ(shim_post_recv(b.d, qb, 0x702, &r, 1), 0);
-	q.wr_id = htole64(0x703);
-	q.ud.remote_qkey = htole32(0x22222222);
-	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
-	EXPECT_CQE(&a, 0x703, 0, VIRTIO_IB_WC_SEND, 1024, qa);
+	TAP_EQ(rdma_post_recv(&b, qb, 0x702, &r, 1), 0);
+	q.wr_id = 0x703;
+	q.ud.remote_qkey = 0x22222222;
+	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
+	EXPECT_CQE(&a, 0x703, 0, VUR_USER_WC_SEND, 1024, qa);
 	TAP_CHECK(no_cqe(&b, 50));
-	q.wr_id = htole64(0x704);
-	q.ud.remote_qkey = htole32(0x80000000);
+	q.wr_id = 0x704;
+	q.ud.remote_qkey = 0x80000000;
 	TAP_EQ(vur_user_modify_qp(a.d, qa,
 			       &(struct vur_user_qp_attr){
 					       .qp_state = VUR_USER_QPS_RTS, .qkey = 0x11111111 },
 			       VUR_USER_QP_QKEY),
 			0);
-	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
-	EXPECT_CQE(&a, 0x704, 0, VIRTIO_IB_WC_SEND, 1024, qa);
-	EXPECT_CQE(&b, 0x702, 0, VIRTIO_IB_WC_RECV, 40 + 1024, qb);
+	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
+	EXPECT_CQE(&a, 0x704, 0, VUR_USER_WC_SEND, 1024, qa);
+	EXPECT_CQE(&b, 0x702, 0, VUR_USER_WC_RECV, 40 + 1024, qb);
 	/* longer than the port MTU: LOC_LEN_ERR (UD-2), the QP to SQE (QPS-8) */
 	s = rdma_sge(&a, 0, 1025);
-	q.wr_id = htole64(0x705);
-	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
-	EXPECT_CQE(&a, 0x705, VIRTIO_IB_WC_LOC_LEN_ERR, VIRTIO_IB_WC_SEND, 0, qa);
+	q.wr_id = 0x705;
+	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
+	EXPECT_CQE(&a, 0x705, VUR_USER_WC_LOC_LEN_ERR, VUR_USER_WC_SEND, 0, qa);
 }
 
 /* UC: SEND and WRITE, no ACKs; the WR completes once sent. */
@@ -337,8 +345,8 @@ static void
 uc_send_write(void)
 {
 	uint32_t qa, qb;
-	struct virtio_rdma_sge r = rdma_sge(&b, 0, 3000), s = rdma_sge(&a, 0, 3000);
-	struct virtio_rdma_sq_req q;
+	struct vur_user_sge r = rdma_sge(&b, 0, 3000), s = rdma_sge(&a, 0, 3000);
+	struct vur_user_send_wr q;
 
 	if (!ready())
 		return;
@@ -347,26 +355,26 @@ uc_send_write(void)
 	TAP_EQ(rdma_connect_qp(&a, qa, VUR_USER_QPT_UC, &b, qb, 0, 0, 0), 0);
 	TAP_EQ(rdma_connect_qp(&b, qb, VUR_USER_QPT_UC, &a, qa, 0, 0, 0), 0);
 	fill(a.buf, 3000, 3);
-	TAP_EQ(shim_post_recv(b.d, qb, 0x800, &r, 1), 0);
-	q = rdma_req(0x801, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
-	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
-	EXPECT_CQE(&a, 0x801, 0, VIRTIO_IB_WC_SEND, 3000, qa);
-	EXPECT_CQE(&b, 0x800, 0, VIRTIO_IB_WC_RECV, 3000, qb);
+	TAP_EQ(rdma_post_recv(&b, qb, 0x800, &r, 1), 0);
+	q = rdma_req(0x801, VUR_USER_WR_SEND, VUR_USER_SEND_SIGNALED, NULL, 0);
+	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
+	EXPECT_CQE(&a, 0x801, 0, VUR_USER_WC_SEND, 3000, qa);
+	EXPECT_CQE(&b, 0x800, 0, VUR_USER_WC_RECV, 3000, qb);
 	TAP_CHECK(memcmp(a.buf, b.buf, 3000) == 0);
 	memset(b.buf + 8192, 0, 3000);
-	q = rdma_req(0x802, VIRTIO_IB_WR_RDMA_WRITE, VIRTIO_IB_SEND_SIGNALED, 1);
-	q.rdma.remote_addr = htole64(b.addr + 8192);
-	q.rdma.rkey = htole32(b.mr.rkey);
-	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
-	EXPECT_CQE(&a, 0x802, 0, VIRTIO_IB_WC_RDMA_WRITE, 3000, qa);
+	q = rdma_req(0x802, VUR_USER_WR_RDMA_WRITE, VUR_USER_SEND_SIGNALED, NULL, 0);
+	q.rdma.remote_addr = b.addr + 8192;
+	q.rdma.rkey = b.mr.rkey;
+	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
+	EXPECT_CQE(&a, 0x802, 0, VUR_USER_WC_RDMA_WRITE, 3000, qa);
 	/* no ACK says when it landed: wait for the bytes */
 	for (int i = 0; i < 1000 && memcmp(a.buf, b.buf + 8192, 3000) != 0; i++)
 		poll(NULL, 0, 1);
 	TAP_CHECK(memcmp(a.buf, b.buf + 8192, 3000) == 0);
 	/* READ is not a UC operation (READ-1) */
-	q = rdma_req(0x803, VIRTIO_IB_WR_RDMA_READ, VIRTIO_IB_SEND_SIGNALED, 1);
-	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
-	EXPECT_CQE(&a, 0x803, VIRTIO_IB_WC_LOC_QP_OP_ERR, VIRTIO_IB_WC_RDMA_READ, 0, qa);
+	q = rdma_req(0x803, VUR_USER_WR_RDMA_READ, VUR_USER_SEND_SIGNALED, NULL, 0);
+	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
+	EXPECT_CQE(&a, 0x803, VUR_USER_WC_LOC_QP_OP_ERR, VUR_USER_WC_RDMA_READ, 0, qa);
 }
 
 /* Two QPs of one device: the packets never leave it. */
@@ -374,8 +382,8 @@ static void
 rc_loopback(void)
 {
 	uint32_t q1, q2;
-	struct virtio_rdma_sge r = rdma_sge(&a, 8192, 2000), s = rdma_sge(&a, 0, 2000);
-	struct virtio_rdma_sq_req q;
+	struct vur_user_sge r = rdma_sge(&a, 8192, 2000), s = rdma_sge(&a, 0, 2000);
+	struct vur_user_send_wr q;
 
 	if (!ready())
 		return;
@@ -384,11 +392,11 @@ rc_loopback(void)
 	TAP_EQ(rdma_connect_qp(&a, q1, VUR_USER_QPT_RC, &a, q2, 7, 14, 7), 0);
 	TAP_EQ(rdma_connect_qp(&a, q2, VUR_USER_QPT_RC, &a, q1, 7, 14, 7), 0);
 	fill(a.buf, 2000, 11);
-	TAP_EQ(shim_post_recv(a.d, q2, 0x900, &r, 1), 0);
-	q = rdma_req(0x901, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
-	TAP_EQ(shim_post_send(a.d, q1, &q, &s, 1), 0);
+	TAP_EQ(rdma_post_recv(&a, q2, 0x900, &r, 1), 0);
+	q = rdma_req(0x901, VUR_USER_WR_SEND, VUR_USER_SEND_SIGNALED, NULL, 0);
+	TAP_EQ(post(&a, q1, &q, &s, 1), 0);
 	{
-		struct virtio_rdma_cq_req wc[2];
+		struct vur_user_wc wc[2];
 		int got = 0;
 
 		for (int i = 0; i < 2; i++)
@@ -443,21 +451,21 @@ static void
 rnr_then_success(void)
 {
 	uint32_t qa, qb;
-	struct virtio_rdma_sge r = rdma_sge(&b, 0, 100), s = rdma_sge(&a, 0, 100);
-	struct virtio_rdma_sq_req q =
-			rdma_req(0xa01, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
+	struct vur_user_sge r = rdma_sge(&b, 0, 100), s = rdma_sge(&a, 0, 100);
+	struct vur_user_send_wr q =
+			rdma_req(0xa01, VUR_USER_WR_SEND, VUR_USER_SEND_SIGNALED, NULL, 0);
 	uint64_t waits;
 
 	if (!ready() || !rc_pair(&qa, &qb, 7, 14, 7))
 		return;
 	waits = counter(&a, "rdma_rnr_waits");
-	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
+	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
 	poll(NULL, 0, 20);
 	TAP_CHECK(counter(&a, "rdma_rnr_waits") > waits);
 	TAP_CHECK(counter(&b, "rdma_rnr_nak_sent") > 0);
-	TAP_EQ(shim_post_recv(b.d, qb, 0xa00, &r, 1), 0);
-	EXPECT_CQE(&b, 0xa00, 0, VIRTIO_IB_WC_RECV, 100, qb);
-	EXPECT_CQE(&a, 0xa01, 0, VIRTIO_IB_WC_SEND, 100, qa);
+	TAP_EQ(rdma_post_recv(&b, qb, 0xa00, &r, 1), 0);
+	EXPECT_CQE(&b, 0xa00, 0, VUR_USER_WC_RECV, 100, qb);
+	EXPECT_CQE(&a, 0xa01, 0, VUR_USER_WC_SEND, 100, qa);
 }
 
 /* ROCE-DEV-SEND-8, QPS-7: rnr_retry exhausted completes with RNR_RETRY_EXC_ERR, QP to ERR. */
@@ -465,18 +473,18 @@ static void
 rnr_retry_exhausted(void)
 {
 	uint32_t qa, qb;
-	struct virtio_rdma_sge s = rdma_sge(&a, 0, 100);
-	struct virtio_rdma_sq_req q =
-			rdma_req(0xb01, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
+	struct vur_user_sge s = rdma_sge(&a, 0, 100);
+	struct vur_user_send_wr q =
+			rdma_req(0xb01, VUR_USER_WR_SEND, VUR_USER_SEND_SIGNALED, NULL, 0);
 
 	if (!ready() || !rc_pair(&qa, &qb, 2, 14, 7))
 		return;
-	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
-	q.wr_id = htole64(0xb02);
-	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
-	EXPECT_CQE(&a, 0xb01, VIRTIO_IB_WC_RNR_RETRY_EXC_ERR, VIRTIO_IB_WC_SEND, 0, qa);
+	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
+	q.wr_id = 0xb02;
+	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
+	EXPECT_CQE(&a, 0xb01, VUR_USER_WC_RNR_RETRY_EXC_ERR, VUR_USER_WC_SEND, 0, qa);
 	/* ROCE-DEV-QPS-6: what is behind it is flushed */
-	EXPECT_CQE(&a, 0xb02, VIRTIO_IB_WC_WR_FLUSH_ERR, VIRTIO_IB_WC_SEND, 0, qa);
+	EXPECT_CQE(&a, 0xb02, VUR_USER_WC_WR_FLUSH_ERR, VUR_USER_WC_SEND, 0, qa);
 	TAP_EQ(qp_state(&a, qa), VUR_USER_QPS_ERR);
 	TAP_CHECK(no_cqe(&a, 30) && no_cqe(&b, 0));
 }
@@ -496,25 +504,25 @@ struct one_wr {
 static void
 run_one_wr(const struct one_wr *c, uint64_t wr_id)
 {
-	struct virtio_rdma_sge s = { htole64(c->addr), htole32(c->len), htole32(c->lkey) };
-	struct virtio_rdma_sq_req q = rdma_req(wr_id, c->opcode, VIRTIO_IB_SEND_SIGNALED, 1);
+	struct vur_user_sge s = { c->addr, c->len, c->lkey };
+	struct vur_user_send_wr q = rdma_req(wr_id, c->opcode, VUR_USER_SEND_SIGNALED, NULL, 0);
 	uint64_t naks = counter(&b, "rdma_nak_access");
-	uint8_t op = c->opcode == VIRTIO_IB_WR_RDMA_READ       ? VIRTIO_IB_WC_RDMA_READ
-			: c->opcode == VIRTIO_IB_WR_RDMA_WRITE ? VIRTIO_IB_WC_RDMA_WRITE
-							       : VIRTIO_IB_WC_SEND;
+	uint8_t op = c->opcode == VUR_USER_WR_RDMA_READ       ? VUR_USER_WC_RDMA_READ
+			: c->opcode == VUR_USER_WR_RDMA_WRITE ? VUR_USER_WC_RDMA_WRITE
+							      : VUR_USER_WC_SEND;
 	uint32_t qa, qb;
 
 	printf("# %s\n", c->what);
 	if (!rc_pair(&qa, &qb, 7, 14, 7))
 		return;
-	q.rdma.remote_addr = htole64(c->raddr);
-	q.rdma.rkey = htole32(c->rkey);
-	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
+	q.rdma.remote_addr = c->raddr;
+	q.rdma.rkey = c->rkey;
+	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
 	EXPECT_CQE(&a, wr_id, c->status, op, c->len, qa);
-	if (c->status == VIRTIO_IB_WC_SUCCESS)
+	if (c->status == VUR_USER_WC_SUCCESS)
 		return;
 	TAP_EQ(qp_state(&a, qa), VUR_USER_QPS_ERR);
-	if (c->status == VIRTIO_IB_WC_REM_ACCESS_ERR) { /* a class B error at the responder */
+	if (c->status == VUR_USER_WC_REM_ACCESS_ERR) { /* a class B error at the responder */
 		TAP_EQ(counter(&b, "rdma_nak_access"), naks + 1);
 		TAP_EQ(qp_state(&b, qb), VUR_USER_QPS_ERR);
 	}
@@ -545,9 +553,9 @@ bad_keys_and_bounds(void)
 			0);
 	TAP_EQ(vur_user_dereg_mr(a.d, gone.mrn), 0);
 	{
-		const uint8_t send = VIRTIO_IB_WR_SEND, wr = VIRTIO_IB_WR_RDMA_WRITE,
-			      rd = VIRTIO_IB_WR_RDMA_READ, prot = VIRTIO_IB_WC_LOC_PROT_ERR,
-			      rem = VIRTIO_IB_WC_REM_ACCESS_ERR;
+		const uint8_t send = VUR_USER_WR_SEND, wr = VUR_USER_WR_RDMA_WRITE,
+			      rd = VUR_USER_WR_RDMA_READ, prot = VUR_USER_WC_LOC_PROT_ERR,
+			      rem = VUR_USER_WC_REM_ACCESS_ERR;
 		const struct one_wr cases[] = {
 			{ "a bad lkey", send, a.addr, 10, a.mr.lkey ^ 0x100, 0, 0, prot },
 			{ "past the end of a user MR", send, 0x20000 + 4000, 100, small.lkey, 0, 0,
@@ -562,7 +570,7 @@ bad_keys_and_bounds(void)
 			{ "READ beyond the remote MR's end", rd, a.addr, 100, a.mr.lkey,
 					0x10000 + 4000, ro.rkey, rem },
 			{ "READ up to the remote MR's end", rd, a.addr, 96, a.mr.lkey,
-					0x10000 + 4000, ro.rkey, VIRTIO_IB_WC_SUCCESS },
+					0x10000 + 4000, ro.rkey, VUR_USER_WC_SUCCESS },
 		};
 
 		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
@@ -577,30 +585,35 @@ static void
 flush_on_error(void)
 {
 	uint32_t qa, qb;
-	struct virtio_rdma_sge r = rdma_sge(&b, 0, 64), s = rdma_sge(&a, 0, 64);
+	struct vur_user_sge r = rdma_sge(&b, 0, 64), s = rdma_sge(&a, 0, 64);
 	struct vur_user_qp_attr err = { .qp_state = VUR_USER_QPS_ERR };
-	struct virtio_rdma_sq_req q;
+	struct vur_user_send_wr q;
 
 	if (!ready() || !rc_pair(&qa, &qb, 7, 14, 7))
 		return;
 	for (int i = 0; i < 5; i++)
-		TAP_EQ(shim_post_recv(b.d, qb, 0xd00 + i, &r, 1), 0);
+		TAP_EQ(rdma_post_recv(&b, qb, 0xd00 + i, &r, 1), 0);
 	TAP_EQ(vur_user_modify_qp(b.d, qb, &err, VUR_USER_QP_STATE), 0);
 	for (int i = 0; i < 5; i++)
-		EXPECT_CQE(&b, 0xd00 + i, VIRTIO_IB_WC_WR_FLUSH_ERR, VIRTIO_IB_WC_RECV, 0, qb);
-	TAP_EQ(shim_post_recv(b.d, qb, 0xd05, &r, 1), 0); /* posted in ERR */
-	EXPECT_CQE(&b, 0xd05, VIRTIO_IB_WC_WR_FLUSH_ERR, VIRTIO_IB_WC_RECV, 0, qb);
+		EXPECT_CQE(&b, 0xd00 + i, VUR_USER_WC_WR_FLUSH_ERR, VUR_USER_WC_RECV, 0, qb);
+	TAP_EQ(rdma_post_recv(&b, qb, 0xd05, &r, 1), 0); /* posted in ERR */
+	EXPECT_CQE(&b, 0xd05, VUR_USER_WC_WR_FLUSH_ERR, VUR_USER_WC_RECV, 0, qb);
 	TAP_CHECK(no_cqe(&b, 30));
-	TAP_EQ(shim_used(b.d, shim_rq_vq(b.d, qb)), 6); /* every buffer back, once */
+	/* every request slot back (32 WRs fit again), and no more (ROCE-DRV-WR-2) */
+	for (int i = 0; i < 32; i++)
+		TAP_EQ(rdma_post_recv(&b, qb, 0xd40 + i, &r, 1), 0);
+	TAP_EQ(rdma_post_recv(&b, qb, 0xd60, &r, 1), -ENOMEM);
+	for (int i = 0; i < 32; i++)
+		EXPECT_CQE(&b, 0xd40 + i, VUR_USER_WC_WR_FLUSH_ERR, VUR_USER_WC_RECV, 0, qb);
 	/* the requester side too */
 	TAP_EQ(vur_user_modify_qp(a.d, qa, &err, VUR_USER_QP_STATE), 0);
 	for (int i = 0; i < 3; i++) {
-		q = rdma_req(0xd10 + i, VIRTIO_IB_WR_SEND, 0,
-				1); /* flushes have CQEs, signaled or not */
-		TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
+		q = rdma_req(0xd10 + i, VUR_USER_WR_SEND, 0, NULL,
+				0); /* flushes have CQEs, signaled or not */
+		TAP_EQ(post(&a, qa, &q, &s, 1), 0);
 	}
 	for (int i = 0; i < 3; i++)
-		EXPECT_CQE(&a, 0xd10 + i, VIRTIO_IB_WC_WR_FLUSH_ERR, VIRTIO_IB_WC_SEND, 0, qa);
+		EXPECT_CQE(&a, 0xd10 + i, VUR_USER_WC_WR_FLUSH_ERR, VUR_USER_WC_SEND, 0, qa);
 	TAP_CHECK(no_cqe(&a, 30));
 }
 
@@ -608,66 +621,69 @@ flush_on_error(void)
 static void
 cq_notify_and_overrun(void)
 {
-	uint32_t cqn, qa, qb, vq;
+	uint32_t cqn, qa, qb;
 	struct vur_user_qp_init_attr ia = {
 		.pdn = a.pdn,
 		.qp_type = VUR_USER_QPT_RC,
 		.cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1, .max_recv_sge = 1 }
 	};
-	struct virtio_rdma_sge s = rdma_sge(&a, 0, 8);
-	struct virtio_rdma_sq_req q;
-	struct virtio_rdma_cq_req wc;
-	struct pollfd pfd;
-	uint64_t v;
+	struct vur_user_sge s = rdma_sge(&a, 0, 8);
+	struct vur_user_send_wr q, more[8];
+	struct vur_user_wc wc;
+	uint64_t end;
 
 	if (!ready())
 		return;
-	TAP_EQ(vur_user_create_cq(a.d, 4, &cqn), 0);
-	TAP_EQ(shim_cq_buffers(a.d, cqn, 2, sizeof(wc)), 0); /* room for two CQEs only */
+	TAP_EQ(vur_user_create_cq(a.d, 2, &cqn), 0); /* room for two CQEs only */
 	ia.send_cqn = ia.recv_cqn = cqn;
 	TAP_EQ(vur_user_create_qp(a.d, &ia, &qa), 0);
 	TAP_EQ(rdma_create_qp(&b, VUR_USER_QPT_RC, &qb), 0);
 	TAP_EQ(rdma_connect_qp(&a, qa, VUR_USER_QPT_RC, &b, qb, 7, 14, 7), 0);
 	TAP_EQ(rdma_connect_qp(&b, qb, VUR_USER_QPT_RC, &a, qa, 7, 14, 7), 0);
-	vq = shim_cq_vq(cqn);
-	pfd = (struct pollfd){ .fd = a.d->vqs[vq].call_fd, .events = POLLIN };
+	TAP_CHECK(vur_user_cq_event_fd(a.d, cqn) >= 0);
 	/* unarmed: a CQE, no notification */
-	q = rdma_req(0xe01, VIRTIO_IB_WR_RDMA_WRITE, VIRTIO_IB_SEND_SIGNALED, 1);
-	q.rdma.remote_addr = htole64(b.addr);
-	q.rdma.rkey = htole32(b.mr.rkey);
-	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
-	for (int i = 0; i < 1000 && a.d->vqs[vq].ring.used->idx == 0; i++)
+	q = rdma_req(0xe01, VUR_USER_WR_RDMA_WRITE, VUR_USER_SEND_SIGNALED, &s, 1);
+	q.rdma.remote_addr = b.addr;
+	q.rdma.rkey = b.mr.rkey;
+	TAP_EQ(rdma_post_send(&a, qa, &q), 0);
+	end = now_ms() + WAIT_MS;
+	while (vur_user_poll_cq(a.d, cqn, &wc, 1) == 0 && now_ms() < end)
 		poll(NULL, 0, 1);
-	TAP_EQ(poll(&pfd, 1, 20), 0);
-	/* armed: the next one notifies, once */
+	TAP_EQ(wc.wr_id, 0xe01);
+	TAP_EQ(vur_user_get_cq_event(a.d, cqn, 20), 0);
+	/* armed: the next one notifies, once (ROCE-DRV-NOTIFY-2: poll after arming) */
 	TAP_EQ(vur_user_req_notify_cq(a.d, cqn, VUR_USER_NOTIFY_NEXT_COMPLETION), 0);
-	q.wr_id = htole64(0xe02);
-	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
-	TAP_EQ(poll(&pfd, 1, WAIT_MS), 1);
-	TAP_EQ(read(pfd.fd, &v, sizeof(v)), (ssize_t)sizeof(v));
-	/* the third has no buffer: the CQ overruns, its QP goes to ERR (OVR-1, -2) */
-	q.wr_id = htole64(0xe03);
-	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
+	TAP_EQ(vur_user_poll_cq(a.d, cqn, &wc, 1), 0);
+	q.wr_id = 0xe02;
+	TAP_EQ(rdma_post_send(&a, qa, &q), 0);
+	TAP_EQ(vur_user_get_cq_event(a.d, cqn, WAIT_MS), 1);
+	/* the CQE of 0xe02 and of 0xe03 fill both buffers; 0xe04 overruns the CQ (OVR-1, -2) */
+	q.wr_id = 0xe03;
+	TAP_EQ(rdma_post_send(&a, qa, &q), 0);
+	q.wr_id = 0xe04;
+	TAP_EQ(rdma_post_send(&a, qa, &q), 0);
 	for (int i = 0; i < 1000 && qp_state(&a, qa) != VUR_USER_QPS_ERR; i++)
 		poll(NULL, 0, 1);
 	TAP_EQ(qp_state(&a, qa), VUR_USER_QPS_ERR);
 	TAP_EQ(vur_user_req_notify_cq(a.d, cqn, VUR_USER_NOTIFY_NEXT_COMPLETION), -EREMOTEIO);
 	TAP_CHECK(counter(&a, "rdma_cq_overrun") >= 1);
+	TAP_EQ(vur_user_get_cq_event(a.d, cqn, 20), 0); /* it was not armed */
 	/* the two CQEs that fit are there; nothing else was written (OVR-3) */
-	TAP_EQ(shim_poll_cq(a.d, cqn, &wc, 1), 1);
-	TAP_EQ(le64toh(wc.wr_id), 0xe01);
-	TAP_EQ(shim_poll_cq(a.d, cqn, &wc, 1), 1);
-	TAP_EQ(le64toh(wc.wr_id), 0xe02);
+	TAP_EQ(vur_user_poll_cq(a.d, cqn, &wc, 1), 1);
+	TAP_EQ(wc.wr_id, 0xe02);
+	TAP_EQ(vur_user_poll_cq(a.d, cqn, &wc, 1), 1);
+	TAP_EQ(wc.wr_id, 0xe03);
 	poll(NULL, 0, 20);
-	TAP_EQ(shim_poll_cq(a.d, cqn, &wc, 1), 0);
-	/* the send buffers came back anyway */
-	TAP_EQ(shim_used(a.d, shim_sq_vq(a.d, qa)), 3);
+	TAP_EQ(vur_user_poll_cq(a.d, cqn, &wc, 1), 0);
+	/* the send WRs came back anyway: all 8 slots are free (they flush, CQEs lost) */
+	for (int i = 0; i < 8; i++)
+		more[i] = q;
+	TAP_EQ(vur_user_post_send(a.d, qa, more, 8, NULL), 0);
+	/* destroy returns the rings to their initial state (ROCE-DRV-LIFE-2): used again below */
 	TAP_EQ(vur_user_destroy_qp(a.d, qa), 0);
 	TAP_EQ(vur_user_destroy_cq(a.d, cqn), 0);
-	/* ROCE-DRV-LIFE-2: the rings back to their initial state before they are bound again */
-	shim_ring_reinit(a.d, shim_sq_vq(a.d, qa));
-	shim_ring_reinit(a.d, shim_rq_vq(a.d, qa));
-	shim_ring_reinit(a.d, shim_cq_vq(cqn));
+	TAP_EQ(vur_user_poll_cq(a.d, cqn, &wc, 1), -EINVAL);
+	TAP_EQ(vur_user_post_send(a.d, qa, &q, 1, NULL), -EINVAL);
 }
 
 /* ROCE-DEV-READ-6, QPS-9: SQD drains, and a READ that max_rd_atomic 0 forbids fails. */
@@ -675,8 +691,8 @@ static void
 read_needs_rd_atomic(void)
 {
 	struct vur_user_qp_attr at = { .qp_state = VUR_USER_QPS_SQD };
-	struct virtio_rdma_sge s = rdma_sge(&a, 0, 64);
-	struct virtio_rdma_sq_req q;
+	struct vur_user_sge s = rdma_sge(&a, 0, 64);
+	struct vur_user_send_wr q;
 	uint32_t qa, qb;
 
 	if (!ready() || !rc_pair(&qa, &qb, 7, 14, 7))
@@ -690,14 +706,14 @@ read_needs_rd_atomic(void)
 	TAP_EQ(vur_user_modify_qp(a.d, qa, &at, VUR_USER_QP_STATE | VUR_USER_QP_MAX_QP_RD_ATOMIC),
 			0);
 	/* posted in SQD: not started until RTS */
-	q = rdma_req(0x1101, VIRTIO_IB_WR_RDMA_READ, VIRTIO_IB_SEND_SIGNALED, 1);
-	q.rdma.remote_addr = htole64(b.addr);
-	q.rdma.rkey = htole32(b.mr.rkey);
-	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
+	q = rdma_req(0x1101, VUR_USER_WR_RDMA_READ, VUR_USER_SEND_SIGNALED, NULL, 0);
+	q.rdma.remote_addr = b.addr;
+	q.rdma.rkey = b.mr.rkey;
+	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
 	TAP_CHECK(no_cqe(&a, 20));
 	at.qp_state = VUR_USER_QPS_RTS;
 	TAP_EQ(vur_user_modify_qp(a.d, qa, &at, VUR_USER_QP_STATE), 0);
-	EXPECT_CQE(&a, 0x1101, VIRTIO_IB_WC_LOC_QP_OP_ERR, VIRTIO_IB_WC_RDMA_READ, 0, qa);
+	EXPECT_CQE(&a, 0x1101, VUR_USER_WC_LOC_QP_OP_ERR, VUR_USER_WC_RDMA_READ, 0, qa);
 	TAP_EQ(qp_state(&a, qa), VUR_USER_QPS_ERR);
 }
 
@@ -707,9 +723,9 @@ many_qps(void)
 {
 	enum { PAIRS = 32 };
 	uint32_t qa[PAIRS], qb[PAIRS];
-	struct virtio_rdma_sq_req q;
-	struct virtio_rdma_sge s, r;
-	struct virtio_rdma_cq_req wc;
+	struct vur_user_send_wr q;
+	struct vur_user_sge s, r;
+	struct vur_user_wc wc;
 	int n, ok = 0, got_a = 0, got_b = 0;
 
 	if (!ready())
@@ -720,13 +736,13 @@ many_qps(void)
 	TAP_EQ(n, PAIRS);
 	for (int i = 0; i < n; i++) {
 		r = rdma_sge(&b, (uint64_t)i * 4096, 4096);
-		TAP_EQ(shim_post_recv(b.d, qb[i], 0xf000 + i, &r, 1), 0);
+		TAP_EQ(rdma_post_recv(&b, qb[i], 0xf000 + i, &r, 1), 0);
 		fill(a.buf + (uint64_t)i * 4096 + (BUF_LEN / 2), 4096, (uint32_t)i);
 	}
 	for (int i = 0; i < n; i++) {
 		s = rdma_sge(&a, (uint64_t)i * 4096 + (BUF_LEN / 2), 4096);
-		q = rdma_req(0xf100 + i, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
-		TAP_EQ(shim_post_send(a.d, qa[i], &q, &s, 1), 0);
+		q = rdma_req(0xf100 + i, VUR_USER_WR_SEND, VUR_USER_SEND_SIGNALED, NULL, 0);
+		TAP_EQ(post(&a, qa[i], &q, &s, 1), 0);
 	}
 	for (int i = 0; i < 2 * n; i++) {
 		if (got_a < n && next_cqe(&a, &wc) == 1 && wc.status == 0)
@@ -747,9 +763,9 @@ static void
 retry_exhausted(void)
 {
 	uint32_t qa, qb;
-	struct virtio_rdma_sge s = rdma_sge(&a, 0, 100);
-	struct virtio_rdma_sq_req q =
-			rdma_req(0x1001, VIRTIO_IB_WR_SEND, VIRTIO_IB_SEND_SIGNALED, 1);
+	struct vur_user_sge s = rdma_sge(&a, 0, 100);
+	struct vur_user_send_wr q =
+			rdma_req(0x1001, VUR_USER_WR_SEND, VUR_USER_SEND_SIGNALED, NULL, 0);
 	uint64_t timeouts;
 
 	if (!ready() || !rc_pair(&qa, &qb, 7, 8, 2)) /* timeout 8: about 1 ms */
@@ -757,8 +773,8 @@ retry_exhausted(void)
 	timeouts = counter(&a, "rdma_timeouts");
 	vur_user_close(b.d);
 	b.d = NULL;
-	TAP_EQ(shim_post_send(a.d, qa, &q, &s, 1), 0);
-	EXPECT_CQE(&a, 0x1001, VIRTIO_IB_WC_RETRY_EXC_ERR, VIRTIO_IB_WC_SEND, 0, qa);
+	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
+	EXPECT_CQE(&a, 0x1001, VUR_USER_WC_RETRY_EXC_ERR, VUR_USER_WC_SEND, 0, qa);
 	TAP_EQ(counter(&a, "rdma_timeouts"), timeouts + 3);
 	TAP_EQ(qp_state(&a, qa), VUR_USER_QPS_ERR);
 }

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The driver's side of the RDMA virtqueues of live QPs and CQs: the
+ * request slots of each send and receive queue, the CQE buffers of each
+ * CQ, and the return of their virtqueues to the initial state when the
+ * object is destroyed (ROCE-DRV-LIFE-2).
+ *
+ * Slots and CQE buffers live in driver memory, set aside when the object
+ * is created, so that posting and polling allocate nothing. A send queue
+ * has cap.max_send_wr slots: running out of slots is exactly having
+ * max_send_wr WRs outstanding (ROCE-DRV-WR-2). The slot stack and the
+ * lengths stay in this process's memory, out of the device's reach.
+ */
+#ifndef VUSER_RDMA_Q_H
+#define VUSER_RDMA_Q_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "guest_mem.h"
+#include "vur_verbs.h"
+
+struct vur_user_dev;
+struct vuser_vq;
+
+/* A send or receive queue. */
+struct vuser_wq {
+	pthread_mutex_t lock; /* posts of one queue, one at a time */
+	struct vuser_vq *vq;
+	struct vuser_buf slots; /* max_wr slots of slot_size bytes */
+	uint32_t slot_size;
+	uint32_t max_sge;
+	uint32_t max_wr;
+	uint32_t n_free;
+	uint32_t *free; /* slot numbers, a stack */
+};
+
+struct vuser_qp {
+	uint8_t type; /* enum vur_user_qp_type: which union member a send fills */
+	struct vuser_wq sq, rq;
+};
+
+struct vuser_cq {
+	pthread_mutex_t lock; /* polls of one CQ, one at a time */
+	struct vuser_vq *vq;
+	struct vuser_buf cqes; /* n buffers of one CQE each */
+	uint32_t n;
+};
+
+/* The tables, at open when RoCE is negotiated, and their release at close. */
+int vuser_rdma_q_init(struct vur_user_dev *d);
+void vuser_rdma_q_fini(struct vur_user_dev *d);
+
+/*
+ * After CREATE_CQ: make @cqe buffers (at most the ring's size) available
+ * on the CQ's completion virtqueue. -EPROTO if the device named a CQ that
+ * does not exist, -ENOMEM.
+ */
+int vuser_cq_attach(struct vur_user_dev *d, uint32_t cqn, uint32_t cqe);
+
+/* After DESTROY_CQ: forget the buffers, the virtqueue back to its initial state. */
+void vuser_cq_detach(struct vur_user_dev *d, uint32_t cqn);
+
+/* After CREATE_QP: the slots of both queues. -EPROTO or -ENOMEM as above. */
+int vuser_qp_attach(struct vur_user_dev *d, uint32_t qpn, const struct vur_user_qp_init_attr *attr);
+
+/* After DESTROY_QP: as vuser_cq_detach(), for both queues. */
+void vuser_qp_detach(struct vur_user_dev *d, uint32_t qpn);
+
+/* The live QP or CQ of that number, or NULL. */
+struct vuser_qp *vuser_qp_get(const struct vur_user_dev *d, uint32_t qpn);
+struct vuser_cq *vuser_cq_get(const struct vur_user_dev *d, uint32_t cqn);
+
+/* A free slot of @q, after taking back those the device used; NULL if none. */
+void *vuser_wq_slot(struct vur_user_dev *d, struct vuser_wq *q);
+
+#endif /* VUSER_RDMA_Q_H */
