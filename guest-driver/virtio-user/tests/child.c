@@ -22,9 +22,9 @@
 #define MAX_ARGS    48
 #define MAX_SOCKETS 8
 
-/* In the child: log to @log, die with the parent, become the backend. */
+/* In the child: log to @log, die with the parent, become @argv[0]. */
 static void
-exec_backend(const char *log, pid_t parent, const char *const *argv)
+exec_child(const char *log, pid_t parent, const char *const *argv)
 {
 	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -95,7 +95,7 @@ child_start(struct child *c, const char *bin, const struct child_opts *o)
 	if (c->pid < 0)
 		return -errno;
 	if (c->pid == 0)
-		exec_backend(c->log, parent, argv);
+		exec_child(c->log, parent, argv);
 	c->pidfd = pidfd_open(c->pid, 0);
 	return c->pidfd < 0 ? -errno : 0;
 }
@@ -215,6 +215,29 @@ child_wait_log(const struct child *c, const char *needle, int count, int timeout
 }
 
 int
+child_exec(struct child *c, const char *const *argv, const char *log)
+{
+	pid_t parent = getpid();
+	int fd;
+
+	memset(c, 0, sizeof(*c));
+	c->pidfd = -1;
+	snprintf(c->log, sizeof(c->log), "%s", log);
+	/* there before anyone waits on it: child_wait_log() watches the file */
+	fd = open(c->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	c->pid = fork();
+	if (c->pid < 0)
+		return -errno;
+	if (c->pid == 0)
+		exec_child(c->log, parent, argv);
+	c->pidfd = pidfd_open(c->pid, 0);
+	return c->pidfd < 0 ? -errno : 0;
+}
+
+int
 child_stop(struct child *c, int sig, int timeout_ms)
 {
 	struct pollfd pfd = { .fd = c->pidfd, .events = POLLIN };
@@ -222,7 +245,8 @@ child_stop(struct child *c, int sig, int timeout_ms)
 
 	if (c->pid < 0)
 		return -ECHILD;
-	kill(c->pid, sig);
+	if (sig != 0)
+		kill(c->pid, sig);
 	if (poll(&pfd, 1, timeout_ms) <= 0) {
 		kill(c->pid, SIGKILL);
 		waitpid(c->pid, &status, 0);
@@ -292,5 +316,7 @@ child_cleanup(struct child *c)
 		unlink(c->log);
 		unlink(c->admin);
 		rmdir(c->dir);
+	} else if (c->log[0] != '\0') {
+		unlink(c->log);
 	}
 }

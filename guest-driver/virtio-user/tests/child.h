@@ -43,6 +43,12 @@ void child_sock(const struct child *c, unsigned int i, char *buf, size_t size);
  */
 int child_start_backend(struct child *c, const char *bin, const char *const *app_args);
 
+/*
+ * Run any program (@argv, NULL-terminated, @argv[0] a path) the same way,
+ * its output in @log: for tools the tests drive beside the backend.
+ */
+int child_exec(struct child *c, const char *const *argv, const char *log);
+
 /* Wait for every socket to appear: 0, -ETIMEDOUT, or -ECHILD if the child died. */
 int child_wait_socket(struct child *c, int timeout_ms);
 
@@ -52,7 +58,10 @@ int child_log_count(const struct child *c, const char *needle);
 /* Wait until @needle occurs at least @count times: 0 or -ETIMEDOUT. */
 int child_wait_log(const struct child *c, const char *needle, int count, int timeout_ms);
 
-/* Send @sig and reap the child: its wait status, or -ETIMEDOUT (then killed). */
+/*
+ * Send @sig (0: none, wait for it to end) and reap the child: its wait
+ * status, or -ETIMEDOUT (then killed).
+ */
 int child_stop(struct child *c, int sig, int timeout_ms);
 
 /* Print the log as TAP comments. */
