@@ -13,6 +13,7 @@
 
 #include "mgmt/admin_methods.h"
 #include "port/port_mgr.h"
+#include "rdma/qp_state.h"
 #include "vhost/vdev.h"
 
 json_t *
@@ -220,6 +221,50 @@ set_member_speed(struct vur_port_mgr *pm, json_t *params, json_t **result, json_
 	return member_result(pm, name, result);
 }
 
+static json_t *
+qp_json(const struct vur_tp_qp_info *q)
+{
+	json_t *counters = json_object();
+
+	for (unsigned int i = 0; i < vur_tp_qp_stat_nfields; i++)
+		json_object_set_new(counters, vur_tp_qp_stat_fields[i].name,
+				json_integer((json_int_t)vur_tp_qp_stat(&q->stats, i)));
+	return json_pack("{s:I, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:o}", "qpn", (json_int_t)q->qpn,
+			"type", vur_tp_qp_type_name(q->type), "state", vur_qp_state_name(q->state),
+			"dest_qpn", (json_int_t)q->dest_qpn, "sq_psn", (json_int_t)q->sq_psn,
+			"rq_psn", (json_int_t)q->rq_psn, "outstanding", (json_int_t)q->outstanding,
+			"reads_out", (json_int_t)q->reads_out, "counters", counters);
+}
+
+/* {"device": PATH} -> the device's bound QPs, lowest number first. */
+static int
+get_qps(struct vur_port_mgr *pm, json_t *params, json_t **result, json_t **error)
+{
+	/* the control thread is the only caller */
+	static struct vur_tp_qp_info qps[VUR_DEV_MAX_QPS];
+	const char *path;
+	json_error_t err;
+	json_t *list;
+	int n;
+
+	(void)pm;
+	if (params == NULL ||
+			json_unpack_ex(params, &err, JSON_STRICT, "{s:s}", "device", &path) != 0) {
+		*error = vur_admin_error(VUR_RPC_INVALID_PARAMS, "expected {\"device\": PATH}");
+		return VUR_RPC_INVALID_PARAMS;
+	}
+	n = vur_dev_qps(path, qps, VUR_DEV_MAX_QPS);
+	if (n < 0) {
+		*error = vur_admin_error(-ENODEV, "no device %s", path);
+		return -ENODEV;
+	}
+	list = json_array();
+	for (int i = 0; i < n && i < VUR_DEV_MAX_QPS; i++)
+		json_array_append_new(list, qp_json(&qps[i]));
+	*result = list;
+	return 0;
+}
+
 static int rpc_get_methods(
 		struct vur_port_mgr *pm, json_t *params, json_t **result, json_t **error);
 
@@ -230,6 +275,7 @@ static const struct {
 	{ "rpc_get_methods", rpc_get_methods },
 	{ "get_devices", get_devices },
 	{ "get_uplinks", get_uplinks },
+	{ "get_qps", get_qps },
 	{ "set_device_link", set_device_link },
 	{ "set_member_link", set_member_link },
 	{ "set_member_speed", set_member_speed },

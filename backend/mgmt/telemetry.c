@@ -149,7 +149,10 @@ vur_telemetry_register(struct vur_port_mgr *pm)
 					"Socket paths of the devices. No parameters") != 0 ||
 			rte_telemetry_register_cmd("/vur/device", show_device,
 					"One device's state and counters. Parameter: socket "
-					"path") != 0)
+					"path") != 0 ||
+			rte_telemetry_register_cmd("/vur/qps", vur_telemetry_show_qps,
+					"One device's QPs: state, PSNs and counters. "
+					"Parameter: socket path") != 0)
 		return -EINVAL;
 	return 0;
 }

@@ -4,6 +4,8 @@
  *   /vur/devices          the socket path of every device
  *   /vur/device,PATH      one device: connection, features, port speed,
  *                         resources, errors
+ *   /vur/qps,PATH         one device's bound QPs: type, state, PSNs, work
+ *                         outstanding, and their counters
  *   /vur/uplinks          uplinks and their members' links (read-only; the
  *                         admin RPC changes them)
  *   /vur/switch           the local switch: its counters and each uplink's
@@ -35,5 +37,8 @@ void vur_telemetry_add_eth(struct rte_tel_data *d, const struct vur_net_dev_stat
 
 /* A device's RDMA engine counters, likewise (telemetry_rdma.c). */
 void vur_telemetry_add_rdma(struct rte_tel_data *d, const struct vur_tp_stats *st);
+
+/* The /vur/qps handler (telemetry_rdma.c). */
+int vur_telemetry_show_qps(const char *cmd, const char *params, struct rte_tel_data *d);
 
 #endif /* VUR_TELEMETRY_H */

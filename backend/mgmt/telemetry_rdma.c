@@ -1,12 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* A device's RDMA engine counters, in its /vur/device dict (prefix rdma_). */
+/*
+ * A device's RDMA engine counters, in its /vur/device dict (prefix rdma_),
+ * and its QPs with theirs (/vur/qps,PATH).
+ */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <rte_telemetry.h>
 
 #include "mgmt/telemetry.h"
+#include "rdma/qp_state.h"
 #include "transport/pkt.h"
 #include "transport/transport.h"
+#include "vhost/vdev.h"
 
 void
 vur_telemetry_add_rdma(struct rte_tel_data *d, const struct vur_tp_stats *st)
@@ -48,4 +55,57 @@ vur_telemetry_add_rdma(struct rte_tel_data *d, const struct vur_tp_stats *st)
 		snprintf(key, sizeof(key), "rdma_rx_%s", vur_pkt_err_name(i));
 		rte_tel_data_add_dict_u64(d, key, st->pkt_err[i]);
 	}
+}
+
+static struct rte_tel_data *
+qp_dict(const struct vur_tp_qp_info *q)
+{
+	struct rte_tel_data *d = rte_tel_data_alloc();
+
+	if (d == NULL)
+		return NULL;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "type", vur_tp_qp_type_name(q->type));
+	rte_tel_data_add_dict_string(d, "state", vur_qp_state_name(q->state));
+	rte_tel_data_add_dict_u64(d, "dest_qpn", q->dest_qpn);
+	rte_tel_data_add_dict_u64(d, "sq_psn", q->sq_psn);
+	rte_tel_data_add_dict_u64(d, "rq_psn", q->rq_psn);
+	rte_tel_data_add_dict_u64(d, "outstanding", q->outstanding);
+	rte_tel_data_add_dict_u64(d, "reads_out", q->reads_out);
+	for (unsigned int i = 0; i < vur_tp_qp_stat_nfields; i++)
+		rte_tel_data_add_dict_u64(
+				d, vur_tp_qp_stat_fields[i].name, vur_tp_qp_stat(&q->stats, i));
+	return d;
+}
+
+/* /vur/qps,PATH: one dict per bound QP, keyed by its number. */
+int
+vur_telemetry_show_qps(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct vur_tp_qp_info *qps;
+	struct rte_tel_data *q;
+	char key[16];
+	int n;
+
+	(void)cmd;
+	if (params == NULL)
+		return -EINVAL;
+	qps = calloc(VUR_DEV_MAX_QPS, sizeof(*qps));
+	if (qps == NULL)
+		return -ENOMEM;
+	n = vur_dev_qps(params, qps, VUR_DEV_MAX_QPS);
+	if (n < 0) {
+		free(qps);
+		return -EINVAL; /* telemetry answers null: no such device */
+	}
+	rte_tel_data_start_dict(d);
+	for (int i = 0; i < RTE_MIN(n, VUR_DEV_MAX_QPS); i++) {
+		q = qp_dict(&qps[i]);
+		if (q == NULL)
+			break;
+		snprintf(key, sizeof(key), "%u", qps[i].qpn);
+		rte_tel_data_add_dict_container(d, key, q, 0);
+	}
+	free(qps);
+	return 0;
 }

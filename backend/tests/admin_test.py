@@ -223,6 +223,7 @@ def bad_admin_input_gets_clear_errors():
                 (('call', 'no_such_method'), 1, 'no method no_such_method'),
                 (('call', 'get_devices', '{"device": 5}'), 1, 'code -32602'),
                 (('call', 'get_uplinks', '{"x": 1}'), 1, 'no parameters'),
+                (('qps', '/tmp/nope'), 1, 'no device /tmp/nope'),
                 (('call', 'get_devices', '{bad'), 2, 'params')):
             r = ctl(b, *args)
             assert r.returncode == code, (args, r)
@@ -235,6 +236,11 @@ def bad_admin_input_gets_clear_errors():
         assert error_code(rpc(b, 'set_member_speed',
                               {'member': 'net_tap0', 'speed_mbps': 2**32})) == -32602
         assert error_code(rpc(b, 'get_devices', [1])) == -32602
+        assert error_code(rpc(b, 'get_qps', {})) == -32602
+        assert error_code(rpc(b, 'get_qps', {'device': 1})) == -32602
+        assert error_code(rpc(b, 'get_qps', {'device': b.sock, 'x': 1})) == -32602
+        # a device with no frontend has no QPs
+        assert ctl_json(b, 'qps', b.sock) == []
         assert error_code(raw(b, b'[1, 2]')) == -32600
         assert error_code(raw(b, b'{"jsonrpc": "1.0", "id": 1, "method": "get_devices"}')) \
             == -32600

@@ -74,7 +74,7 @@ on_aeth(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p, uin
 		ack_upto(td, t, before, now_ns);
 		if (t->head == t->send)
 			return;
-		td->stats.rnr_waits++;
+		VUR_TP_COUNT(td, t, rnr_waits, 1);
 		if (t->qp->attr.rnr_retry != 7) {
 			if (t->rnr_left == 0) {
 				vur_tp_sq_complete_head(td, t, VIRTIO_IB_WC_RNR_RETRY_EXC_ERR);
@@ -104,14 +104,14 @@ on_aeth(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p, uin
 			}
 			t->seq_nak_seen = true;
 			t->seq_nak_psn = p->h.psn;
-			td->stats.retransmits++;
+			VUR_TP_COUNT(td, t, retransmits, 1);
 			vur_tp_rewind(t, p->h.psn);
 			return;
 		}
 		vur_tp_sq_complete_head(td, t, nak_status(syn & 0x1f));
 		return;
 	default: /* reserved syndromes */
-		td->stats.drops[VUR_TP_DROP_MALFORMED]++;
+		vur_tp_drop(td, t, VUR_TP_DROP_MALFORMED);
 		return;
 	}
 }
@@ -138,14 +138,14 @@ on_read_response(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pk
 		w = &t->wqe[t->head % t->nwqe];
 	}
 	if (t->head == t->send || w->opcode != VIRTIO_IB_WR_RDMA_READ) {
-		td->stats.drops[VUR_TP_DROP_PSN]++;
+		vur_tp_drop(td, t, VUR_TP_DROP_PSN);
 		return;
 	}
 	k = w->read_got / pmtu;
 	if (p->h.psn !=
 			vur_psn_add(w->first_psn,
 					k)) { /* a duplicate or a gap: the timer decides */
-		td->stats.drops[VUR_TP_DROP_PSN]++;
+		vur_tp_drop(td, t, VUR_TP_DROP_PSN);
 		return;
 	}
 	left = w->length - w->read_got;
@@ -160,7 +160,7 @@ on_read_response(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pk
 		return;
 	}
 	w->read_got += p->pay_len;
-	td->stats.rx_bytes += p->pay_len;
+	VUR_TP_COUNT(td, t, rx_bytes, p->pay_len);
 	if (last) { /* ROCE-DEV-READ-5 */
 		vur_tp_sq_complete_head(td, t, VIRTIO_IB_WC_SUCCESS);
 		progress(t, now_ns);
@@ -174,11 +174,11 @@ vur_tp_completer(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pk
 		uint64_t now_ns)
 {
 	if (t->qp->type != VIRTIO_IB_QPT_RC || VUR_TRANSPORT(p->h.opcode) != VUR_TRANSPORT_RC) {
-		td->stats.drops[VUR_TP_DROP_TRANSPORT]++;
+		vur_tp_drop(td, t, VUR_TP_DROP_TRANSPORT);
 		return;
 	}
 	if (!vur_tp_state_sends(t->qp->attr.state) || t->head == t->send) {
-		td->stats.drops[VUR_TP_DROP_PSN]++; /* nothing waits for it */
+		vur_tp_drop(td, t, VUR_TP_DROP_PSN); /* nothing waits for it */
 		return;
 	}
 	if (p->mask & VUR_OPM_RRESP)

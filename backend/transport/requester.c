@@ -276,10 +276,10 @@ vur_tp_requester(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **o
 			if (m == NULL)
 				break;
 			if (w->next_pkt < w->sent_max)
-				td->stats.retransmits++;
+				VUR_TP_COUNT(td, t, retransmits, 1);
 			out[n++] = m;
-			td->stats.tx_pkts++;
-			td->stats.tx_bytes += m->pkt_len - m->data_len;
+			VUR_TP_COUNT(td, t, tx_pkts, 1);
+			VUR_TP_COUNT(td, t, tx_bytes, m->pkt_len - m->data_len);
 			w->next_pkt++;
 			w->sent_max = RTE_MAX(w->sent_max, w->next_pkt);
 		}
@@ -341,7 +341,7 @@ vur_tp_timers(struct vur_tp_dev *td, struct vur_tp_qp *t, uint64_t now_ns)
 		t->retx_deadline = 0;
 		return;
 	}
-	td->stats.timeouts++;
+	VUR_TP_COUNT(td, t, timeouts, 1);
 	if (t->retry_left == 0) { /* ROCE-DEV-SEND-9 */
 		VUR_TP_LOG(td, NOTICE, "QP %u: no ACK after %u retries", qp->obj.index,
 				qp->attr.retry_cnt);

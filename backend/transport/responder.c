@@ -67,10 +67,10 @@ send_aeth(struct vur_tp_dev *td, struct vur_tp_qp *t, uint8_t syndrome, uint32_t
 	struct rte_mbuf *m = vur_tp_build(td, t, &h, 0);
 
 	if (m == NULL) {
-		td->stats.drops[VUR_TP_DROP_NO_MBUF]++;
+		vur_tp_drop(td, t, VUR_TP_DROP_NO_MBUF);
 		return;
 	}
-	vur_tp_send_reply(td, m);
+	vur_tp_send_reply(td, t, m);
 }
 
 static void
@@ -91,16 +91,16 @@ nak(struct vur_tp_dev *td, struct vur_tp_qp *t, enum vur_nak_code code, uint32_t
 			why);
 	switch (code) {
 	case VUR_NAK_PSN_SEQ:
-		td->stats.nak_seq++;
+		VUR_TP_COUNT(td, t, nak_seq, 1);
 		break;
 	case VUR_NAK_INV_REQ:
-		td->stats.nak_inv++;
+		VUR_TP_COUNT(td, t, nak_inv, 1);
 		break;
 	case VUR_NAK_REM_ACCESS:
-		td->stats.nak_access++;
+		VUR_TP_COUNT(td, t, nak_access, 1);
 		break;
 	case VUR_NAK_REM_OP:
-		td->stats.nak_op++;
+		VUR_TP_COUNT(td, t, nak_op, 1);
 		break;
 	}
 	send_aeth(td, t, VUR_AETH_NAK | code, psn);
@@ -123,7 +123,7 @@ refuse(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p, enum
 		nak(td, t, code, p->h.psn, why);
 		return;
 	}
-	td->stats.drops[VUR_TP_DROP_UC_ERROR]++;
+	vur_tp_drop(td, t, VUR_TP_DROP_UC_ERROR);
 	t->uc_drop = true;
 	t->in_send = t->in_write = false;
 }
@@ -143,11 +143,11 @@ need_recv(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p)
 {
 	if (!vur_tp_rq_take(td, t)) {
 		if (is_rc(t)) { /* ROCE-DEV-SEND-6 */
-			td->stats.rnr_nak_sent++;
+			VUR_TP_COUNT(td, t, rnr_nak_sent, 1);
 			send_aeth(td, t, VUR_AETH_RNR_NAK | (t->qp->attr.min_rnr_timer & 0x1f),
 					p->h.psn);
 		} else { /* ROCE-DEV-SEND-7 */
-			td->stats.drops[VUR_TP_DROP_NO_RECV]++;
+			vur_tp_drop(td, t, VUR_TP_DROP_NO_RECV);
 			t->uc_drop = true;
 		}
 		return false;
@@ -320,7 +320,7 @@ duplicate(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p)
 {
 	struct vur_rd_res *r;
 
-	td->stats.drops[VUR_TP_DROP_PSN]++;
+	vur_tp_drop(td, t, VUR_TP_DROP_PSN);
 	if (!(p->mask & VUR_OPM_READ)) {
 		ack(td, t, vur_psn_add(t->epsn, VUR_PSN_MASK)); /* epsn - 1 */
 		return;
@@ -354,11 +354,11 @@ ud_recv(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p)
 	struct vur_tp_cqe e = { .opcode = VIRTIO_IB_WC_RECV };
 
 	if (p->h.qkey != t->qp->attr.qkey) { /* ROCE-DEV-UD-4 */
-		td->stats.drops[VUR_TP_DROP_QKEY]++;
+		vur_tp_drop(td, t, VUR_TP_DROP_QKEY);
 		return;
 	}
 	if (!vur_tp_rq_take(td, t)) { /* ROCE-DEV-SEND-7 */
-		td->stats.drops[VUR_TP_DROP_NO_RECV]++;
+		vur_tp_drop(td, t, VUR_TP_DROP_NO_RECV);
 		return;
 	}
 	if (t->rwqe.status != VIRTIO_IB_WC_SUCCESS) {
@@ -398,7 +398,7 @@ uc_resync(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p)
 	if (t->uc_drop && (p->mask & VUR_OPM_FIRST))
 		t->uc_drop = false;
 	if (t->uc_drop || !in_sequence(t, p)) {
-		td->stats.drops[VUR_TP_DROP_UC_ERROR]++;
+		vur_tp_drop(td, t, VUR_TP_DROP_UC_ERROR);
 		t->uc_drop = !(p->mask & VUR_OPM_LAST);
 		t->in_send = t->in_write = false;
 		t->epsn = vur_psn_add(p->h.psn, 1);
@@ -428,7 +428,7 @@ vur_tp_responder(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pk
 			return;
 		}
 		if (d > 0) { /* C9-113: one NAK per gap */
-			td->stats.drops[VUR_TP_DROP_PSN]++;
+			vur_tp_drop(td, t, VUR_TP_DROP_PSN);
 			if (!t->nak_sent)
 				nak(td, t, VUR_NAK_PSN_SEQ, t->epsn, "a PSN gap");
 			t->nak_sent = true;
@@ -454,7 +454,7 @@ vur_tp_responder(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pk
 		ok = do_read(td, t, p);
 	if (!ok)
 		return;
-	td->stats.rx_bytes += p->pay_len;
+	VUR_TP_COUNT(td, t, rx_bytes, p->pay_len);
 	t->epsn = vur_psn_add(t->epsn, 1);
 	if (p->mask & VUR_OPM_LAST)
 		t->msn = vur_psn_add(t->msn, 1);
@@ -513,8 +513,8 @@ vur_tp_read_responses(
 			break;
 		}
 		out[count++] = m;
-		td->stats.tx_pkts++;
-		td->stats.tx_bytes += len;
+		VUR_TP_COUNT(td, t, tx_pkts, 1);
+		VUR_TP_COUNT(td, t, tx_bytes, len);
 		r->next_pkt++;
 	}
 	return count;

@@ -142,7 +142,24 @@ struct vur_tp_qp {
 	uint32_t wlen;        /* WRITE: the whole length (CQE byte_len with immediate) */
 	struct vur_rd_res res[VUR_TP_MAX_RD_RES]; /* kept after serving, for replays */
 	uint32_t res_next;                        /* slot of the next READ */
+
+	struct vur_tp_qp_stats stats;
 };
+
+/* Count @n on the device and on its QP @t (both written under the device lock only). */
+#define VUR_TP_COUNT(td, t, field, n)     \
+	do {                              \
+		(td)->stats.field += (n); \
+		(t)->stats.field += (n);  \
+	} while (0)
+
+/* A packet of QP @t dropped, for @why. */
+static inline void
+vur_tp_drop(struct vur_tp_dev *td, struct vur_tp_qp *t, enum vur_tp_drop why)
+{
+	td->stats.drops[why]++;
+	t->stats.drops++;
+}
 
 /* tp_mem.c: s/g elements and guest memory. */
 enum vur_tp_access {
@@ -243,7 +260,7 @@ void vur_tp_completer(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct v
 		uint64_t now_ns);
 
 /* tp_dev.c: a packet this device sends while it handles another (ACK, NAK). */
-void vur_tp_send_reply(struct vur_tp_dev *td, struct rte_mbuf *m);
+void vur_tp_send_reply(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf *m);
 /* The mbuf pools of the engine. */
 struct rte_mempool *vur_tp_hdr_pool(const struct vur_tp_dev *td);
 struct rte_mempool *vur_tp_ext_pool(const struct vur_tp_dev *td);

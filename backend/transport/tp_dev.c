@@ -50,14 +50,14 @@ vur_tp_ext_pool(const struct vur_tp_dev *td)
 }
 
 void
-vur_tp_send_reply(struct vur_tp_dev *td, struct rte_mbuf *m)
+vur_tp_send_reply(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf *m)
 {
 	if (td->nd->sw == NULL || vur_switch_outbox_add(td->nd->sw, td->nd->slot, m) < 0) {
-		td->stats.drops[VUR_TP_DROP_NO_MBUF]++;
+		vur_tp_drop(td, t, VUR_TP_DROP_NO_MBUF);
 		rte_pktmbuf_free(m);
 		return;
 	}
-	td->stats.tx_pkts++;
+	VUR_TP_COUNT(td, t, tx_pkts, 1);
 }
 
 /* The data path may be asleep with nothing to wake it: a state change gives it work. */
@@ -337,18 +337,19 @@ rx_one(struct vur_tp_dev *td, struct rte_mbuf *m, uint64_t now_ns)
 		td->stats.drops[VUR_TP_DROP_MALFORMED]++;
 		return;
 	}
-	td->stats.rx_pkts++;
 	t = vur_tp_qp_get(td, p.h.dest_qpn);
 	if (t == NULL) { /* ROCE-DEV-WIRE-4 */
+		td->stats.rx_pkts++;
 		td->stats.drops[VUR_TP_DROP_NO_QP]++;
 		return;
 	}
+	VUR_TP_COUNT(td, t, rx_pkts, 1);
 	if (!vur_tp_state_receives(t->qp->attr.state)) {
-		td->stats.drops[VUR_TP_DROP_QP_STATE]++;
+		vur_tp_drop(td, t, VUR_TP_DROP_QP_STATE);
 		return;
 	}
 	if (!transport_matches(t->qp, p.h.opcode)) {
-		td->stats.drops[VUR_TP_DROP_TRANSPORT]++;
+		vur_tp_drop(td, t, VUR_TP_DROP_TRANSPORT);
 		return;
 	}
 	if (p.mask & (VUR_OPM_RRESP | VUR_OPM_ACK))
@@ -365,6 +366,33 @@ vur_tp_rx(struct vur_tp_dev *td, struct rte_mbuf **pkts, uint16_t n, uint64_t no
 			rx_one(td, pkts[i], now_ns);
 		rte_pktmbuf_free(pkts[i]);
 	}
+}
+
+unsigned int
+vur_tp_qp_infos(struct vur_tp_dev *td, struct vur_tp_qp_info *out, unsigned int max)
+{
+	unsigned int n = 0;
+
+	for (uint32_t q = 0; q < td->rd->limits.max_qps; q++) {
+		const struct vur_tp_qp *t = vur_tp_qp_get(td, q);
+
+		if (t == NULL)
+			continue;
+		if (n < max)
+			out[n] = (struct vur_tp_qp_info){
+				.qpn = q,
+				.type = t->qp->type,
+				.state = t->qp->attr.state,
+				.dest_qpn = t->qp->attr.dest_qp_num,
+				.sq_psn = t->psn,
+				.rq_psn = t->epsn,
+				.outstanding = t->tail - t->head,
+				.reads_out = t->reads_out,
+				.stats = t->stats,
+			};
+		n++;
+	}
+	return n;
 }
 
 bool

@@ -221,9 +221,9 @@ vur_tp_sq_complete_head(struct vur_tp_dev *td, struct vur_tp_qp *t, uint8_t stat
 	if ((int32_t)(t->send - t->head) < 0)
 		t->send = t->head;
 	if (status == VIRTIO_IB_WC_WR_FLUSH_ERR) {
-		td->stats.flushed++;
+		VUR_TP_COUNT(td, t, flushed, 1);
 	} else if (status != VIRTIO_IB_WC_SUCCESS) {
-		td->stats.wr_errors++;
+		VUR_TP_COUNT(td, t, wr_errors, 1);
 		/* ROCE-DEV-QPS-7, -8 */
 		vur_tp_qp_error(td, t,
 				qp->type == VIRTIO_IB_QPT_RC ? VIRTIO_IB_QPS_ERR
@@ -301,9 +301,9 @@ vur_tp_rq_complete(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_tp_cqe
 	t->roff = 0;
 	t->in_send = false;
 	if (e->status == VIRTIO_IB_WC_WR_FLUSH_ERR) {
-		td->stats.flushed++;
+		VUR_TP_COUNT(td, t, flushed, 1);
 	} else if (e->status != VIRTIO_IB_WC_SUCCESS) {
-		td->stats.wr_errors++;
+		VUR_TP_COUNT(td, t, wr_errors, 1);
 		vur_tp_qp_error(td, t, VIRTIO_IB_QPS_ERR); /* ROCE-DEV-QPS-7 */
 	}
 }

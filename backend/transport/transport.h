@@ -17,6 +17,7 @@
 #define VUR_TRANSPORT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_mbuf.h>
@@ -57,6 +58,48 @@ struct vur_tp_stats {
 	uint64_t drops[VUR_TP_DROP_COUNT];
 };
 
+/*
+ * Per QP, for as long as it is bound (RESET keeps them); the same names as
+ * the device's counters above, each also counted there.
+ */
+struct vur_tp_qp_stats {
+	uint64_t tx_pkts, tx_bytes;
+	uint64_t rx_pkts, rx_bytes;
+	uint64_t retransmits;
+	uint64_t nak_seq, nak_inv, nak_access, nak_op;
+	uint64_t rnr_nak_sent;
+	uint64_t rnr_waits;
+	uint64_t timeouts;
+	uint64_t flushed;
+	uint64_t wr_errors;
+	uint64_t drops; /* its packets dropped, received or replies, any reason */
+};
+
+/* The per-QP counters by name (tp_stats.c), in the order of the struct. */
+struct vur_tp_qp_stat_field {
+	const char *name;
+	size_t off;
+};
+extern const struct vur_tp_qp_stat_field vur_tp_qp_stat_fields[];
+extern const unsigned int vur_tp_qp_stat_nfields;
+uint64_t vur_tp_qp_stat(const struct vur_tp_qp_stats *st, unsigned int i);
+
+/* "RC", "UC", "UD", "GSI", or "?". */
+const char *vur_tp_qp_type_name(uint8_t type);
+
+/* What management shows of a bound QP: a snapshot taken under the device lock. */
+struct vur_tp_qp_info {
+	uint32_t qpn;
+	uint8_t type;  /* VIRTIO_IB_QPT_* */
+	uint8_t state; /* VIRTIO_IB_QPS_* */
+	uint32_t dest_qpn;
+	uint32_t sq_psn;      /* next new request PSN */
+	uint32_t rq_psn;      /* expected PSN */
+	uint32_t outstanding; /* send WRs taken and not completed */
+	uint32_t reads_out;   /* READs sent and not complete */
+	struct vur_tp_qp_stats stats;
+};
+
 struct vur_tp_dev {
 	struct vur_rdma_dev *rd;
 	struct vur_net_dev *nd; /* its Ethernet port: MAC, switch, slot */
@@ -91,6 +134,12 @@ uint16_t vur_tp_poll(struct vur_tp_dev *td, struct rte_mbuf **out, uint16_t max,
 
 /* Data path, lock held: take @n RoCE v2 frames for this device; consumes them. */
 void vur_tp_rx(struct vur_tp_dev *td, struct rte_mbuf **pkts, uint16_t n, uint64_t now_ns);
+
+/*
+ * Snapshot of the bound QPs, lowest number first (lock held): up to @max in
+ * @out. Returns how many are bound, which may exceed @max.
+ */
+unsigned int vur_tp_qp_infos(struct vur_tp_dev *td, struct vur_tp_qp_info *out, unsigned int max);
 
 /* Whether a frame for IP address @gid (16 bytes, IPv4-mapped for IPv4) is the engine's. */
 bool vur_tp_owns_gid(const struct vur_tp_dev *td, const uint8_t *gid);

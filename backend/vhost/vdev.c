@@ -312,6 +312,24 @@ vur_dev_info(const char *path, unsigned int n, struct vur_dev_info *info)
 	return ret;
 }
 
+int
+vur_dev_qps(const char *path, struct vur_tp_qp_info *out, unsigned int max)
+{
+	int ret = -ENOENT;
+
+	pthread_mutex_lock(&vid_lock);
+	for (unsigned int i = 0; i < RTE_DIM(devs); i++) {
+		if (devs[i] == NULL || strcmp(devs[i]->path, path) != 0)
+			continue;
+		pthread_mutex_lock(&devs[i]->lock);
+		ret = devs[i]->rdma_ready ? (int)vur_tp_qp_infos(&devs[i]->tp, out, max) : 0;
+		pthread_mutex_unlock(&devs[i]->lock);
+		break;
+	}
+	pthread_mutex_unlock(&vid_lock);
+	return ret;
+}
+
 /* struct vur_rdma_env callbacks; the device lock is held. */
 static uint16_t
 env_vq_size(void *arg, uint32_t vq)

@@ -104,6 +104,16 @@ struct vur_dev_info {
  */
 int vur_dev_info(const char *path, unsigned int n, struct vur_dev_info *info);
 
+/* At most this many QPs per device (two virtqueues each). */
+#define VUR_DEV_MAX_QPS (VUR_MAX_VRINGS / 2)
+
+/*
+ * A snapshot of the bound QPs of the device serving @path: up to @max in
+ * @out. Returns how many it has (0 without a frontend), or -ENOENT when
+ * there is no such device.
+ */
+int vur_dev_qps(const char *path, struct vur_tp_qp_info *out, unsigned int max);
+
 /* The socket path that names @dev. */
 const char *vur_dev_path(const struct vur_dev *dev);
 
