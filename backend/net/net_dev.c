@@ -23,6 +23,7 @@ static const char *const drop_names[VUR_NET_DROP_COUNT] = {
 	[VUR_NET_DROP_TX_NO_MBUF] = "drop_tx_no_mbuf",
 	[VUR_NET_DROP_RX_NOT_READY] = "drop_rx_not_ready",
 	[VUR_NET_DROP_LINK_DOWN] = "drop_link_down",
+	[VUR_NET_DROP_RX_NO_MBUF] = "drop_rx_no_mbuf",
 	[VUR_NET_DROP_RX_FILTERED] = "drop_rx_filtered",
 	[VUR_NET_DROP_RX_NO_BUFFER] = "drop_rx_no_buffer",
 	[VUR_NET_DROP_RX_BAD_CHAIN] = "drop_rx_bad_chain",

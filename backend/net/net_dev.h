@@ -39,6 +39,7 @@ enum vur_net_drop {
 	VUR_NET_DROP_RX_BAD_CHAIN, /* unusable receive descriptors */
 	VUR_NET_DROP_RING_BROKEN,  /* a ring the driver corrupted */
 	VUR_NET_DROP_LINK_DOWN,    /* the device's link is down: nothing in, nothing out */
+	VUR_NET_DROP_RX_NO_MBUF,   /* no packet buffer to make an engine's packet whole */
 	VUR_NET_DROP_COUNT
 };
 

@@ -243,8 +243,8 @@ deliver(struct vur_switch *sw, int slot, struct rte_mbuf **pkts, const struct bu
 		uint64_t now_ns)
 {
 	struct vur_net_dev *nd = __atomic_load_n(&sw->slots[slot], __ATOMIC_ACQUIRE);
-	struct rte_mbuf *net[VUR_SW_BURST], *roce[VUR_SW_BURST];
-	uint16_t n_net = 0, n_roce = 0;
+	struct rte_mbuf *net[VUR_SW_BURST], *roce[VUR_SW_BURST], *whole[VUR_SW_BURST];
+	uint16_t n_net = 0, n_roce = 0, n_whole = 0;
 
 	if (nd == NULL)
 		return;
@@ -258,20 +258,34 @@ deliver(struct vur_switch *sw, int slot, struct rte_mbuf **pkts, const struct bu
 		} else if (for_rdma(nd, fi)) {
 			rte_pktmbuf_refcnt_update(m, 1);
 			roce[n_roce++] = m;
-		} else if (vur_pkt_is_local(m)) {
-			/* an engine's packet for a device that is not its peer: nobody's frame */
-			nd->stats.drops[VUR_NET_DROP_RX_FILTERED]++;
 		} else if (!nd->rxq.active) {
 			nd->stats.drops[VUR_NET_DROP_RX_NOT_READY]++;
 		} else if (!vur_net_state_accepts(nd->filter, fi->dst.addr_bytes, fi->vlan_tagged,
 					   fi->vid)) {
 			nd->stats.drops[VUR_NET_DROP_RX_FILTERED]++;
+		} else if (vur_pkt_is_local(m)) {
+			/*
+			 * An engine's packet for a driver that runs its own
+			 * RoCE (Linux rxe over a device without RoCE): it
+			 * checks the ICRC, so it gets the whole packet, as
+			 * from a link.
+			 */
+			m = vur_pkt_to_wire(m, sw->pool);
+			if (m == NULL) {
+				nd->stats.drops[VUR_NET_DROP_RX_NO_MBUF]++;
+				continue;
+			}
+			VUR_STAT_ADD(sw->stats.roce_to_wire, 1);
+			whole[n_whole++] = m;
+			net[n_net++] = m;
 		} else {
 			net[n_net++] = m;
 		}
 	}
 	if (n_net > 0)
 		vur_net_rxq_enqueue(nd, net, n_net);
+	if (n_whole > 0)
+		rte_pktmbuf_free_bulk(whole, n_whole);
 	if (n_roce > 0) {
 		nd->stats.roce_rx += n_roce;
 		vur_tp_rx(nd->tp, roce, n_roce, now_ns);
