@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 
 #include <linux/virtio_net.h>
+#include <linux/virtio_net_roce.h>
 
 #include "admin.h"
 #include "child.h"
@@ -258,6 +259,37 @@ roce_goes_to_the_rdma_engine(void)
 	TAP_EQ(vur_user_del_gid(devs[1], 0), 0);
 }
 
+/*
+ * ROCE-DEV-WIRE-8: a driver that did not negotiate RoCE (a stock virtio_net
+ * with Linux rxe on top) gets every UDP 4791 frame in its receive queue,
+ * whatever it is addressed to; the engine sees none of them.
+ */
+static void
+roce_frames_are_ethernet_without_roce(void)
+{
+	struct vur_user_params p;
+	uint8_t buf[128], got[2048];
+	uint64_t roce;
+	size_t len;
+
+	if (!ready())
+		return;
+	vur_user_params_init(&p, paths[1]);
+	p.features &= ~(1ULL << VIRTIO_NET_F_ROCE);
+	TAP_EQ(reopen(1, &p), 0);
+	if (devs[1] == NULL)
+		return;
+	TAP_CHECK(!(vur_user_features(devs[1]) & (1ULL << VIRTIO_NET_F_ROCE)));
+	roce = counter(1, "eth_roce_rx", 0);
+	len = udp_frame(buf, 0, 1, 4791);
+	for (int i = 0; i < 3; i++) {
+		TAP_EQ(vur_user_net_send(devs[0], buf, len), 0);
+		TAP_EQ(vur_user_net_recv(devs[1], got, sizeof(got), WAIT_MS), (int)len);
+		TAP_CHECK(memcmp(got, buf, len) == 0);
+	}
+	TAP_EQ(counter(1, "eth_roce_rx", 0), roce);
+}
+
 /* A chain shorter than the virtio-net header: dropped, counted, nothing else. */
 static void
 malformed_tx_is_dropped(void)
@@ -387,6 +419,7 @@ main(int argc, char **argv)
 	TAP_RUN(broadcast_floods_to_the_others);
 	TAP_RUN(receive_filter_applies);
 	TAP_RUN(roce_goes_to_the_rdma_engine);
+	TAP_RUN(roce_frames_are_ethernet_without_roce);
 	TAP_RUN(malformed_tx_is_dropped);
 	TAP_RUN(mergeable_receive_buffers);
 	TAP_RUN(unmerged_receive_buffers);
