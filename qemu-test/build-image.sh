@@ -4,8 +4,9 @@
 # Build a small bootable guest from Debian packages: the distribution kernel
 # (vmlinuz from linux-image-*-amd64, fetched with apt-get download and
 # unpacked with dpkg -x) and a busybox initramfs holding the kernel modules
-# the scenarios load (with their dependencies, indexed by depmod), ethtool and
-# iproute2 with their shared libraries, qemu-test/guest/init as /init and
+# the scenarios load (with their dependencies, indexed by depmod), ethtool,
+# iproute2 and rdma-core's verbs tools and rxe provider with their shared
+# libraries, qemu-test/guest/init as /init and
 # qemu-test/guest/vur.sh as /lib/vur.sh.
 #
 # Output, in build-guest/: vmlinuz and initrd.img (gzip'd newc cpio, padded
@@ -21,9 +22,17 @@ MODULES=(
     virtio_pci virtio_net
     ib_core ib_uverbs rdma_ucm rdma_rxe crc32_generic crc32-pclmul
 )
-# Host tools copied with the libraries ldd lists (bookworm's, like the guest's).
-TOOLS=(/usr/sbin/ethtool /usr/sbin/ip)
-PACKAGES=(ethtool iproute2 kmod dpkg gzip)
+# Host tools copied with the libraries ldd lists (bookworm's, like the guest's):
+# besides the network tools, rdma-core's verbs tools and its soft-RoCE
+# provider, for a guest that runs Linux rxe over the device (scenarios 8, 9).
+TOOLS=(
+    /usr/sbin/ethtool /usr/sbin/ip /usr/bin/rdma
+    /usr/bin/ibv_devinfo /usr/bin/ibv_rc_pingpong /usr/bin/ibv_ud_pingpong
+    /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so
+)
+# Copied as they are: libibverbs finds its providers through these.
+CONFIG_FILES=(/etc/libibverbs.d/rxe.driver)
+PACKAGES=(ethtool iproute2 kmod dpkg gzip ibverbs-utils ibverbs-providers)
 
 guest=$top/qemu-test/guest
 deps=$top/.deps/guest
@@ -110,6 +119,9 @@ add_tools() {
             [ -e "$root/$lib" ] || copy_host_file "$lib"
         done
     done
+    for t in "${CONFIG_FILES[@]}"; do
+        copy_host_file "$t"
+    done
 }
 
 add_busybox() {
@@ -133,7 +145,7 @@ main() {
     kpkg=$(kernel_package)
     kver=${kpkg#linux-image-}
     want=$( {
-        sha256sum "$0" "$guest"/* "${TOOLS[@]}" | cut -d' ' -f1
+        sha256sum "$0" "$guest"/* "${TOOLS[@]}" "${CONFIG_FILES[@]}" | cut -d' ' -f1
         echo "$kpkg $(candidate "$kpkg") busybox-static $(candidate busybox-static)"
         echo "${MODULES[*]}"
     } | sha256sum | cut -d' ' -f1)

@@ -164,7 +164,10 @@ class Guest:
 
     def close(self):
         if self.proc.stdin:
-            self.proc.stdin.close()
+            try:
+                self.proc.stdin.close()
+            except BrokenPipeError:
+                pass  # QEMU is gone: what it was not sent no longer matters
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()

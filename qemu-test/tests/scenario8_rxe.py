@@ -1,0 +1,124 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Scenario 8: two stock guests run Linux soft-RoCE (rdma_rxe) over the device.
+
+Their virtio_net does not negotiate RoCE, so every RoCE v2 frame their rxe
+sends is an ordinary UDP 4791 frame for the backend's switch, delivered to
+the other guest's receive queue (ROCE-DEV-WIRE-8). One backend serves two
+sockets; each guest takes 10.0.0.N/24 on eth0, adds an rxe link on it and
+finds the RoCE v2 GID of its IPv4 address; guest 1 runs an
+`ibv_rc_pingpong` server, guest 2 the client (4 KiB, a few iterations: TCG
+is slow). Both must finish their iterations. The backend's engines must
+have taken none of those frames (`eth_roce_rx` 0 on both devices) and
+passed them to the receive queues.
+
+Usage: scenario8_rxe.py PATH/TO/vhost-user-rdma
+Builds QEMU and the guest image first. Prints TAP.
+"""
+
+import os
+import sys
+
+import guest
+import harness
+
+BACKEND = sys.argv[1]
+ITERS = 10
+MODULES = 'virtio_pci,virtio_net,crc32_generic,ib_uverbs,rdma_rxe'
+
+GUEST_SCRIPT = r'''
+. /lib/vur.sh
+
+# The index of the RoCE v2 GID of IPv4 address $1 on rxe0, once rxe made it.
+roce_v2_gid_index() {
+    _want=0000:0000:0000:0000:0000:ffff:$(printf '%02x%02x:%02x%02x' $(echo "$1" | tr . ' '))
+    _port=/sys/class/infiniband/rxe0/ports/1
+    for _try in $(seq 100); do
+        for _g in "$_port"/gids/*; do
+            _i=${_g##*/}
+            if [ "$(cat "$_g" 2>/dev/null)" = "$_want" ] &&
+                    [ "$(cat "$_port/gid_attrs/types/$_i" 2>/dev/null)" = "RoCE v2" ]; then
+                echo "$_i"
+                return 0
+            fi
+        done
+        sleep 0.1
+    done
+    return 1
+}
+
+vur_net_up @ADDR@/24 || vur_result eth0_up fail "$(ip link show eth0)"
+vur_ping ping_peer @PEER@ 60
+if rdma link add rxe0 type rxe netdev eth0; then
+    vur_result rxe_link ok "$(rdma link show rxe0/1)"
+else
+    vur_result rxe_link fail "rdma link add failed"
+fi
+gid=$(roce_v2_gid_index @ADDR@)
+vur_expect rxe_has_roce_v2_gid yes "$([ -n "$gid" ] && echo yes)"
+pp="ibv_rc_pingpong -d rxe0 -g ${gid:-0} -s 4096 -n @ITERS@"
+if [ "@ROLE@" = server ]; then
+    $pp >/tmp/pp.log 2>&1 &
+    pid=$!
+    sleep 1 # listening before the client is let go
+    vur_step server_listening
+    if wait $pid && grep -q '@ITERS@ iters in' /tmp/pp.log; then
+        vur_result rc_pingpong_server ok "$(grep iters /tmp/pp.log)"
+    else
+        vur_result rc_pingpong_server fail "$(tail -n 5 /tmp/pp.log | tr '\n' '|')"
+    fi
+else
+    vur_step server_listening
+    ok=
+    for try in 1 2 3 4 5; do
+        if $pp @PEER@ >/tmp/pp.log 2>&1 && grep -q '@ITERS@ iters in' /tmp/pp.log; then
+            ok=1
+            break
+        fi
+        grep -q "Couldn't connect" /tmp/pp.log || break
+        sleep 1
+    done
+    if [ -n "$ok" ]; then
+        vur_result rc_pingpong_client ok "$(grep iters /tmp/pp.log)"
+    else
+        vur_result rc_pingpong_client fail "$(tail -n 5 /tmp/pp.log | tr '\n' '|')"
+    fi
+fi
+vur_step done
+'''
+
+
+def scenario(tap, qemu, image, sock_dir):
+    socks = [os.path.join(sock_dir, f'vhost-rdma{i}') for i in range(2)]
+    backend = harness.Backend(BACKEND, '-s', socks[0], '-s', socks[1], prefix='vurq8')
+    guests = []
+    try:
+        for s in socks:
+            backend.wait_socket(s)
+        addrs = ['10.0.0.1', '10.0.0.2']
+        for i, role in enumerate(['server', 'client']):
+            script = (GUEST_SCRIPT.replace('@ADDR@', addrs[i])
+                      .replace('@PEER@', addrs[1 - i]).replace('@ROLE@', role)
+                      .replace('@ITERS@', str(ITERS)))
+            guests.append(guest.Guest(qemu, image, script, [socks[i]], mem_mb=384,
+                                      append=f'vur.modules={MODULES}',
+                                      name=f'guest{i + 1}'))
+        why = guest.barrier(guests, 180) or guest.barrier(guests, 240)
+        tap.case('both_guests_ran_rc_pingpong', why is None, why or '')
+        if why is None:
+            for s in socks:
+                d = backend.device(s)
+                name = os.path.basename(s)
+                eth = {k: v for k, v in d.items() if k.startswith('eth_')}
+                # 4 KiB messages over a 1024-byte path MTU: 4 frames each way per iteration
+                tap.case(f'rxe_frames_reach_the_receive_queue_{name}',
+                         d['eth_roce_rx'] == 0 and d['eth_rx_frames'] >= 4 * ITERS, eth)
+        for g in guests:
+            guest.finish(tap, g, 60)
+    finally:
+        for g in guests:
+            g.close()
+        guest.stop_backend(tap, backend, 'backend_stops_cleanly')
+
+
+if __name__ == '__main__':
+    sys.exit(guest.run(scenario))
