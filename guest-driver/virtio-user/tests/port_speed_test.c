@@ -153,7 +153,11 @@ config_changes(const struct child *c)
 	return v;
 }
 
-/* The ConnectX-7 sequence (ref/aggregated-port-speed.md), event by event. */
+/*
+ * What mlx5 reports for a VF in a LAG on ConnectX-7, event by event: the
+ * members go down one by one, the device's link goes down and up, a
+ * member's kernel link flaps.
+ */
 static void
 lag_scenario(void)
 {
