@@ -41,7 +41,7 @@ def report():
 
 
 def in_ci():
-    """True in CI (CI set, and not to 0 or false): nothing may skip there."""
+    """True in CI (CI set, and not to 0, false or no): nothing may skip there."""
     return os.environ.get('CI', '').strip().lower() not in ('', '0', 'false', 'no')
 
 

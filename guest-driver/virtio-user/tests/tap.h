@@ -38,13 +38,14 @@ static const char *tap_skip_reason;
 		}                                                                                  \
 	} while (0)
 
-/* True in CI (CI set, and not to "0" or "false"): nothing may skip there. */
+/* True in CI (CI set, and not to "0", "false" or "no"): nothing may skip there. */
 static inline int
 tap_in_ci(void)
 {
 	const char *ci = getenv("CI");
 
-	return ci != NULL && *ci != '\0' && strcmp(ci, "0") != 0 && strcasecmp(ci, "false") != 0;
+	return ci != NULL && *ci != '\0' && strcmp(ci, "0") != 0 && strcasecmp(ci, "false") != 0 &&
+			strcasecmp(ci, "no") != 0;
 }
 
 /*
