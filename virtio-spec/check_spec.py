@@ -2,7 +2,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Check the virtio-net RoCE spec text against itself, its renderings and the ABI header.
 
-    python3 check_spec.py /path/to/virtio-spec
+    python3 check_spec.py DIR                          # DIR: this folder
+    python3 check_spec.py DIR --upstream SPEC          # also re-verify upstream-labels.txt
+    python3 check_spec.py DIR --upstream SPEC --update # rewrite upstream-labels.txt from SPEC
+
+SPEC is a git checkout (or mirror) of the virtio specification (oasis-tcs/virtio-spec);
+the environment variable VIRTIO_SPEC_UPSTREAM=SPEC does what --upstream does.
 
 Fails (exit 1, one line per problem) if
   - virtio-net-roce.md or conformance.md differ from what tex2md.py generates now;
@@ -16,17 +21,34 @@ Fails (exit 1, one line per problem) if
     the configuration table disagrees with the header's layout;
   - the review table of README.md does not cover every review point of RFC v2,
     or names a section that the .tex does not have;
-  - a \\ref names a virtio specification label that the upstream mirror lacks
-    (checked only where the mirror exists).
-Prints "spec: ok (N statements, M structs checked)" on success.
+  - a \\ref names a label that is neither the .tex's own nor in upstream-labels.txt
+    (the virtio specification's labels the text refers to, with the virtio-spec commit
+    they were taken from), the list names a label the .tex no longer refers to, or is
+    malformed;
+  - with --upstream: a label of the list is not in that checkout's HEAD, or is
+    defined there in another file than the list says (a newer commit than the
+    list's is not an error: it prints a note to refresh the list with --update).
+With --update it first rewrites upstream-labels.txt from SPEC's HEAD (if SPEC has
+every label the .tex refers to), then checks as usual.
+Prints "spec: ok (N statements, M structs, K upstream labels checked)" on success.
 """
+import argparse
 import difflib
 import os
 import re
 import subprocess
 import sys
 
-UPSTREAM = '/work/.mirror/oasis-tcs+virtio-spec/repo'
+LABELS = 'upstream-labels.txt'
+UPSTREAM_ENV = 'VIRTIO_SPEC_UPSTREAM'
+LABELS_HEADER = '''\
+# The labels of the virtio specification that virtio-net-roce.tex refers to
+# (\\ref), each with the upstream file that defines it, taken from the
+# virtio-spec commit below. check_spec.py checks every \\ref against this list.
+# Re-verify it against a virtio-spec checkout, or rewrite it from one:
+#   python3 check_spec.py . --upstream SPEC [--update]
+# Format: "commit <id>", then one "<label><TAB><file>" a line, sorted.
+'''
 KEYWORD = re.compile(r'\b(MUST|SHOULD|MAY|SHALL|REQUIRED|RECOMMENDED)\b')
 CONF_ID = re.compile(r'ROCE-(DEV|DRV)-[A-Z0-9]+-[1-9][0-9]*$')
 TEX_TYPES = {'u8': '__u8', 'le16': '__le16', 'le32': '__le32', 'le64': '__le64',
@@ -291,21 +313,116 @@ def check_review(d, titles):
                     % (cells[0] if cells else '?', sec))
 
 
-def check_upstream_refs(tex_source, refs):
-    if not os.path.isdir(UPSTREAM):
+def upstream_refs(tex_source, refs):
+    """The labels the .tex refers to and does not define itself."""
+    return sorted(set(re.findall(r'\\ref\{([^}]*)\}', tex_source)) - set(refs))
+
+
+def read_labels(path):
+    """(commit, {label: file}) of the committed list; errors for malformed lines."""
+    name = os.path.basename(path)
+    if not os.path.exists(path):
+        err('%s is missing; write it with: python3 check_spec.py . --upstream SPEC --update'
+            % name)
+        return None, {}
+    commit, labels = None, {}
+    for n, line in enumerate(open(path, encoding='utf-8').read().splitlines(), 1):
+        if not line or line.startswith('#'):
+            continue
+        m = re.fullmatch(r'commit ([0-9a-f]{40})', line)
+        if m and commit is None:
+            commit = m.group(1)
+            continue
+        parts = line.split('\t')
+        if len(parts) != 2 or not all(p.strip() == p and p for p in parts):
+            err('%s:%d: expected "commit <40 hex digits>" once, then "<label><TAB><file>"'
+                % (name, n))
+            continue
+        if parts[0] in labels:
+            err('%s:%d: %s listed twice' % (name, n, parts[0]))
+        labels[parts[0]] = parts[1]
+    if commit is None:
+        err('%s: no "commit <40 hex digits>" line' % name)
+    return commit, labels
+
+
+def format_labels(commit, labels):
+    return LABELS_HEADER + 'commit %s\n' % commit + ''.join(
+        '%s\t%s\n' % (label, labels[label]) for label in sorted(labels))
+
+
+def git(spec, *args):
+    run = subprocess.run(['git', '-C', spec] + list(args), capture_output=True, text=True)
+    return run.stdout if run.returncode == 0 else None
+
+
+def upstream_labels(spec, wanted):
+    """(commit, {label: file}) of the labels of @wanted that @spec's HEAD defines."""
+    commit = (git(spec, 'rev-parse', '--verify', '-q', 'HEAD^{commit}') or '').strip()
+    if not commit:
+        err('--upstream %s: not a git checkout of the virtio specification' % spec)
+        return None, {}
+    found = {}
+    for label in wanted:
+        out = git(spec, 'grep', '-l', '-F', '\\label{%s}' % label, commit, '--', '*.tex')
+        files = [f.split(':', 1)[1] for f in (out or '').splitlines()]
+        if files:
+            found[label] = files[0]
+    return commit, found
+
+
+def check_upstream_refs(d, tex_source, refs, spec, update):
+    path = os.path.join(d, LABELS)
+    wanted = upstream_refs(tex_source, refs)
+    if update:
+        commit, found = upstream_labels(spec, wanted)
+        if commit is None:
+            return
+        missing = [label for label in wanted if label not in found]
+        for label in missing:
+            err('\\ref{%s}: no such label in the virtio specification at %s'
+                % (label, commit))
+        if not missing:
+            with open(path, 'w', encoding='utf-8') as f:
+                f.write(format_labels(commit, found))
+            print('spec: %s written from virtio-spec %s (%d labels)'
+                  % (LABELS, commit, len(found)))
         return
-    for label in sorted(set(re.findall(r'\\ref\{([^}]*)\}', tex_source)) - set(refs)):
-        grep = subprocess.run(['git', '-C', UPSTREAM, 'grep', '-q', '-F',
-                               '\\label{%s}' % label, 'HEAD'])
-        if grep.returncode:
-            err('\\ref{%s}: no such label in the virtio specification' % label)
+    commit, labels = read_labels(path)
+    for label in wanted:
+        if label not in labels:
+            err('\\ref{%s}: not in %s; if the virtio specification has it, add it with: '
+                'python3 check_spec.py . --upstream SPEC --update' % (label, LABELS))
+    for label in sorted(set(labels) - set(wanted)):
+        err('%s lists %s, which the .tex does not refer to' % (LABELS, label))
+    if not spec or commit is None:
+        return
+    head, found = upstream_labels(spec, sorted(labels))
+    if head is None:
+        return
+    for label in sorted(labels):
+        if label not in found:
+            err('%s: %s is not in the virtio specification at %s' % (LABELS, label, head))
+        elif found[label] != labels[label]:
+            err('%s: %s is in %s at %s, not in %s'
+                % (LABELS, label, found[label], head, labels[label]))
+    if head != commit:
+        print('spec: %s (virtio-spec %s) verified at virtio-spec %s; '
+              'refresh with --update to record it' % (LABELS, commit[:12], head[:12]))
 
 
 def main(argv):
-    if len(argv) != 2:
-        sys.stderr.write('usage: check_spec.py VIRTIO_SPEC_DIR\n')
-        return 2
-    d = os.path.abspath(argv[1])
+    ap = argparse.ArgumentParser(prog='check_spec.py', description=__doc__.split('\n')[0])
+    ap.add_argument('dir', help='the virtio-spec folder of this project')
+    ap.add_argument('--upstream', metavar='SPEC', default=os.environ.get(UPSTREAM_ENV) or None,
+                    help='a git checkout of the virtio specification to re-verify %s '
+                    'against (default: $%s)' % (LABELS, UPSTREAM_ENV))
+    ap.add_argument('--update', action='store_true',
+                    help='rewrite %s from --upstream\'s HEAD' % LABELS)
+    args = ap.parse_args(argv[1:])
+    if args.update and not args.upstream:
+        ap.error('--update needs --upstream SPEC (or $%s)' % UPSTREAM_ENV)
+    d = os.path.abspath(args.dir)
     sys.path.insert(0, d)
     sys.dont_write_bytecode = True      # leave no __pycache__ in the source tree
     import tex2md
@@ -322,12 +439,13 @@ def main(argv):
     structs = check_abi(d, blocks, source)
     check_review(d, {re.sub(r'[`*]', '', tex2md.inline(b.title, b.line, refs))
                      for b in blocks if b.kind == 'heading'})
-    check_upstream_refs(source, refs)
+    check_upstream_refs(d, source, refs, args.upstream, args.update)
     for e in errors:
         print('spec: ' + e)
     if errors:
         return 1
-    print('spec: ok (%d statements, %d structs checked)' % (statements, structs))
+    print('spec: ok (%d statements, %d structs, %d upstream labels checked)'
+          % (statements, structs, len(upstream_refs(source, refs))))
     return 0
 
 

@@ -26,7 +26,7 @@ extern int vur_logtype_mgmt;
 
 /*
  * Lines a guest can cause about @who (a device's name), through the rate
- * limit @rl of the object they are about (DESIGN.md, bad input).
+ * limit @rl of the object they are about: a guest is untrusted.
  */
 #define VUR_LOG_LIMITED(rl, who, type, level, fmt, ...)               \
 	vur_log_limited(rl, who, RTE_LOG_##level, vur_logtype_##type, \

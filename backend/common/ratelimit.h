@@ -2,7 +2,7 @@
 /*
  * Log rate limiting for lines a guest can cause: a misbehaving guest gets a
  * few lines a second and a count of what was dropped, never a log flood
- * that hides other devices' lines or fills a disk (DESIGN.md, bad input).
+ * that hides other devices' lines or fills a disk.
  */
 #ifndef VUR_RATELIMIT_H
 #define VUR_RATELIMIT_H

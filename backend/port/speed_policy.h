@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The effective port speed of a device (DESIGN.md, speed semantics): a
- * pure function of its uplink members' link states and speeds and of the
- * device's administrative state, so that every rule is unit-tested apart
- * from link events and vhost-user.
+ * The effective port speed of a device (the spec's "Effective Port Speed",
+ * virtio-spec/virtio-net-roce.md): a pure function of its uplink members'
+ * link states and speeds and of the device's administrative state, so that
+ * every rule is unit-tested apart from link events and vhost-user.
  */
 #ifndef VUR_SPEED_POLICY_H
 #define VUR_SPEED_POLICY_H

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Uplinks: the DPDK ethdev ports that connect this backend's devices to the
- * outside. Three shapes (DESIGN.md): one port; a LAG through the bonding PMD
- * (its members are the bond's slaves); several planes (several uplinks,
- * traffic spread across them). A member is a port whose link counts towards
+ * outside. Three shapes: one port; a LAG through the bonding PMD (its
+ * members are the bond's slaves); several planes (several uplinks, traffic
+ * spread across them). A member is a port whose link counts towards
  * the port speed: the uplink itself, or each slave of a bonded uplink.
  */
 #ifndef VUR_UPLINK_H

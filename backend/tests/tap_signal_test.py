@@ -102,8 +102,7 @@ def frames_reach_the_data_path_while_main_thread_starves():
 
 
 if __name__ == '__main__':
-    if os.geteuid() != 0 or not os.path.exists('/dev/net/tun') or os.cpu_count() < 2:
-        print('1..0 # SKIP needs root, /dev/net/tun and two CPUs')
-        sys.exit(0)
+    harness.require(os.geteuid() == 0 and os.path.exists('/dev/net/tun')
+                    and os.cpu_count() >= 2, 'needs root, /dev/net/tun and two CPUs')
     harness.case(frames_reach_the_data_path_while_main_thread_starves)
     sys.exit(harness.report())

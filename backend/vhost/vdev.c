@@ -745,7 +745,7 @@ init_config(struct vur_dev *dev, const struct vur_dev_params *p)
 	st->max_qps = p->max_qps;
 	st->max_cqs = p->max_cqs;
 	st->rfc2_numbering = p->rfc2_numbering;
-	/* No uplink yet: link up at the loopback speed (DESIGN.md, speed semantics). */
+	/* No uplink yet: link up at the loopback speed (spec, Effective Port Speed). */
 	vur_speed_compute(NULL, 0, true, p->loopback_mbps, &dev->speed);
 	st->link_up = dev->speed.link_up;
 	st->speed = dev->speed.speed;
@@ -930,7 +930,8 @@ vur_dev_set_speed(struct vur_dev *dev, const struct vur_speed_result *r)
 
 	/*
 	 * Without need_reply: QEMU does not read its backend channel while it
-	 * waits for the answer to one of its own messages (ENVIRONMENT.md).
+	 * waits for the answer to one of its own messages: a reply awaited here
+	 * could block both sides.
 	 */
 	if (notify && rte_vhost_slave_config_change(vid, false) != 0) {
 		VUR_DEV_LOG(dev, WARNING, "cannot send the configuration change (vid %d)", vid);

@@ -7,7 +7,7 @@
  * change, port active/error events when the link flips.
  *
  * Usage: virtio_user_port_speed_test PATH/TO/vhost-user-rdma
- * Needs CAP_NET_ADMIN and /dev/net/tun; skipped without them.
+ * Needs CAP_NET_ADMIN and /dev/net/tun; skipped without them, failed in CI.
  */
 #include <errno.h>
 #include <net/if.h>
@@ -153,7 +153,11 @@ config_changes(const struct child *c)
 	return v;
 }
 
-/* The ConnectX-7 sequence (ref/aggregated-port-speed.md), event by event. */
+/*
+ * What mlx5 reports for a VF in a LAG on ConnectX-7, event by event: the
+ * members go down one by one, the device's link goes down and up, a
+ * member's kernel link flaps.
+ */
 static void
 lag_scenario(void)
 {

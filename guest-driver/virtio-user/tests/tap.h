@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A minimal TAP producer: one "ok"/"not ok" line per test case, "# SKIP"
- * for cases whose precondition is missing, the plan at the end.
+ * and the reason for cases whose precondition is missing, the plan at the
+ * end. In CI (CI=true) every case must run: a case that would skip fails.
  */
 #ifndef VUSER_TAP_H
 #define VUSER_TAP_H
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 
 static int tap_n;
 static int tap_failed;
@@ -34,10 +38,29 @@ static const char *tap_skip_reason;
 		}                                                                                  \
 	} while (0)
 
-/* Call inside a case: the case is reported as skipped. */
+/* True in CI (CI set, and not to "0", "false" or "no"): nothing may skip there. */
+static inline int
+tap_in_ci(void)
+{
+	const char *ci = getenv("CI");
+
+	return ci != NULL && *ci != '\0' && strcmp(ci, "0") != 0 && strcasecmp(ci, "false") != 0 &&
+			strcasecmp(ci, "no") != 0;
+}
+
+/*
+ * Call inside a case whose precondition is missing: the case is reported as
+ * skipped with @reason, or, in CI, fails with it.
+ */
 static inline void
 tap_skip(const char *reason)
 {
+	if (tap_in_ci()) {
+		printf("# cannot run: %s (CI is set: a case that cannot run fails)\n", reason);
+		fflush(stdout);
+		tap_case_failed = 1;
+		return;
+	}
 	tap_skip_reason = reason;
 }
 

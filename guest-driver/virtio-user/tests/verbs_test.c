@@ -699,7 +699,7 @@ doomed_frontend(int ready_fd)
 /*
  * A frontend killed while commands run (or just after one): the backend
  * frees what it owned and serves the next frontend with the full limits
- * (DESIGN "Bad input": a disconnect frees everything it owned).
+ * (a disconnect frees everything it owned).
  */
 static void
 frontend_killed_mid_command(void)
@@ -767,9 +767,9 @@ frontend_killed_mid_command(void)
  * Two frontends on one socket, as a frontend that reconnects before the
  * backend has seen its old connection end also makes: the backend refuses
  * the second (one socket is one device), and neither the attempt nor the
- * end of the first disturbs anything else (DESIGN "Bad input": a disconnect frees
- * what that frontend owned; others never notice). On a backend of its own,
- * so that what it leaves behind touches no other case.
+ * end of the first disturbs anything else (a disconnect frees what that
+ * frontend owned; others never notice). On a backend of its own, so that
+ * what it leaves behind touches no other case.
  */
 static void
 two_frontends_one_socket(void)

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Count every test case of a meson run and print the closing line.
+
+    python3 scripts/test-summary.py BUILD_DIR/meson-logs/testlog.json
+
+A test that reports TAP (a plan "1..N" and "ok"/"not ok" lines) counts once
+per case, any other test once. A skipped case ("ok N - name # SKIP reason"),
+a test whose plan skips it ("1..0 # SKIP reason") and a test that exits 77
+count as skipped, never as passed, and each prints one line
+"skipped: TEST[ - CASE]: REASON". A test that failed without a failed case
+(a crash, a sanitizer report, a timeout) counts one failure more. An
+expected failure (meson's should_fail, TAP's "not ok # TODO") is a pass.
+
+The last line is "N passed, N failed, N skipped". Exit status 1 if anything
+failed, or if anything was skipped while CI is set (CI=true): in CI every
+test must run.
+"""
+import json
+import os
+import re
+import sys
+
+PASS = ('OK', 'EXPECTEDFAIL')
+# As meson's TAP parser reads them (TAP 13: "ok 3 - name # SKIP reason").
+PLAN = re.compile(r'^1\.\.(\d+)(?:[ \t]*#[ \t]*[Ss][Kk][Ii][Pp]\w*[: \t]*(.*?))?[ \t]*$', re.M)
+CASE = re.compile(r'^(not ok|ok)\b[ \t]*\d*[ \t]*(?:-[ \t]*)?([^#\n]*?)[ \t]*'
+                  r'(?:#[ \t]*(.*?))?[ \t]*$', re.M)
+DIRECTIVE = re.compile(r'(skip\w*|todo)\b[: \t]*(.*)', re.I)
+
+
+def in_ci():
+    return os.environ.get('CI', '').strip().lower() not in ('', '0', 'false', 'no')
+
+
+def cases(out):
+    """[(result, name, reason)] of a TAP report, result pass/fail/skip; None if not TAP."""
+    if not PLAN.search(out):
+        return None
+    found = []
+    for ok, name, comment in CASE.findall(out):
+        d = DIRECTIVE.match(comment)
+        directive = d.group(1).upper() if d else ''
+        if directive.startswith('SKIP'):
+            found.append(('skip', name, d.group(2)))
+        elif directive == 'TODO':       # expected to fail: passing it is the surprise
+            found.append(('fail' if ok == 'ok' else 'pass', name, ''))
+        else:
+            found.append(('pass' if ok == 'ok' else 'fail', name, ''))
+    return found
+
+
+def skip_reason(out):
+    """Why a whole test skipped: its plan's reason, else its last line of output."""
+    plan = PLAN.search(out)
+    if plan and plan.group(2):
+        return plan.group(2)
+    lines = [x.strip() for x in out.splitlines() if x.strip()]
+    return lines[-1] if lines else 'no reason given'
+
+
+def summarize(log):
+    counts = {'pass': 0, 'fail': 0, 'skip': 0}
+    notes = []
+    for line in log:
+        t = json.loads(line)
+        out = t.get('stdout') or ''
+        found = cases(out)
+        if found:
+            for result, name, reason in found:
+                counts[result] += 1
+                if result == 'skip':
+                    notes.append('skipped: %s - %s: %s'
+                                  % (t['name'], name or '?', reason or 'no reason given'))
+            if t['result'] not in PASS + ('SKIP',) and \
+                    not any(r == 'fail' for r, _, _ in found):
+                counts['fail'] += 1    # the test itself failed (crash, sanitizer, timeout)
+        elif t['result'] == 'SKIP':
+            counts['skip'] += 1
+            notes.append('skipped: %s: %s' % (t['name'], skip_reason(out)))
+        else:
+            counts['pass' if t['result'] in PASS else 'fail'] += 1
+    return counts, notes
+
+
+def main(argv):
+    if len(argv) != 2:
+        sys.stderr.write('usage: test-summary.py TESTLOG_JSON\n')
+        return 2
+    with open(argv[1], encoding='utf-8') as log:
+        counts, notes = summarize(log)
+    for note in notes:
+        print(note)
+    status = 1 if counts['fail'] else 0
+    if counts['skip'] and in_ci():
+        print('CI is set: %d skipped count as a failure; every test must run in CI'
+              % counts['skip'])
+        status = 1
+    print('%d passed, %d failed, %d skipped' % (counts['pass'], counts['fail'], counts['skip']))
+    return status
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
