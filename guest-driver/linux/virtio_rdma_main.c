@@ -135,7 +135,10 @@ static int virtio_rdma_probe(struct virtio_device *vdev)
 	if (ret)
 		goto err_unregister_netdev;
 
-	/* From here on each configuration change is followed; catch up once. */
+	/*
+	 * From here on each configuration change is followed. Catch up once:
+	 * what changed since port_init, and the carrier of the netdev.
+	 */
 	virtio_rdma_set_ready(dev, true);
 	schedule_work(&dev->config_work);
 

@@ -191,10 +191,17 @@ static void port_update(struct virtio_rdma_dev *dev, bool events)
 	WRITE_ONCE(port->speed, speed);
 	port->flags = flags;
 
-	if (up)
-		netif_carrier_on(ndev);
-	else
-		netif_carrier_off(ndev);
+	/*
+	 * Carrier only on a registered netdev: register_netdev() derives the
+	 * operational state from a carrier that is off, and a carrier turned
+	 * on before it would leave the state "unknown" for good.
+	 */
+	if (ndev->reg_state == NETREG_REGISTERED) {
+		if (up)
+			netif_carrier_on(ndev);
+		else
+			netif_carrier_off(ndev);
+	}
 
 	if (events && link_changed) {
 		port->port_events++;
