@@ -1,0 +1,221 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Scenario 8: the guest kernel driver virtio_rdma on a RoCE device, and
+virtio_net on a device without RoCE, in one guest.
+
+Two backends, one device each:
+- A offers RoCE and the port speed; two tap uplinks declared at 25000 Mb/s
+  (two planes: 50000 Mb/s, an effective speed of 500 in 100 Mb/s), the
+  host side of the first one at 10.0.0.254/24;
+- B uses RFC v2's numbering (--rfc2-numbering): bit 55, not
+  VIRTIO_NET_F_ROCE, so not a RoCE device for virtio_rdma.
+The guest loads ib_core, ib_uverbs and the freshly built virtio_rdma.ko
+before virtio_net: A goes to virtio_rdma (ib_device virtio_rdma0 on a
+netdev with A's MAC), B is refused in validate and goes to virtio_net.
+In the guest: port state ACTIVE, the rate, a RoCE v2 GID for the IPv4
+address, effective_speed; a ping to the host through the backend. The host
+changes the uplinks and the device's link with the admin CLI; after each
+change the guest's effective_speed, port state and carrier follow, with
+exactly one more speed change event each time (the driver's counter,
+ports/1/speed_change_events, and its log lines). Last, the device moves to
+virtio_net and back through sysfs unbind/bind, and the module unloads.
+
+Usage: scenario8_virtio_rdma.py PATH/TO/vhost-user-rdma
+Builds QEMU, the guest image and the module first. Prints TAP. Needs root
+(net_tap).
+"""
+
+import os
+import sys
+
+import guest
+import harness
+
+BACKEND = sys.argv[1]
+MAC_A = '02:76:75:72:00:41'
+MAC_B = '02:76:75:72:00:61'
+
+GUEST_SCRIPT = r'''
+. /lib/vur.sh
+P=/sys/class/infiniband/virtio_rdma0/ports/1
+
+# netdev_of MAC: the interface with that address.
+netdev_of() {
+    for _n in /sys/class/net/*; do
+        [ "$(cat "$_n/address")" = "$1" ] && { basename "$_n"; return; }
+    done
+}
+driver_of() { basename "$(readlink "/sys/class/net/$1/device/driver")"; }
+events() { cat $P/speed_change_events; }
+log_lines() { dmesg | grep -c 'port 1: effective speed'; }
+# gid_index GID: the index of GID in the port's table, or nothing.
+gid_index() {
+    for _g in $P/gids/*; do
+        [ "$(cat "$_g")" = "$1" ] && { basename "$_g"; return; }
+    done
+}
+# after NAME SPEED STATE CARRIER EVENTS: what a step must leave.
+after() {
+    vur_wait_eq "$2" 10 cat $P/effective_speed
+    vur_expect "$1_effective_speed" "$2" "$(cat $P/effective_speed)"
+    vur_wait_eq "$3" 10 cat $P/state
+    vur_expect "$1_port_state" "$3" "$(cat $P/state)"
+    vur_wait_eq "$4" 10 cat /sys/class/net/$A/carrier
+    vur_expect "$1_carrier" "$4" "$(cat /sys/class/net/$A/carrier)"
+    sleep 1 # a second event would come within this
+    vur_expect "$1_speed_change_events" "$5" "$(events)"
+    vur_expect "$1_log_lines" "$5" "$(log_lines)"
+}
+
+insmod /lib/modules/$(uname -r)/extra/virtio_rdma.ko &&
+    vur_result insmod_virtio_rdma ok || vur_result insmod_virtio_rdma fail "$(dmesg | tail -5)"
+modprobe virtio_net
+A=$(netdev_of @MAC_A@)
+B=$(netdev_of @MAC_B@)
+vur_expect roce_device_driver virtio_rdma "$(driver_of "$A")"
+vur_expect plain_device_driver virtio_net "$(driver_of "$B")"
+vur_wait_file /sys/class/infiniband/virtio_rdma0 5
+vur_expect ib_device "virtio_rdma0" "$(ls /sys/class/infiniband)"
+vur_expect ib_parent "$(basename "$(readlink /sys/class/net/$A/device)")" \
+    "$(basename "$(readlink /sys/class/infiniband/virtio_rdma0/device)")"
+vur_expect uverbs_device virtio_rdma0 "$(cat /sys/class/infiniband_verbs/uverbs0/ibdev)"
+vur_expect link_layer Ethernet "$(cat $P/link_layer)"
+vur_expect port_state "4: ACTIVE" "$(cat $P/state)"
+vur_expect port_rate "50 Gb/sec (1X HDR)" "$(cat $P/rate)"
+vur_expect effective_speed 500 "$(cat $P/effective_speed)"
+vur_expect speed_flags 0x1 "$(cat $P/speed_flags)"
+vur_expect speed_change_events_initial 0 "$(events)"
+
+vur_net_up 10.0.0.1/24 || vur_result eth_up fail "$(ip link show $A)"
+vur_expect netdev_speed 50000 "$(cat /sys/class/net/$A/speed)"
+gid=0000:0000:0000:0000:0000:ffff:0a00:0001
+_i=0
+while [ -z "$(gid_index $gid)" ] && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
+n=$(gid_index $gid)
+if [ -n "$n" ]; then
+    vur_result roce_gid_ipv4 ok "gids/$n"
+    vur_expect roce_gid_type "RoCE v2" "$(cat $P/gid_attrs/types/$n)"
+    vur_expect roce_gid_netdev "$A" "$(cat $P/gid_attrs/ndevs/$n)"
+else
+    vur_result roce_gid_ipv4 fail "$(cat $P/gids/* | sort -u)"
+fi
+
+vur_step member_down
+after member_down 250 "4: ACTIVE" 1 1
+vur_expect netdev_speed_member_down 25000 "$(cat /sys/class/net/$A/speed)"
+vur_ping ping_host 10.0.0.254 30
+
+vur_step member_up
+after member_up 500 "4: ACTIVE" 1 2
+
+vur_step device_link_down
+after device_link_down 0 "1: DOWN" 0 3
+
+vur_step device_link_up
+after device_link_up 500 "4: ACTIVE" 1 4
+
+# The documented way between the two drivers.
+V=$(basename "$(readlink /sys/class/net/$A/device)")
+echo "$V" > /sys/bus/virtio/drivers/virtio_rdma/unbind
+echo "$V" > /sys/bus/virtio/drivers/virtio_net/bind
+vur_expect moved_to_virtio_net virtio_net "$(driver_of "$(netdev_of @MAC_A@)")"
+vur_expect ib_device_gone "" "$(ls /sys/class/infiniband)"
+echo "$V" > /sys/bus/virtio/drivers/virtio_net/unbind
+echo "$V" > /sys/bus/virtio/drivers/virtio_rdma/bind
+vur_expect moved_back virtio_rdma "$(driver_of "$(netdev_of @MAC_A@)")"
+vur_wait_eq "4: ACTIVE" 10 cat $P/state
+vur_expect port_state_after_rebind "4: ACTIVE" "$(cat $P/state)"
+vur_expect effective_speed_after_rebind 500 "$(cat $P/effective_speed)"
+rmmod virtio_rdma && vur_result rmmod ok || vur_result rmmod fail
+if dmesg | grep -q -E 'BUG|WARNING|Call Trace'; then
+    vur_result kernel_log_clean fail "$(dmesg | grep -A5 -E 'BUG|WARNING|Call Trace' | head -20)"
+else
+    vur_result kernel_log_clean ok
+fi
+'''
+
+
+def scenario(tap, qemu, image, sock_dir):
+    try:
+        ko = guest.build_module()
+    except Exception as e:  # noqa: BLE001 - reported as a failed case
+        tap.case('build_module', False, e)
+        return
+    tap.case('build_module', True)
+    sock_a = os.path.join(sock_dir, 'vhost-rdma-a')
+    sock_b = os.path.join(sock_dir, 'vhost-rdma-b')
+    admin = os.path.join(sock_dir, 'admin.sock')
+    taps = [guest.iface_name(f's8x{i}') for i in range(2)]
+    eal = []
+    for i, name in enumerate(taps):
+        eal += ['--vdev', f'net_tap{i},iface={name}']
+    backend_a = harness.Backend(BACKEND, '-s', sock_a, '--admin-socket', admin,
+                                '--mac', MAC_A,
+                                '--member-speed', 'net_tap0=25000',
+                                '--member-speed', 'net_tap1=25000',
+                                prefix='vurq8a', eal_extra=eal)
+    backend_b = harness.Backend(BACKEND, '-s', sock_b, '--no-admin', '--mac', MAC_B,
+                                '--rfc2-numbering', prefix='vurq8b')
+    g = None
+
+    def device():
+        return next(d for d in guest.ctl(admin, 'devices') if d['device'] == sock_a)
+
+    def step(name, action, check):
+        """Answer the guest's step @name: do @action, check its effect."""
+        what = g.wait_step(120)
+        if what != name:
+            tap.case(f'guest_reaches_{name}', False, f'step {what!r}\n' + g.output()[-4000:])
+            return False
+        try:
+            action()
+            d = device()
+            ok, why = check(d), d
+        except Exception as e:  # noqa: BLE001 - reported as a failed case
+            ok, why = False, e
+        tap.case(f'host_{name}', ok, '' if ok else why)
+        g.send('go\n')
+        return ok
+
+    try:
+        guest.wait_ready(backend_a)
+        guest.wait_ready(backend_b)
+        guest.host_address(taps[0], '10.0.0.254/24')
+        d = device()
+        tap.case('backend_two_planes_50000', d['speed_mbps'] == 50000 and d['link'] == 'up', d)
+        script = GUEST_SCRIPT.replace('@MAC_A@', MAC_A).replace('@MAC_B@', MAC_B)
+        g = guest.Guest(qemu, image, script, [sock_a, sock_b],
+                        append='vur.modules=virtio_pci,ib_core,ib_uverbs',
+                        files=guest.module_files(ko, image))
+        changes = [None]
+
+        def member_down():
+            # The guest is past its driver checks: B runs with virtio_net.
+            b = backend_b.device(sock_b)
+            tap.case('plain_device_started_by_virtio_net',
+                     b['vid'] >= 0 and b['started'] == 1
+                     and b['features_negotiated'] & (1 << 55) == 0, b)
+            changes[0] = backend_a.device(sock_a)['config_changes']
+            guest.ctl(admin, 'member-link', 'net_tap1', 'down')
+
+        steps = step('member_down', member_down,
+                     lambda d: d['speed_mbps'] == 25000 and d['link'] == 'up') \
+            and step('member_up', lambda: guest.ctl(admin, 'member-link', 'net_tap1', 'up'),
+                     lambda d: d['speed_mbps'] == 50000 and d['link'] == 'up') \
+            and step('device_link_down', lambda: guest.ctl(admin, 'device-link', sock_a, 'down'),
+                     lambda d: d['link'] == 'down') \
+            and step('device_link_up', lambda: guest.ctl(admin, 'device-link', sock_a, 'up'),
+                     lambda d: d['link'] == 'up' and d['speed_mbps'] == 50000)
+        if steps:
+            # With the speed feature negotiated, one message per change.
+            n = backend_a.device(sock_a)['config_changes'] - changes[0]
+            tap.case('backend_four_config_changes', n == 4, f'{n} config changes')
+        guest.finish(tap, g, 120)
+    finally:
+        if g is not None:
+            g.close()
+        guest.stop_backend(tap, backend_a, 'backend_a_stops_cleanly')
+        guest.stop_backend(tap, backend_b, 'backend_b_stops_cleanly')
+
+
+if __name__ == '__main__':
+    sys.exit(guest.run(scenario))
