@@ -204,8 +204,10 @@ static void port_update(struct virtio_rdma_dev *dev, bool events)
 	}
 
 	if (events && link_changed) {
-		port->port_events++;
+		WRITE_ONCE(port->port_events, port->port_events + 1);
 		port_event(dev, up ? IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR);
+		dev_info_ratelimited(&dev->ib.dev, "port 1: link %s\n",
+				     up ? "up" : "down");
 	}
 	if (events && speed_changed) {
 		WRITE_ONCE(port->speed_events, port->speed_events + 1);
@@ -263,8 +265,9 @@ int virtio_rdma_port_init(struct virtio_rdma_dev *dev)
  * Port sysfs attributes (ports/1/ of the ib_device). Linux 6.1 has no
  * query_port_speed verb: effective_speed is how consumers there read the
  * 64-bit speed (100 Mb/s units); without the speed feature reading it
- * fails with EOPNOTSUPP (ROCE-DRV-SPEED-5). speed_change_events counts
- * the speed change events dispatched.
+ * fails with EOPNOTSUPP (ROCE-DRV-SPEED-5). speed_change_events and
+ * port_state_events count the events dispatched: speed changes, and
+ * PORT_ACTIVE plus PORT_ERR.
  */
 static ssize_t effective_speed_show(struct ib_device *ibdev, u32 port_num,
 				    struct ib_port_attribute *attr, char *buf)
@@ -286,6 +289,15 @@ static ssize_t speed_change_events_show(struct ib_device *ibdev,
 	return sysfs_emit(buf, "%llu\n", READ_ONCE(dev->port.speed_events));
 }
 
+static ssize_t port_state_events_show(struct ib_device *ibdev, u32 port_num,
+				      struct ib_port_attribute *attr,
+				      char *buf)
+{
+	struct virtio_rdma_dev *dev = to_vdev_rdma(ibdev);
+
+	return sysfs_emit(buf, "%llu\n", READ_ONCE(dev->port.port_events));
+}
+
 static ssize_t speed_flags_show(struct ib_device *ibdev, u32 port_num,
 				struct ib_port_attribute *attr, char *buf)
 {
@@ -299,11 +311,13 @@ static ssize_t speed_flags_show(struct ib_device *ibdev, u32 port_num,
 static IB_PORT_ATTR_RO(effective_speed);
 static IB_PORT_ATTR_RO(speed_change_events);
 static IB_PORT_ATTR_RO(speed_flags);
+static IB_PORT_ATTR_RO(port_state_events);
 
 static struct attribute *virtio_rdma_port_attrs[] = {
 	&ib_port_attr_effective_speed.attr,
 	&ib_port_attr_speed_change_events.attr,
 	&ib_port_attr_speed_flags.attr,
+	&ib_port_attr_port_state_events.attr,
 	NULL,
 };
 
