@@ -53,6 +53,18 @@ def build_module(timeout=600):
     return build('build-module.sh', timeout)
 
 
+def build_tool(source, out_dir):
+    """Compile @source (a C file beside this one) into a static binary in
+    @out_dir for the guest (which has no libc); its path."""
+    out = os.path.join(out_dir, os.path.splitext(os.path.basename(source))[0])
+    r = subprocess.run(['gcc', '-static', '-O2', '-Wall', '-Wextra', '-Werror', '-o', out,
+                        os.path.join(os.path.dirname(os.path.abspath(__file__)), source)],
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        raise RuntimeError(f'gcc {source} failed:\n{r.stderr[-3000:]}')
+    return out
+
+
 def module_files(ko, image):
     """The archive entries that put @ko where modprobe finds extra modules
     of the image's kernel: {path: (mode, bytes)} for Guest(files=...)."""

@@ -16,7 +16,10 @@ address, effective_speed; a ping to the host through the backend. The host
 changes the uplinks and the device's link with the admin CLI; after each
 change the guest's effective_speed, port state and carrier follow, with
 exactly one more speed change event each time (the driver's counter,
-ports/1/speed_change_events, and its log lines). Last, the device moves to
+ports/1/speed_change_events, and its log lines), and one port state event
+per link flip. Before that, a small static tool (uverbs_pd.c, no
+libibverbs) opens uverbs0, gets a user context and allocates a PD, which
+the host sees in the backend; it frees it again. Last, the device moves to
 virtio_net and back through sysfs unbind/bind, and the module unloads.
 
 Usage: scenario8_virtio_rdma.py PATH/TO/vhost-user-rdma
@@ -53,7 +56,8 @@ gid_index() {
         [ "$(cat "$_g")" = "$1" ] && { basename "$_g"; return; }
     done
 }
-# after NAME SPEED STATE CARRIER EVENTS: what a step must leave.
+# after NAME SPEED STATE CARRIER SPEED_EVENTS STATE_EVENTS: what a step
+# must leave.
 after() {
     vur_wait_eq "$2" 10 cat $P/effective_speed
     vur_expect "$1_effective_speed" "$2" "$(cat $P/effective_speed)"
@@ -64,6 +68,7 @@ after() {
     sleep 1 # a second event would come within this
     vur_expect "$1_speed_change_events" "$5" "$(events)"
     vur_expect "$1_log_lines" "$5" "$(log_lines)"
+    vur_expect "$1_port_state_events" "$6" "$(cat $P/port_state_events)"
 }
 
 insmod /lib/modules/$(uname -r)/extra/virtio_rdma.ko &&
@@ -99,19 +104,23 @@ else
     vur_result roce_gid_ipv4 fail "$(cat $P/gids/* | sort -u)"
 fi
 
+# A user context and a PD through uverbs (CREATE_PD on the device); the
+# host counts the backend's PDs while the tool holds it.
+/test/uverbs_pd /dev/infiniband/uverbs0 || vur_result uverbs_pd fail "exit $?"
+
 vur_step member_down
-after member_down 250 "4: ACTIVE" 1 1
+after member_down 250 "4: ACTIVE" 1 1 0
 vur_expect netdev_speed_member_down 25000 "$(cat /sys/class/net/$A/speed)"
 vur_ping ping_host 10.0.0.254 30
 
 vur_step member_up
-after member_up 500 "4: ACTIVE" 1 2
+after member_up 500 "4: ACTIVE" 1 2 0
 
 vur_step device_link_down
-after device_link_down 0 "1: DOWN" 0 3
+after device_link_down 0 "1: DOWN" 0 3 1
 
 vur_step device_link_up
-after device_link_up 500 "4: ACTIVE" 1 4
+after device_link_up 500 "4: ACTIVE" 1 4 2
 
 # The documented way between the two drivers.
 V=$(basename "$(readlink /sys/class/net/$A/device)")
@@ -137,10 +146,13 @@ fi
 def scenario(tap, qemu, image, sock_dir):
     try:
         ko = guest.build_module()
+        tool = guest.build_tool('uverbs_pd.c', sock_dir)
     except Exception as e:  # noqa: BLE001 - reported as a failed case
-        tap.case('build_module', False, e)
+        tap.case('build_module_and_tool', False, e)
         return
-    tap.case('build_module', True)
+    tap.case('build_module_and_tool', True)
+    with open(tool, 'rb') as f:
+        files = {'test/uverbs_pd': (0o755, f.read()), **guest.module_files(ko, image)}
     sock_a = os.path.join(sock_dir, 'vhost-rdma-a')
     sock_b = os.path.join(sock_dir, 'vhost-rdma-b')
     admin = os.path.join(sock_dir, 'admin.sock')
@@ -185,19 +197,27 @@ def scenario(tap, qemu, image, sock_dir):
         script = GUEST_SCRIPT.replace('@MAC_A@', MAC_A).replace('@MAC_B@', MAC_B)
         g = guest.Guest(qemu, image, script, [sock_a, sock_b],
                         append='vur.modules=virtio_pci,ib_core,ib_uverbs',
-                        files=guest.module_files(ko, image))
+                        files=files)
         changes = [None]
 
-        def member_down():
+        def pd_allocated():
             # The guest is past its driver checks: B runs with virtio_net.
             b = backend_b.device(sock_b)
             tap.case('plain_device_started_by_virtio_net',
                      b['vid'] >= 0 and b['started'] == 1
                      and b['features_negotiated'] & (1 << 55) == 0, b)
-            changes[0] = backend_a.device(sock_a)['config_changes']
+            a = backend_a.device(sock_a)
+            tap.case('backend_one_pd_while_held', a['pds'] == 1,
+                     {k: a[k] for k in ('pds', 'gids', 'ctrl_requests', 'ctrl_errors')})
+
+        def member_down():
+            a = backend_a.device(sock_a)
+            tap.case('backend_pd_destroyed', a['pds'] == 0, f"{a['pds']} PDs")
+            changes[0] = a['config_changes']
             guest.ctl(admin, 'member-link', 'net_tap1', 'down')
 
-        steps = step('member_down', member_down,
+        steps = step('pd_allocated', pd_allocated, lambda d: True) \
+            and step('member_down', member_down,
                      lambda d: d['speed_mbps'] == 25000 and d['link'] == 'up') \
             and step('member_up', lambda: guest.ctl(admin, 'member-link', 'net_tap1', 'up'),
                      lambda d: d['speed_mbps'] == 50000 and d['link'] == 'up') \
