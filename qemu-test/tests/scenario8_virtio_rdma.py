@@ -1,25 +1,27 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Scenario 8: the guest kernel driver virtio_rdma on a RoCE device, and
+"""Scenario 8: the guest kernel driver virtio_rdma on RoCE devices, and
 virtio_net on a device without RoCE, in one guest.
 
-Two backends, one device each:
+Three backends, one device each:
 - A offers RoCE and the port speed; two tap uplinks declared at 25000 Mb/s
   (two planes: 50000 Mb/s, an effective speed of 500 in 100 Mb/s), the
   host side of the first one at 10.0.0.254/24;
 - B uses RFC v2's numbering (--rfc2-numbering): bit 55, not
-  VIRTIO_NET_F_ROCE, so not a RoCE device for virtio_rdma.
+  VIRTIO_NET_F_ROCE, so not a RoCE device for virtio_rdma;
+- C offers RoCE without the port speed (--no-port-speed), no uplink.
 The guest loads ib_core, ib_uverbs and the freshly built virtio_rdma.ko
-before virtio_net: A goes to virtio_rdma (ib_device virtio_rdma0 on a
-netdev with A's MAC), B is refused in validate and goes to virtio_net.
-In the guest: port state ACTIVE, the rate, a RoCE v2 GID for the IPv4
-address, effective_speed; a ping to the host through the backend. The host
-changes the uplinks and the device's link with the admin CLI; after each
-change the guest's effective_speed, port state and carrier follow, with
-exactly one more speed change event each time (the driver's counter,
-ports/1/speed_change_events, and its log lines), and one port state event
-per link flip. Before that, a small static tool (uverbs_pd.c, no
-libibverbs) opens uverbs0, gets a user context and allocates a PD, which
-the host sees in the backend; it frees it again. Last, the device moves to
+before virtio_net: A and C go to virtio_rdma (an ib_device on a netdev
+with the device's MAC each), B is refused in validate and goes to
+virtio_net. In the guest: port state ACTIVE, the rate, a RoCE v2 GID for
+the IPv4 address, effective_speed; a ping to the host through the backend;
+a small static tool (uverbs_pd.c, no libibverbs) gets a user context and a
+PD through uverbs, which the host sees in the backend, and frees it. The
+host changes A's uplinks and the links of A and C with the admin CLI; after
+each change the guest's effective speed, port state and carrier follow,
+with exactly one more speed change event for each change of A's speed (the
+driver's counter ports/1/speed_change_events and its log lines) and one
+port state event per link flip; C has no effective_speed (EOPNOTSUPP) and
+no speed events, and never sends QUERY_PORT_SPEED. Last, A moves to
 virtio_net and back through sysfs unbind/bind, and the module unloads.
 
 Usage: scenario8_virtio_rdma.py PATH/TO/vhost-user-rdma
@@ -36,10 +38,10 @@ import harness
 BACKEND = sys.argv[1]
 MAC_A = '02:76:75:72:00:41'
 MAC_B = '02:76:75:72:00:61'
+MAC_C = '02:76:75:72:00:81'
 
 GUEST_SCRIPT = r'''
 . /lib/vur.sh
-P=/sys/class/infiniband/virtio_rdma0/ports/1
 
 # netdev_of MAC: the interface with that address.
 netdev_of() {
@@ -48,8 +50,21 @@ netdev_of() {
     done
 }
 driver_of() { basename "$(readlink "/sys/class/net/$1/device/driver")"; }
+# ibdev_of NETDEV: the ib_device on the same virtio device.
+ibdev_of() {
+    _v=$(basename "$(readlink "/sys/class/net/$1/device")")
+    for _i in /sys/class/infiniband/*; do
+        [ "$(basename "$(readlink "$_i/device")")" = "$_v" ] && { basename "$_i"; return; }
+    done
+}
+# uverbs_of IBDEV: its uverbs character device.
+uverbs_of() {
+    for _u in /sys/class/infiniband_verbs/uverbs*; do
+        [ "$(cat "$_u/ibdev")" = "$1" ] && { basename "$_u"; return; }
+    done
+}
 events() { cat $P/speed_change_events; }
-log_lines() { dmesg | grep -c 'port 1: effective speed'; }
+log_lines() { dmesg | grep -c "$IA: port 1: effective speed"; }
 # gid_index GID: the index of GID in the port's table, or nothing.
 gid_index() {
     for _g in $P/gids/*; do
@@ -70,19 +85,38 @@ after() {
     vur_expect "$1_log_lines" "$5" "$(log_lines)"
     vur_expect "$1_port_state_events" "$6" "$(cat $P/port_state_events)"
 }
+# after_c NAME STATE CARRIER STATE_EVENTS: the same for C (no speed feature).
+after_c() {
+    vur_wait_eq "$2" 10 cat $PC/state
+    vur_expect "$1_c_port_state" "$2" "$(cat $PC/state)"
+    vur_wait_eq "$3" 10 cat /sys/class/net/$C/carrier
+    vur_expect "$1_c_carrier" "$3" "$(cat /sys/class/net/$C/carrier)"
+    vur_expect "$1_c_speed_change_events" 0 "$(cat $PC/speed_change_events)"
+    vur_expect "$1_c_port_state_events" "$4" "$(cat $PC/port_state_events)"
+}
 
 insmod /lib/modules/$(uname -r)/extra/virtio_rdma.ko &&
     vur_result insmod_virtio_rdma ok || vur_result insmod_virtio_rdma fail "$(dmesg | tail -5)"
 modprobe virtio_net
 A=$(netdev_of @MAC_A@)
 B=$(netdev_of @MAC_B@)
+C=$(netdev_of @MAC_C@)
 vur_expect roce_device_driver virtio_rdma "$(driver_of "$A")"
 vur_expect plain_device_driver virtio_net "$(driver_of "$B")"
-vur_wait_file /sys/class/infiniband/virtio_rdma0 5
-vur_expect ib_device "virtio_rdma0" "$(ls /sys/class/infiniband)"
-vur_expect ib_parent "$(basename "$(readlink /sys/class/net/$A/device)")" \
-    "$(basename "$(readlink /sys/class/infiniband/virtio_rdma0/device)")"
-vur_expect uverbs_device virtio_rdma0 "$(cat /sys/class/infiniband_verbs/uverbs0/ibdev)"
+vur_expect roce_device_without_speed_driver virtio_rdma "$(driver_of "$C")"
+vur_wait_file /sys/class/infiniband/virtio_rdma1 5
+vur_expect ib_devices "virtio_rdma0 virtio_rdma1" "$(echo $(ls /sys/class/infiniband))"
+IA=$(ibdev_of "$A")
+IC=$(ibdev_of "$C")
+P=/sys/class/infiniband/$IA/ports/1
+PC=/sys/class/infiniband/$IC/ports/1
+vur_result ib_device_of_each_netdev ok "$A: $IA, $C: $IC"
+UA=$(uverbs_of "$IA")
+if [ -c "/dev/infiniband/$UA" ]; then
+    vur_result uverbs_device ok "/dev/infiniband/$UA"
+else
+    vur_result uverbs_device fail "no uverbs device for $IA: $(ls /dev/infiniband)"
+fi
 vur_expect link_layer Ethernet "$(cat $P/link_layer)"
 vur_expect port_state "4: ACTIVE" "$(cat $P/state)"
 vur_expect port_rate "50 Gb/sec (1X HDR)" "$(cat $P/rate)"
@@ -90,7 +124,19 @@ vur_expect effective_speed 500 "$(cat $P/effective_speed)"
 vur_expect speed_flags 0x1 "$(cat $P/speed_flags)"
 vur_expect speed_change_events_initial 0 "$(events)"
 
-vur_net_up 10.0.0.1/24 || vur_result eth_up fail "$(ip link show $A)"
+# C: ROCE-DRV-SPEED-5, no effective speed and no speed events; the netdev's
+# speed from virtio-net's speed field.
+ip link set "$C" up
+vur_expect c_port_state "4: ACTIVE" "$(cat $PC/state)"
+vur_expect c_effective_speed_unsupported "Operation not supported" \
+    "$(cat $PC/effective_speed 2>&1 >/dev/null | sed 's/.*: //')"
+vur_expect c_port_rate "100 Gb/sec (1X NDR)" "$(cat $PC/rate)"
+vur_wait_eq 1 10 cat /sys/class/net/$C/carrier
+vur_expect c_netdev_speed 100000 "$(cat /sys/class/net/$C/speed)"
+
+ip addr add 10.0.0.1/24 dev "$A" && ip link set "$A" up &&
+    vur_wait_eq up 10 cat /sys/class/net/$A/operstate ||
+    vur_result netdev_up fail "$(ip link show $A)"
 vur_expect netdev_speed 50000 "$(cat /sys/class/net/$A/speed)"
 gid=0000:0000:0000:0000:0000:ffff:0a00:0001
 _i=0
@@ -106,7 +152,7 @@ fi
 
 # A user context and a PD through uverbs (CREATE_PD on the device); the
 # host counts the backend's PDs while the tool holds it.
-/test/uverbs_pd /dev/infiniband/uverbs0 || vur_result uverbs_pd fail "exit $?"
+/test/uverbs_pd "/dev/infiniband/$UA" || vur_result uverbs_pd fail "exit $?"
 
 vur_step member_down
 after member_down 250 "4: ACTIVE" 1 1 0
@@ -118,19 +164,23 @@ after member_up 500 "4: ACTIVE" 1 2 0
 
 vur_step device_link_down
 after device_link_down 0 "1: DOWN" 0 3 1
+after_c device_link_down "1: DOWN" 0 1
 
 vur_step device_link_up
 after device_link_up 500 "4: ACTIVE" 1 4 2
+after_c device_link_up "4: ACTIVE" 1 2
 
 # The documented way between the two drivers.
 V=$(basename "$(readlink /sys/class/net/$A/device)")
 echo "$V" > /sys/bus/virtio/drivers/virtio_rdma/unbind
 echo "$V" > /sys/bus/virtio/drivers/virtio_net/bind
 vur_expect moved_to_virtio_net virtio_net "$(driver_of "$(netdev_of @MAC_A@)")"
-vur_expect ib_device_gone "" "$(ls /sys/class/infiniband)"
+vur_expect ib_device_gone "" "$(ibdev_of "$(netdev_of @MAC_A@)")"
 echo "$V" > /sys/bus/virtio/drivers/virtio_net/unbind
 echo "$V" > /sys/bus/virtio/drivers/virtio_rdma/bind
-vur_expect moved_back virtio_rdma "$(driver_of "$(netdev_of @MAC_A@)")"
+A=$(netdev_of @MAC_A@)
+vur_expect moved_back virtio_rdma "$(driver_of "$A")"
+P=/sys/class/infiniband/$(ibdev_of "$A")/ports/1
 vur_wait_eq "4: ACTIVE" 10 cat $P/state
 vur_expect port_state_after_rebind "4: ACTIVE" "$(cat $P/state)"
 vur_expect effective_speed_after_rebind 500 "$(cat $P/effective_speed)"
@@ -155,7 +205,9 @@ def scenario(tap, qemu, image, sock_dir):
         files = {'test/uverbs_pd': (0o755, f.read()), **guest.module_files(ko, image)}
     sock_a = os.path.join(sock_dir, 'vhost-rdma-a')
     sock_b = os.path.join(sock_dir, 'vhost-rdma-b')
+    sock_c = os.path.join(sock_dir, 'vhost-rdma-c')
     admin = os.path.join(sock_dir, 'admin.sock')
+    admin_c = os.path.join(sock_dir, 'admin-c.sock')
     taps = [guest.iface_name(f's8x{i}') for i in range(2)]
     eal = []
     for i, name in enumerate(taps):
@@ -167,6 +219,8 @@ def scenario(tap, qemu, image, sock_dir):
                                 prefix='vurq8a', eal_extra=eal)
     backend_b = harness.Backend(BACKEND, '-s', sock_b, '--no-admin', '--mac', MAC_B,
                                 '--rfc2-numbering', prefix='vurq8b')
+    backend_c = harness.Backend(BACKEND, '-s', sock_c, '--admin-socket', admin_c,
+                                '--mac', MAC_C, '--no-port-speed', prefix='vurq8c')
     g = None
 
     def device():
@@ -191,11 +245,13 @@ def scenario(tap, qemu, image, sock_dir):
     try:
         guest.wait_ready(backend_a)
         guest.wait_ready(backend_b)
+        guest.wait_ready(backend_c)
         guest.host_address(taps[0], '10.0.0.254/24')
         d = device()
         tap.case('backend_two_planes_50000', d['speed_mbps'] == 50000 and d['link'] == 'up', d)
-        script = GUEST_SCRIPT.replace('@MAC_A@', MAC_A).replace('@MAC_B@', MAC_B)
-        g = guest.Guest(qemu, image, script, [sock_a, sock_b],
+        script = (GUEST_SCRIPT.replace('@MAC_A@', MAC_A).replace('@MAC_B@', MAC_B)
+                  .replace('@MAC_C@', MAC_C))
+        g = guest.Guest(qemu, image, script, [sock_a, sock_b, sock_c],
                         append='vur.modules=virtio_pci,ib_core,ib_uverbs',
                         files=files)
         changes = [None]
@@ -210,6 +266,10 @@ def scenario(tap, qemu, image, sock_dir):
             tap.case('backend_one_pd_while_held', a['pds'] == 1,
                      {k: a[k] for k in ('pds', 'gids', 'ctrl_requests', 'ctrl_errors')})
 
+        def device_links(state):
+            guest.ctl(admin, 'device-link', sock_a, state)
+            guest.ctl(admin_c, 'device-link', sock_c, state)
+
         def member_down():
             a = backend_a.device(sock_a)
             tap.case('backend_pd_destroyed', a['pds'] == 0, f"{a['pds']} PDs")
@@ -221,20 +281,28 @@ def scenario(tap, qemu, image, sock_dir):
                      lambda d: d['speed_mbps'] == 25000 and d['link'] == 'up') \
             and step('member_up', lambda: guest.ctl(admin, 'member-link', 'net_tap1', 'up'),
                      lambda d: d['speed_mbps'] == 50000 and d['link'] == 'up') \
-            and step('device_link_down', lambda: guest.ctl(admin, 'device-link', sock_a, 'down'),
+            and step('device_link_down', lambda: device_links('down'),
                      lambda d: d['link'] == 'down') \
-            and step('device_link_up', lambda: guest.ctl(admin, 'device-link', sock_a, 'up'),
+            and step('device_link_up', lambda: device_links('up'),
                      lambda d: d['link'] == 'up' and d['speed_mbps'] == 50000)
         if steps:
             # With the speed feature negotiated, one message per change.
             n = backend_a.device(sock_a)['config_changes'] - changes[0]
             tap.case('backend_four_config_changes', n == 4, f'{n} config changes')
+            # C: the link flips only; never QUERY_PORT_SPEED (ROCE-DRV-CTRL-2).
+            c = backend_c.device(sock_c)
+            tap.case('backend_c_two_config_changes_no_speed_query',
+                     c['config_changes'] == 2 and c['ctrl_rej_feature'] == 0
+                     and c['ctrl_errors'] == 0,
+                     {k: c[k] for k in ('config_changes', 'ctrl_requests', 'ctrl_errors',
+                                        'ctrl_rej_feature')})
         guest.finish(tap, g, 120)
     finally:
         if g is not None:
             g.close()
         guest.stop_backend(tap, backend_a, 'backend_a_stops_cleanly')
         guest.stop_backend(tap, backend_b, 'backend_b_stops_cleanly')
+        guest.stop_backend(tap, backend_c, 'backend_c_stops_cleanly')
 
 
 if __name__ == '__main__':
