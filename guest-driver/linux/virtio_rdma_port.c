@@ -106,10 +106,11 @@ enum ib_mtu virtio_rdma_port_mtu(u16 link_mtu)
 }
 
 /*
- * IB lane speeds in 100 Mb/s, fastest first; an Ethernet port has no lanes,
- * so the pair whose product comes closest to the speed from below stands
- * for it, fewer lanes first. Anything above NDR 12X reports NDR 12X: the
- * exact value is the effective speed (sysfs, query_port_speed).
+ * IB lane speeds in 100 Mb/s, fastest first, and the lane counts that
+ * Ethernet ports use (1, 2, 4, 8). The port has no lanes of its own: the
+ * pair whose product comes closest to the effective speed from below
+ * stands for it, fewer lanes first; anything above NDR 8X reports NDR 8X.
+ * The exact value is the effective speed (sysfs, query_port_speed).
  */
 static const struct {
 	u16 ib_speed;
@@ -132,7 +133,6 @@ static const struct {
 	{ IB_WIDTH_2X, 2 },
 	{ IB_WIDTH_4X, 4 },
 	{ IB_WIDTH_8X, 8 },
-	{ IB_WIDTH_12X, 12 },
 };
 
 void virtio_rdma_ib_speed(u64 speed, u16 *ib_speed, u8 *ib_width)

@@ -5,7 +5,7 @@ virtio_net on a device without RoCE, in one guest.
 Three backends, one device each:
 - A offers RoCE and the port speed; two tap uplinks declared at 25000 Mb/s
   (two planes: 50000 Mb/s, an effective speed of 500 in 100 Mb/s), the
-  host side of the first one at 10.0.0.254/24;
+  host side of the first one at 10.0.8.254/24;
 - B uses RFC v2's numbering (--rfc2-numbering): bit 55, not
   VIRTIO_NET_F_ROCE, so not a RoCE device for virtio_rdma;
 - C offers RoCE without the port speed (--no-port-speed), no uplink.
@@ -16,7 +16,8 @@ virtio_net. In the guest: port state ACTIVE, the rate, a RoCE v2 GID for
 the IPv4 address, effective_speed; a ping to the host through the backend;
 a small static tool (uverbs_pd.c, no libibverbs) gets a user context and a
 PD through uverbs, which the host sees in the backend, and frees it. The
-host changes A's uplinks and the links of A and C with the admin CLI; after
+host changes A's uplinks (a member's link, a member's declared speed) and
+the links of A and C with the admin CLI; after
 each change the guest's effective speed, port state and carrier follow,
 with exactly one more speed change event for each change of A's speed (the
 driver's counter ports/1/speed_change_events and its log lines) and one
@@ -134,11 +135,11 @@ vur_expect c_port_rate "100 Gb/sec (1X NDR)" "$(cat $PC/rate)"
 vur_wait_eq 1 10 cat /sys/class/net/$C/carrier
 vur_expect c_netdev_speed 100000 "$(cat /sys/class/net/$C/speed)"
 
-ip addr add 10.0.0.1/24 dev "$A" && ip link set "$A" up &&
+ip addr add 10.0.8.1/24 dev "$A" && ip link set "$A" up &&
     vur_wait_eq up 10 cat /sys/class/net/$A/operstate ||
     vur_result netdev_up fail "$(ip link show $A)"
 vur_expect netdev_speed 50000 "$(cat /sys/class/net/$A/speed)"
-gid=0000:0000:0000:0000:0000:ffff:0a00:0001
+gid=0000:0000:0000:0000:0000:ffff:0a00:0801
 _i=0
 while [ -z "$(gid_index $gid)" ] && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
 n=$(gid_index $gid)
@@ -157,17 +158,22 @@ fi
 vur_step member_down
 after member_down 250 "4: ACTIVE" 1 1 0
 vur_expect netdev_speed_member_down 25000 "$(cat /sys/class/net/$A/speed)"
-vur_ping ping_host 10.0.0.254 30
+vur_ping ping_host 10.0.8.254 30
 
 vur_step member_up
 after member_up 500 "4: ACTIVE" 1 2 0
 
+vur_step member_speed
+after member_speed 650 "4: ACTIVE" 1 3 0
+vur_expect rate_member_speed "56 Gb/sec (4X FDR)" "$(cat $P/rate)"
+vur_expect netdev_speed_member_speed 65000 "$(cat /sys/class/net/$A/speed)"
+
 vur_step device_link_down
-after device_link_down 0 "1: DOWN" 0 3 1
+after device_link_down 0 "1: DOWN" 0 4 1
 after_c device_link_down "1: DOWN" 0 1
 
 vur_step device_link_up
-after device_link_up 500 "4: ACTIVE" 1 4 2
+after device_link_up 650 "4: ACTIVE" 1 5 2
 after_c device_link_up "4: ACTIVE" 1 2
 
 # The documented way between the two drivers.
@@ -183,7 +189,7 @@ vur_expect moved_back virtio_rdma "$(driver_of "$A")"
 P=/sys/class/infiniband/$(ibdev_of "$A")/ports/1
 vur_wait_eq "4: ACTIVE" 10 cat $P/state
 vur_expect port_state_after_rebind "4: ACTIVE" "$(cat $P/state)"
-vur_expect effective_speed_after_rebind 500 "$(cat $P/effective_speed)"
+vur_expect effective_speed_after_rebind 650 "$(cat $P/effective_speed)"
 rmmod virtio_rdma && vur_result rmmod ok || vur_result rmmod fail
 if dmesg | grep -q -E 'BUG|WARNING|Call Trace'; then
     vur_result kernel_log_clean fail "$(dmesg | grep -A5 -E 'BUG|WARNING|Call Trace' | head -20)"
@@ -246,7 +252,7 @@ def scenario(tap, qemu, image, sock_dir):
         guest.wait_ready(backend_a)
         guest.wait_ready(backend_b)
         guest.wait_ready(backend_c)
-        guest.host_address(taps[0], '10.0.0.254/24')
+        guest.host_address(taps[0], '10.0.8.254/24')
         d = device()
         tap.case('backend_two_planes_50000', d['speed_mbps'] == 50000 and d['link'] == 'up', d)
         script = (GUEST_SCRIPT.replace('@MAC_A@', MAC_A).replace('@MAC_B@', MAC_B)
@@ -281,14 +287,17 @@ def scenario(tap, qemu, image, sock_dir):
                      lambda d: d['speed_mbps'] == 25000 and d['link'] == 'up') \
             and step('member_up', lambda: guest.ctl(admin, 'member-link', 'net_tap1', 'up'),
                      lambda d: d['speed_mbps'] == 50000 and d['link'] == 'up') \
+            and step('member_speed',
+                     lambda: guest.ctl(admin, 'member-speed', 'net_tap0', '40000'),
+                     lambda d: d['speed_mbps'] == 65000 and d['link'] == 'up') \
             and step('device_link_down', lambda: device_links('down'),
                      lambda d: d['link'] == 'down') \
             and step('device_link_up', lambda: device_links('up'),
-                     lambda d: d['link'] == 'up' and d['speed_mbps'] == 50000)
+                     lambda d: d['link'] == 'up' and d['speed_mbps'] == 65000)
         if steps:
             # With the speed feature negotiated, one message per change.
             n = backend_a.device(sock_a)['config_changes'] - changes[0]
-            tap.case('backend_four_config_changes', n == 4, f'{n} config changes')
+            tap.case('backend_five_config_changes', n == 5, f'{n} config changes')
             # C: the link flips only; never QUERY_PORT_SPEED (ROCE-DRV-CTRL-2).
             c = backend_c.device(sock_c)
             tap.case('backend_c_two_config_changes_no_speed_query',
