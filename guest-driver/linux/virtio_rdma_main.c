@@ -68,12 +68,21 @@ static int virtio_rdma_find_vqs(struct virtio_rdma_dev *dev)
 			       callbacks, names, NULL);
 }
 
-static void virtio_rdma_read_limits(struct virtio_rdma_dev *dev)
+/* ROCE-DEV-CFG-1, -2: the device's queue counts, checked before use. */
+static int virtio_rdma_read_limits(struct virtio_rdma_dev *dev)
 {
 	virtio_cread_le(dev->vdev, struct virtio_net_roce_config, max_rdma_qps,
 			&dev->max_rdma_qps);
 	virtio_cread_le(dev->vdev, struct virtio_net_roce_config, max_rdma_cqs,
 			&dev->max_rdma_cqs);
+	if (dev->max_rdma_qps < VIRTIO_NET_ROCE_MIN_QPS ||
+	    dev->max_rdma_qps > VIRTIO_NET_ROCE_MAX_QPS ||
+	    !dev->max_rdma_cqs || dev->max_rdma_cqs > VIRTIO_NET_ROCE_MAX_CQS) {
+		dev_err(&dev->vdev->dev, "max_rdma_qps %u, max_rdma_cqs %u: out of range\n",
+			dev->max_rdma_qps, dev->max_rdma_cqs);
+		return -EPROTO;
+	}
+	return 0;
 }
 
 static void virtio_rdma_config_changed(struct virtio_device *vdev)
@@ -108,8 +117,10 @@ static int virtio_rdma_probe(struct virtio_device *vdev)
 	spin_lock_init(&dev->ready_lock);
 	mutex_init(&dev->port.lock);
 	INIT_WORK(&dev->config_work, virtio_rdma_config_work);
-	virtio_rdma_read_limits(dev);
 
+	ret = virtio_rdma_read_limits(dev);
+	if (ret)
+		goto err_free_ctrl;
 	ret = virtio_rdma_ctrl_init(dev);
 	if (ret)
 		goto err_free_ctrl;

@@ -251,8 +251,11 @@ int virtio_rdma_port_init(struct virtio_rdma_dev *dev)
 		return ret;
 	port->gid_tbl_len = le32_to_cpu(ack.gid_tbl_len);
 	port->max_msg_sz = le32_to_cpu(ack.max_msg_sz);
-	if (!port->gid_tbl_len) {
-		dev_err(&dev->vdev->dev, "QUERY_PORT: no GID table\n");
+	/* ROCE-DEV-ATTR-8, -9 */
+	if (!port->gid_tbl_len || port->gid_tbl_len > 256 || !port->max_msg_sz) {
+		dev_err(&dev->vdev->dev,
+			"QUERY_PORT: gid_tbl_len %u, max_msg_sz %u: out of range\n",
+			port->gid_tbl_len, port->max_msg_sz);
 		return -EPROTO;
 	}
 	/* The first state is not a change: the reference for later events. */
