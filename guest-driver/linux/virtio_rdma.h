@@ -94,7 +94,8 @@ static inline struct virtio_rdma_dev *to_vdev_rdma(struct ib_device *ibdev)
 
 /* virtio_rdma_ctrl.c */
 int virtio_rdma_ctrl_init(struct virtio_rdma_dev *dev);
-void virtio_rdma_ctrl_fini(struct virtio_rdma_dev *dev);
+void virtio_rdma_ctrl_detach(struct virtio_rdma_dev *dev);
+void virtio_rdma_ctrl_free(struct virtio_rdma_dev *dev);
 void virtio_rdma_ctrl_done(struct virtqueue *vq);
 int virtio_rdma_ctrl_cmd(struct virtio_rdma_dev *dev, u8 class, u8 cmd,
 			 const void *data, size_t len, void *ack,

@@ -29,14 +29,16 @@ int virtio_rdma_ctrl_init(struct virtio_rdma_dev *dev)
 	return ctrl->buf ? 0 : -ENOMEM;
 }
 
-/* After the device is reset: take back a buffer it still held, free it. */
-void virtio_rdma_ctrl_fini(struct virtio_rdma_dev *dev)
+/* After the device is reset: take back a buffer it still held. */
+void virtio_rdma_ctrl_detach(struct virtio_rdma_dev *dev)
 {
-	struct virtqueue *vq = dev->vqs[VIRTIO_RDMA_VQ_CTRL];
+	while (virtqueue_detach_unused_buf(dev->vqs[VIRTIO_RDMA_VQ_CTRL]))
+		;
+	dev->ctrl.outstanding = false;
+}
 
-	if (vq)
-		while (virtqueue_detach_unused_buf(vq))
-			;
+void virtio_rdma_ctrl_free(struct virtio_rdma_dev *dev)
+{
 	kfree(dev->ctrl.buf);
 	dev->ctrl.buf = NULL;
 }

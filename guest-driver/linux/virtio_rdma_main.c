@@ -120,7 +120,7 @@ static int virtio_rdma_probe(struct virtio_device *vdev)
 
 	ret = virtio_rdma_read_limits(dev);
 	if (ret)
-		goto err_free_ctrl;
+		goto err_dealloc_ib;
 	ret = virtio_rdma_ctrl_init(dev);
 	if (ret)
 		goto err_free_ctrl;
@@ -138,10 +138,10 @@ static int virtio_rdma_probe(struct virtio_device *vdev)
 
 	ret = virtio_rdma_port_init(dev);
 	if (ret)
-		goto err_reset;
+		goto err_del_vqs;
 	ret = virtio_rdma_netdev_register(dev);
 	if (ret)
-		goto err_reset;
+		goto err_del_vqs;
 	ret = virtio_rdma_ib_register(dev);
 	if (ret)
 		goto err_unregister_netdev;
@@ -161,15 +161,16 @@ static int virtio_rdma_probe(struct virtio_device *vdev)
 
 err_unregister_netdev:
 	virtio_rdma_netdev_unregister(dev);
-err_reset:
+err_del_vqs:
 	virtio_reset_device(vdev);
 	virtio_rdma_netdev_free_bufs(dev);
-	virtio_rdma_ctrl_fini(dev);
+	virtio_rdma_ctrl_detach(dev);
 	vdev->config->del_vqs(vdev);
 err_free_netdev:
 	free_netdev(dev->netdev);
 err_free_ctrl:
-	kfree(dev->ctrl.buf);
+	virtio_rdma_ctrl_free(dev);
+err_dealloc_ib:
 	ib_dealloc_device(&dev->ib);
 	return ret;
 }
@@ -186,10 +187,11 @@ static void virtio_rdma_remove(struct virtio_device *vdev)
 
 	virtio_reset_device(vdev);
 	virtio_rdma_netdev_free_bufs(dev);
-	virtio_rdma_ctrl_fini(dev);
+	virtio_rdma_ctrl_detach(dev);
 	vdev->config->del_vqs(vdev);
 
 	free_netdev(dev->netdev);
+	virtio_rdma_ctrl_free(dev);
 	ib_dealloc_device(&dev->ib);
 }
 
