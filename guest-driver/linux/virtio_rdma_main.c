@@ -10,6 +10,7 @@
  * negotiate its own features with it afterwards. See README.md.
  */
 #include <linux/module.h>
+#include <linux/version.h>
 #include <linux/virtio_config.h>
 #include <linux/virtio_ids.h>
 
@@ -49,8 +50,20 @@ static int virtio_rdma_validate(struct virtio_device *vdev)
 	return 0;
 }
 
+/* The layout of the spec: receiveq1, transmitq1, controlq at 2N (N = 1). */
 static int virtio_rdma_find_vqs(struct virtio_rdma_dev *dev)
 {
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+	struct virtqueue_info info[VIRTIO_RDMA_NR_VQS] = {
+		[VIRTIO_RDMA_VQ_RX] = { "input.0", virtio_rdma_rx_done },
+		[VIRTIO_RDMA_VQ_TX] = { "output.0", virtio_rdma_tx_done },
+		[VIRTIO_RDMA_VQ_CTRL] = { "control", virtio_rdma_ctrl_done },
+	};
+
+	BUILD_BUG_ON(VIRTIO_RDMA_VQ_CTRL != 2 * 1);
+	return virtio_find_vqs(dev->vdev, VIRTIO_RDMA_NR_VQS, dev->vqs, info,
+			       NULL);
+#else
 	static const char * const names[VIRTIO_RDMA_NR_VQS] = {
 		[VIRTIO_RDMA_VQ_RX] = "input.0",
 		[VIRTIO_RDMA_VQ_TX] = "output.0",
@@ -62,10 +75,10 @@ static int virtio_rdma_find_vqs(struct virtio_rdma_dev *dev)
 		[VIRTIO_RDMA_VQ_CTRL] = virtio_rdma_ctrl_done,
 	};
 
-	/* The layout of the spec: receiveq1, transmitq1, controlq at 2N. */
 	BUILD_BUG_ON(VIRTIO_RDMA_VQ_CTRL != 2 * 1);
 	return virtio_find_vqs(dev->vdev, VIRTIO_RDMA_NR_VQS, dev->vqs,
 			       callbacks, names, NULL);
+#endif
 }
 
 /* ROCE-DEV-CFG-1, -2: the device's queue counts, checked before use. */

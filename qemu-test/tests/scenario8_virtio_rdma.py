@@ -96,6 +96,9 @@ after_c() {
     vur_expect "$1_c_port_state_events" "$4" "$(cat $PC/port_state_events)"
 }
 
+# Kernel messages on the console would cut into the result lines (the
+# out-of-tree module's taint warning comes at insmod): dmesg keeps them.
+dmesg -n 1
 insmod /lib/modules/$(uname -r)/extra/virtio_rdma.ko &&
     vur_result insmod_virtio_rdma ok || vur_result insmod_virtio_rdma fail "$(dmesg | tail -5)"
 modprobe virtio_net
