@@ -14,15 +14,17 @@ before virtio_net: A and C go to virtio_rdma (an ib_device on a netdev
 with the device's MAC each), B is refused in validate and goes to
 virtio_net. In the guest: port state ACTIVE, the rate, a RoCE v2 GID for
 the IPv4 address, effective_speed; a ping to the host through the backend;
-a small static tool (uverbs_pd.c, no libibverbs) gets a user context and a
-PD through uverbs, which the host sees in the backend, and frees it. The
+a small static tool (uverbs_tool.c, no libibverbs) gets a user context and
+a PD through uverbs, which the host sees in the backend, and frees it; the
+same tool then reads a context's asynchronous events. The
 host changes A's uplinks (a member's link, a member's declared speed) and
 the links of A and C with the admin CLI; after
 each change the guest's effective speed, port state and carrier follow,
 with exactly one more speed change event for each change of A's speed (the
 driver's counter ports/1/speed_change_events and its log lines) and one
 port state event per link flip; C has no effective_speed (EOPNOTSUPP) and
-no speed events, and never sends QUERY_PORT_SPEED. Last, A moves to
+no speed events, and never sends QUERY_PORT_SPEED. Userspace received five
+events 20 (the speed change), one PORT_ERR and one PORT_ACTIVE. Last, A moves to
 virtio_net and back through sysfs unbind/bind, and the module unloads.
 
 Usage: scenario8_virtio_rdma.py PATH/TO/vhost-user-rdma
@@ -156,7 +158,14 @@ fi
 
 # A user context and a PD through uverbs (CREATE_PD on the device); the
 # host counts the backend's PDs while the tool holds it.
-/test/uverbs_pd "/dev/infiniband/$UA" || vur_result uverbs_pd fail "exit $?"
+/test/uverbs_tool pd "/dev/infiniband/$UA" || vur_result uverbs_pd fail "exit $?"
+
+# Another context that reads its asynchronous events from here on, as
+# ibv_get_async_event() would: what userspace sees of the driver's events.
+/test/uverbs_tool events "/dev/infiniband/$UA" >/tmp/events 2>&1 &
+EV=$!
+vur_wait_eq 2 5 grep -c '^VUR-RESULT' /tmp/events
+grep '^VUR-RESULT' /tmp/events
 
 vur_step member_down
 after member_down 250 "4: ACTIVE" 1 1 0
@@ -178,6 +187,23 @@ after_c device_link_down "1: DOWN" 0 1
 vur_step device_link_up
 after device_link_up 650 "4: ACTIVE" 1 5 2
 after_c device_link_up "4: ACTIVE" 1 2
+
+# Userspace got each event once, whatever their order (ib_core delivers
+# them from a workqueue): five speed changes (20, IBV_EVENT_DEVICE_SPEED_CHANGE
+# as rdma-core 62+ names it), one PORT_ERR (10), one PORT_ACTIVE (9), all
+# for port 1, and nothing else.
+sleep 1
+kill $EV
+ev() { grep -c "^EVENT $1 1\$" /tmp/events; }
+got="$(grep '^EVENT' /tmp/events | tr '\n' ' ')"
+vur_expect uverbs_speed_change_events 5 "$(ev 20)"
+vur_expect uverbs_port_err_events 1 "$(ev 10)"
+vur_expect uverbs_port_active_events 1 "$(ev 9)"
+if [ "$(grep -c '^EVENT' /tmp/events)" = 7 ]; then
+    vur_result uverbs_events_no_other ok "$got"
+else
+    vur_result uverbs_events_no_other fail "$got"
+fi
 
 # The documented way between the two drivers.
 V=$(basename "$(readlink /sys/class/net/$A/device)")
@@ -205,13 +231,13 @@ fi
 def scenario(tap, qemu, image, sock_dir):
     try:
         ko = guest.build_module()
-        tool = guest.build_tool('uverbs_pd.c', sock_dir)
+        tool = guest.build_tool('uverbs_tool.c', sock_dir)
     except Exception as e:  # noqa: BLE001 - reported as a failed case
         tap.case('build_module_and_tool', False, e)
         return
     tap.case('build_module_and_tool', True)
     with open(tool, 'rb') as f:
-        files = {'test/uverbs_pd': (0o755, f.read()), **guest.module_files(ko, image)}
+        files = {'test/uverbs_tool': (0o755, f.read()), **guest.module_files(ko, image)}
     sock_a = os.path.join(sock_dir, 'vhost-rdma-a')
     sock_b = os.path.join(sock_dir, 'vhost-rdma-b')
     sock_c = os.path.join(sock_dir, 'vhost-rdma-c')
