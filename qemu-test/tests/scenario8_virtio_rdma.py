@@ -23,7 +23,9 @@ each change the guest's effective speed, port state and carrier follow,
 with exactly one more speed change event for each change of A's speed (the
 driver's counter ports/1/speed_change_events and its log lines) and one
 port state event per link flip; C has no effective_speed (EOPNOTSUPP) and
-no speed events, and never sends QUERY_PORT_SPEED. Userspace received five
+no speed events, and never sends QUERY_PORT_SPEED. The backend holds A's
+two GIDs (IPv6 link-local, IPv4), one once the address is deleted, and
+refused none of A's commands. Userspace received five
 events 20 (the speed change), one PORT_ERR and one PORT_ACTIVE. Last, A moves to
 virtio_net and back through sysfs unbind/bind, and the module unloads.
 
@@ -205,6 +207,13 @@ else
     vur_result uverbs_events_no_other fail "$got"
 fi
 
+# DEL_GID: the address goes, its GID with it (the link-local one stays).
+ip addr del 10.0.8.1/24 dev "$A"
+_i=0
+while [ -n "$(gid_index $gid)" ] && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
+vur_expect roce_gid_ipv4_deleted "" "$(gid_index $gid)"
+vur_step gid_deleted
+
 # The documented way between the two drivers.
 V=$(basename "$(readlink /sys/class/net/$A/device)")
 echo "$V" > /sys/bus/virtio/drivers/virtio_rdma/unbind
@@ -296,10 +305,13 @@ def scenario(tap, qemu, image, sock_dir):
             b = backend_b.device(sock_b)
             tap.case('plain_device_started_by_virtio_net',
                      b['vid'] >= 0 and b['started'] == 1
-                     and b['features_negotiated'] & (1 << 55) == 0, b)
+                     and b['features_negotiated'] & (1 << 55) == 0,
+                     {k: b[k] for k in ('vid', 'started', 'features_negotiated')})
             a = backend_a.device(sock_a)
             tap.case('backend_one_pd_while_held', a['pds'] == 1,
                      {k: a[k] for k in ('pds', 'gids', 'ctrl_requests', 'ctrl_errors')})
+            # ADD_GID: the IPv6 link-local GID and the IPv4 one.
+            tap.case('backend_two_gids', a['gids'] == 2, f"{a['gids']} GIDs")
 
         def device_links(state):
             guest.ctl(admin, 'device-link', sock_a, state)
@@ -334,6 +346,12 @@ def scenario(tap, qemu, image, sock_dir):
                      and c['ctrl_errors'] == 0,
                      {k: c[k] for k in ('config_changes', 'ctrl_requests', 'ctrl_errors',
                                         'ctrl_rej_feature')})
+            # DEL_GID of the IPv4 GID; no command of A's was refused.
+            step('gid_deleted', lambda: None,
+                 lambda d: backend_a.device(sock_a)['gids'] == 1)
+            a = backend_a.device(sock_a)
+            tap.case('backend_no_control_errors', a['ctrl_errors'] == 0,
+                     {k: a[k] for k in ('gids', 'ctrl_requests', 'ctrl_errors')})
         guest.finish(tap, g, 120)
     finally:
         if g is not None:
