@@ -36,5 +36,5 @@ find "$out" -maxdepth 1 -type f \( -name '*.[ch]' -o -name Kbuild -o -name Makef
 cp -p "$src"/*.[ch] "$src"/Kbuild "$src"/Makefile "$out/"
 nice make -C "$out" KVER="$kver" VIRTIO_ROCE_ABI="$top/virtio-spec/include" >"$log" 2>&1 ||
     fail "make failed"
-! grep -q 'warning:' "$log" || fail "warnings"
+! grep -qi 'warning' "$log" || fail "warnings (compiler or modpost)"
 echo "$out/virtio_rdma.ko"
