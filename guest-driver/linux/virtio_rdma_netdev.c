@@ -211,7 +211,10 @@ static int virtio_rdma_open(struct net_device *ndev)
 
 	rx_refill(ndev, GFP_KERNEL);
 	napi_enable(&np->napi);
-	virtio_rdma_rx_done(rxq(np));	/* frames that came while closed */
+	/* Frames that came while closed: a poll now, in softirq context. */
+	local_bh_disable();
+	virtio_rdma_rx_done(rxq(np));
+	local_bh_enable();
 	netif_start_queue(ndev);
 	return 0;
 }
