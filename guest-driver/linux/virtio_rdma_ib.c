@@ -213,6 +213,17 @@ static void virtio_rdma_dealloc_ucontext(struct ib_ucontext *uctx)
 {
 }
 
+/*
+ * Nothing of a user context is mapped into its process (no doorbell, no
+ * ring), so nothing is to be taken away when the device goes. With this op
+ * ib_core removes the device while processes still hold contexts (they get
+ * IB_EVENT_DEVICE_FATAL, then EIO) instead of waiting for them to close,
+ * and open contexts do not pin the module.
+ */
+static void virtio_rdma_disassociate_ucontext(struct ib_ucontext *uctx)
+{
+}
+
 static const struct ib_device_ops virtio_rdma_ib_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
@@ -226,6 +237,7 @@ static const struct ib_device_ops virtio_rdma_ib_ops = {
 	.dealloc_pd = virtio_rdma_dealloc_pd,
 	.dealloc_ucontext = virtio_rdma_dealloc_ucontext,
 	.del_gid = virtio_rdma_del_gid,
+	.disassociate_ucontext = virtio_rdma_disassociate_ucontext,
 	.get_link_layer = virtio_rdma_get_link_layer,
 	.get_port_immutable = virtio_rdma_get_port_immutable,
 	.query_device = virtio_rdma_query_device,

@@ -26,7 +26,8 @@ port state event per link flip; C has no effective_speed (EOPNOTSUPP) and
 no speed events, and never sends QUERY_PORT_SPEED. The backend holds A's
 two GIDs (IPv6 link-local, IPv4), one once the address is deleted, and
 refused none of A's commands. Userspace received five
-events 20 (the speed change), one PORT_ERR and one PORT_ACTIVE. Last, A moves to
+events 20 (the speed change), one PORT_ERR and one PORT_ACTIVE, and
+DEVICE_FATAL when the device is unbound under its open context. Last, A moves to
 virtio_net and back through sysfs unbind/bind, and the module unloads.
 
 Usage: scenario8_virtio_rdma.py PATH/TO/vhost-user-rdma
@@ -195,13 +196,12 @@ after_c device_link_up "4: ACTIVE" 1 2
 # as rdma-core 62+ names it), one PORT_ERR (10), one PORT_ACTIVE (9), all
 # for port 1, and nothing else.
 sleep 1
-kill $EV
-ev() { grep -c "^EVENT $1 1\$" /tmp/events; }
-got="$(grep '^EVENT' /tmp/events | tr '\n' ' ')"
-vur_expect uverbs_speed_change_events 5 "$(ev 20)"
-vur_expect uverbs_port_err_events 1 "$(ev 10)"
-vur_expect uverbs_port_active_events 1 "$(ev 9)"
-if [ "$(grep -c '^EVENT' /tmp/events)" = 7 ]; then
+ev() { grep -c "^EVENT $1 $2\$" /tmp/events; }
+got="$(grep '^EVENT ' /tmp/events | tr '\n' ' ')"
+vur_expect uverbs_speed_change_events 5 "$(ev 20 1)"
+vur_expect uverbs_port_err_events 1 "$(ev 10 1)"
+vur_expect uverbs_port_active_events 1 "$(ev 9 1)"
+if [ "$(grep -c '^EVENT ' /tmp/events)" = 7 ]; then
     vur_result uverbs_events_no_other ok "$got"
 else
     vur_result uverbs_events_no_other fail "$got"
@@ -216,7 +216,12 @@ vur_step gid_deleted
 
 # The documented way between the two drivers.
 V=$(basename "$(readlink /sys/class/net/$A/device)")
+# The events tool still holds a context: the unbind does not wait for it
+# (disassociate_ucontext), the tool gets IB_EVENT_DEVICE_FATAL (8).
 echo "$V" > /sys/bus/virtio/drivers/virtio_rdma/unbind
+vur_wait_eq 1 5 grep -c '^EVENT 8 0$' /tmp/events
+vur_expect uverbs_device_fatal_on_unbind 1 "$(ev 8 0)"
+kill $EV
 echo "$V" > /sys/bus/virtio/drivers/virtio_net/bind
 vur_expect moved_to_virtio_net virtio_net "$(driver_of "$(netdev_of @MAC_A@)")"
 vur_expect ib_device_gone "" "$(ibdev_of "$(netdev_of @MAC_A@)")"
