@@ -34,13 +34,44 @@ def build(script, timeout):
 
 
 def build_qemu(timeout=1500):
-    """qemu-system-x86_64 with the device (minutes when cold, instant after)."""
+    """qemu-system-x86_64 with the device (minutes when cold, instant after).
+    VUR_QEMU=PATH takes a binary built elsewhere instead (local runs only:
+    it must be build-qemu.sh's output of the same patch)."""
+    if os.environ.get('VUR_QEMU'):
+        return os.environ['VUR_QEMU']
     return build('build-qemu.sh', timeout)
 
 
 def build_image(timeout=600):
     """The guest image directory: vmlinuz, initrd.img."""
     return build('build-image.sh', timeout)
+
+
+def build_module(timeout=600):
+    """The guest kernel driver, virtio_rdma.ko, built for the image's kernel
+    (after build_image()); its path."""
+    return build('build-module.sh', timeout)
+
+
+def build_tool(source, out_dir):
+    """Compile @source (a C file beside this one) into a static binary in
+    @out_dir for the guest (which has no libc); its path."""
+    out = os.path.join(out_dir, os.path.splitext(os.path.basename(source))[0])
+    r = subprocess.run(['gcc', '-static', '-O2', '-Wall', '-Wextra', '-Werror', '-o', out,
+                        os.path.join(os.path.dirname(os.path.abspath(__file__)), source)],
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        raise RuntimeError(f'gcc {source} failed:\n{r.stderr[-3000:]}')
+    return out
+
+
+def module_files(ko, image):
+    """The archive entries that put @ko where modprobe finds extra modules
+    of the image's kernel: {path: (mode, bytes)} for Guest(files=...)."""
+    with open(os.path.join(image, 'kernel-version')) as f:
+        kver = f.read().strip()
+    with open(ko, 'rb') as f:
+        return {f'lib/modules/{kver}/extra/{os.path.basename(ko)}': (0o644, f.read())}
 
 
 def newc(files):
@@ -80,16 +111,17 @@ def initrd_with(base, files, dest):
 class Guest:
     """A TCG guest with guest memory shared (memfd) and one
     vhost-user-rdma-pci device per socket in @sockets; the serial console
-    goes to a log file. A reboot ends QEMU unless @reboot."""
+    goes to a log file. A reboot ends QEMU unless @reboot. @files ({path:
+    (mode, bytes)}) go into the appended archive beside the script."""
 
     def __init__(self, qemu, image, script, sockets, mem_mb=512, append='', extra=(),
-                 chardev_opts='', name='guest', reboot=False):
+                 chardev_opts='', name='guest', reboot=False, files=None):
         self.name = name
         self.steps = 0  # VUR-WAIT lines already answered (wait_step)
         self.dir = tempfile.mkdtemp(prefix='vurq-')
         initrd = os.path.join(self.dir, 'initrd.img')
         initrd_with(os.path.join(image, 'initrd.img'),
-                    {'test/run.sh': (0o755, script.encode())}, initrd)
+                    {'test/run.sh': (0o755, script.encode()), **(files or {})}, initrd)
         cmd = [qemu, '-accel', 'tcg', '-machine', 'q35', '-cpu', 'qemu64',
                '-m', f'{mem_mb}M', '-smp', '1',
                '-object', f'memory-backend-memfd,id=mem,size={mem_mb}M,share=on',

@@ -1,0 +1,370 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Scenario 10: the guest kernel driver virtio_rdma on RoCE devices, and
+virtio_net on a device without RoCE, in one guest.
+
+Three backends, one device each:
+- A offers RoCE and the port speed; two tap uplinks declared at 25000 Mb/s
+  (two planes: 50000 Mb/s, an effective speed of 500 in 100 Mb/s), the
+  host side of the first one at 10.0.8.254/24;
+- B uses RFC v2's numbering (--rfc2-numbering): bit 55, not
+  VIRTIO_NET_F_ROCE, so not a RoCE device for virtio_rdma;
+- C offers RoCE without the port speed (--no-port-speed), no uplink.
+The guest loads ib_core, ib_uverbs and the freshly built virtio_rdma.ko
+before virtio_net: A and C go to virtio_rdma (an ib_device on a netdev
+with the device's MAC each), B is refused in validate and goes to
+virtio_net. In the guest: port state ACTIVE, the rate, a RoCE v2 GID for
+the IPv4 address, effective_speed; a ping to the host through the backend;
+a small static tool (uverbs_tool.c, no libibverbs) gets a user context and
+a PD through uverbs, which the host sees in the backend, and frees it; the
+same tool then reads a context's asynchronous events. The
+host changes A's uplinks (a member's link, a member's declared speed) and
+the links of A and C with the admin CLI; after
+each change the guest's effective speed, port state and carrier follow,
+with exactly one more speed change event for each change of A's speed (the
+driver's counter ports/1/speed_change_events and its log lines) and one
+port state event per link flip; C has no effective_speed (EOPNOTSUPP) and
+no speed events, and never sends QUERY_PORT_SPEED. The backend holds A's
+two GIDs (IPv6 link-local, IPv4), one once the address is deleted, and
+refused none of A's commands. Userspace received five
+events 20 (the speed change), one PORT_ERR and one PORT_ACTIVE, and
+DEVICE_FATAL when the device is unbound under its open context. Last, A moves to
+virtio_net and back through sysfs unbind/bind, and the module unloads.
+
+Usage: scenario10_virtio_rdma.py PATH/TO/vhost-user-rdma
+Builds QEMU, the guest image and the module first. Prints TAP. Needs root
+(net_tap).
+"""
+
+import os
+import sys
+
+import guest
+import harness
+
+BACKEND = sys.argv[1]
+MAC_A = '02:76:75:72:00:41'
+MAC_B = '02:76:75:72:00:61'
+MAC_C = '02:76:75:72:00:81'
+
+GUEST_SCRIPT = r'''
+. /lib/vur.sh
+
+# netdev_of MAC: the interface with that address.
+netdev_of() {
+    for _n in /sys/class/net/*; do
+        [ "$(cat "$_n/address")" = "$1" ] && { basename "$_n"; return; }
+    done
+}
+driver_of() { basename "$(readlink "/sys/class/net/$1/device/driver")"; }
+# ibdev_of NETDEV: the ib_device on the same virtio device.
+ibdev_of() {
+    _v=$(basename "$(readlink "/sys/class/net/$1/device")")
+    for _i in /sys/class/infiniband/*; do
+        [ "$(basename "$(readlink "$_i/device")")" = "$_v" ] && { basename "$_i"; return; }
+    done
+}
+# uverbs_of IBDEV: its uverbs character device.
+uverbs_of() {
+    for _u in /sys/class/infiniband_verbs/uverbs*; do
+        [ "$(cat "$_u/ibdev")" = "$1" ] && { basename "$_u"; return; }
+    done
+}
+events() { cat $P/speed_change_events; }
+log_lines() { dmesg | grep -c "$IA: port 1: effective speed"; }
+# gid_index GID: the index of GID in the port's table, or nothing.
+gid_index() {
+    for _g in $P/gids/*; do
+        [ "$(cat "$_g")" = "$1" ] && { basename "$_g"; return; }
+    done
+}
+# after NAME SPEED STATE CARRIER SPEED_EVENTS STATE_EVENTS: what a step
+# must leave.
+after() {
+    vur_wait_eq "$2" 10 cat $P/effective_speed
+    vur_expect "$1_effective_speed" "$2" "$(cat $P/effective_speed)"
+    vur_wait_eq "$3" 10 cat $P/state
+    vur_expect "$1_port_state" "$3" "$(cat $P/state)"
+    vur_wait_eq "$4" 10 cat /sys/class/net/$A/carrier
+    vur_expect "$1_carrier" "$4" "$(cat /sys/class/net/$A/carrier)"
+    sleep 1 # a second event would come within this
+    vur_expect "$1_speed_change_events" "$5" "$(events)"
+    vur_expect "$1_log_lines" "$5" "$(log_lines)"
+    vur_expect "$1_port_state_events" "$6" "$(cat $P/port_state_events)"
+}
+# after_c NAME STATE CARRIER STATE_EVENTS: the same for C (no speed feature).
+after_c() {
+    vur_wait_eq "$2" 10 cat $PC/state
+    vur_expect "$1_c_port_state" "$2" "$(cat $PC/state)"
+    vur_wait_eq "$3" 10 cat /sys/class/net/$C/carrier
+    vur_expect "$1_c_carrier" "$3" "$(cat /sys/class/net/$C/carrier)"
+    vur_expect "$1_c_speed_change_events" 0 "$(cat $PC/speed_change_events)"
+    vur_expect "$1_c_port_state_events" "$4" "$(cat $PC/port_state_events)"
+}
+
+# Kernel messages on the console would cut into the result lines (the
+# out-of-tree module's taint warning comes at insmod): dmesg keeps them.
+dmesg -n 1
+insmod /lib/modules/$(uname -r)/extra/virtio_rdma.ko &&
+    vur_result insmod_virtio_rdma ok || vur_result insmod_virtio_rdma fail "$(dmesg | tail -5)"
+modprobe virtio_net
+A=$(netdev_of @MAC_A@)
+B=$(netdev_of @MAC_B@)
+C=$(netdev_of @MAC_C@)
+vur_expect roce_device_driver virtio_rdma "$(driver_of "$A")"
+vur_expect plain_device_driver virtio_net "$(driver_of "$B")"
+vur_expect roce_device_without_speed_driver virtio_rdma "$(driver_of "$C")"
+vur_wait_file /sys/class/infiniband/virtio_rdma1 5
+vur_expect ib_devices "virtio_rdma0 virtio_rdma1" "$(echo $(ls /sys/class/infiniband))"
+IA=$(ibdev_of "$A")
+IC=$(ibdev_of "$C")
+P=/sys/class/infiniband/$IA/ports/1
+PC=/sys/class/infiniband/$IC/ports/1
+vur_result ib_device_of_each_netdev ok "$A: $IA, $C: $IC"
+UA=$(uverbs_of "$IA")
+if [ -c "/dev/infiniband/$UA" ]; then
+    vur_result uverbs_device ok "/dev/infiniband/$UA"
+else
+    vur_result uverbs_device fail "no uverbs device for $IA: $(ls /dev/infiniband)"
+fi
+vur_expect link_layer Ethernet "$(cat $P/link_layer)"
+vur_expect port_state "4: ACTIVE" "$(cat $P/state)"
+vur_expect port_rate "50 Gb/sec (1X HDR)" "$(cat $P/rate)"
+vur_expect effective_speed 500 "$(cat $P/effective_speed)"
+vur_expect speed_flags 0x1 "$(cat $P/speed_flags)"
+vur_expect speed_change_events_initial 0 "$(events)"
+
+# C: ROCE-DRV-SPEED-5, no effective speed and no speed events; the netdev's
+# speed from virtio-net's speed field.
+ip link set "$C" up
+vur_expect c_port_state "4: ACTIVE" "$(cat $PC/state)"
+vur_expect c_effective_speed_unsupported "Operation not supported" \
+    "$(cat $PC/effective_speed 2>&1 >/dev/null | sed 's/.*: //')"
+vur_expect c_port_rate "100 Gb/sec (1X NDR)" "$(cat $PC/rate)"
+vur_wait_eq 1 10 cat /sys/class/net/$C/carrier
+vur_expect c_netdev_speed 100000 "$(cat /sys/class/net/$C/speed)"
+
+ip addr add 10.0.8.1/24 dev "$A" && ip link set "$A" up &&
+    vur_wait_eq up 10 cat /sys/class/net/$A/operstate ||
+    vur_result netdev_up fail "$(ip link show $A)"
+vur_expect netdev_speed 50000 "$(cat /sys/class/net/$A/speed)"
+gid=0000:0000:0000:0000:0000:ffff:0a00:0801
+_i=0
+while [ -z "$(gid_index $gid)" ] && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
+n=$(gid_index $gid)
+if [ -n "$n" ]; then
+    vur_result roce_gid_ipv4 ok "gids/$n"
+    vur_expect roce_gid_type "RoCE v2" "$(cat $P/gid_attrs/types/$n)"
+    vur_expect roce_gid_netdev "$A" "$(cat $P/gid_attrs/ndevs/$n)"
+else
+    vur_result roce_gid_ipv4 fail "$(cat $P/gids/* | sort -u)"
+fi
+
+# A user context and a PD through uverbs (CREATE_PD on the device); the
+# host counts the backend's PDs while the tool holds it.
+/test/uverbs_tool pd "/dev/infiniband/$UA" || vur_result uverbs_pd fail "exit $?"
+
+# Another context that reads its asynchronous events from here on, as
+# ibv_get_async_event() would: what userspace sees of the driver's events.
+/test/uverbs_tool events "/dev/infiniband/$UA" >/tmp/events 2>&1 &
+EV=$!
+vur_wait_eq 2 5 grep -c '^VUR-RESULT' /tmp/events
+grep '^VUR-RESULT' /tmp/events
+
+vur_step member_down
+after member_down 250 "4: ACTIVE" 1 1 0
+vur_expect netdev_speed_member_down 25000 "$(cat /sys/class/net/$A/speed)"
+vur_ping ping_host 10.0.8.254 30
+
+vur_step member_up
+after member_up 500 "4: ACTIVE" 1 2 0
+
+vur_step member_speed
+after member_speed 650 "4: ACTIVE" 1 3 0
+vur_expect rate_member_speed "56 Gb/sec (4X FDR)" "$(cat $P/rate)"
+vur_expect netdev_speed_member_speed 65000 "$(cat /sys/class/net/$A/speed)"
+
+vur_step device_link_down
+after device_link_down 0 "1: DOWN" 0 4 1
+after_c device_link_down "1: DOWN" 0 1
+
+vur_step device_link_up
+after device_link_up 650 "4: ACTIVE" 1 5 2
+after_c device_link_up "4: ACTIVE" 1 2
+
+# Userspace got each event once, whatever their order (ib_core delivers
+# them from a workqueue): five speed changes (20, IBV_EVENT_DEVICE_SPEED_CHANGE
+# as rdma-core 62+ names it), one PORT_ERR (10), one PORT_ACTIVE (9), all
+# for port 1, and nothing else.
+sleep 1
+ev() { grep -c "^EVENT $1 $2\$" /tmp/events; }
+got="$(grep '^EVENT ' /tmp/events | tr '\n' ' ')"
+vur_expect uverbs_speed_change_events 5 "$(ev 20 1)"
+vur_expect uverbs_port_err_events 1 "$(ev 10 1)"
+vur_expect uverbs_port_active_events 1 "$(ev 9 1)"
+if [ "$(grep -c '^EVENT ' /tmp/events)" = 7 ]; then
+    vur_result uverbs_events_no_other ok "$got"
+else
+    vur_result uverbs_events_no_other fail "$got"
+fi
+
+# DEL_GID: the address goes, its GID with it (the link-local one stays).
+ip addr del 10.0.8.1/24 dev "$A"
+_i=0
+while [ -n "$(gid_index $gid)" ] && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
+vur_expect roce_gid_ipv4_deleted "" "$(gid_index $gid)"
+vur_step gid_deleted
+
+# The documented way between the two drivers.
+V=$(basename "$(readlink /sys/class/net/$A/device)")
+# The events tool still holds a context: the unbind does not wait for it
+# (disassociate_ucontext), the tool gets IB_EVENT_DEVICE_FATAL (8).
+echo "$V" > /sys/bus/virtio/drivers/virtio_rdma/unbind
+vur_wait_eq 1 5 grep -c '^EVENT 8 0$' /tmp/events
+vur_expect uverbs_device_fatal_on_unbind 1 "$(ev 8 0)"
+kill $EV
+echo "$V" > /sys/bus/virtio/drivers/virtio_net/bind
+vur_expect moved_to_virtio_net virtio_net "$(driver_of "$(netdev_of @MAC_A@)")"
+vur_expect ib_device_gone "" "$(ibdev_of "$(netdev_of @MAC_A@)")"
+echo "$V" > /sys/bus/virtio/drivers/virtio_net/unbind
+echo "$V" > /sys/bus/virtio/drivers/virtio_rdma/bind
+A=$(netdev_of @MAC_A@)
+vur_expect moved_back virtio_rdma "$(driver_of "$A")"
+P=/sys/class/infiniband/$(ibdev_of "$A")/ports/1
+vur_wait_eq "4: ACTIVE" 10 cat $P/state
+vur_expect port_state_after_rebind "4: ACTIVE" "$(cat $P/state)"
+vur_expect effective_speed_after_rebind 650 "$(cat $P/effective_speed)"
+rmmod virtio_rdma && vur_result rmmod ok || vur_result rmmod fail
+if dmesg | grep -q -E 'BUG|WARNING|Call Trace'; then
+    vur_result kernel_log_clean fail "$(dmesg | grep -A5 -E 'BUG|WARNING|Call Trace' | head -20)"
+else
+    vur_result kernel_log_clean ok
+fi
+'''
+
+
+def scenario(tap, qemu, image, sock_dir):
+    try:
+        ko = guest.build_module()
+        tool = guest.build_tool('uverbs_tool.c', sock_dir)
+    except Exception as e:  # noqa: BLE001 - reported as a failed case
+        tap.case('build_module_and_tool', False, e)
+        return
+    tap.case('build_module_and_tool', True)
+    with open(tool, 'rb') as f:
+        files = {'test/uverbs_tool': (0o755, f.read()), **guest.module_files(ko, image)}
+    sock_a = os.path.join(sock_dir, 'vhost-rdma-a')
+    sock_b = os.path.join(sock_dir, 'vhost-rdma-b')
+    sock_c = os.path.join(sock_dir, 'vhost-rdma-c')
+    admin = os.path.join(sock_dir, 'admin.sock')
+    admin_c = os.path.join(sock_dir, 'admin-c.sock')
+    taps = [guest.iface_name(f's8x{i}') for i in range(2)]
+    eal = []
+    for i, name in enumerate(taps):
+        eal += ['--vdev', f'net_tap{i},iface={name}']
+    backend_a = harness.Backend(BACKEND, '-s', sock_a, '--admin-socket', admin,
+                                '--mac', MAC_A,
+                                '--member-speed', 'net_tap0=25000',
+                                '--member-speed', 'net_tap1=25000',
+                                prefix='vurq8a', eal_extra=eal)
+    backend_b = harness.Backend(BACKEND, '-s', sock_b, '--no-admin', '--mac', MAC_B,
+                                '--rfc2-numbering', prefix='vurq8b')
+    backend_c = harness.Backend(BACKEND, '-s', sock_c, '--admin-socket', admin_c,
+                                '--mac', MAC_C, '--no-port-speed', prefix='vurq8c')
+    g = None
+
+    def device():
+        return next(d for d in guest.ctl(admin, 'devices') if d['device'] == sock_a)
+
+    def step(name, action, check):
+        """Answer the guest's step @name: do @action, check its effect."""
+        what = g.wait_step(120)
+        if what != name:
+            tap.case(f'guest_reaches_{name}', False, f'step {what!r}\n' + g.output()[-4000:])
+            return False
+        try:
+            action()
+            d = device()
+            ok, why = check(d), d
+        except Exception as e:  # noqa: BLE001 - reported as a failed case
+            ok, why = False, e
+        tap.case(f'host_{name}', ok, '' if ok else why)
+        g.send('go\n')
+        return ok
+
+    try:
+        guest.wait_ready(backend_a)
+        guest.wait_ready(backend_b)
+        guest.wait_ready(backend_c)
+        guest.host_address(taps[0], '10.0.8.254/24')
+        d = device()
+        tap.case('backend_two_planes_50000', d['speed_mbps'] == 50000 and d['link'] == 'up', d)
+        script = (GUEST_SCRIPT.replace('@MAC_A@', MAC_A).replace('@MAC_B@', MAC_B)
+                  .replace('@MAC_C@', MAC_C))
+        g = guest.Guest(qemu, image, script, [sock_a, sock_b, sock_c],
+                        append='vur.modules=virtio_pci,ib_core,ib_uverbs',
+                        files=files)
+        changes = [None]
+
+        def pd_allocated():
+            # The guest is past its driver checks: B runs with virtio_net.
+            b = backend_b.device(sock_b)
+            tap.case('plain_device_started_by_virtio_net',
+                     b['vid'] >= 0 and b['started'] == 1
+                     and b['features_negotiated'] & (1 << 55) == 0,
+                     {k: b[k] for k in ('vid', 'started', 'features_negotiated')})
+            a = backend_a.device(sock_a)
+            tap.case('backend_one_pd_while_held', a['pds'] == 1,
+                     {k: a[k] for k in ('pds', 'gids', 'ctrl_requests', 'ctrl_errors')})
+            # ADD_GID: the IPv6 link-local GID and the IPv4 one.
+            tap.case('backend_two_gids', a['gids'] == 2, f"{a['gids']} GIDs")
+
+        def device_links(state):
+            guest.ctl(admin, 'device-link', sock_a, state)
+            guest.ctl(admin_c, 'device-link', sock_c, state)
+
+        def member_down():
+            a = backend_a.device(sock_a)
+            tap.case('backend_pd_destroyed', a['pds'] == 0, f"{a['pds']} PDs")
+            changes[0] = a['config_changes']
+            guest.ctl(admin, 'member-link', 'net_tap1', 'down')
+
+        steps = step('pd_allocated', pd_allocated, lambda d: True) \
+            and step('member_down', member_down,
+                     lambda d: d['speed_mbps'] == 25000 and d['link'] == 'up') \
+            and step('member_up', lambda: guest.ctl(admin, 'member-link', 'net_tap1', 'up'),
+                     lambda d: d['speed_mbps'] == 50000 and d['link'] == 'up') \
+            and step('member_speed',
+                     lambda: guest.ctl(admin, 'member-speed', 'net_tap0', '40000'),
+                     lambda d: d['speed_mbps'] == 65000 and d['link'] == 'up') \
+            and step('device_link_down', lambda: device_links('down'),
+                     lambda d: d['link'] == 'down') \
+            and step('device_link_up', lambda: device_links('up'),
+                     lambda d: d['link'] == 'up' and d['speed_mbps'] == 65000)
+        if steps:
+            # With the speed feature negotiated, one message per change.
+            n = backend_a.device(sock_a)['config_changes'] - changes[0]
+            tap.case('backend_five_config_changes', n == 5, f'{n} config changes')
+            # C: the link flips only; never QUERY_PORT_SPEED (ROCE-DRV-CTRL-2).
+            c = backend_c.device(sock_c)
+            tap.case('backend_c_two_config_changes_no_speed_query',
+                     c['config_changes'] == 2 and c['ctrl_rej_feature'] == 0
+                     and c['ctrl_errors'] == 0,
+                     {k: c[k] for k in ('config_changes', 'ctrl_requests', 'ctrl_errors',
+                                        'ctrl_rej_feature')})
+            # DEL_GID of the IPv4 GID; no command of A's was refused.
+            step('gid_deleted', lambda: None,
+                 lambda d: backend_a.device(sock_a)['gids'] == 1)
+            a = backend_a.device(sock_a)
+            tap.case('backend_no_control_errors', a['ctrl_errors'] == 0,
+                     {k: a[k] for k in ('gids', 'ctrl_requests', 'ctrl_errors')})
+        guest.finish(tap, g, 120)
+    finally:
+        if g is not None:
+            g.close()
+        guest.stop_backend(tap, backend_a, 'backend_a_stops_cleanly')
+        guest.stop_backend(tap, backend_b, 'backend_b_stops_cleanly')
+        guest.stop_backend(tap, backend_c, 'backend_c_stops_cleanly')
+
+
+if __name__ == '__main__':
+    sys.exit(guest.run(scenario))
