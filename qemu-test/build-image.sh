@@ -27,7 +27,8 @@ MODULES=(
 # provider, for a guest that runs Linux rxe over the device (scenarios 8, 9).
 TOOLS=(
     /usr/sbin/ethtool /usr/sbin/ip /usr/bin/rdma
-    /usr/bin/ibv_devinfo /usr/bin/ibv_rc_pingpong /usr/bin/ibv_ud_pingpong
+    /usr/bin/ibv_devinfo /usr/bin/ibv_rc_pingpong /usr/bin/ibv_uc_pingpong
+    /usr/bin/ibv_ud_pingpong
     /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so
 )
 # Copied as they are: libibverbs finds its providers through these.

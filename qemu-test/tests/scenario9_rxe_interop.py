@@ -9,7 +9,7 @@ rdma-core's ping-pong: the TCP address exchange goes through the tap, the
 RDMA traffic through the backend's switch between the two devices. Every
 packet rxe sends reaches the engine whole, with its ICRC checked there;
 every packet the engine sends to rxe is made whole for it (ICRC computed by
-the backend, checked by Linux). RC and UD, each a few iterations with the
+the backend, checked by Linux). RC, UC and UD, each a few iterations with the
 data validated on both ends.
 
 Usage: scenario9_rxe_interop.py PATH/TO/vhost-user-rdma PATH/TO/vur-pingpong
@@ -42,7 +42,8 @@ def link_local(mac):
 ITERS = 5
 MODULES = 'virtio_pci,virtio_net,crc32_generic,ib_uverbs,rdma_rxe'
 # (guest tool, vur-pingpong transport, message size)
-RUNS = [('ibv_rc_pingpong', 'rc', 4096), ('ibv_ud_pingpong', 'ud', 1024)]
+RUNS = [('ibv_rc_pingpong', 'rc', 4096), ('ibv_uc_pingpong', 'uc', 4096),
+        ('ibv_ud_pingpong', 'ud', 1024)]
 
 GUEST_SCRIPT = r'''
 . /lib/vur.sh
