@@ -92,3 +92,43 @@ vur_ping() {
         vur_result "$1" fail "$_got of 3 answered:$_times"
     fi
 }
+
+# vur_roce_v2_gid IBDEV PREFIX: the index of IBDEV's first RoCE v2 GID whose
+# text (as sysfs prints it) starts with PREFIX, once the RDMA core made it;
+# fails after 10 s.
+vur_roce_v2_gid() {
+    _port=/sys/class/infiniband/$1/ports/1
+    for _try in $(seq 100); do
+        for _g in "$_port"/gids/*; do
+            _i=${_g##*/}
+            case "$(cat "$_g" 2>/dev/null)" in
+            "$2"*)
+                if [ "$(cat "$_port/gid_attrs/types/$_i" 2>/dev/null)" = "RoCE v2" ]; then
+                    echo "$_i"
+                    return 0
+                fi
+                ;;
+            esac
+        done
+        sleep 0.1
+    done
+    return 1
+}
+
+# vur_pingpong_client NAME ITERS COMMAND...: a result NAME for one of
+# rdma-core's ping-pong clients, tried again (5 times, 1 s apart) while its
+# server is not listening yet; ok when it ran its ITERS iterations.
+vur_pingpong_client() {
+    _name=$1 _iters=$2
+    shift 2
+    for _try in 1 2 3 4 5; do
+        if "$@" >/tmp/pp.log 2>&1 && grep -q "^$_iters iters in" /tmp/pp.log; then
+            vur_result "$_name" ok "$(grep iters /tmp/pp.log)"
+            return 0
+        fi
+        grep -q "Couldn't connect" /tmp/pp.log || break
+        sleep 1
+    done
+    vur_result "$_name" fail "$(tail -n 8 /tmp/pp.log | tr '\n' '|')"
+    return 1
+}

@@ -28,24 +28,6 @@ MODULES = 'virtio_pci,virtio_net,crc32_generic,ib_uverbs,rdma_rxe'
 GUEST_SCRIPT = r'''
 . /lib/vur.sh
 
-# The index of the RoCE v2 GID of IPv4 address $1 on rxe0, once rxe made it.
-roce_v2_gid_index() {
-    _want=0000:0000:0000:0000:0000:ffff:$(printf '%02x%02x:%02x%02x' $(echo "$1" | tr . ' '))
-    _port=/sys/class/infiniband/rxe0/ports/1
-    for _try in $(seq 100); do
-        for _g in "$_port"/gids/*; do
-            _i=${_g##*/}
-            if [ "$(cat "$_g" 2>/dev/null)" = "$_want" ] &&
-                    [ "$(cat "$_port/gid_attrs/types/$_i" 2>/dev/null)" = "RoCE v2" ]; then
-                echo "$_i"
-                return 0
-            fi
-        done
-        sleep 0.1
-    done
-    return 1
-}
-
 vur_net_up @ADDR@/24 || vur_result eth0_up fail "$(ip link show eth0)"
 vur_ping ping_peer @PEER@ 60
 if rdma link add rxe0 type rxe netdev eth0; then
@@ -53,7 +35,7 @@ if rdma link add rxe0 type rxe netdev eth0; then
 else
     vur_result rxe_link fail "rdma link add failed"
 fi
-gid=$(roce_v2_gid_index @ADDR@)
+gid=$(vur_roce_v2_gid rxe0 "0000:0000:0000:0000:0000:ffff:@GID_V4@")
 vur_expect rxe_has_roce_v2_gid yes "$([ -n "$gid" ] && echo yes)"
 pp="ibv_rc_pingpong -d rxe0 -g ${gid:-0} -s 4096 -n @ITERS@"
 if [ "@ROLE@" = server ]; then
@@ -68,20 +50,7 @@ if [ "@ROLE@" = server ]; then
     fi
 else
     vur_step server_listening
-    ok=
-    for try in 1 2 3 4 5; do
-        if $pp @PEER@ >/tmp/pp.log 2>&1 && grep -q '@ITERS@ iters in' /tmp/pp.log; then
-            ok=1
-            break
-        fi
-        grep -q "Couldn't connect" /tmp/pp.log || break
-        sleep 1
-    done
-    if [ -n "$ok" ]; then
-        vur_result rc_pingpong_client ok "$(grep iters /tmp/pp.log)"
-    else
-        vur_result rc_pingpong_client fail "$(tail -n 5 /tmp/pp.log | tr '\n' '|')"
-    fi
+    vur_pingpong_client rc_pingpong_client @ITERS@ $pp @PEER@
 fi
 vur_step done
 '''
@@ -96,7 +65,9 @@ def scenario(tap, qemu, image, sock_dir):
             backend.wait_socket(s)
         addrs = ['10.0.0.1', '10.0.0.2']
         for i, role in enumerate(['server', 'client']):
+            v4 = [int(x) for x in addrs[i].split('.')]
             script = (GUEST_SCRIPT.replace('@ADDR@', addrs[i])
+                      .replace('@GID_V4@', f'{v4[0]:02x}{v4[1]:02x}:{v4[2]:02x}{v4[3]:02x}')
                       .replace('@PEER@', addrs[1 - i]).replace('@ROLE@', role)
                       .replace('@ITERS@', str(ITERS)))
             guests.append(guest.Guest(qemu, image, script, [socks[i]], mem_mb=384,

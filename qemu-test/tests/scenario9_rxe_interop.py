@@ -48,26 +48,6 @@ RUNS = [('ibv_rc_pingpong', 'rc', 4096), ('ibv_uc_pingpong', 'uc', 4096),
 GUEST_SCRIPT = r'''
 . /lib/vur.sh
 
-# The index of rxe0's RoCE v2 GID for the link-local address of eth0.
-ll_roce_v2_gid_index() {
-    _port=/sys/class/infiniband/rxe0/ports/1
-    for _try in $(seq 100); do
-        for _g in "$_port"/gids/*; do
-            _i=${_g##*/}
-            case "$(cat "$_g" 2>/dev/null)" in
-            fe80:*)
-                if [ "$(cat "$_port/gid_attrs/types/$_i" 2>/dev/null)" = "RoCE v2" ]; then
-                    echo "$_i"
-                    return 0
-                fi
-                ;;
-            esac
-        done
-        sleep 0.1
-    done
-    return 1
-}
-
 vur_net_up 10.0.9.1/24 || vur_result eth0_up fail "$(ip link show eth0)"
 # RoCE v2 finds a peer's MAC through the IP stack (neighbour discovery, even
 # for a link-local GID); vur-pingpong's device has no IP stack to answer it.
@@ -76,26 +56,13 @@ vur_net_up 10.0.9.1/24 || vur_result eth0_up fail "$(ip link show eth0)"
     vur_result peer_neighbour fail "ip -6 neigh replace failed"
 vur_ping ping_host 10.0.9.254 60
 rdma link add rxe0 type rxe netdev eth0 || vur_result rxe_link fail "rdma link add failed"
-gid=$(ll_roce_v2_gid_index)
+gid=$(vur_roce_v2_gid rxe0 fe80:)
 vur_expect rxe_has_link_local_roce_v2_gid yes "$([ -n "$gid" ] && echo yes)"
 for run in @RUNS@; do
     tool=${run%%:*} size=${run##*:}
     vur_step "start_$tool"
-    ok=
-    for try in 1 2 3 4 5; do
-        if $tool -d rxe0 -g "${gid:-0}" -s "$size" -n @ITERS@ -p @PORT@ -c 10.0.9.254 >/tmp/pp.log 2>&1 &&
-                grep -q '@ITERS@ iters in' /tmp/pp.log; then
-            ok=1
-            break
-        fi
-        grep -q "Couldn't connect" /tmp/pp.log || break
-        sleep 1
-    done
-    if [ -n "$ok" ]; then
-        vur_result "$tool" ok "$(grep iters /tmp/pp.log)"
-    else
-        vur_result "$tool" fail "$(tail -n 8 /tmp/pp.log | tr '\n' '|')"
-    fi
+    vur_pingpong_client "$tool" @ITERS@ \
+        $tool -d rxe0 -g "${gid:-0}" -s "$size" -n @ITERS@ -p @PORT@ -c 10.0.9.254
 done
 '''
 
@@ -104,7 +71,8 @@ def scenario(tap, qemu, image, sock_dir):
     socks = [os.path.join(sock_dir, f'vhost-rdma{i}') for i in range(2)]
     iface = guest.iface_name('s9')
     backend = harness.Backend(BACKEND, '-s', socks[0], '-s', socks[1], '--no-admin',
-                              '--mac', MACS[0], prefix='vurq9', eal_extra=['--vdev', f'net_tap0,iface={iface}'])
+                              '--mac', MACS[0], prefix='vurq9',
+                              eal_extra=['--vdev', f'net_tap0,iface={iface}'])
     g = None
     try:
         guest.wait_ready(backend)
