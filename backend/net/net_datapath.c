@@ -123,9 +123,9 @@ drain_outbox(struct vur_switch *sw, uint64_t now)
 	return total;
 }
 
-/* The RDMA engines: send queues, READ responses, timers. */
+/* The RDMA engines: send queues, READ responses, timers (@arm: see vur_tp_poll()). */
 static uint32_t
-poll_rdma(struct vur_switch *sw, uint64_t now)
+poll_rdma(struct vur_switch *sw, uint64_t now, bool arm)
 {
 	uint64_t ports = __atomic_load_n(&sw->attached, __ATOMIC_ACQUIRE), dl;
 	struct rte_mbuf *pkts[VUR_SW_BURST];
@@ -141,7 +141,7 @@ poll_rdma(struct vur_switch *sw, uint64_t now)
 		if (nd == NULL || nd->tp == NULL)
 			continue;
 		pthread_mutex_lock(nd->lock);
-		n = vur_tp_poll(nd->tp, pkts, VUR_SW_BURST, now);
+		n = vur_tp_poll(nd->tp, pkts, VUR_SW_BURST, now, arm);
 		dl = nd->tp->next_deadline_ns;
 		pthread_mutex_unlock(nd->lock);
 		if (dl != 0 && (sw->rdma_deadline_ns == 0 || dl < sw->rdma_deadline_ns))
@@ -177,6 +177,10 @@ sleep_until_work(struct vur_switch *sw)
 	uint64_t now = now_ns(), ms;
 	eventfd_t v;
 	int n;
+
+	/* The send queues' drivers kick again from here; what came meanwhile is work. */
+	if (poll_rdma(sw, now, true) > 0)
+		return;
 
 	/* the engines' retransmission and RNR timers */
 	if (sw->rdma_deadline_ns != 0) {
@@ -226,7 +230,7 @@ vur_switch_main(void *arg)
 		work = poll_devices(sw, now);
 		work += vur_switch_uplinks_rx(sw, now);
 		work += drain_outbox(sw, now);
-		work += poll_rdma(sw, now);
+		work += poll_rdma(sw, now, false);
 		rte_rcu_qsbr_quiescent(sw->rcu, RCU_THREAD);
 		if (work > 0)
 			last_work = now;

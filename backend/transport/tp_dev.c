@@ -284,7 +284,7 @@ deadline(struct vur_tp_dev *td, uint64_t t)
 }
 
 uint16_t
-vur_tp_poll(struct vur_tp_dev *td, struct rte_mbuf **out, uint16_t max, uint64_t now_ns)
+vur_tp_poll(struct vur_tp_dev *td, struct rte_mbuf **out, uint16_t max, uint64_t now_ns, bool arm)
 {
 	uint32_t nqp = td->rd->limits.max_qps;
 	struct vur_tp_qp *t;
@@ -298,6 +298,7 @@ vur_tp_poll(struct vur_tp_dev *td, struct rte_mbuf **out, uint16_t max, uint64_t
 		if (t == NULL)
 			continue;
 		vur_tp_timers(td, t, now_ns);
+		t->sq.ring.no_kick = !arm;
 		if (n < max)
 			n += vur_tp_read_responses(td, t, out + n,
 					RTE_MIN((uint16_t)(max - n), (uint16_t)VUR_TP_BURST));

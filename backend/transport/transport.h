@@ -128,9 +128,13 @@ void vur_tp_stop(struct vur_tp_dev *td);
 
 /*
  * Data path, lock held: run the send queues, the read responses and the
- * timers; up to @max new packets in @out. Returns how many.
+ * timers; up to @max new packets in @out. Returns how many. @arm: the data
+ * path sleeps after this pass unless it finds work, so an empty send queue
+ * asks its driver to kick again; without it the drivers need not kick (a
+ * system call each) for a thread that polls anyway.
  */
-uint16_t vur_tp_poll(struct vur_tp_dev *td, struct rte_mbuf **out, uint16_t max, uint64_t now_ns);
+uint16_t vur_tp_poll(struct vur_tp_dev *td, struct rte_mbuf **out, uint16_t max, uint64_t now_ns,
+		bool arm);
 
 /* Data path, lock held: take @n RoCE v2 frames for this device; consumes them. */
 void vur_tp_rx(struct vur_tp_dev *td, struct rte_mbuf **pkts, uint16_t n, uint64_t now_ns);

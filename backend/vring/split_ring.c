@@ -159,7 +159,7 @@ vur_split_ring_pop(struct vur_split_ring *vr, struct rte_vhost_memory *mem, stru
 		return VUR_POP_BROKEN;
 	}
 	avail_idx = read_avail_idx(vr);
-	if (avail_idx == vr->last_avail && vr->event_idx) {
+	if (avail_idx == vr->last_avail && vr->event_idx && !vr->no_kick) {
 		/*
 		 * 2.7.10: with EVENT_IDX the driver kicks only when it passes
 		 * avail_event. Ask for the next entry, then look again: an entry

@@ -30,6 +30,12 @@ struct vur_split_ring {
 	uint16_t signalled_used;
 	bool signalled_valid;
 	bool event_idx; /* VIRTIO_RING_F_EVENT_IDX negotiated */
+	/*
+	 * With EVENT_IDX: an empty ring leaves avail_event as it is, so that
+	 * the driver, past it already, does not kick for what it adds next.
+	 * For a ring the device polls anyway; cleared before it sleeps.
+	 */
+	bool no_kick;
 	bool broken;
 	const char *broken_reason;
 };
