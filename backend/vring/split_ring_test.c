@@ -289,6 +289,29 @@ event_idx_asks_for_the_next_kick(void)
 	TAP_CHECK(avail_event() == 3);
 }
 
+/* A polled ring (no_kick) leaves avail_event behind; armed again, it asks for the next entry. */
+static void
+polled_ring_asks_for_no_kick(void)
+{
+	struct vur_chain c;
+	const char *why;
+
+	setup();
+	vur_split_ring_init(&vr, QSZ, desc, avail, used, 0, 0, true);
+	set_desc(desc, 0, DATA_GPA, 4, 0, 0);
+	TAP_CHECK(pop(&c, &why) == VUR_POP_EMPTY);
+	TAP_CHECK(avail_event() == 0);
+	vr.no_kick = true;
+	offer(0);
+	offer(0);
+	TAP_CHECK(pop(&c, &why) == VUR_POP_OK && pop(&c, &why) == VUR_POP_OK);
+	TAP_CHECK(pop(&c, &why) == VUR_POP_EMPTY);
+	TAP_CHECK(avail_event() == 0); /* the driver, at 2, is past it: no kick */
+	vr.no_kick = false;
+	TAP_CHECK(pop(&c, &why) == VUR_POP_EMPTY);
+	TAP_CHECK(avail_event() == 2);
+}
+
 int
 main(void)
 {
@@ -309,6 +332,7 @@ main(void)
 	TAP_RUN(broken_ring);
 	TAP_RUN(push_and_notify);
 	TAP_RUN(event_idx_asks_for_the_next_kick);
+	TAP_RUN(polled_ring_asks_for_no_kick);
 	free(mem);
 	free(ram);
 	return tap_done();
