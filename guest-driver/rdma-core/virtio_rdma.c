@@ -28,10 +28,10 @@ static const struct verbs_match_ent hca_table[] = {
 	{},
 };
 
-static int virtio_rdma_query_device(struct ibv_context *context,
-				    const struct ibv_query_device_ex_input *input,
-				    struct ibv_device_attr_ex *attr,
-				    size_t attr_size)
+static int
+virtio_rdma_query_device(struct ibv_context *context,
+			 const struct ibv_query_device_ex_input *input,
+			 struct ibv_device_attr_ex *attr, size_t attr_size)
 {
 	struct ib_uverbs_ex_query_device_resp resp;
 	size_t resp_size = sizeof(resp);
@@ -168,8 +168,8 @@ static struct verbs_context *virtio_rdma_alloc_context(struct ibv_device *ibdev,
 	if (!ctx)
 		return NULL;
 
-	ret = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd, sizeof(cmd), NULL,
-				  &resp, sizeof(resp));
+	ret = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd, sizeof(cmd), NULL, &resp,
+				  sizeof(resp));
 	if (ret)
 		goto err_uninit;
 
