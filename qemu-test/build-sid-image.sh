@@ -41,21 +41,22 @@ if [ "${1:-}" = --in-sid ]; then
     fi
     gcc -O2 -Wall -Wextra -Werror -o "$work/port_speed" /vur/qemu-test/tests/port_speed.c -libverbs
     # The packages: ours, and the owners of every library ldd lists for the
-    # tools and port_speed (on the chroot's own copies, which are the same
-    # versions apt-get download takes). The provider needs only libibverbs
+    # tools and port_speed (on the chroot's own copies; apt-get download may
+    # take newer versions, and the loader's check below catches a library
+    # those would add). The provider needs only libibverbs
     # and libc (and IN_PLACE gave it a RUNPATH into the build tree, which
     # ldd would follow here); the check below covers it.
     libs=$(for f in "${TOOLS[@]}" "$work/port_speed"; do
         ldd "$f" | awk '/=> \// { print $3 } /^[[:space:]]*\// { print $1 }'
     done | sort -u)
-    pkgs=$( {
+    mapfile -t pkgs < <( {
         printf '%s\n' "${PACKAGES[@]}"
         for l in $libs; do
             dpkg -S "$(readlink -f "$l")" 2>/dev/null || dpkg -S "$l"
         done | cut -d: -f1
     } | sort -u)
     rm -rf "$work/debs" "$work/root" && mkdir -p "$work/debs" "$work/root/sid"
-    (cd "$work/debs" && apt-get -qq -o APT::Sandbox::User=root download $pkgs)
+    (cd "$work/debs" && apt-get -qq -o APT::Sandbox::User=root download "${pkgs[@]}")
     for deb in "$work"/debs/*.deb; do
         dpkg -x "$deb" "$work/root/sid"
     done
@@ -65,7 +66,7 @@ if [ "${1:-}" = --in-sid ]; then
     for d in bin sbin lib lib64; do
         [ -e "$s/$d" ] || [ ! -d "$s/usr/$d" ] || ln -s "usr/$d" "$s/$d"
     done
-    rm -rf "$s/usr/share" "$s/usr/lib/x86_64-linux-gnu/gconv"
+    rm -rf "${s:?}/usr/share" "${s:?}/usr/lib/x86_64-linux-gnu/gconv"
     mkdir -p "$s/proc" "$s/sys" "$s/dev" "$s/tmp" "$s/etc/libibverbs.d" \
         "$s/usr/lib/x86_64-linux-gnu/libibverbs"
     cp /vur/build-rdma-core/libvirtio_rdma-rdmav*.so "$s/usr/lib/x86_64-linux-gnu/libibverbs/"

@@ -43,8 +43,8 @@ install_packages() {
 # mount goes when the command ends, whatever happens. The chroot is the one
 # scripts/sid-chroot.sh is to share (same place, same lock); the archive is
 # the one the host's apt sources name. VUR_SID_CHROOT overrides the place.
-# The repository is bind-mounted at /vur in the chroot, for the command's
-# inputs and outputs.
+# The repository (the caller's $top) is bind-mounted at /vur in the chroot,
+# for the command's inputs and outputs.
 in_sid() {
     local dir=${VUR_SID_CHROOT:-/var/cache/vhost-user-rdma/chroot-sid} mirror
 
@@ -66,7 +66,7 @@ in_sid() {
         as_root unshare --mount --propagation private -- sh -c \
             'mkdir -p "$0/vur" && mount --bind "$1" "$0/vur" && mount -t proc proc "$0/proc" &&
              shift && exec chroot "$0" /usr/bin/env -i \
-                PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
-                DEBIAN_FRONTEND=noninteractive "$@"' "$dir" "$top" "$@"
+                PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
+                DEBIAN_FRONTEND=noninteractive "$@"' "$dir" "${top:?}" "$@"
     )
 }
