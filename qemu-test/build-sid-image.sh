@@ -8,8 +8,8 @@
 # with whatever else ldd lists for them (apt-get download in the chroot,
 # unpacked with dpkg -x), the provider virtio_rdma
 # (guest-driver/rdma-core/build.sh) in its libibverbs directory with its
-# .driver file in /sid/etc/libibverbs.d/, and /sid/usr/bin/port_speed
-# (tests/port_speed.c, built there against that libibverbs). /usr/bin/sid
+# .driver file in /sid/etc/libibverbs.d/, and /sid/usr/bin/verbs_probe
+# (tests/verbs_probe.c, built there against that libibverbs). /usr/bin/sid
 # runs a command in that root: `sid ibv_devinfo -v` (chroot, with /proc,
 # /sys and /dev bound in). The two userspaces never mix: the bookworm
 # tools keep their libraries and libibverbs 65 finds only its own
@@ -39,14 +39,14 @@ if [ "${1:-}" = --in-sid ]; then
         apt-get -qq update
         apt-get -qq install -y "${missing[@]}" >/dev/null
     fi
-    gcc -O2 -Wall -Wextra -Werror -o "$work/port_speed" /vur/qemu-test/tests/port_speed.c -libverbs
+    gcc -O2 -Wall -Wextra -Werror -o "$work/verbs_probe" /vur/qemu-test/tests/verbs_probe.c -libverbs
     # The packages: ours, and the owners of every library ldd lists for the
-    # tools and port_speed (on the chroot's own copies; apt-get download may
+    # tools and verbs_probe (on the chroot's own copies; apt-get download may
     # take newer versions, and the loader's check below catches a library
     # those would add). The provider needs only libibverbs
     # and libc (and IN_PLACE gave it a RUNPATH into the build tree, which
     # ldd would follow here); the check below covers it.
-    libs=$(for f in "${TOOLS[@]}" "$work/port_speed"; do
+    libs=$(for f in "${TOOLS[@]}" "$work/verbs_probe"; do
         ldd "$f" | awk '/=> \// { print $3 } /^[[:space:]]*\// { print $1 }'
     done | sort -u)
     mapfile -t pkgs < <( {
@@ -71,13 +71,13 @@ if [ "${1:-}" = --in-sid ]; then
         "$s/usr/lib/x86_64-linux-gnu/libibverbs"
     cp /vur/build-rdma-core/libvirtio_rdma-rdmav*.so "$s/usr/lib/x86_64-linux-gnu/libibverbs/"
     cp /vur/build-rdma-core/virtio_rdma.driver "$s/etc/libibverbs.d/"
-    cp "$work/port_speed" "$s/usr/bin/"
+    cp "$work/verbs_probe" "$s/usr/bin/"
     mkdir -p "$work/root/usr/bin"
     cp /vur/qemu-test/guest/sid "$work/root/usr/bin/sid"
     chmod 0755 "$work/root/usr/bin/sid"
     # Every library the tools need must now be in the root: ask its own
     # loader, with no fallback to the chroot's.
-    for f in "${TOOLS[@]/#/$s}" "$s/usr/bin/port_speed" \
+    for f in "${TOOLS[@]/#/$s}" "$s/usr/bin/verbs_probe" \
             "$s"/usr/lib/x86_64-linux-gnu/libibverbs/libvirtio_rdma-rdmav*.so; do
         f=${f#"$s"}
         out=$(chroot "$s" /usr/lib64/ld-linux-x86-64.so.2 --list "$f" 2>&1) ||
@@ -102,7 +102,7 @@ mkdir -p "$deps"
 exec 9>"$deps.lock"
 flock 9
 want=$( {
-    sha256sum "$0" "$top/qemu-test/guest/sid" "$top/qemu-test/tests/port_speed.c" \
+    sha256sum "$0" "$top/qemu-test/guest/sid" "$top/qemu-test/tests/verbs_probe.c" \
         "$top"/build-rdma-core/* "$image/initrd.img" "$image/vmlinuz" | cut -d' ' -f1
 } | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$out/.stamp" 2>/dev/null)" = "$want" ] && [ -f "$out/initrd.img" ]; then
