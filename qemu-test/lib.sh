@@ -36,3 +36,37 @@ install_packages() {
     DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends \
         "${missing[@]}" >"$log" 2>&1 || fail "cannot install: ${missing[*]}"
 }
+
+# Run "$@" as root in the Debian unstable chroot, made with debootstrap if
+# missing and reused after; one caller at a time (flock on its .lock). It
+# runs in a private mount namespace with /proc mounted in the chroot, so the
+# mount goes when the command ends, whatever happens. The chroot is the one
+# scripts/sid-chroot.sh is to share (same place, same lock); the archive is
+# the one the host's apt sources name. VUR_SID_CHROOT overrides the place.
+# The repository (the caller's $top) is bind-mounted at /vur in the chroot,
+# for the command's inputs and outputs.
+in_sid() {
+    local dir=${VUR_SID_CHROOT:-/var/cache/vhost-user-rdma/chroot-sid} mirror
+
+    as_root mkdir -p "$(dirname "$dir")"
+    (
+        exec 8>"$dir.lock"
+        flock 8
+        if [ ! -x "$dir/usr/bin/apt-get" ]; then
+            mirror=$(awk '/^URIs:/ && $2 !~ /security/ { print $2; exit }' /etc/apt/sources.list.d/*.sources 2>/dev/null)
+            [ -n "$mirror" ] || { echo "in_sid: no archive in the host's apt sources" >&2; exit 1; }
+            PACKAGES=(debootstrap)
+            install_packages
+            as_root rm -rf "$dir.new"
+            as_root debootstrap --variant=buildd sid "$dir.new" "$mirror" >"$log" 2>&1 || exit 1
+            printf '%s\n' 'Acquire::Check-Valid-Until "false";' 'APT::Install-Recommends "false";' |
+                as_root tee "$dir.new/etc/apt/apt.conf.d/90vhost-user-rdma" >/dev/null
+            as_root mv "$dir.new" "$dir"
+        fi
+        as_root unshare --mount --propagation private -- sh -c \
+            'mkdir -p "$0/vur" && mount --bind "$1" "$0/vur" && mount -t proc proc "$0/proc" &&
+             shift && exec chroot "$0" /usr/bin/env -i \
+                PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
+                DEBIAN_FRONTEND=noninteractive "$@"' "$dir" "${top:?}" "$@"
+    )
+}

@@ -47,6 +47,13 @@ def build_image(timeout=600):
     return build('build-image.sh', timeout)
 
 
+def build_sid_image(timeout=1200):
+    """The guest image with Debian unstable's verbs userspace and the
+    rdma-core provider under /sid (build-sid-image.sh; it builds the
+    provider in a Debian unstable chroot): vmlinuz, initrd.img."""
+    return build('build-sid-image.sh', timeout)
+
+
 def build_module(timeout=600):
     """The guest kernel driver, virtio_rdma.ko, built for the image's kernel
     (after build_image()); its path."""

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Build the rdma-core provider virtio_rdma (this folder) inside rdma-core 65,
+# Debian unstable's version: a provider must come from the same rdma-core as
+# the libibverbs it runs with (private ABI). Runs in a Debian unstable chroot
+# (qemu-test/lib.sh's in_sid: made once with debootstrap, reused), never on
+# the host: fetches rdma-core's orig tarball with apt-get source
+# --download-only, unpacks it, copies this folder to providers/virtio_rdma,
+# adds add_subdirectory(providers/virtio_rdma) to the top CMakeLists.txt and
+# builds with cmake -GNinja -DNO_PYVERBS=1 -DNO_MAN_PAGES=1 -DIN_PLACE=1 and
+# ninja (only what changed, after the first time). Warnings in the provider
+# fail the build (its CMakeLists.txt adds -Werror for it).
+#
+# Output, in build-rdma-core/: libvirtio_rdma-rdmav<ABI>.so (goes to
+# libibverbs' provider directory) and virtio_rdma.driver (goes to
+# /etc/libibverbs.d/). Quiet: prints the output directory as its last line.
+#   guest-driver/rdma-core/build.sh
+set -euo pipefail
+
+# Inside the chroot: the repository is /vur.
+if [ "${1:-}" = --in-sid ]; then
+    src=/usr/src/vur-rdma-core
+    pkgs=(cmake ninja-build gcc pkg-config python3 dpkg-dev libnl-3-dev libnl-route-3-dev
+        libudev-dev)
+    missing=()
+    for p in "${pkgs[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+            missing+=("$p")
+    done
+    # apt-get source needs a deb-src entry for the chroot's own archive.
+    if ! grep -rqs '^deb-src ' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+        awk '$1 == "deb" { $1 = "deb-src"; print }' /etc/apt/sources.list \
+            >/etc/apt/sources.list.d/vhost-user-rdma-deb-src.list
+        missing+=(update-lists)
+    fi
+    if [ ${#missing[@]} -gt 0 ]; then
+        apt-get -qq update
+        missing=("${missing[@]/update-lists/}")
+        # shellcheck disable=SC2068 # an empty word from the removal must go
+        apt-get -qq install -y ${missing[@]} >/dev/null
+    fi
+
+    mkdir -p "$src" && cd "$src"
+    orig=$(apt-cache showsrc rdma-core | awk '/^Files:/ { f = 1; next } /^[^ ]/ { f = 0 }
+        f && $3 ~ /\.orig\.tar\./ { print $3; exit }')
+    [ -n "$orig" ] || { echo "no orig tarball for rdma-core in apt-cache showsrc" >&2; exit 1; }
+    sum=$(apt-cache showsrc rdma-core | awk -v f="$orig" '/^Checksums-Sha256:/ { s = 1; next }
+        /^[^ ]/ { s = 0 } s && $3 == f { print $1; exit }')
+    if ! echo "$sum  $orig" | sha256sum -c --status 2>/dev/null; then
+        # The Debian tarball or the .dsc may answer 404 while the orig arrives.
+        apt-get -qq source --download-only rdma-core >/dev/null 2>&1 || true
+        echo "$sum  $orig" | sha256sum -c --status ||
+            { echo "$orig: not downloaded or wrong sha256" >&2; exit 1; }
+    fi
+    tree=$src/${orig%.orig.tar.*}
+    if [ ! -f "$tree/.unpacked" ]; then
+        rm -rf "$tree" "$tree.tmp" && mkdir -p "$tree.tmp"
+        tar -xf "$orig" -C "$tree.tmp" --strip-components=1
+        touch "$tree.tmp/.unpacked" && mv "$tree.tmp" "$tree"
+    fi
+    # The provider: copies keep their times, so ninja sees what changed.
+    rm -rf "$tree/providers/virtio_rdma" && mkdir "$tree/providers/virtio_rdma"
+    cp -p /vur/guest-driver/rdma-core/CMakeLists.txt /vur/guest-driver/rdma-core/*.[ch] \
+        "$tree/providers/virtio_rdma/"
+    grep -q '^add_subdirectory(providers/virtio_rdma)' "$tree/CMakeLists.txt" ||
+        sed -i '/^add_subdirectory(providers\/rxe)$/a add_subdirectory(providers/virtio_rdma)' \
+            "$tree/CMakeLists.txt"
+    grep -q '^add_subdirectory(providers/virtio_rdma)' "$tree/CMakeLists.txt" ||
+        { echo "cannot add the provider to $tree/CMakeLists.txt" >&2; exit 1; }
+    mkdir -p "$tree/build" && cd "$tree/build"
+    [ -f build.ninja ] ||
+        cmake -GNinja -DNO_PYVERBS=1 -DNO_MAN_PAGES=1 -DIN_PLACE=1 .. >/dev/null
+    ninja >ninja.log 2>&1 || { tail -n 60 ninja.log >&2; exit 1; }
+    out=/vur/build-rdma-core
+    mkdir -p "$out"
+    rm -f "$out"/libvirtio_rdma-rdmav*.so
+    cp lib/libvirtio_rdma-rdmav*.so "$out/"
+    # IN_PLACE's driver file names the build tree; the image's names the
+    # provider directory, as an installed one does.
+    echo "driver virtio_rdma" >"$out/virtio_rdma.driver"
+    exit 0
+fi
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+ME=rdma-core/build
+PACKAGES=()
+# shellcheck source=qemu-test/lib.sh
+. "$top/qemu-test/lib.sh"
+
+in_sid nice bash /vur/guest-driver/rdma-core/build.sh --in-sid >"$log" 2>&1 ||
+    fail "building the provider in the Debian unstable chroot failed"
+echo "$top/build-rdma-core"

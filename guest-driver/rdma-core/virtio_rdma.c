@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * virtio_rdma: the libibverbs provider of the virtio-net RoCE device.
+ *
+ * The kernel driver (guest-driver/linux, virtio_rdma.ko) registers its
+ * ib_devices as virtio_rdma%d with RDMA_DRIVER_UNKNOWN: it is out of tree,
+ * and the ioctl header's driver id must equal the kernel's. So the provider
+ * matches by name, and says RDMA_DRIVER_UNKNOWN in its context.
+ *
+ * What the kernel driver supports today: device and port queries, PDs and
+ * the effective port speed. Every other verb is left to libibverbs'
+ * defaults, which answer EOPNOTSUPP.
+ */
+
+#include <config.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "virtio_rdma.h"
+
+static void virtio_rdma_free_context(struct ibv_context *ibctx);
+
+static const struct verbs_match_ent hca_table[] = {
+	VERBS_NAME_MATCH("virtio_rdma", NULL),
+	{},
+};
+
+static int
+virtio_rdma_query_device(struct ibv_context *context,
+			 const struct ibv_query_device_ex_input *input,
+			 struct ibv_device_attr_ex *attr, size_t attr_size)
+{
+	struct ib_uverbs_ex_query_device_resp resp;
+	size_t resp_size = sizeof(resp);
+	uint64_t fw_ver;
+	int ret;
+
+	ret = ibv_cmd_query_device_any(context, input, attr, attr_size, &resp,
+				       &resp_size);
+	if (ret)
+		return ret;
+
+	fw_ver = resp.base.fw_ver;
+	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
+		 "%u.%u.%u", (unsigned int)(fw_ver >> 32) & 0xffff,
+		 (unsigned int)(fw_ver >> 16) & 0xffff,
+		 (unsigned int)fw_ver & 0xffff);
+	return 0;
+}
+
+static int virtio_rdma_query_port(struct ibv_context *context, uint8_t port,
+				  struct ibv_port_attr *attr)
+{
+	struct ibv_query_port cmd;
+
+	return ibv_cmd_query_port(context, port, attr, &cmd, sizeof(cmd));
+}
+
+/*
+ * The kernel driver's port attribute ports/<port>/effective_speed: the
+ * effective speed in 100 Mb/s, or EOPNOTSUPP when the device does not offer
+ * VIRTIO_NET_F_ROCE_PORT_SPEED.
+ */
+static int virtio_rdma_sysfs_port_speed(struct ibv_context *context,
+					uint32_t port_num, uint64_t *speed)
+{
+	struct verbs_device *vdev = verbs_get_device(context->device);
+	char buf[32], *end;
+	uint64_t val;
+
+	errno = 0;
+	if (ibv_read_ibdev_sysfs_file(buf, sizeof(buf), vdev->sysfs,
+				      "ports/%u/effective_speed",
+				      port_num) <= 0) {
+		if (errno != ENOENT)
+			return errno ? errno : EIO;
+		/* No such port, or a driver without the attribute. */
+		if (ibv_read_ibdev_sysfs_file(buf, sizeof(buf), vdev->sysfs,
+					      "ports/%u/state", port_num) <= 0)
+			return EINVAL;
+		return EOPNOTSUPP;
+	}
+
+	errno = 0;
+	val = strtoull(buf, &end, 10);
+	if (errno || end == buf || *end)
+		return EIO;
+
+	*speed = val;
+	return 0;
+}
+
+/*
+ * ibv_query_port_speed(): the kernel's UVERBS_METHOD_QUERY_PORT_SPEED
+ * (Linux 7.0 and later); a kernel without the method (Linux 6.1 answers
+ * EPROTONOSUPPORT) or whose core lacks the device op (EOPNOTSUPP) leaves the
+ * driver's sysfs attribute, which gives the same value.
+ */
+static int virtio_rdma_query_port_speed(struct ibv_context *context,
+					uint32_t port_num, uint64_t *speed)
+{
+	int ret;
+
+	ret = ibv_cmd_query_port_speed(context, port_num, speed);
+	if (ret != EPROTONOSUPPORT && ret != EOPNOTSUPP)
+		return ret;
+
+	return virtio_rdma_sysfs_port_speed(context, port_num, speed);
+}
+
+static struct ibv_pd *virtio_rdma_alloc_pd(struct ibv_context *context)
+{
+	struct ib_uverbs_alloc_pd_resp resp;
+	struct ibv_alloc_pd cmd;
+	struct ibv_pd *pd;
+	int ret;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return NULL;
+
+	ret = ibv_cmd_alloc_pd(context, pd, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret) {
+		free(pd);
+		errno = ret;
+		return NULL;
+	}
+
+	return pd;
+}
+
+static int virtio_rdma_dealloc_pd(struct ibv_pd *pd)
+{
+	int ret;
+
+	ret = ibv_cmd_dealloc_pd(pd);
+	if (ret)
+		return ret;
+
+	free(pd);
+	return 0;
+}
+
+static const struct verbs_context_ops virtio_rdma_ctx_ops = {
+	.alloc_pd = virtio_rdma_alloc_pd,
+	.dealloc_pd = virtio_rdma_dealloc_pd,
+	.free_context = virtio_rdma_free_context,
+	.query_device_ex = virtio_rdma_query_device,
+	.query_port = virtio_rdma_query_port,
+	.query_port_speed = virtio_rdma_query_port_speed,
+};
+
+static struct verbs_context *virtio_rdma_alloc_context(struct ibv_device *ibdev,
+						       int cmd_fd,
+						       void *private_data)
+{
+	struct ib_uverbs_get_context_resp resp;
+	struct virtio_rdma_context *ctx;
+	struct ibv_get_context cmd;
+	int ret;
+
+	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibv_ctx,
+					   RDMA_DRIVER_UNKNOWN);
+	if (!ctx)
+		return NULL;
+
+	ret = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd, sizeof(cmd), NULL, &resp,
+				  sizeof(resp));
+	if (ret)
+		goto err_uninit;
+
+	verbs_set_ops(&ctx->ibv_ctx, &virtio_rdma_ctx_ops);
+	return &ctx->ibv_ctx;
+
+err_uninit:
+	verbs_uninit_context(&ctx->ibv_ctx);
+	free(ctx);
+	errno = ret;
+	return NULL;
+}
+
+static void virtio_rdma_free_context(struct ibv_context *ibctx)
+{
+	struct virtio_rdma_context *ctx = to_vctx(ibctx);
+
+	verbs_uninit_context(&ctx->ibv_ctx);
+	free(ctx);
+}
+
+static struct verbs_device *
+virtio_rdma_device_alloc(struct verbs_sysfs_dev *sysfs_dev)
+{
+	struct virtio_rdma_device *dev;
+
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return NULL;
+
+	return &dev->ibv_dev;
+}
+
+static void virtio_rdma_uninit_device(struct verbs_device *verbs_device)
+{
+	free(to_vdev(&verbs_device->device));
+}
+
+static const struct verbs_device_ops virtio_rdma_dev_ops = {
+	.name = "virtio_rdma",
+	.match_min_abi_version = VIRTIO_RDMA_ABI_VERSION,
+	.match_max_abi_version = VIRTIO_RDMA_ABI_VERSION,
+	.match_table = hca_table,
+	.alloc_device = virtio_rdma_device_alloc,
+	.uninit_device = virtio_rdma_uninit_device,
+	.alloc_context = virtio_rdma_alloc_context,
+};
+PROVIDER_DRIVER(virtio_rdma, virtio_rdma_dev_ops);

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The guest image with Debian unstable's verbs userspace: build-image.sh's
+# image (Debian 12's kernel and busybox, bookworm's tools) plus one more
+# archive appended to its initramfs, holding a Debian unstable root under
+# /sid: libibverbs1 (rdma-core 65), ibverbs-utils, libnl and the C library
+# with whatever else ldd lists for them (apt-get download in the chroot,
+# unpacked with dpkg -x), the provider virtio_rdma
+# (guest-driver/rdma-core/build.sh) in its libibverbs directory with its
+# .driver file in /sid/etc/libibverbs.d/, and /sid/usr/bin/verbs_probe
+# (tests/verbs_probe.c, built there against that libibverbs). /usr/bin/sid
+# runs a command in that root: `sid ibv_devinfo -v` (chroot, with /proc,
+# /sys and /dev bound in). The two userspaces never mix: the bookworm
+# tools keep their libraries and libibverbs 65 finds only its own
+# providers.
+#
+# Output, in build-guest-sid/: vmlinuz, initrd.img, kernel-version (as
+# build-image.sh's). Reused as long as its inputs are unchanged. Quiet:
+# prints the output directory as its last line.
+#   qemu-test/build-sid-image.sh
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+
+# What the guest runs from Debian unstable, and the provider's ABI partner.
+TOOLS=(/usr/bin/ibv_devices /usr/bin/ibv_devinfo /usr/bin/ibv_asyncwatch)
+PACKAGES=(libibverbs1 ibverbs-utils)
+
+# Inside the chroot: the repository is /vur; $1 the folder to fill.
+if [ "${1:-}" = --in-sid ]; then
+    work=$2
+    need=(libibverbs-dev ibverbs-utils gcc cpio "${PACKAGES[@]}")
+    missing=()
+    for p in "${need[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+            missing+=("$p")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        apt-get -qq update
+        apt-get -qq install -y "${missing[@]}" >/dev/null
+    fi
+    gcc -O2 -Wall -Wextra -Werror -o "$work/verbs_probe" /vur/qemu-test/tests/verbs_probe.c -libverbs
+    # The packages: ours, and the owners of every library ldd lists for the
+    # tools and verbs_probe (on the chroot's own copies; apt-get download may
+    # take newer versions, and the loader's check below catches a library
+    # those would add). The provider needs only libibverbs
+    # and libc (and IN_PLACE gave it a RUNPATH into the build tree, which
+    # ldd would follow here); the check below covers it.
+    libs=$(for f in "${TOOLS[@]}" "$work/verbs_probe"; do
+        ldd "$f" | awk '/=> \// { print $3 } /^[[:space:]]*\// { print $1 }'
+    done | sort -u)
+    mapfile -t pkgs < <( {
+        printf '%s\n' "${PACKAGES[@]}"
+        for l in $libs; do
+            dpkg -S "$(readlink -f "$l")" 2>/dev/null || dpkg -S "$l"
+        done | cut -d: -f1
+    } | sort -u)
+    rm -rf "$work/debs" "$work/root" && mkdir -p "$work/debs" "$work/root/sid"
+    (cd "$work/debs" && apt-get -qq -o APT::Sandbox::User=root download "${pkgs[@]}")
+    for deb in "$work"/debs/*.deb; do
+        dpkg -x "$deb" "$work/root/sid"
+    done
+    for deb in "$work"/debs/*.deb; do dpkg-deb -W "$deb"; done >"$work/packages"
+    s=$work/root/sid
+    # usrmerge: the packages ship /usr only; the loader's path is /lib64/...
+    for d in bin sbin lib lib64; do
+        [ -e "$s/$d" ] || [ ! -d "$s/usr/$d" ] || ln -s "usr/$d" "$s/$d"
+    done
+    rm -rf "${s:?}/usr/share" "${s:?}/usr/lib/x86_64-linux-gnu/gconv"
+    mkdir -p "$s/proc" "$s/sys" "$s/dev" "$s/tmp" "$s/etc/libibverbs.d" \
+        "$s/usr/lib/x86_64-linux-gnu/libibverbs"
+    cp /vur/build-rdma-core/libvirtio_rdma-rdmav*.so "$s/usr/lib/x86_64-linux-gnu/libibverbs/"
+    cp /vur/build-rdma-core/virtio_rdma.driver "$s/etc/libibverbs.d/"
+    cp "$work/verbs_probe" "$s/usr/bin/"
+    mkdir -p "$work/root/usr/bin"
+    cp /vur/qemu-test/guest/sid "$work/root/usr/bin/sid"
+    chmod 0755 "$work/root/usr/bin/sid"
+    # Every library the tools need must now be in the root: ask its own
+    # loader, with no fallback to the chroot's.
+    for f in "${TOOLS[@]/#/$s}" "$s/usr/bin/verbs_probe" \
+            "$s"/usr/lib/x86_64-linux-gnu/libibverbs/libvirtio_rdma-rdmav*.so; do
+        f=${f#"$s"}
+        out=$(chroot "$s" /usr/lib64/ld-linux-x86-64.so.2 --list "$f" 2>&1) ||
+            { echo "$f: $out" >&2; exit 1; }
+        ! echo "$out" | grep -q 'not found' || { echo "$f: $out" >&2; exit 1; }
+    done
+    (cd "$work/root" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet |
+        gzip -9n) >"$work/sid.cpio.gz"
+    exit 0
+fi
+
+ME=build-sid-image
+PACKAGES=()
+# shellcheck source=qemu-test/lib.sh
+. "$top/qemu-test/lib.sh"
+
+image=$("$top/qemu-test/build-image.sh")
+"$top/guest-driver/rdma-core/build.sh" >/dev/null
+deps=$top/.deps/sid-image
+out=$top/build-guest-sid
+mkdir -p "$deps"
+exec 9>"$deps.lock"
+flock 9
+want=$( {
+    sha256sum "$0" "$top/qemu-test/guest/sid" "$top/qemu-test/tests/verbs_probe.c" \
+        "$top"/build-rdma-core/* "$image/initrd.img" "$image/vmlinuz" | cut -d' ' -f1
+} | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$out/.stamp" 2>/dev/null)" = "$want" ] && [ -f "$out/initrd.img" ]; then
+    echo "$out"
+    exit 0
+fi
+in_sid nice bash /vur/qemu-test/build-sid-image.sh --in-sid "/vur/.deps/sid-image" >"$log" 2>&1 ||
+    fail "building the Debian unstable userspace in the chroot failed"
+rm -rf "$out" && mkdir -p "$out"
+cp "$image/vmlinuz" "$image/kernel-version" "$out/"
+cp "$deps/packages" "$out/sid-packages"
+# The image's initramfs is padded to 4 bytes; so is this one for the tests'.
+cat "$image/initrd.img" "$deps/sid.cpio.gz" >"$out/initrd.img"
+truncate -s $(( ($(stat -c %s "$out/initrd.img") + 3) / 4 * 4 )) "$out/initrd.img"
+echo "$want" >"$out/.stamp"
+echo "$out"
