@@ -9,12 +9,13 @@
 #include <rte_lcore.h>
 #include <rte_thread.h>
 
+#include "common/dpdk_compat.h"
 #include "common/event_loop.h"
 #include "common/log.h"
 
 #define MAX_EVENTS 16
 
-static void *
+static uint32_t
 loop_main(void *p)
 {
 	struct vur_event_loop *loop = p;
@@ -28,11 +29,11 @@ loop_main(void *p)
 			continue;
 		if (n < 0) {
 			VUR_LOG(app, ERR, "%s: epoll_wait: %s", loop->name, strerror(errno));
-			return NULL;
+			return 1;
 		}
 		for (i = 0; i < n; i++) {
 			if (ev[i].data.ptr == NULL)
-				return NULL; /* the stop eventfd */
+				return 0; /* the stop eventfd */
 			w = ev[i].data.ptr;
 			w->cb(w->fd, w->arg);
 		}
@@ -58,7 +59,7 @@ vur_event_loop_start(struct vur_event_loop *loop, const char *name)
 	 * A DPDK control thread: named, and kept off the data-plane lcores
 	 * (EAL gives it the CPUs no lcore uses, else the main lcore's).
 	 */
-	ret = rte_ctrl_thread_create(&loop->thread, name, NULL, loop_main, loop);
+	ret = rte_thread_create_control(&loop->thread, name, loop_main, loop);
 	if (ret != 0) {
 		ret = ret < 0 ? ret : -ret;
 		goto close_fds;
@@ -80,7 +81,7 @@ vur_event_loop_stop(struct vur_event_loop *loop)
 
 	if (write(loop->stop_fd, &one, sizeof(one)) != sizeof(one))
 		VUR_LOG(app, ERR, "%s: cannot wake the loop", loop->name);
-	pthread_join(loop->thread, NULL);
+	rte_thread_join(loop->thread, NULL);
 	close(loop->stop_fd);
 	close(loop->epfd);
 }

@@ -7,7 +7,7 @@
 #ifndef VUR_EVENT_LOOP_H
 #define VUR_EVENT_LOOP_H
 
-#include <pthread.h>
+#include <rte_thread.h>
 
 typedef void (*vur_event_cb_t)(int fd, void *arg);
 
@@ -25,7 +25,7 @@ struct vur_event_watch {
 struct vur_event_loop {
 	int epfd;
 	int stop_fd; /* eventfd that wakes the loop to stop */
-	pthread_t thread;
+	rte_thread_t thread;
 	const char *name;
 };
 

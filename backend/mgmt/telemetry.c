@@ -6,6 +6,7 @@
 
 #include <rte_telemetry.h>
 
+#include "common/dpdk_compat.h"
 #include "mgmt/telemetry.h"
 #include "port/port_mgr.h"
 #include "vhost/vdev.h"
@@ -67,27 +68,27 @@ show_device(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_string(d, "path", info.path);
 	rte_tel_data_add_dict_int(d, "vid", info.vid);
 	rte_tel_data_add_dict_int(d, "started", info.started);
-	rte_tel_data_add_dict_u64(d, "features_offered", info.offered);
-	rte_tel_data_add_dict_u64(d, "features_negotiated", info.negotiated);
+	rte_tel_data_add_dict_uint(d, "features_offered", info.offered);
+	rte_tel_data_add_dict_uint(d, "features_negotiated", info.negotiated);
 	rte_tel_data_add_dict_int(d, "link_up", info.link_up);
-	rte_tel_data_add_dict_u64(d, "port_speed_100mbps", info.speed);
-	rte_tel_data_add_dict_u64(d, "port_speed_flags", info.speed_flags);
+	rte_tel_data_add_dict_uint(d, "port_speed_100mbps", info.speed);
+	rte_tel_data_add_dict_uint(d, "port_speed_flags", info.speed_flags);
 	rte_tel_data_add_dict_int(d, "active_members", info.active_members);
 	rte_tel_data_add_dict_int(d, "total_members", info.total_members);
-	rte_tel_data_add_dict_u64(d, "config_changes", info.config_changes);
+	rte_tel_data_add_dict_uint(d, "config_changes", info.config_changes);
 	add_admin_link(d, info.path);
-	rte_tel_data_add_dict_u64(d, "pds", info.rdma.pds);
-	rte_tel_data_add_dict_u64(d, "mrs", info.rdma.mrs);
-	rte_tel_data_add_dict_u64(d, "cqs", info.rdma.cqs);
-	rte_tel_data_add_dict_u64(d, "qps", info.rdma.qps);
-	rte_tel_data_add_dict_u64(d, "ahs", info.rdma.ahs);
-	rte_tel_data_add_dict_u64(d, "gids", info.rdma.gids);
-	rte_tel_data_add_dict_u64(d, "ctrl_requests", info.ctrl.requests);
-	rte_tel_data_add_dict_u64(d, "ctrl_errors", info.ctrl.errors);
-	rte_tel_data_add_dict_u64(d, "ctrl_bad_chains", info.ctrl.bad_chains);
-	rte_tel_data_add_dict_u64(d, "ctrl_ring_broken", info.ctrl.broken);
+	rte_tel_data_add_dict_uint(d, "pds", info.rdma.pds);
+	rte_tel_data_add_dict_uint(d, "mrs", info.rdma.mrs);
+	rte_tel_data_add_dict_uint(d, "cqs", info.rdma.cqs);
+	rte_tel_data_add_dict_uint(d, "qps", info.rdma.qps);
+	rte_tel_data_add_dict_uint(d, "ahs", info.rdma.ahs);
+	rte_tel_data_add_dict_uint(d, "gids", info.rdma.gids);
+	rte_tel_data_add_dict_uint(d, "ctrl_requests", info.ctrl.requests);
+	rte_tel_data_add_dict_uint(d, "ctrl_errors", info.ctrl.errors);
+	rte_tel_data_add_dict_uint(d, "ctrl_bad_chains", info.ctrl.bad_chains);
+	rte_tel_data_add_dict_uint(d, "ctrl_ring_broken", info.ctrl.broken);
 	for (r = VUR_CTRL_REJ_NONE + 1; r < VUR_CTRL_REJ_COUNT; r++)
-		rte_tel_data_add_dict_u64(d, reject_keys[r], info.ctrl.rejects[r]);
+		rte_tel_data_add_dict_uint(d, reject_keys[r], info.ctrl.rejects[r]);
 	vur_telemetry_add_eth(d, &info.eth);
 	vur_telemetry_add_rdma(d, &info.rdma_tp);
 	return 0;
@@ -119,8 +120,8 @@ show_uplinks(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_start_dict(m);
 		rte_tel_data_add_dict_string(m, "uplink", u.uplinks[mb->uplink].name);
 		rte_tel_data_add_dict_int(m, "link_up", mb->link.link_status == RTE_ETH_LINK_UP);
-		rte_tel_data_add_dict_u64(m, "reported_mbps", mb->link.link_speed);
-		rte_tel_data_add_dict_u64(m, "nominal_mbps", mb->nominal_mbps);
+		rte_tel_data_add_dict_uint(m, "reported_mbps", mb->link.link_speed);
+		rte_tel_data_add_dict_uint(m, "nominal_mbps", mb->nominal_mbps);
 		rte_tel_data_add_dict_int(m, "lsc", mb->lsc);
 		snprintf(key, sizeof(key), "%s", mb->name);
 		rte_tel_data_add_dict_container(d, key, m, 0);

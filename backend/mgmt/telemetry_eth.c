@@ -7,6 +7,7 @@
 #include <rte_ethdev.h>
 #include <rte_telemetry.h>
 
+#include "common/dpdk_compat.h"
 #include "mgmt/telemetry.h"
 #include "net/net_dev.h"
 #include "net/net_switch.h"
@@ -18,17 +19,17 @@ static struct vur_switch *tel_sw;
 void
 vur_telemetry_add_eth(struct rte_tel_data *d, const struct vur_net_dev_stats *st)
 {
-	rte_tel_data_add_dict_u64(d, "eth_tx_frames", st->tx_frames);
-	rte_tel_data_add_dict_u64(d, "eth_tx_bytes", st->tx_bytes);
-	rte_tel_data_add_dict_u64(d, "eth_rx_frames", st->rx_frames);
-	rte_tel_data_add_dict_u64(d, "eth_rx_bytes", st->rx_bytes);
-	rte_tel_data_add_dict_u64(d, "eth_rx_buffers", st->rx_buffers);
-	rte_tel_data_add_dict_u64(d, "eth_roce_rx", st->roce_rx);
+	rte_tel_data_add_dict_uint(d, "eth_tx_frames", st->tx_frames);
+	rte_tel_data_add_dict_uint(d, "eth_tx_bytes", st->tx_bytes);
+	rte_tel_data_add_dict_uint(d, "eth_rx_frames", st->rx_frames);
+	rte_tel_data_add_dict_uint(d, "eth_rx_bytes", st->rx_bytes);
+	rte_tel_data_add_dict_uint(d, "eth_rx_buffers", st->rx_buffers);
+	rte_tel_data_add_dict_uint(d, "eth_roce_rx", st->roce_rx);
 	for (int i = 0; i < VUR_NET_DROP_COUNT; i++) {
 		char key[64];
 
 		snprintf(key, sizeof(key), "eth_%s", vur_net_drop_name(i));
-		rte_tel_data_add_dict_u64(d, key, st->drops[i]);
+		rte_tel_data_add_dict_uint(d, key, st->drops[i]);
 	}
 }
 
@@ -49,11 +50,11 @@ add_uplink(struct rte_tel_data *d, uint16_t i)
 		return -ENOMEM;
 	rte_tel_data_start_dict(u);
 	rte_tel_data_add_dict_int(u, "up", up);
-	rte_tel_data_add_dict_u64(u, "rx_frames", st.rx_frames);
-	rte_tel_data_add_dict_u64(u, "rx_bytes", st.rx_bytes);
-	rte_tel_data_add_dict_u64(u, "tx_frames", st.tx_frames);
-	rte_tel_data_add_dict_u64(u, "tx_bytes", st.tx_bytes);
-	rte_tel_data_add_dict_u64(u, "tx_dropped", st.tx_dropped);
+	rte_tel_data_add_dict_uint(u, "rx_frames", st.rx_frames);
+	rte_tel_data_add_dict_uint(u, "rx_bytes", st.rx_bytes);
+	rte_tel_data_add_dict_uint(u, "tx_frames", st.tx_frames);
+	rte_tel_data_add_dict_uint(u, "tx_bytes", st.tx_bytes);
+	rte_tel_data_add_dict_uint(u, "tx_dropped", st.tx_dropped);
 	if (rte_eth_dev_get_name_by_port(port, name) != 0)
 		snprintf(name, sizeof(name), "port%u", port);
 	return rte_tel_data_add_dict_container(d, name, u, 0);
@@ -72,12 +73,12 @@ show_switch(const char *cmd, const char *params, struct rte_tel_data *d)
 	if (tel_sw == NULL)
 		goto out;
 	vur_switch_stats(tel_sw, &st);
-	rte_tel_data_add_dict_u64(d, "flooded", st.flooded);
-	rte_tel_data_add_dict_u64(d, "drop_no_uplink", st.no_uplink);
-	rte_tel_data_add_dict_u64(d, "drop_uplink_down", st.uplink_down);
-	rte_tel_data_add_dict_u64(d, "fdb_learned", st.fdb_learned);
-	rte_tel_data_add_dict_u64(d, "fdb_moved", st.fdb_moved);
-	rte_tel_data_add_dict_u64(d, "fdb_evicted", st.fdb_evicted);
+	rte_tel_data_add_dict_uint(d, "flooded", st.flooded);
+	rte_tel_data_add_dict_uint(d, "drop_no_uplink", st.no_uplink);
+	rte_tel_data_add_dict_uint(d, "drop_uplink_down", st.uplink_down);
+	rte_tel_data_add_dict_uint(d, "fdb_learned", st.fdb_learned);
+	rte_tel_data_add_dict_uint(d, "fdb_moved", st.fdb_moved);
+	rte_tel_data_add_dict_uint(d, "fdb_evicted", st.fdb_evicted);
 	for (uint16_t i = 0; i < VUR_MAX_UPLINKS && ret == 0; i++)
 		ret = add_uplink(d, i);
 out:

@@ -9,6 +9,7 @@
 
 #include <rte_telemetry.h>
 
+#include "common/dpdk_compat.h"
 #include "mgmt/telemetry.h"
 #include "rdma/qp_state.h"
 #include "transport/pkt.h"
@@ -45,15 +46,15 @@ vur_telemetry_add_rdma(struct rte_tel_data *d, const struct vur_tp_stats *st)
 	char key[64];
 
 	for (size_t i = 0; i < RTE_DIM(fields); i++)
-		rte_tel_data_add_dict_u64(d, fields[i].key,
+		rte_tel_data_add_dict_uint(d, fields[i].key,
 				*(const uint64_t *)((const char *)st + fields[i].off));
 	for (int i = 0; i < VUR_TP_DROP_COUNT; i++) {
 		snprintf(key, sizeof(key), "rdma_%s", vur_tp_drop_name(i));
-		rte_tel_data_add_dict_u64(d, key, st->drops[i]);
+		rte_tel_data_add_dict_uint(d, key, st->drops[i]);
 	}
 	for (int i = 1; i < VUR_PKT_ERR_COUNT; i++) {
 		snprintf(key, sizeof(key), "rdma_rx_%s", vur_pkt_err_name(i));
-		rte_tel_data_add_dict_u64(d, key, st->pkt_err[i]);
+		rte_tel_data_add_dict_uint(d, key, st->pkt_err[i]);
 	}
 }
 
@@ -67,13 +68,13 @@ qp_dict(const struct vur_tp_qp_info *q)
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "type", vur_tp_qp_type_name(q->type));
 	rte_tel_data_add_dict_string(d, "state", vur_qp_state_name(q->state));
-	rte_tel_data_add_dict_u64(d, "dest_qpn", q->dest_qpn);
-	rte_tel_data_add_dict_u64(d, "sq_psn", q->sq_psn);
-	rte_tel_data_add_dict_u64(d, "rq_psn", q->rq_psn);
-	rte_tel_data_add_dict_u64(d, "outstanding", q->outstanding);
-	rte_tel_data_add_dict_u64(d, "reads_out", q->reads_out);
+	rte_tel_data_add_dict_uint(d, "dest_qpn", q->dest_qpn);
+	rte_tel_data_add_dict_uint(d, "sq_psn", q->sq_psn);
+	rte_tel_data_add_dict_uint(d, "rq_psn", q->rq_psn);
+	rte_tel_data_add_dict_uint(d, "outstanding", q->outstanding);
+	rte_tel_data_add_dict_uint(d, "reads_out", q->reads_out);
 	for (unsigned int i = 0; i < vur_tp_qp_stat_nfields; i++)
-		rte_tel_data_add_dict_u64(
+		rte_tel_data_add_dict_uint(
 				d, vur_tp_qp_stat_fields[i].name, vur_tp_qp_stat(&q->stats, i));
 	return d;
 }

@@ -27,7 +27,7 @@
 #define MAX_EVENTS             16
 #define RCU_THREAD             0
 
-void *vur_switch_main(void *arg);
+uint32_t vur_switch_main(void *arg);
 
 static uint64_t
 now_ns(void)
@@ -212,7 +212,7 @@ sleep_until_work(struct vur_switch *sw)
 	}
 }
 
-void *
+uint32_t
 vur_switch_main(void *arg)
 {
 	struct vur_switch *sw = arg;
@@ -241,5 +241,5 @@ vur_switch_main(void *arg)
 	}
 	rte_rcu_qsbr_thread_offline(sw->rcu, RCU_THREAD);
 	rte_rcu_qsbr_thread_unregister(sw->rcu, RCU_THREAD);
-	return NULL;
+	return 0;
 }

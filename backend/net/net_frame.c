@@ -73,10 +73,11 @@ parse_ipv6(const uint8_t *p, uint32_t len, uint32_t off, struct vur_frame_info *
 	if (ip.proto == IPPROTO_UDP || ip.proto == IPPROTO_TCP)
 		read_ports(p, len, off + sizeof(ip), &ports);
 	fi->roce_v2 = ip.proto == IPPROTO_UDP && ports.dst == RTE_BE16(VUR_ROCE_V2_UDP_PORT);
+	/* uint8_t[16] before DPDK 24.11, struct rte_ipv6_addr since: same bytes. */
 	if (fi->roce_v2)
-		memcpy(fi->dst_gid, ip.dst_addr, 16);
-	memcpy(words, ip.src_addr, 16);
-	memcpy(words + 4, ip.dst_addr, 16);
+		memcpy(fi->dst_gid, &ip.dst_addr, 16);
+	memcpy(words, &ip.src_addr, 16);
+	memcpy(words + 4, &ip.dst_addr, 16);
 	words[8] = ((uint32_t)ports.src << 16 | ports.dst) ^ ip.proto;
 	fi->flow_hash = rte_jhash_32b(words, RTE_DIM(words), 0);
 }

@@ -62,10 +62,12 @@ put_ipv4(uint32_t off, uint8_t proto, uint16_t frag, uint16_t dport)
 static uint32_t
 put_ipv6(uint32_t off, uint8_t proto, uint16_t dport)
 {
+	static const uint8_t src[16] = { [15] = 1 }, dst[16] = { [15] = 2 };
 	struct rte_ipv6_hdr ip = { .vtc_flow = RTE_BE32(6u << 28), .proto = proto };
 
-	ip.src_addr[15] = 1;
-	ip.dst_addr[15] = 2;
+	/* uint8_t[16] before DPDK 24.11, struct rte_ipv6_addr since. */
+	memcpy(&ip.src_addr, src, sizeof(src));
+	memcpy(&ip.dst_addr, dst, sizeof(dst));
 	memcpy(buf + off, &ip, sizeof(ip));
 	return put_udp(off + sizeof(ip), 49152, dport);
 }

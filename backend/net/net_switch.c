@@ -17,6 +17,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
+#include "common/dpdk_compat.h"
 #include "common/log.h"
 #include "net/net_dev.h"
 #include "net/net_rxq.h"
@@ -33,7 +34,7 @@
 #define RDMA_EXT_MBUFS 16383
 #define RDMA_KICK_TAG  (VUR_SW_MAX_DEVS + 1) /* epoll data of engine kicks */
 
-void *vur_switch_main(void *arg); /* net_datapath.c */
+uint32_t vur_switch_main(void *arg); /* net_datapath.c */
 
 int
 vur_switch_attach(struct vur_switch *sw, struct vur_net_dev *nd)
@@ -162,7 +163,7 @@ vur_switch_start(struct vur_switch *sw)
 		ret = -errno;
 		goto fail;
 	}
-	ret = rte_ctrl_thread_create(&sw->thread, "vur-net", NULL, vur_switch_main, sw);
+	ret = rte_thread_create_control(&sw->thread, "vur-net", vur_switch_main, sw);
 	if (ret != 0) {
 		ret = ret < 0 ? ret : -ret;
 		goto fail;
@@ -184,7 +185,7 @@ vur_switch_stop(struct vur_switch *sw)
 	if (sw->running) {
 		__atomic_store_n(&sw->stopping, true, __ATOMIC_RELEASE);
 		eventfd_write(sw->wake_fd, 1);
-		pthread_join(sw->thread, NULL);
+		rte_thread_join(sw->thread, NULL);
 		sw->running = false;
 	}
 	vur_switch_unset_uplinks(sw);

@@ -23,6 +23,7 @@
 #include <rte_interrupts.h>
 #include <rte_mbuf.h>
 #include <rte_rcu_qsbr.h>
+#include <rte_thread.h>
 
 #include "net/net_fdb.h"
 #include "net/net_fwd.h"
@@ -70,7 +71,7 @@ struct vur_switch {
 	int epfd;
 	int wake_fd;
 	struct rte_epoll_event wake_ev;
-	pthread_t thread;
+	rte_thread_t thread;
 	bool running;
 	bool stopping;
 	struct rte_rcu_qsbr *rcu;

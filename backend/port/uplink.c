@@ -4,7 +4,7 @@
  *
  * Link speed comes from ethdev, or from a declared nominal speed for virtual
  * links (a tap reports 10G whatever it carries). Bonded uplinks are DPDK's
- * bonding PMD; its slaves are known only once the bond is configured, so
+ * bonding PMD; its members are known only once the bond is configured, so
  * bonds are configured before the other ports are examined.
  */
 #include <errno.h>
@@ -14,6 +14,7 @@
 #include <rte_eth_bond.h>
 #include <rte_mbuf.h>
 
+#include "common/dpdk_compat.h"
 #include "common/log.h"
 #include "port/uplink.h"
 
@@ -36,7 +37,7 @@ is_bond(uint16_t port)
 	return rte_eth_bond_mode_get(port) >= 0;
 }
 
-/* The bonding modes whose throughput is the sum of their active slaves. */
+/* The bonding modes whose throughput is the sum of their active members. */
 static bool
 bond_mode_aggregates(int mode)
 {
@@ -152,20 +153,20 @@ static int
 add_members(struct vur_uplinks *u, uint16_t idx)
 {
 	struct vur_uplink *up = &u->uplinks[idx];
-	uint16_t slaves[RTE_MAX_ETHPORTS];
+	uint16_t ports[RTE_MAX_ETHPORTS];
 	int n, ret = 0;
 
 	up->first_member = u->n_members;
 	if (!up->bond)
 		ret = add_member(u, idx, up->port_id);
 	else {
-		n = rte_eth_bond_slaves_get(up->port_id, slaves, RTE_DIM(slaves));
+		n = rte_eth_bond_members_get(up->port_id, ports, RTE_DIM(ports));
 		if (n <= 0) {
-			VUR_LOG(port, ERR, "%s: a bond without slaves", up->name);
+			VUR_LOG(port, ERR, "%s: a bond without members", up->name);
 			return -EINVAL;
 		}
 		for (int i = 0; i < n && ret == 0; i++)
-			ret = add_member(u, idx, slaves[i]);
+			ret = add_member(u, idx, ports[i]);
 	}
 	up->n_members = u->n_members - up->first_member;
 	return ret;
@@ -205,24 +206,24 @@ add_uplink(struct vur_uplinks *u, uint16_t port)
 }
 
 static bool
-is_slave_of_any_bond(uint16_t port)
+is_member_of_any_bond(uint16_t port)
 {
-	uint16_t slaves[RTE_MAX_ETHPORTS], p;
+	uint16_t members[RTE_MAX_ETHPORTS], p;
 	int n;
 
 	RTE_ETH_FOREACH_DEV(p)
 	{
 		if (!is_bond(p))
 			continue;
-		n = rte_eth_bond_slaves_get(p, slaves, RTE_DIM(slaves));
+		n = rte_eth_bond_members_get(p, members, RTE_DIM(members));
 		for (int i = 0; i < n; i++)
-			if (slaves[i] == port)
+			if (members[i] == port)
 				return true;
 	}
 	return false;
 }
 
-/* Uplinks as named, or every port that is not a bond's slave. */
+/* Uplinks as named, or every port that is not a bond's member. */
 static int
 choose(struct vur_uplinks *u, const char *const *names, unsigned int n_names)
 {
@@ -237,8 +238,8 @@ choose(struct vur_uplinks *u, const char *const *names, unsigned int n_names)
 					names[i], names[i]);
 			return -ENODEV;
 		}
-		if (is_slave_of_any_bond(port)) {
-			VUR_LOG(port, ERR, "--uplink %s: a bond's slave; name the bond", names[i]);
+		if (is_member_of_any_bond(port)) {
+			VUR_LOG(port, ERR, "--uplink %s: a bond's member; name the bond", names[i]);
 			return -EINVAL;
 		}
 		ret = add_uplink(u, port);
@@ -247,13 +248,13 @@ choose(struct vur_uplinks *u, const char *const *names, unsigned int n_names)
 		return ret;
 	RTE_ETH_FOREACH_DEV(port)
 	{
-		if (ret == 0 && !is_slave_of_any_bond(port))
+		if (ret == 0 && !is_member_of_any_bond(port))
 			ret = add_uplink(u, port);
 	}
 	return ret;
 }
 
-/* A bond learns its slaves from its devargs when first configured. */
+/* A bond learns its members from its devargs when first configured. */
 static int
 configure_bonds(void)
 {

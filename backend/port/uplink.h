@@ -2,9 +2,9 @@
 /*
  * Uplinks: the DPDK ethdev ports that connect this backend's devices to the
  * outside. Three shapes: one port; a LAG through the bonding PMD (its
- * members are the bond's slaves); several planes (several uplinks, traffic
- * spread across them). A member is a port whose link counts towards
- * the port speed: the uplink itself, or each slave of a bonded uplink.
+ * members are the bond's member ports); several planes (several uplinks,
+ * traffic spread across them). A member is a port whose link counts towards
+ * the port speed: the uplink itself, or each member of a bonded uplink.
  */
 #ifndef VUR_UPLINK_H
 #define VUR_UPLINK_H
@@ -36,7 +36,7 @@ struct vur_member {
 struct vur_uplink {
 	uint16_t port_id;
 	char name[VUR_UPLINK_NAME_LEN];
-	bool bond;     /* a net_bonding port: its members are its slaves */
+	bool bond;     /* a net_bonding port: its members are the bond's ports */
 	int bond_mode; /* BONDING_MODE_* when @bond */
 	bool rx_intr;  /* its receive queue can wake a sleeping thread */
 	uint16_t first_member;
@@ -65,7 +65,7 @@ typedef void (*vur_link_event_cb_t)(void *arg);
 
 /*
  * Configure and start the uplinks named in @names (ethdev names, as EAL
- * created them), or every port EAL created that is not a bond's slave when
+ * created them), or every port EAL created that is not a bond's member when
  * @n_names is 0. One receive and one transmit queue each, promiscuous.
  * Bonded uplinks must aggregate (round-robin, balance, 802.3ad, TLB, ALB).
  * Returns 0, or a negative errno after logging why.

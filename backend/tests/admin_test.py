@@ -300,7 +300,7 @@ def member_whose_driver_cannot_set_its_link():
 def bad_uplink_options_refuse_to_start():
     for app, eal, text in ((['--uplink', 'net_tap7'], taps(1), 'no such ethdev'),
                            (['--member-speed', 'net_tap5=100'], taps(1), 'not an uplink member'),
-                           (['--uplink', 'net_tap0'], taps(2, bond_mode=4), "a bond's slave"),
+                           (['--uplink', 'net_tap0'], taps(2, bond_mode=4), "a bond's member"),
                            ([], taps(2, bond_mode=1), 'does not add its members')):
         b = harness.Backend(BACKEND, '-s', f'/tmp/vua{PID}bad.sock', *app, prefix='vuradm',
                             eal_extra=eal)

@@ -22,6 +22,7 @@
 #include <rte_errno.h>
 #include <rte_vhost.h>
 
+#include "common/dpdk_compat.h"
 #include "common/log.h"
 #include "vdev.h"
 #include "vhost_msg.h"
@@ -849,7 +850,7 @@ vur_dev_create(const struct vur_dev_params *p)
 	dev->features = vur_dev_offered_features(p->rfc2_numbering, p->port_speed);
 	dev->protocol_features = (1ULL << VHOST_USER_PROTOCOL_F_MQ) |
 			(1ULL << VHOST_USER_PROTOCOL_F_REPLY_ACK) |
-			(1ULL << VHOST_USER_PROTOCOL_F_SLAVE_REQ) |
+			(1ULL << VHOST_USER_PROTOCOL_F_BACKEND_REQ) |
 			(1ULL << VHOST_USER_PROTOCOL_F_CONFIG) |
 			(1ULL << VUR_VHOST_USER_PROTOCOL_F_RESET_DEVICE);
 	pthread_mutex_init(&dev->lock, NULL);
@@ -933,7 +934,7 @@ vur_dev_set_speed(struct vur_dev *dev, const struct vur_speed_result *r)
 	 * waits for the answer to one of its own messages: a reply awaited here
 	 * could block both sides.
 	 */
-	if (notify && rte_vhost_slave_config_change(vid, false) != 0) {
+	if (notify && rte_vhost_backend_config_change(vid, false) != 0) {
 		VUR_DEV_LOG(dev, WARNING, "cannot send the configuration change (vid %d)", vid);
 		return 0;
 	}
