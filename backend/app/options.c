@@ -98,9 +98,9 @@ vur_options_usage(FILE *out, const char *prog)
 			"net_bonding0,\n"
 			"                          a PCI address); repeat for several planes "
 			"(at most %d).\n"
-			"                          A bond's members are its slaves. Default: every "
+			"                          A bond's members are its ports. Default: every "
 			"port\n"
-			"                          that is not a bond's slave\n"
+			"                          that is not a bond's member\n"
 			"      --member-speed NAME=MBPS\n"
 			"                          declare a member's speed (virtual links report "
 			"a\n"
@@ -122,7 +122,8 @@ vur_options_usage(FILE *out, const char *prog)
 			"  %s --vdev 'net_tap0' --lcore '1-3' -- -s '/tmp/vhost-rdma0'\n"
 			"      the RFC v2 demo line: one tap uplink\n"
 			"  %s --vdev net_tap0 --vdev net_tap1 \\\n"
-			"      --vdev 'net_bonding0,mode=4,slave=net_tap0,slave=net_tap1' -- \\\n"
+			"      --vdev 'net_bonding0,mode=4," VUR_BOND_MEMBER_KVARG
+			"=net_tap0," VUR_BOND_MEMBER_KVARG "=net_tap1' -- \\\n"
 			"      -s /tmp/vhost-rdma0 --member-speed net_tap0=200000 "
 			"--member-speed net_tap1=200000\n"
 			"      an 802.3ad LAG of two 200G members: 400G, 200G when one is down\n",

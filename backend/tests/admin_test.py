@@ -16,6 +16,8 @@ import harness
 from harness import case
 
 BACKEND, CTL = sys.argv[1], sys.argv[2]
+# The bonding PMD's devargs key for a member: "member" since DPDK 23.11 (meson.build).
+BOND_MEMBER = os.environ.get('VUR_BOND_MEMBER_KVARG', 'member')
 PID = os.getpid() % 100000
 
 
@@ -30,8 +32,8 @@ def taps(n, bond_mode=None):
     for i in range(n):
         eal += ['--vdev', f'net_tap{i},iface={iface(i)}']
     if bond_mode is not None:
-        slaves = ','.join(f'slave=net_tap{i}' for i in range(n))
-        eal += ['--vdev', f'net_bonding0,mode={bond_mode},{slaves}']
+        members = ','.join(f'{BOND_MEMBER}=net_tap{i}' for i in range(n))
+        eal += ['--vdev', f'net_bonding0,mode={bond_mode},{members}']
     return eal
 
 
@@ -193,7 +195,7 @@ def planes_sum_and_cli_actions():
 
 
 @case
-def lag_members_are_the_slaves():
+def lag_members_are_the_bond_members():
     for mode in (0, 2, 4):  # round-robin, balance, 802.3ad
         b = start('--member-speed', 'net_tap0=200000', '--member-speed', 'net_tap1=200000',
                   eal=taps(2, bond_mode=mode))

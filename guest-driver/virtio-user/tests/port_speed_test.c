@@ -37,6 +37,9 @@ have_tun(void)
 	return access("/dev/net/tun", R_OK | W_OK) == 0 && geteuid() == 0;
 }
 
+/* The bonding PMD's devargs key is "slave" before DPDK 23.11 (meson.build). */
+#define LAG_MEMBERS VUR_BOND_MEMBER_KVARG "=net_tap0," VUR_BOND_MEMBER_KVARG "=net_tap1"
+
 /* A backend with the two-member LAG; @no_speed: without the speed feature. */
 static bool
 start(struct child *c, bool no_speed)
@@ -44,7 +47,7 @@ start(struct child *c, bool no_speed)
 	static int serial;
 	char vdev[2][64];
 	const char *eal[] = { "--vdev", vdev[0], "--vdev", vdev[1], "--vdev",
-		"net_bonding0,mode=4,slave=net_tap0,slave=net_tap1", NULL };
+		"net_bonding0,mode=4," LAG_MEMBERS, NULL };
 	const char *app[] = { "--member-speed", "net_tap0=200000", "--member-speed",
 		"net_tap1=200000", no_speed ? "--no-port-speed" : NULL, NULL };
 	const struct child_opts o = { .eal_args = eal, .app_args = app };
