@@ -85,8 +85,9 @@ put_ip(uint8_t *p, const struct vur_pkt_addr *a, uint32_t l4_len)
 		ip->payload_len = rte_cpu_to_be_16((uint16_t)l4_len);
 		ip->proto = IPPROTO_UDP;
 		ip->hop_limits = hop;
-		memcpy(ip->src_addr, a->sgid, 16);
-		memcpy(ip->dst_addr, a->dgid, 16);
+		/* uint8_t[16] before DPDK 24.11, struct rte_ipv6_addr since. */
+		memcpy(&ip->src_addr, a->sgid, 16);
+		memcpy(&ip->dst_addr, a->dgid, 16);
 	} else {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)p;
 
@@ -251,8 +252,8 @@ parse_ip(const uint8_t *p, uint32_t avail, struct vur_pkt *pk, uint32_t *l4_len)
 			return VUR_PKT_ERR_SHORT;
 		if ((rte_be_to_cpu_32(ip->vtc_flow) >> 28) != 6 || ip->proto != IPPROTO_UDP)
 			return VUR_PKT_ERR_L3; /* extension headers are not RoCE v2 */
-		memcpy(pk->sgid, ip->src_addr, 16);
-		memcpy(pk->dgid, ip->dst_addr, 16);
+		memcpy(pk->sgid, &ip->src_addr, 16);
+		memcpy(pk->dgid, &ip->dst_addr, 16);
 		memcpy(pk->grh, p, IPV6_LEN);
 		*l4_len = rte_be_to_cpu_16(ip->payload_len);
 	} else {
