@@ -340,8 +340,22 @@ vur_uplinks_stop(struct vur_uplinks *u)
 			rte_eth_dev_callback_unregister(u->members[i].port_id,
 					RTE_ETH_EVENT_INTR_LSC, on_lsc, lsc_ctx.arg);
 	for (uint16_t i = 0; i < u->n_uplinks; i++) {
-		rte_eth_dev_stop(u->uplinks[i].port_id);
-		rte_eth_dev_close(u->uplinks[i].port_id);
+		struct vur_uplink *up = &u->uplinks[i];
+
+		rte_eth_dev_stop(up->port_id);
+		/*
+		 * A bond's members close first, as EAL's cleanup closes the
+		 * vdevs given before the bond. Closing a bond removes its
+		 * members, which resets each member's queues; since DPDK 24.07
+		 * net_tap's Tx queue release then reads the Rx queue array the
+		 * reset already freed (a NULL dereference). The bond then logs
+		 * that it cannot stop the members it still lists: harmless.
+		 */
+		for (uint16_t m = 0; up->bond && m < up->n_members; m++) {
+			rte_eth_dev_stop(u->members[up->first_member + m].port_id);
+			rte_eth_dev_close(u->members[up->first_member + m].port_id);
+		}
+		rte_eth_dev_close(up->port_id);
 	}
 	rte_mempool_free(u->pool);
 	memset(u, 0, sizeof(*u));
