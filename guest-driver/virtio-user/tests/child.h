@@ -49,7 +49,10 @@ int child_start_backend(struct child *c, const char *bin, const char *const *app
  */
 int child_exec(struct child *c, const char *const *argv, const char *log);
 
-/* Wait for every socket to appear: 0, -ETIMEDOUT, or -ECHILD if the child died. */
+/*
+ * Wait for every socket to appear, the devices' and the admin RPC's (made
+ * once the uplinks are up): 0, -ETIMEDOUT, or -ECHILD if the child died.
+ */
 int child_wait_socket(struct child *c, int timeout_ms);
 
 /* How often @needle occurs in the log. */
