@@ -158,6 +158,8 @@ Acquire::Check-Valid-Until "false";
 Acquire::Languages "none";
 APT::Install-Recommends "false";
 EOF
+    # A cache to rebuild, not data to keep: dpkg need not fsync every file.
+    echo force-unsafe-io >"$tmp/etc/dpkg/dpkg.cfg.d/90vhost-user-rdma"
     mv "$tmp" "$dir"
     date +%s >"$dir/.vur-refreshed"
 }
