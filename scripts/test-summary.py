@@ -1,8 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Count every test case of a meson run and print the closing line.
+"""Count every test case of one or more meson runs and print the closing line.
 
-    python3 scripts/test-summary.py BUILD_DIR/meson-logs/testlog.json
+    python3 scripts/test-summary.py [NAME=]BUILD_DIR/meson-logs/testlog.json...
+
+Several logs (scripts/test.sh's stages: the host's DPDK, then the newest in a
+chroot) are counted together: each gets a line "NAME: passed P, failed F,
+skipped S" first (NAME defaults to the build folder), and a log that does
+not exist counts as one failure (its stage failed before running a test).
 
 A test that reports TAP (a plan "1..N" and "ok"/"not ok" lines) counts once
 per case, any other test once. A skipped case ("ok N - name # SKIP reason"),
@@ -83,14 +88,35 @@ def summarize(log):
     return counts, notes
 
 
+def stage_name(arg):
+    """(name, path) of an argument NAME=PATH, or PATH (named for its build folder)."""
+    if '=' in arg:
+        name, path = arg.split('=', 1)
+        return name, path
+    parts = os.path.normpath(arg).split(os.sep)
+    return (parts[-3] if len(parts) >= 3 else arg), arg
+
+
 def main(argv):
-    if len(argv) != 2:
-        sys.stderr.write('usage: test-summary.py TESTLOG_JSON\n')
+    if len(argv) < 2:
+        sys.stderr.write('usage: test-summary.py [NAME=]TESTLOG_JSON...\n')
         return 2
-    with open(argv[1], encoding='utf-8') as log:
-        counts, notes = summarize(log)
-    for note in notes:
-        print(note)
+    counts = {'pass': 0, 'fail': 0, 'skip': 0}
+    for arg in argv[1:]:
+        name, path = stage_name(arg)
+        try:
+            with open(path, encoding='utf-8') as log:
+                stage, notes = summarize(log)
+        except FileNotFoundError:
+            stage, notes = {'pass': 0, 'fail': 1, 'skip': 0}, \
+                ['failed: %s: no test log, the stage failed before its tests' % name]
+        for note in notes:
+            print(note if len(argv) == 2 else '%s: %s' % (name, note))
+        if len(argv) > 2:
+            print('%s: passed %d, failed %d, skipped %d'
+                  % (name, stage['pass'], stage['fail'], stage['skip']))
+        for k in counts:
+            counts[k] += stage[k]
     status = 1 if counts['fail'] else 0
     if counts['skip'] and in_ci():
         print('CI is set: %d skipped count as a failure; every test must run in CI'

@@ -5,6 +5,12 @@
 # "N passed, N failed, N skipped". Exits non-zero if any test failed, or if
 # any was skipped in CI (CI=true).
 # Extra arguments go to 'meson test' (e.g. --suite unit).
+#
+# Two stages, both counted in the closing line:
+#   build-asan/  the host's DPDK (Debian 12: 22.11), every suite;
+#   build-sid/   the newest DPDK (Debian unstable), in a chroot made once and
+#                reused (scripts/test-dpdk-sid.sh), every suite but qemu.
+# VUR_TEST_SID=0 skips the second stage.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,11 +20,30 @@ dir=$(scripts/build.sh asan) || exit 1
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
+echo "== $dir: DPDK $(pkg-config --modversion libdpdk) (host)"
 meson test -C "$dir" --no-rebuild --print-errorlogs "$@"
 status=$?
+logs=("$dir=$dir/meson-logs/testlog.json")
 
-# Count every test case (TAP subtests where a test reports them, else the
-# test): "N passed, N failed, N skipped", a skip never among the passed and
-# each with its reason; in CI (CI=true) a skip fails the run.
-python3 scripts/test-summary.py "$dir/meson-logs/testlog.json" || status=1
+if [ "${VUR_TEST_SID:-1}" != 0 ]; then
+    sid_dir=build-${VUR_CHROOT_SUITE:-sid}
+    echo "== $sid_dir: the newest DPDK, in a Debian ${VUR_CHROOT_SUITE:-unstable} chroot"
+    start=$SECONDS
+    scripts/test-dpdk-sid.sh "$@"
+    sid_status=$?
+    echo "== $sid_dir: $((SECONDS - start)) s"
+    # No log after a failure: the stage failed before its tests (counted
+    # as one failure). No log after a success: no test matched.
+    if [ $sid_status -ne 0 ]; then
+        status=1
+        logs+=("$sid_dir=$sid_dir/meson-logs/testlog.json")
+    elif [ -f "$sid_dir/meson-logs/testlog.json" ]; then
+        logs+=("$sid_dir=$sid_dir/meson-logs/testlog.json")
+    fi
+fi
+
+# Count every test case of every stage (TAP subtests where a test reports
+# them, else the test): "N passed, N failed, N skipped", a skip never among
+# the passed and each with its reason; in CI (CI=true) a skip fails the run.
+python3 scripts/test-summary.py "${logs[@]}" || status=1
 exit $status

@@ -121,6 +121,37 @@ def a_skip_fails_in_ci():
     expect([test('a', 'OK')], '1 passed, 0 failed, 0 skipped', status=0, ci='true')
 
 
+@case
+def stages_add_up_and_a_missing_log_fails():
+    with tempfile.TemporaryDirectory() as top:
+        logs = []
+        stages = (('build-asan', [test('a', 'OK'), test('t', 'OK', 'ok 1 - a\nok 2 - b\n1..2\n')]),
+                  ('build-sid', [test('a', 'OK'), test('s', 'SKIP', '1..0 # SKIP no tun\n')]))
+        for name, tests in stages:
+            os.makedirs(os.path.join(top, name, 'meson-logs'))
+            path = os.path.join(top, name, 'meson-logs', 'testlog.json')
+            with open(path, 'w') as f:
+                f.writelines(json.dumps(t) + '\n' for t in tests)
+            logs.append(path)
+        env = {k: v for k, v in os.environ.items() if k != 'CI'}
+        run = subprocess.run([sys.executable, SUMMARY, *logs], capture_output=True, text=True,
+                             env=env)
+        out = run.stdout.splitlines()
+        assert out[-1] == '4 passed, 0 failed, 1 skipped', out
+        for line in ('build-asan: passed 3, failed 0, skipped 0',
+                     'build-sid: passed 1, failed 0, skipped 1',
+                     'build-sid: skipped: vhost-user-rdma:unit / s: no tun'):
+            assert line in out, (line, out)
+        assert run.returncode == 0, out
+        run = subprocess.run([sys.executable, SUMMARY, logs[0],
+                              'sid=' + os.path.join(top, 'nowhere', 'testlog.json')],
+                             capture_output=True, text=True, env=env)
+        out = run.stdout.splitlines()
+        assert out[-1] == '3 passed, 1 failed, 0 skipped', out
+        assert 'sid: passed 0, failed 1, skipped 0' in out, out
+        assert run.returncode == 1, out
+
+
 def main(argv):
     global SUMMARY
     if len(argv) != 2:
