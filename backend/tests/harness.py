@@ -105,6 +105,17 @@ class Backend:
             time.sleep(0.05)
         raise AssertionError('socket never appeared')
 
+    def wait_output(self, text, timeout=20):
+        """Wait until the backend has printed @text."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if text in self.output():
+                return
+            if self.proc.poll() is not None:
+                raise AssertionError(f'backend exited {self.proc.returncode}: {self.output()}')
+            time.sleep(0.05)
+        raise AssertionError(f'never printed {text!r}: {self.output()}')
+
     def telemetry(self, command):
         """One DPDK telemetry command (the v2 socket dpdk-telemetry.py uses)."""
         path = os.path.join(run_dir(), 'dpdk', self.prefix, 'dpdk_telemetry.v2')
