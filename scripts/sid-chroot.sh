@@ -17,7 +17,8 @@
 # Environment:
 #   VUR_CHROOT_SUITE   Debian suite (default sid; e.g. trixie for DPDK 24.11)
 #   VUR_CHROOT_DIR     where it lives (default
-#                      /var/cache/vhost-user-rdma/chroot-$VUR_CHROOT_SUITE)
+#                      /var/cache/vhost-user-rdma/chroot-$VUR_CHROOT_SUITE;
+#                      for sid also VUR_SID_CHROOT, as qemu-test/lib.sh's)
 #   VUR_CHROOT_MIRROR  archive URL (default: the one the host's apt sources
 #                      use for the host's own release)
 #   VUR_CHROOT_MAX_AGE days before 'ensure' upgrades the chroot (default 7)
@@ -31,7 +32,9 @@
 set -euo pipefail
 
 suite=${VUR_CHROOT_SUITE:-sid}
-dir=${VUR_CHROOT_DIR:-/var/cache/vhost-user-rdma/chroot-$suite}
+dir=/var/cache/vhost-user-rdma/chroot-$suite
+[ "$suite" != sid ] || dir=${VUR_SID_CHROOT:-$dir}
+dir=${VUR_CHROOT_DIR:-$dir}
 max_age=${VUR_CHROOT_MAX_AGE:-7}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 self=$repo/scripts/$(basename "$0")
@@ -59,8 +62,8 @@ fi
 
 if [ "$(id -u)" -ne 0 ]; then
     command -v sudo >/dev/null || die "needs root"
-    exec sudo -n --preserve-env=VUR_CHROOT_SUITE,VUR_CHROOT_DIR,VUR_CHROOT_MIRROR,VUR_CHROOT_MAX_AGE,VUR_CHROOT_BIND \
-        "$self" "$cmd" "$@"
+    keep=VUR_CHROOT_SUITE,VUR_CHROOT_DIR,VUR_SID_CHROOT,VUR_CHROOT_MIRROR
+    exec sudo -n --preserve-env=$keep,VUR_CHROOT_MAX_AGE,VUR_CHROOT_BIND "$self" "$cmd" "$@"
 fi
 
 # The URL of the archive that serves the host's own release, from the host's
@@ -145,6 +148,7 @@ create() {
     local mirror tmp=$dir.new
     mirror=${VUR_CHROOT_MIRROR:-$(host_mirror)} ||
         die "no archive for the host's release in /etc/apt/sources*; set VUR_CHROOT_MIRROR"
+    [ ! -e "$dir" ] || die "$dir exists but holds no chroot: remove it or set VUR_CHROOT_DIR"
     need_host_tools
     rm -rf "$tmp"
     mkdir -p "$(dirname "$dir")"
@@ -164,13 +168,22 @@ EOF
     date +%s >"$dir/.vur-refreshed"
 }
 
+# A chroot another script made in the same place (qemu-test/lib.sh's
+# in_sid, same lock) is adopted as it is, counted fresh from now.
+have_chroot() {
+    [ -x "$dir/usr/bin/apt-get" ] || return 1
+    [ -f "$dir/.vur-refreshed" ] || date +%s >"$dir/.vur-refreshed"
+    [ -f "$dir/etc/dpkg/dpkg.cfg.d/90vhost-user-rdma" ] ||
+        echo force-unsafe-io >"$dir/etc/dpkg/dpkg.cfg.d/90vhost-user-rdma"
+}
+
 installed() {
     chroot "$dir" dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q '^install ok installed'
 }
 
 ensure() {
     local p missing=() last
-    [ -f "$dir/.vur-refreshed" ] || create
+    have_chroot || create
     mount_basics
     last=$(cat "$dir/.vur-refreshed" 2>/dev/null || echo 0)
     if [ $(($(date +%s) - last)) -gt $((max_age * 86400)) ]; then
@@ -196,7 +209,7 @@ upgrade() {
 run() {
     local cwd=$PWD b home
     [ $# -ge 1 ] || usage
-    [ -f "$dir/.vur-refreshed" ] || die "no chroot in $dir: run '$0 ensure' first"
+    have_chroot || die "no chroot in $dir: run '$0 ensure' first"
     mount_basics
     mount_one "$repo" --bind "$repo"
     for b in ${VUR_CHROOT_BIND:-}; do
@@ -235,7 +248,7 @@ case "$cmd" in
 ensure) ensure "$@" ;;
 run) run "$@" ;;
 upgrade)
-    [ -f "$dir/.vur-refreshed" ] || create
+    have_chroot || create
     mount_basics
     upgrade
     ;;
