@@ -38,7 +38,8 @@ echo "== Ethernet"
 
 # The RDMA engine between the two devices.
 echo "== RDMA (RC)"
-"$dir/bench/rdma_bench" "$tmp/sock" "$tmp/sock1" "${RDMA_SECONDS:-1}"
+# The client on a CPU the data path (EAL's control threads, on the main lcore) does not use.
+taskset -c "${other_cpu:-0}" "$dir/bench/rdma_bench" "$tmp/sock" "$tmp/sock1" "${RDMA_SECONDS:-1}"
 
 # Speed-change notification latency, on a second backend with two tap members
 # (needs root and /dev/net/tun for net_tap).
