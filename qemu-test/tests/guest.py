@@ -287,6 +287,30 @@ def ctl(admin, *args, timeout=30):
     return json.loads(r.stdout)
 
 
+def device_of(admin, sock):
+    """The device serving @sock, as the admin CLI on socket @admin lists it."""
+    return next(d for d in ctl(admin, 'devices') if d['device'] == sock)
+
+
+def host_step(tap, g, name, action, check, device, timeout):
+    """Answer @g's step @name (vur_step): do @action, report as case
+    host_@name whether @check holds for what @device() returns then, and let
+    the guest go on. Returns whether it held."""
+    what = g.wait_step(timeout)
+    if what != name:
+        tap.case(f'guest_reaches_{name}', False, f'step {what!r}\n' + g.output()[-4000:])
+        return False
+    try:
+        action()
+        d = device()
+        ok, why = check(d), d
+    except Exception as e:  # noqa: BLE001 - reported as a failed case
+        ok, why = False, e
+    tap.case(f'host_{name}', ok, '' if ok else why)
+    g.send('go\n')
+    return ok
+
+
 def iface_name(tag):
     """A kernel interface name unique to this process (15 characters at most)."""
     return f'vq{tag}{os.getpid() % 1000000}'[:15]

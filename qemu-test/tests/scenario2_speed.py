@@ -89,23 +89,10 @@ def scenario(tap, qemu, image, sock_dir):
     g = None
 
     def device():
-        return next(d for d in guest.ctl(admin, 'devices') if d['device'] == sock)
+        return guest.device_of(admin, sock)
 
     def step(name, action, check):
-        """Answer the guest's step @name: do @action, check its effect."""
-        what = g.wait_step(90)
-        if what != name:
-            tap.case(f'guest_reaches_{name}', False, f'step {what!r}\n' + g.output()[-4000:])
-            return False
-        try:
-            action()
-            d = device()
-            ok, why = check(d), d
-        except Exception as e:  # noqa: BLE001 - reported as a failed case
-            ok, why = False, e
-        tap.case(f'host_{name}', ok, '' if ok else why)
-        g.send('go\n')
-        return ok
+        return guest.host_step(tap, g, name, action, check, device, 90)
 
     try:
         backend.wait_socket(sock)
