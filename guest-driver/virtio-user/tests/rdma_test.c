@@ -529,7 +529,12 @@ qp_counters(void)
 	TAP_CHECK(strstr(reply, "\"type\":\"RC\"") != NULL);
 	TAP_CHECK(strstr(reply, "\"state\":\"RTS\"") != NULL);
 	TAP_CHECK(strstr(reply, "\"rx_bytes\":5000") != NULL);
-	/* unknown device: -ENODEV */
+	/* unknown device: telemetry answers null, the RPC -ENODEV */
+	TAP_CHECK(telemetry_query(backend.prefix, "/vur/qps,/nonexistent", reply, sizeof(reply)) >
+			0);
+	TAP_CHECK(strstr(reply, "null") != NULL);
+	TAP_CHECK(telemetry_query(backend.prefix, "/vur/qps", reply, sizeof(reply)) > 0);
+	TAP_CHECK(strstr(reply, "null") != NULL);
 	TAP_EQ(admin_call(backend.admin, "get_qps", "{\"device\": \"/nonexistent\"}", reply,
 			       sizeof(reply)),
 			-EREMOTEIO);
