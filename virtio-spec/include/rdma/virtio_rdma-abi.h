@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
+/*
+ * The uverbs ABI between the guest kernel driver virtio_rdma.ko and its
+ * rdma-core provider (libvirtio_rdma): the driver data ("udata") of the
+ * create commands and the layout of what a process maps.
+ *
+ * This is not the device's wire format (that is <linux/virtio_net_roce.h>)
+ * but the contract between two guest components; like the wire ABI it is
+ * declared once, here, and both sides include it.
+ *
+ * The data path without a system call per work request
+ * -----------------------------------------------------
+ * Each CQ owns a completion virtqueue, each QP a send and a receive
+ * virtqueue (the spec's numbering: CQN c is virtqueue 2N+1+c, QPN q the
+ * pair 2N+1+M+2q, 2N+2+M+2q). A process drives them itself through three
+ * mappings per virtqueue, described by struct virtio_rdma_uring:
+ *
+ * - the ring: the virtqueue's available ring and used ring (read-write).
+ *   The descriptor table is NOT mapped. The kernel fills it once when it
+ *   creates the object: descriptor i is a single descriptor (no NEXT, no
+ *   INDIRECT) for slot i of the buffer area, stride bytes long, device-
+ *   readable for a send or receive queue, device-writable for a completion
+ *   queue. A process therefore chooses only which of its own slots the
+ *   device takes next; it can never make the device read or write memory
+ *   other than its slots, and the addresses inside a request (s/g lists,
+ *   remote addresses) are checked by the device against the keys of the
+ *   QP's protection domain.
+ * - the slots: num buffers of stride bytes, a struct virtio_rdma_sq_req,
+ *   virtio_rdma_rq_req or virtio_rdma_cq_req each (read-write).
+ * - the doorbell (send and receive queues only): the virtio-pci notify
+ *   page of this virtqueue, which needs the device to give each virtqueue a
+ *   page of its own (QEMU's page-per-vq). Writing vq_index there, as a
+ *   16-bit little-endian value at notify_off, is the available buffer
+ *   notification. Without page-per-vq the driver refuses user QPs.
+ *
+ * Indices, as the provider keeps them (all modulo 2^16, as virtio's):
+ * - Send and receive queue: the n-th WR posted since the QP was created
+ *   uses slot n % num; avail->ring[n % num] = n % num, then avail->idx =
+ *   n + 1. The device makes them used in the order they were made
+ *   available, so a slot is free again once used->idx has passed it. At
+ *   most num WRs are outstanding (the QP's capacities never exceed it).
+ *   The doorbell is rung as virtio says: with VIRTIO_RDMA_URING_EVENT_IDX
+ *   when vring_need_event(avail_event, new_idx, old_idx); without it
+ *   unless used->flags has VRING_USED_F_NO_NOTIFY.
+ * - Completion queue: the kernel makes every slot available before
+ *   returning (avail->ring[i] = i, avail->idx = num). A CQE is the slot
+ *   named by the id of the next used element; once the provider has read
+ *   it, it makes the slot available again (avail->ring[avail->idx % num]
+ *   = id, then avail->idx + 1). No doorbell: the device looks for a free
+ *   buffer when it has a CQE to write. Completion interrupts are asked for
+ *   with ibv_req_notify_cq() (VIRTIO_NET_CTRL_ROCE_REQ_NOTIFY_CQ) and
+ *   arrive on the uverbs completion channel.
+ *
+ * Lifetime: the device object lives until the verbs object is destroyed
+ * and the last mapping of its rings is gone. A QP destroyed while still
+ * mapped is moved to RESET (the device then ignores its queues) and
+ * destroyed with its last mapping; so a process that keeps a mapping
+ * cannot touch a queue that another process's object uses later.
+ */
+#ifndef __VIRTIO_RDMA_ABI_H__
+#define __VIRTIO_RDMA_ABI_H__
+
+#include <linux/types.h>
+
+/* ib_device.uverbs_abi_ver; the provider refuses any other. */
+#define VIRTIO_RDMA_UVERBS_ABI_VERSION 2
+
+/* struct virtio_rdma_uring.flags */
+#define VIRTIO_RDMA_URING_EVENT_IDX (1 << 0) /* VIRTIO_RING_F_EVENT_IDX */
+
+struct virtio_rdma_uring {
+	__aligned_u64 ring_mmap;   /* mmap offset of the avail and used rings */
+	__aligned_u64 buf_mmap;    /* mmap offset of the slots */
+	__aligned_u64 notify_mmap; /* mmap offset of the notify page, 0: none */
+	__u32 ring_len;		   /* bytes to map at ring_mmap */
+	__u32 buf_len;		   /* bytes to map at buf_mmap */
+	__u32 used_off;		   /* struct vring_used in the ring mapping */
+	__u32 notify_off;	   /* the doorbell's offset in the notify page */
+	__u32 stride;		   /* bytes per slot */
+	__u16 num;		   /* virtqueue size: slots and ring entries */
+	__u16 vq_index;		   /* the virtqueue's index, the doorbell value */
+	__u32 flags;		   /* VIRTIO_RDMA_URING_* */
+	__u32 reserved;
+};
+
+struct virtio_rdma_alloc_pd_resp {
+	__u32 pdn;
+	__u32 reserved;
+};
+
+struct virtio_rdma_create_cq_resp {
+	__u32 cqn;
+	__u32 reserved;
+	struct virtio_rdma_uring cq;
+};
+
+struct virtio_rdma_create_qp_resp {
+	__u32 qpn;
+	__u32 reserved;
+	struct virtio_rdma_uring sq;
+	struct virtio_rdma_uring rq;
+};
+
+/* The device's AH number, which a UD send request names (ud.ah). */
+struct virtio_rdma_create_ah_resp {
+	__u32 ahn;
+	__u32 reserved;
+};
+
+#endif /* __VIRTIO_RDMA_ABI_H__ */

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The uverbs ABI of the guest driver and its provider: the sizes and offsets
+ * both sides rely on, written here independently of the header, so that a
+ * field added in the wrong place (or a 32-bit hole) fails the build's tests.
+ */
+#include <stddef.h>
+#include <stdio.h>
+
+#include <rdma/virtio_rdma-abi.h>
+
+static int failures;
+
+static void
+expect(const char *what, size_t got, size_t want)
+{
+	if (got != want) {
+		fprintf(stderr, "%s: %zu, want %zu\n", what, got, want);
+		failures++;
+	}
+}
+
+#define SIZE(type, n)   expect("sizeof(struct " #type ")", sizeof(struct type), n)
+#define OFF(type, f, n) expect(#type "." #f, offsetof(struct type, f), n)
+
+int
+main(void)
+{
+	SIZE(virtio_rdma_uring, 56);
+	OFF(virtio_rdma_uring, ring_len, 24);
+	OFF(virtio_rdma_uring, stride, 40);
+	OFF(virtio_rdma_uring, num, 44);
+	OFF(virtio_rdma_uring, vq_index, 46);
+	OFF(virtio_rdma_uring, flags, 48);
+	SIZE(virtio_rdma_alloc_pd_resp, 8);
+	SIZE(virtio_rdma_create_cq_resp, 64);
+	OFF(virtio_rdma_create_cq_resp, cq, 8);
+	SIZE(virtio_rdma_create_qp_resp, 120);
+	OFF(virtio_rdma_create_qp_resp, sq, 8);
+	OFF(virtio_rdma_create_qp_resp, rq, 64);
+	SIZE(virtio_rdma_create_ah_resp, 8);
+	return failures != 0;
+}
