@@ -1,0 +1,224 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Scenario 12: unmodified rdma-core tools and perftest move data between
+two guests through the guest verbs stack (virtio_rdma.ko and the provider)
+and the backend's RDMA engine, and a guest talks to vur-pingpong on the host.
+
+One backend serves three devices: one per guest (build-sid-image.sh's
+image: Debian 12's kernel with the module, Debian unstable's rdma-core 65
+userspace with the provider under /sid), and one driven on the host by
+vur-pingpong. A tap uplink (host side 10.0.12.254) carries the ping-pong
+tools' TCP exchange with the host. Each guest takes 10.0.12.N/24 on the
+module's netdev and uses the RoCE v2 GID of that IPv4 address; every RDMA
+packet stays in the backend's switch.
+
+Between the guests, with the data checked where the tool can (-c):
+ibv_rc_pingpong and ibv_uc_pingpong 4 KiB, ibv_ud_pingpong 1 KiB; perftest
+ib_write_bw, ib_read_bw (64 KiB) and ib_send_lat (8 B). Then the first
+guest's ibv_rc_pingpong and ibv_ud_pingpong run against vur-pingpong on the
+host (a link-local GID: the guest gets a permanent neighbour entry, since a
+virtio-user device has no IP stack to answer neighbour discovery). The
+figures (usec/iter, MB/s, latency) are reported as diagnostics, never
+asserted: TCG is slow.
+
+Usage: scenario12_verbs_pingpong.py PATH/TO/vhost-user-rdma PATH/TO/vur-pingpong
+Builds QEMU, the images, the provider and the module first. Prints TAP.
+Needs root (net_tap, chroot).
+"""
+
+import os
+import subprocess
+import sys
+import time
+
+import guest
+import harness
+
+BACKEND = sys.argv[1]
+PINGPONG = sys.argv[2]
+HOST = '10.0.12.254/24'
+PORT = str(20000 + os.getpid() % 10000)
+# --mac: the first device's, then +1: guest 1, guest 2, vur-pingpong.
+MACS = ['02:00:00:00:0c:01', '02:00:00:00:0c:02', '02:00:00:00:0c:03']
+ITERS = 20
+# (name, tool and arguments between the guests, what its output must have or
+# None): rdma-core's tools take the GID index with -g, perftest with -x
+PP = '@ITERS@ iters in'
+GUEST_RUNS = [
+    ('rc_pingpong', 'ibv_rc_pingpong -s 4096 -n @ITERS@ -c', PP, '-g'),
+    ('uc_pingpong', 'ibv_uc_pingpong -s 4096 -n @ITERS@ -c', PP, '-g'),
+    ('ud_pingpong', 'ibv_ud_pingpong -s 1024 -n @ITERS@ -c', PP, '-g'),
+    ('write_bw', 'ib_write_bw -F -s 65536 -n 50', None, '-x'),
+    ('read_bw', 'ib_read_bw -F -s 65536 -n 50', None, '-x'),
+    ('send_lat', 'ib_send_lat -F -s 8 -n 100', None, '-x'),
+]
+# (guest tool, vur-pingpong transport, size)
+HOST_RUNS = [('ibv_rc_pingpong', 'rc', 4096), ('ibv_ud_pingpong', 'ud', 1024)]
+
+
+def link_local(mac):
+    """The IPv6 link-local address of @mac (modified EUI-64), as the port's GID."""
+    b = [int(x, 16) for x in mac.split(':')]
+    eui = [b[0] ^ 2, b[1], b[2], 0xff, 0xfe, b[3], b[4], b[5]]
+    return 'fe80::' + ':'.join(f'{eui[i] << 8 | eui[i + 1]:x}' for i in range(0, 8, 2))
+
+
+GUEST_SCRIPT = r'''
+. /lib/vur.sh
+
+netdev_of() {
+    for _n in /sys/class/net/*; do
+        [ "$(cat "$_n/address")" = "$1" ] && { basename "$_n"; return; }
+    done
+}
+
+dmesg -n 1
+insmod /lib/modules/$(uname -r)/extra/virtio_rdma.ko ||
+    vur_result insmod_virtio_rdma fail "$(dmesg | tail -5)"
+vur_wait_file /sys/class/infiniband/virtio_rdma0 10
+N=$(netdev_of @MAC@)
+ip addr add @ADDR@/24 dev "$N" && ip link set "$N" up &&
+    vur_wait_eq up 10 cat /sys/class/net/$N/operstate ||
+    vur_result netdev_up fail "$(ip link show $N)"
+gid=$(vur_roce_v2_gid virtio_rdma0 "0000:0000:0000:0000:0000:ffff:@GID_V4@")
+vur_expect roce_v2_gid_of_ipv4 yes "$([ -n "$gid" ] && echo yes)"
+vur_ping ping_peer @PEER@ 60
+
+# run NAME EXPECT GIDOPT TOOL...: one tool between the guests, the server on
+# guest 1; ok when it exits 0 and its output has EXPECT (if not empty).
+run() {
+    _name=$1 _expect=$2 _gidopt=$3
+    shift 3
+    _ok() { [ -z "$_expect" ] || grep -q "$_expect" /tmp/$_name.log; }
+    _res() {
+        if [ "$1" = 0 ] && _ok; then
+            vur_result "$_name" ok "$(tail -n 4 /tmp/$_name.log | tr '\n' '|')"
+        else
+            vur_result "$_name" fail "exit $1 $(tail -n 8 /tmp/$_name.log | tr '\n' '|')"
+        fi
+    }
+    if [ "@ROLE@" = server ]; then
+        sid "$@" -d virtio_rdma0 $_gidopt ${gid:-0} -p @PORT@ >/tmp/$_name.log 2>&1 &
+        _pid=$!
+        sleep 1 # listening before the client is let go
+        vur_step "server_$_name"
+        wait $_pid
+        _res $?
+    else
+        vur_step "server_$_name"
+        for _try in 1 2 3 4 5; do
+            sid "$@" -d virtio_rdma0 $_gidopt ${gid:-0} -p @PORT@ @PEER@ >/tmp/$_name.log 2>&1
+            _st=$?
+            [ $_st = 0 ] && break
+            grep -q -i "couldn't connect\|connection refused" /tmp/$_name.log || break
+            sleep 1
+        done
+        _res $_st
+    fi
+}
+@RUNS@
+
+if [ "@ROLE@" = server ]; then
+    /usr/sbin/ip -6 neigh replace @HOST_GID@ lladdr @HOST_MAC@ dev "$N" nud permanent ||
+        vur_result host_neighbour fail "ip -6 neigh replace failed"
+    ll=$(vur_roce_v2_gid virtio_rdma0 fe80:)
+    for run in @HOST_RUNS@; do
+        tool=${run%%:*} size=${run##*:}
+        vur_step "host_$tool"
+        vur_pingpong_client "host_$tool" @ITERS@ \
+            sid $tool -d virtio_rdma0 -g "${ll:-0}" -s "$size" -n @ITERS@ -p @PORT@ -c 10.0.12.254
+    done
+fi
+if dmesg | grep -q -E 'BUG|WARNING|Call Trace'; then
+    vur_result kernel_log_clean fail "$(dmesg | grep -A5 -E 'BUG|WARNING|Call Trace' | head -20)"
+else
+    vur_result kernel_log_clean ok
+fi
+vur_step done
+'''
+
+
+def guest_script(i):
+    addrs = ['10.0.12.1', '10.0.12.2']
+    v4 = [int(x) for x in addrs[i].split('.')]
+    runs = '\n'.join(f'run {name} "{expect or ""}" {opt} {cmd}'
+                     for name, cmd, expect, opt in GUEST_RUNS)
+    host_runs = ' '.join(f'{tool}:{size}' for tool, _, size in HOST_RUNS)
+    return (GUEST_SCRIPT.replace('@RUNS@', runs).replace('@HOST_RUNS@', host_runs)
+            .replace('@ROLE@', 'server' if i == 0 else 'client')
+            .replace('@ADDR@', addrs[i]).replace('@PEER@', addrs[1 - i])
+            .replace('@GID_V4@', f'{v4[0]:02x}{v4[1]:02x}:{v4[2]:02x}{v4[3]:02x}')
+            .replace('@MAC@', MACS[i]).replace('@HOST_MAC@', MACS[2])
+            .replace('@HOST_GID@', link_local(MACS[2]))
+            .replace('@ITERS@', str(ITERS)).replace('@PORT@', PORT))
+
+
+def scenario(tap, qemu, image, sock_dir):
+    try:
+        sid_image = guest.build_sid_image()
+        ko = guest.build_module()
+    except Exception as e:  # noqa: BLE001 - reported as a failed case
+        tap.case('build_sid_image_and_module', False, e)
+        return
+    tap.case('build_sid_image_and_module', True)
+    socks = [os.path.join(sock_dir, f'vhost-rdma{i}') for i in range(3)]
+    iface = guest.iface_name('s12')
+    backend = harness.Backend(BACKEND, '-s', socks[0], '-s', socks[1], '-s', socks[2],
+                              '--no-admin', '--mac', MACS[0], prefix='vurq12',
+                              eal_extra=['--vdev', f'net_tap0,iface={iface}'])
+    guests = []
+    try:
+        guest.wait_ready(backend)
+        guest.host_address(iface, HOST)
+        for i in range(2):
+            script = guest_script(i)
+            guests.append(guest.Guest(qemu, sid_image, script, [socks[i]], mem_mb=512,
+                                      append='vur.modules=virtio_pci,ib_core,ib_uverbs',
+                                      files=guest.module_files(ko, sid_image),
+                                      name=f'guest{i + 1}'))
+        for name, _, _, _ in GUEST_RUNS:
+            why = guest.barrier(guests, 240)
+            tap.case(f'guests_ready_for_{name}', why is None, why or '')
+            if why is not None:
+                break
+        else:
+            host_runs(tap, guests[0], socks[2])
+            why = guest.barrier(guests, 240)
+            tap.case('guests_done', why is None, why or '')
+        for g in guests:
+            guest.finish(tap, g, 120)
+        for s in socks:
+            d = backend.device(s)
+            tap.case(f'no_control_errors_{os.path.basename(s)}', d['ctrl_errors'] == 0,
+                     {k: d[k] for k in ('ctrl_requests', 'ctrl_errors', 'qps', 'cqs')
+                      if k in d})
+    finally:
+        for g in guests:
+            g.close()
+        guest.stop_backend(tap, backend, 'backend_stops_cleanly')
+
+
+def host_runs(tap, g, sock):
+    """vur-pingpong on the host's device as the server of guest 1's tools."""
+    for tool, transport, size in HOST_RUNS:
+        what = g.wait_step(240)
+        if what != f'host_{tool}':
+            tap.case(f'guest_ready_for_host_{tool}', False, g.output()[-4000:])
+            return
+        pp = subprocess.Popen([PINGPONG, '-d', sock, '-T', transport, '-s', str(size),
+                               '-n', str(ITERS), '-p', PORT, '-c'],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            time.sleep(0.5)
+            g.send('go\n')
+            out, _ = pp.communicate(timeout=180)
+        except (subprocess.TimeoutExpired, OSError) as e:
+            pp.kill()
+            out = f'{e}\n' + pp.communicate()[0]
+        ok = pp.returncode == 0 and f'{ITERS} iters in' in out
+        tap.case(f'vur_pingpong_{transport}_with_guest_{tool}', ok,
+                 f'exit {pp.returncode}\n{out[-3000:]}' + ('' if ok else
+                                                          '\n' + g.output()[-3000:]))
+
+
+if __name__ == '__main__':
+    sys.exit(guest.run(scenario))
