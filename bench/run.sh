@@ -38,8 +38,21 @@ echo "== Ethernet"
 
 # The RDMA engine between the two devices.
 echo "== RDMA (RC)"
-# The client on a CPU the data path (EAL's control threads, on the main lcore) does not use.
-taskset -c "${other_cpu:-0}" "$dir/bench/rdma_bench" "$tmp/sock" "$tmp/sock1" "${RDMA_SECONDS:-1}"
+# The client on a CPU the data path (thread vur-net: an EAL worker lcore, or a control
+# thread without one) may not run on; on the same CPU both busy-poll in turn.
+dp_cpus=$(for t in /proc/$pid/task/*; do
+    if [ "$(cat "$t/comm")" = vur-net ]; then awk '/Cpus_allowed_list/ {print $2}' "$t/status"; fi
+done)
+client_cpu=$(python3 -c 'import sys
+busy = set()
+for part in sys.argv[1].split(","):
+    lo, _, hi = part.partition("-")
+    if lo:
+        busy.update(range(int(lo), int(hi or lo) + 1))
+free = [c for c in range(int(sys.argv[2])) if c not in busy]
+print(free[0] if free else 0)' "${dp_cpus:-}" "$(nproc)")
+echo "data path on CPU(s) ${dp_cpus:-?}; client on CPU $client_cpu"
+taskset -c "$client_cpu" "$dir/bench/rdma_bench" "$tmp/sock" "$tmp/sock1" "${RDMA_SECONDS:-1}"
 
 # Speed-change notification latency, on a second backend with two tap members
 # (needs root and /dev/net/tun for net_tap).

@@ -76,6 +76,7 @@ show_device(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_int(d, "active_members", info.active_members);
 	rte_tel_data_add_dict_int(d, "total_members", info.total_members);
 	rte_tel_data_add_dict_uint(d, "config_changes", info.config_changes);
+	rte_tel_data_add_dict_int(d, "data_path", info.data_path);
 	add_admin_link(d, info.path);
 	rte_tel_data_add_dict_uint(d, "pds", info.rdma.pds);
 	rte_tel_data_add_dict_uint(d, "mrs", info.rdma.mrs);

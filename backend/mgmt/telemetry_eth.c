@@ -73,6 +73,7 @@ show_switch(const char *cmd, const char *params, struct rte_tel_data *d)
 	if (tel_sw == NULL)
 		goto out;
 	vur_switch_stats(tel_sw, &st);
+	rte_tel_data_add_dict_uint(d, "data_paths", tel_sw->n_dp);
 	rte_tel_data_add_dict_uint(d, "flooded", st.flooded);
 	rte_tel_data_add_dict_uint(d, "drop_no_uplink", st.no_uplink);
 	rte_tel_data_add_dict_uint(d, "drop_uplink_down", st.uplink_down);

@@ -1,19 +1,26 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The data-path thread: poll while there is traffic, sleep when there is
- * none. Polling takes each device's transmit queue under its lock, then the
- * uplinks' receive queues. After VUR_DP_IDLE_NS without a frame the thread
- * arms the uplinks' receive interrupts, looks once more, and sleeps in
- * epoll on the transmit kicks and those interrupts. On a 2-CPU machine the
- * backend then costs nothing while idle.
+ * A data-path thread: poll while there is traffic, sleep when there is
+ * none. Polling takes the transmit queue of each device the thread owns
+ * under the device's lock, then (the first thread) the uplinks' receive
+ * queues, then the owned devices' RDMA engines. After VUR_DP_IDLE_NS
+ * without work the thread arms what wakes it (the engines' send queue
+ * kicks; the first, the uplinks' receive interrupts), looks once more, and
+ * sleeps in epoll. On a 2-CPU machine the backend then costs nothing while
+ * idle.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <time.h>
 
+#include <rte_eal.h>
+#include <rte_lcore.h>
 #include <rte_pause.h>
 
+#include "common/dpdk_compat.h"
 #include "common/log.h"
 #include "net/net_dev.h"
 #include "net/net_state.h"
@@ -25,9 +32,12 @@
 #define VUR_DP_TIMER_MS        10                    /* sleep bound with polled uplinks */
 #define VUR_SW_LINK_REFRESH_NS (10 * 1000 * 1000ULL) /* the uplinks' up flags */
 #define MAX_EVENTS             16
-#define RCU_THREAD             0
 
-uint32_t vur_switch_main(void *arg);
+int vur_dp_launch(struct vur_dp *dp);
+void vur_dp_join(struct vur_dp *dp);
+
+/* The calling thread's data path: where the RoCE replies its engines make go. */
+static RTE_DEFINE_PER_LCORE(struct vur_dp *, cur_dp);
 
 static uint64_t
 now_ns(void)
@@ -48,27 +58,32 @@ track_port(struct vur_switch *sw, int slot, struct vur_net_dev *nd, uint64_t now
 	struct rte_ether_addr *mac = &sw->dev_mac[slot];
 
 	if (sw->seen[slot] != nd) {
+		rte_spinlock_lock(&sw->fdb_lock);
 		vur_fdb_flush_port(&sw->fdb, slot);
+		rte_spinlock_unlock(&sw->fdb_lock);
 		memset(mac, 0, sizeof(*mac));
 		sw->seen[slot] = nd;
 	}
 	if (nd != NULL && memcmp(mac->addr_bytes, nd->filter->mac, RTE_ETHER_ADDR_LEN) != 0) {
-		vur_fdb_flush_port(&sw->fdb, slot);
 		memcpy(mac->addr_bytes, nd->filter->mac, RTE_ETHER_ADDR_LEN);
+		rte_spinlock_lock(&sw->fdb_lock);
+		vur_fdb_flush_port(&sw->fdb, slot);
 		vur_fdb_add_static(&sw->fdb, mac, slot, now);
+		rte_spinlock_unlock(&sw->fdb_lock);
 	}
 }
 
 static uint32_t
-poll_devices(struct vur_switch *sw, uint64_t now)
+poll_devices(struct vur_dp *dp, uint64_t now)
 {
+	struct vur_switch *sw = dp->sw;
 	uint64_t ports = __atomic_load_n(&sw->attached, __ATOMIC_ACQUIRE);
 	struct rte_mbuf *pkts[VUR_SW_BURST];
 	struct vur_net_dev *nd;
 	uint32_t total = 0;
 	uint16_t n;
 
-	for (int slot = 0; slot < VUR_SW_MAX_DEVS; slot++) {
+	for (int slot = (int)dp->id; slot < VUR_SW_MAX_DEVS; slot += (int)sw->n_dp) {
 		if (!(ports & (1ULL << slot))) {
 			if (sw->seen[slot] != NULL)
 				track_port(sw, slot, NULL, now);
@@ -95,19 +110,47 @@ poll_devices(struct vur_switch *sw, uint64_t now)
  * retransmission), so drain a few rounds; what is left is dropped before
  * the thread reports a quiescent state (RC recovers it by retransmission).
  */
-static uint32_t
-drain_outbox(struct vur_switch *sw, uint64_t now)
+int
+vur_switch_outbox_add(struct vur_switch *sw, int slot, struct rte_mbuf *m)
 {
+	struct vur_dp *dp = RTE_PER_LCORE(cur_dp);
+
+	if (dp == NULL || dp->sw != sw)
+		return -ENOSPC; /* not on a data path: nobody would send it */
+	if (dp->n_outbox == VUR_SW_OUTBOX) {
+		VUR_STAT_ADD(sw->stats.outbox_full, 1); /* RC retransmits what is lost */
+		return -ENOSPC;
+	}
+	dp->outbox[dp->n_outbox] = m;
+	dp->outbox_slot[dp->n_outbox++] = (uint8_t)slot;
+	return 0;
+}
+
+void
+vur_switch_nudge_owner(struct vur_switch *sw, int slot)
+{
+	struct vur_dp *dp = vur_switch_dp_of(sw, slot);
+
+	/* Pairs with the fence in sleep_until_work(): it sees the work, or we see it asleep. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (dp != RTE_PER_LCORE(cur_dp) && __atomic_load_n(&dp->asleep, __ATOMIC_RELAXED))
+		eventfd_write(dp->wake_fd, 1);
+}
+
+static uint32_t
+drain_outbox(struct vur_dp *dp, uint64_t now)
+{
+	struct vur_switch *sw = dp->sw;
 	struct rte_mbuf *pkts[VUR_SW_OUTBOX];
 	uint8_t slots[VUR_SW_OUTBOX];
 	uint32_t total = 0;
 	uint16_t n, i, j;
 
-	for (int round = 0; round < 8 && sw->n_outbox > 0; round++) {
-		n = sw->n_outbox;
-		memcpy(pkts, sw->outbox, n * sizeof(pkts[0]));
-		memcpy(slots, sw->outbox_slot, n);
-		sw->n_outbox = 0;
+	for (int round = 0; round < 8 && dp->n_outbox > 0; round++) {
+		n = dp->n_outbox;
+		memcpy(pkts, dp->outbox, n * sizeof(pkts[0]));
+		memcpy(slots, dp->outbox_slot, n);
+		dp->n_outbox = 0;
 		for (i = 0; i < n; i = j) {
 			for (j = i + 1; j < n && j - i < VUR_SW_BURST && slots[j] == slots[i]; j++)
 				;
@@ -115,26 +158,27 @@ drain_outbox(struct vur_switch *sw, uint64_t now)
 		}
 		total += n;
 	}
-	if (sw->n_outbox > 0) {
-		VUR_STAT_ADD(sw->stats.outbox_full, sw->n_outbox);
-		rte_pktmbuf_free_bulk(sw->outbox, sw->n_outbox);
-		sw->n_outbox = 0;
+	if (dp->n_outbox > 0) {
+		VUR_STAT_ADD(sw->stats.outbox_full, dp->n_outbox);
+		rte_pktmbuf_free_bulk(dp->outbox, dp->n_outbox);
+		dp->n_outbox = 0;
 	}
 	return total;
 }
 
 /* The RDMA engines: send queues, READ responses, timers (@arm: see vur_tp_poll()). */
 static uint32_t
-poll_rdma(struct vur_switch *sw, uint64_t now, bool arm)
+poll_rdma(struct vur_dp *dp, uint64_t now, bool arm)
 {
+	struct vur_switch *sw = dp->sw;
 	uint64_t ports = __atomic_load_n(&sw->attached, __ATOMIC_ACQUIRE), dl;
 	struct rte_mbuf *pkts[VUR_SW_BURST];
 	struct vur_net_dev *nd;
 	uint32_t total = 0;
 	uint16_t n;
 
-	sw->rdma_deadline_ns = 0;
-	for (int slot = 0; slot < VUR_SW_MAX_DEVS; slot++) {
+	dp->rdma_deadline_ns = 0;
+	for (int slot = (int)dp->id; slot < VUR_SW_MAX_DEVS; slot += (int)sw->n_dp) {
 		if (!(ports & (1ULL << slot)))
 			continue;
 		nd = __atomic_load_n(&sw->slots[slot], __ATOMIC_ACQUIRE);
@@ -144,11 +188,11 @@ poll_rdma(struct vur_switch *sw, uint64_t now, bool arm)
 		n = vur_tp_poll(nd->tp, pkts, VUR_SW_BURST, now, arm);
 		dl = nd->tp->next_deadline_ns;
 		pthread_mutex_unlock(nd->lock);
-		if (dl != 0 && (sw->rdma_deadline_ns == 0 || dl < sw->rdma_deadline_ns))
-			sw->rdma_deadline_ns = dl;
+		if (dl != 0 && (dp->rdma_deadline_ns == 0 || dl < dp->rdma_deadline_ns))
+			dp->rdma_deadline_ns = dl;
 		if (n > 0) {
 			vur_switch_send_rdma(sw, slot, pkts, n, now);
-			total += n + drain_outbox(sw, now);
+			total += n + drain_outbox(dp, now);
 		}
 	}
 	return total;
@@ -170,76 +214,144 @@ clear_kick(struct vur_switch *sw, int slot, int fd)
 }
 
 static void
-sleep_until_work(struct vur_switch *sw)
+sleep_until_work(struct vur_dp *dp)
 {
+	struct vur_switch *sw = dp->sw;
 	struct rte_epoll_event ev[MAX_EVENTS];
-	int timeout = vur_switch_uplinks_need_timer(sw) ? VUR_DP_TIMER_MS : -1;
+	bool uplinks = dp->id == 0;
+	int timeout = uplinks && vur_switch_uplinks_need_timer(sw) ? VUR_DP_TIMER_MS : -1;
 	uint64_t now = now_ns(), ms;
 	eventfd_t v;
 	int n;
 
-	/* The send queues' drivers kick again from here; what came meanwhile is work. */
-	if (poll_rdma(sw, now, true) > 0)
+	/*
+	 * From here another thread's delivery to our engines wakes us; and the
+	 * send queues' drivers kick again. What came meanwhile is work.
+	 */
+	__atomic_store_n(&dp->asleep, true, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (poll_rdma(dp, now, true) > 0) {
+		__atomic_store_n(&dp->asleep, false, __ATOMIC_RELAXED);
 		return;
+	}
 
 	/* the engines' retransmission and RNR timers */
-	if (sw->rdma_deadline_ns != 0) {
-		ms = sw->rdma_deadline_ns > now ? (sw->rdma_deadline_ns - now + 999999) / 1000000
+	if (dp->rdma_deadline_ns != 0) {
+		ms = dp->rdma_deadline_ns > now ? (dp->rdma_deadline_ns - now + 999999) / 1000000
 						: 0;
 		if (timeout < 0 || ms < (uint64_t)timeout)
 			timeout = (int)RTE_MIN(ms, (uint64_t)INT32_MAX);
 		if (timeout == 0)
-			return;
+			goto awake;
 	}
-	vur_switch_uplinks_intr(sw, true);
-	/* A frame that arrived before the interrupt was armed would not wake us. */
-	if (vur_switch_uplinks_rx(sw, now_ns()) > 0) {
-		vur_switch_uplinks_intr(sw, false);
-		return;
+	if (uplinks) {
+		vur_switch_uplinks_intr(sw, true);
+		/* A frame that arrived before the interrupt was armed would not wake us. */
+		if (vur_switch_uplinks_rx(sw, now_ns()) > 0) {
+			vur_switch_uplinks_intr(sw, false);
+			goto awake;
+		}
 	}
 	/* Asleep, the thread holds no device: detach need not wait for it. */
-	rte_rcu_qsbr_thread_offline(sw->rcu, RCU_THREAD);
-	n = rte_epoll_wait(sw->epfd, ev, MAX_EVENTS, timeout);
-	rte_rcu_qsbr_thread_online(sw->rcu, RCU_THREAD);
-	vur_switch_uplinks_intr(sw, false);
+	rte_rcu_qsbr_thread_offline(sw->rcu, dp->id);
+	n = rte_epoll_wait(dp->epfd, ev, MAX_EVENTS, timeout);
+	rte_rcu_qsbr_thread_online(sw->rcu, dp->id);
+	if (uplinks)
+		vur_switch_uplinks_intr(sw, false);
 	for (int i = 0; i < n; i++) {
 		uintptr_t slot = (uintptr_t)ev[i].epdata.data;
 
 		if (slot < VUR_SW_MAX_DEVS)
 			clear_kick(sw, (int)slot, ev[i].fd);
-		else if (ev[i].fd == sw->wake_fd)
-			eventfd_read(sw->wake_fd, &v);
+		else if (ev[i].fd == dp->wake_fd)
+			eventfd_read(dp->wake_fd, &v);
 	}
+awake:
+	__atomic_store_n(&dp->asleep, false, __ATOMIC_RELAXED);
 }
 
-uint32_t
-vur_switch_main(void *arg)
+static void
+dp_loop(struct vur_dp *dp)
 {
-	struct vur_switch *sw = arg;
+	struct vur_switch *sw = dp->sw;
 	uint64_t now, last_work = 0;
+	char name[16];
 	uint32_t work;
 
-	rte_rcu_qsbr_thread_register(sw->rcu, RCU_THREAD);
-	rte_rcu_qsbr_thread_online(sw->rcu, RCU_THREAD);
+	RTE_PER_LCORE(cur_dp) = dp;
+	if (dp->lcore != LCORE_ID_ANY) { /* a control thread has its name already */
+		snprintf(name, sizeof(name), dp->id == 0 ? "vur-net" : "vur-net%u", dp->id);
+		prctl(PR_SET_NAME, name);
+	}
+	rte_rcu_qsbr_thread_register(sw->rcu, dp->id);
+	rte_rcu_qsbr_thread_online(sw->rcu, dp->id);
 	while (!__atomic_load_n(&sw->stopping, __ATOMIC_ACQUIRE)) {
 		now = now_ns();
-		if (now >= sw->next_refresh_ns) {
-			vur_switch_uplinks_refresh(sw);
-			sw->next_refresh_ns = now + VUR_SW_LINK_REFRESH_NS;
+		work = poll_devices(dp, now);
+		if (dp->id == 0) {
+			if (now >= dp->next_refresh_ns) {
+				vur_switch_uplinks_refresh(sw);
+				dp->next_refresh_ns = now + VUR_SW_LINK_REFRESH_NS;
+			}
+			work += vur_switch_uplinks_rx(sw, now);
 		}
-		work = poll_devices(sw, now);
-		work += vur_switch_uplinks_rx(sw, now);
-		work += drain_outbox(sw, now);
-		work += poll_rdma(sw, now, false);
-		rte_rcu_qsbr_quiescent(sw->rcu, RCU_THREAD);
+		work += drain_outbox(dp, now);
+		work += poll_rdma(dp, now, false);
+		rte_rcu_qsbr_quiescent(sw->rcu, dp->id);
 		if (work > 0)
 			last_work = now;
 		else if (now - last_work < VUR_DP_IDLE_NS)
 			rte_pause();
 		else
-			sleep_until_work(sw);
+			sleep_until_work(dp);
 	}
-	rte_rcu_qsbr_thread_offline(sw->rcu, RCU_THREAD);
-	rte_rcu_qsbr_thread_unregister(sw->rcu, RCU_THREAD);
+	rte_rcu_qsbr_thread_offline(sw->rcu, dp->id);
+	rte_rcu_qsbr_thread_unregister(sw->rcu, dp->id);
+	RTE_PER_LCORE(cur_dp) = NULL;
+}
+
+static int
+dp_lcore_main(void *arg)
+{
+	dp_loop(arg);
 	return 0;
+}
+
+static uint32_t
+dp_thread_main(void *arg)
+{
+	dp_loop(arg);
+	return 0;
+}
+
+int
+vur_dp_launch(struct vur_dp *dp)
+{
+	int ret;
+
+	if (dp->lcore != LCORE_ID_ANY) {
+		ret = rte_eal_remote_launch(dp_lcore_main, dp, dp->lcore);
+		if (ret != 0) {
+			VUR_LOG(net, ERR, "data path %u: lcore %u busy", dp->id, dp->lcore);
+			return -EBUSY;
+		}
+	} else {
+		ret = rte_thread_create_control(&dp->thread, "vur-net", dp_thread_main, dp);
+		if (ret != 0)
+			return ret < 0 ? ret : -ret;
+	}
+	dp->started = true;
+	return 0;
+}
+
+void
+vur_dp_join(struct vur_dp *dp)
+{
+	if (!dp->started)
+		return;
+	if (dp->lcore != LCORE_ID_ANY)
+		rte_eal_wait_lcore(dp->lcore);
+	else
+		rte_thread_join(dp->thread, NULL);
+	dp->started = false;
 }

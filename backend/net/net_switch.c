@@ -34,7 +34,9 @@
 #define RDMA_EXT_MBUFS 16383
 #define RDMA_KICK_TAG  (VUR_SW_MAX_DEVS + 1) /* epoll data of engine kicks */
 
-uint32_t vur_switch_main(void *arg); /* net_datapath.c */
+/* net_datapath.c: a data-path thread */
+int vur_dp_launch(struct vur_dp *dp);
+void vur_dp_join(struct vur_dp *dp);
 
 int
 vur_switch_attach(struct vur_switch *sw, struct vur_net_dev *nd)
@@ -71,11 +73,13 @@ int
 vur_switch_watch_kick(struct vur_switch *sw, int slot, int fd)
 {
 	struct rte_epoll_event *ev = &sw->kick_ev[slot];
+	int epfd;
 
 	memset(ev, 0, sizeof(*ev));
 	ev->epdata.event = EPOLLIN;
 	ev->epdata.data = (void *)(uintptr_t)slot;
-	return rte_epoll_ctl(sw->epfd, EPOLL_CTL_ADD, fd, ev) < 0 ? -EINVAL : 0;
+	epfd = vur_switch_dp_of(sw, slot)->epfd;
+	return rte_epoll_ctl(epfd, EPOLL_CTL_ADD, fd, ev) < 0 ? -EINVAL : 0;
 }
 
 void
@@ -83,30 +87,34 @@ vur_switch_unwatch_kick(struct vur_switch *sw, int slot)
 {
 	struct rte_epoll_event *ev = &sw->kick_ev[slot];
 
-	if (rte_epoll_ctl(sw->epfd, EPOLL_CTL_DEL, ev->fd, ev) < 0)
+	if (rte_epoll_ctl(vur_switch_dp_of(sw, slot)->epfd, EPOLL_CTL_DEL, ev->fd, ev) < 0)
 		VUR_LOG(net, WARNING, "port %d: cannot unwatch its transmit kick", slot);
 }
 
 int
-vur_switch_watch_rdma_kick(struct vur_switch *sw, int fd, struct rte_epoll_event *ev)
+vur_switch_watch_rdma_kick(struct vur_switch *sw, int slot, int fd, struct rte_epoll_event *ev)
 {
+	int epfd;
+
 	memset(ev, 0, sizeof(*ev));
 	ev->epdata.event = EPOLLIN | EPOLLET;
 	ev->epdata.data = (void *)(uintptr_t)RDMA_KICK_TAG;
-	return rte_epoll_ctl(sw->epfd, EPOLL_CTL_ADD, fd, ev) < 0 ? -EINVAL : 0;
+	epfd = vur_switch_dp_of(sw, slot)->epfd;
+	return rte_epoll_ctl(epfd, EPOLL_CTL_ADD, fd, ev) < 0 ? -EINVAL : 0;
 }
 
 void
-vur_switch_unwatch_rdma_kick(struct vur_switch *sw, struct rte_epoll_event *ev)
+vur_switch_unwatch_rdma_kick(struct vur_switch *sw, int slot, struct rte_epoll_event *ev)
 {
 	/* librte_vhost may have closed the fd already, which removed it: no complaint */
-	rte_epoll_ctl(sw->epfd, EPOLL_CTL_DEL, ev->fd, ev);
+	rte_epoll_ctl(vur_switch_dp_of(sw, slot)->epfd, EPOLL_CTL_DEL, ev->fd, ev);
 }
 
 void
 vur_switch_wake(struct vur_switch *sw)
 {
-	eventfd_write(sw->wake_fd, 1);
+	for (unsigned int i = 0; i < sw->n_dp; i++)
+		eventfd_write(sw->dp[i].wake_fd, 1);
 }
 
 void
@@ -116,30 +124,72 @@ vur_switch_sync(struct vur_switch *sw)
 		rte_rcu_qsbr_synchronize(sw->rcu, RTE_QSBR_THRID_INVALID);
 }
 
-int
-vur_switch_outbox_add(struct vur_switch *sw, int slot, struct rte_mbuf *m)
+/* A data path's epoll and wake-up eventfd. */
+static int
+dp_init(struct vur_switch *sw, unsigned int id, unsigned int lcore)
 {
-	if (sw->n_outbox == VUR_SW_OUTBOX) {
-		VUR_STAT_ADD(sw->stats.outbox_full, 1); /* RC retransmits what is lost */
-		return -ENOSPC;
-	}
-	sw->outbox[sw->n_outbox] = m;
-	sw->outbox_slot[sw->n_outbox++] = (uint8_t)slot;
+	struct vur_dp *dp = &sw->dp[id];
+
+	dp->sw = sw;
+	dp->id = id;
+	dp->lcore = lcore;
+	dp->epfd = epoll_create1(EPOLL_CLOEXEC);
+	dp->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	dp->wake_ev.epdata.event = EPOLLIN;
+	dp->wake_ev.epdata.data = (void *)(uintptr_t)VUR_SW_MAX_DEVS;
+	if (dp->epfd < 0 || dp->wake_fd < 0 ||
+			rte_epoll_ctl(dp->epfd, EPOLL_CTL_ADD, dp->wake_fd, &dp->wake_ev) < 0)
+		return -errno;
 	return 0;
+}
+
+static void
+dp_fini(struct vur_dp *dp)
+{
+	if (dp->wake_fd >= 0)
+		close(dp->wake_fd);
+	if (dp->epfd >= 0)
+		close(dp->epfd);
+	dp->wake_fd = dp->epfd = -1;
+}
+
+/* One data path per EAL worker lcore, or a single control thread without one. */
+static unsigned int
+dp_lcores(unsigned int *lcores)
+{
+	unsigned int n = 0, lcore;
+
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		if (n == VUR_SW_MAX_DP) {
+			VUR_LOG(net, WARNING, "lcore %u and later: not used, at most %d data paths",
+					lcore, VUR_SW_MAX_DP);
+			break;
+		}
+		lcores[n++] = lcore;
+	}
+	if (n == 0)
+		lcores[n++] = LCORE_ID_ANY;
+	return n;
 }
 
 int
 vur_switch_start(struct vur_switch *sw)
 {
-	size_t sz = rte_rcu_qsbr_get_memsize(1);
+	unsigned int lcores[VUR_SW_MAX_DP], n;
+	size_t sz;
 	int ret;
 
 	memset(sw, 0, sizeof(*sw));
+	for (unsigned int i = 0; i < VUR_SW_MAX_DP; i++)
+		sw->dp[i].epfd = sw->dp[i].wake_fd = -1;
 	pthread_mutex_init(&sw->attach_lock, NULL);
+	rte_spinlock_init(&sw->fdb_lock);
+	rte_spinlock_init(&sw->uplink_lock);
 	vur_fdb_init(&sw->fdb, VUR_FDB_AGE_NS);
-	sw->wake_fd = -1;
+	n = dp_lcores(lcores);
+	sz = rte_rcu_qsbr_get_memsize(n);
 	sw->rcu = rte_zmalloc("vur_switch_rcu", sz, RTE_CACHE_LINE_SIZE);
-	if (sw->rcu == NULL || rte_rcu_qsbr_init(sw->rcu, 1) != 0)
+	if (sw->rcu == NULL || rte_rcu_qsbr_init(sw->rcu, n) != 0)
 		goto nomem;
 	sw->pool = rte_pktmbuf_pool_create("vur_net_tx", POOL_MBUFS, POOL_CACHE, 0,
 			RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
@@ -154,21 +204,23 @@ vur_switch_start(struct vur_switch *sw)
 			"vur_rdma_ext", RDMA_EXT_MBUFS, POOL_CACHE, 0, 0, SOCKET_ID_ANY);
 	if (sw->rdma_pool == NULL || sw->rdma_ext_pool == NULL)
 		goto nomem;
-	sw->epfd = epoll_create1(EPOLL_CLOEXEC);
-	sw->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	sw->wake_ev.epdata.event = EPOLLIN;
-	sw->wake_ev.epdata.data = (void *)(uintptr_t)VUR_SW_MAX_DEVS;
-	if (sw->epfd < 0 || sw->wake_fd < 0 ||
-			rte_epoll_ctl(sw->epfd, EPOLL_CTL_ADD, sw->wake_fd, &sw->wake_ev) < 0) {
-		ret = -errno;
-		goto fail;
+	/* every epoll exists before a device can attach to one */
+	for (unsigned int i = 0; i < n; i++) {
+		ret = dp_init(sw, i, lcores[i]);
+		if (ret < 0)
+			goto fail;
 	}
-	ret = rte_thread_create_control(&sw->thread, "vur-net", vur_switch_main, sw);
-	if (ret != 0) {
-		ret = ret < 0 ? ret : -ret;
-		goto fail;
-	}
+	sw->n_dp = n;
 	sw->running = true;
+	for (unsigned int i = 0; i < n; i++) {
+		ret = vur_dp_launch(&sw->dp[i]);
+		if (ret < 0)
+			goto fail;
+	}
+	if (lcores[0] == LCORE_ID_ANY)
+		VUR_LOG(net, INFO, "data path: one control thread (no EAL worker lcore)");
+	else
+		VUR_LOG(net, INFO, "data path: %u thread(s), on EAL worker lcores", n);
 	return 0;
 
 nomem:
@@ -184,22 +236,21 @@ vur_switch_stop(struct vur_switch *sw)
 {
 	if (sw->running) {
 		__atomic_store_n(&sw->stopping, true, __ATOMIC_RELEASE);
-		eventfd_write(sw->wake_fd, 1);
-		rte_thread_join(sw->thread, NULL);
+		vur_switch_wake(sw);
+		for (unsigned int i = 0; i < sw->n_dp; i++)
+			vur_dp_join(&sw->dp[i]);
 		sw->running = false;
 	}
 	vur_switch_unset_uplinks(sw);
-	if (sw->wake_fd >= 0)
-		close(sw->wake_fd);
-	if (sw->epfd > 0)
-		close(sw->epfd);
+	for (unsigned int i = 0; i < VUR_SW_MAX_DP; i++)
+		dp_fini(&sw->dp[i]);
+	sw->n_dp = 0;
 	rte_mempool_free(sw->pool);
 	rte_mempool_free(sw->rdma_pool);
 	rte_mempool_free(sw->rdma_ext_pool);
 	rte_free(sw->rcu);
 	sw->pool = sw->rdma_pool = sw->rdma_ext_pool = NULL;
 	sw->rcu = NULL;
-	sw->wake_fd = sw->epfd = -1;
 	pthread_mutex_destroy(&sw->attach_lock);
 }
 
@@ -292,6 +343,8 @@ deliver(struct vur_switch *sw, int slot, struct rte_mbuf **pkts, const struct bu
 		vur_tp_rx(nd->tp, roce, n_roce, now_ns);
 	}
 	pthread_mutex_unlock(nd->lock);
+	if (n_roce > 0)
+		vur_switch_nudge_owner(sw, slot);
 }
 
 void
@@ -330,6 +383,8 @@ vur_switch_send_rdma(struct vur_switch *sw, int slot, struct rte_mbuf **pkts, ui
 		vur_tp_rx(nd->tp, self, n_self, now_ns);
 	}
 	pthread_mutex_unlock(nd->lock);
+	if (n_self > 0)
+		vur_switch_nudge_owner(sw, slot);
 	if (n_other > 0)
 		vur_switch_forward(sw, (uint16_t)slot, other, n_other, now_ns);
 }
@@ -346,8 +401,10 @@ plan(struct vur_switch *sw, uint16_t in_port, struct rte_mbuf *m, uint16_t i, st
 	p = rte_pktmbuf_read(m, 0, RTE_MIN(m->pkt_len, (uint32_t)sizeof(buf)), buf);
 	if (p == NULL || vur_frame_parse(p, RTE_MIN(m->pkt_len, sizeof(buf)), &bp->fi[i]) < 0)
 		return; /* a runt: nowhere */
+	rte_spinlock_lock(&sw->fdb_lock);
 	vur_fwd_decide(&sw->fdb, in_port, &bp->fi[i],
 			__atomic_load_n(&sw->attached, __ATOMIC_ACQUIRE), now_ns, &f);
+	rte_spinlock_unlock(&sw->fdb_lock);
 	if (f.flood)
 		VUR_STAT_ADD(sw->stats.flooded, 1);
 	for (devs = f.devs; devs != 0; devs &= devs - 1) {

@@ -3,26 +3,39 @@
  * The local switch and the data-path thread that runs it: between the
  * devices of this backend (their virtio-net queues) and the uplinks.
  *
- * One thread does all the Ethernet work. It polls the devices' transmit
- * queues and the uplinks' receive queues while there is traffic, and when
- * idle sleeps in epoll on the transmit kick eventfds and the uplinks'
- * receive interrupts (with a bounded timeout when an uplink has none, or
- * is an 802.3ad bond that needs bursts to run LACP).
+ * The data path is one thread per EAL worker lcore (one control thread
+ * when EAL gives no worker). Each owns the devices whose port slot it is
+ * given (slot modulo the number of threads): it polls their transmit
+ * queues and RDMA engines while there is traffic, and when idle sleeps in
+ * epoll on their kick eventfds. The first also owns the uplinks' receive
+ * queues and interrupts (with a bounded timeout when an uplink has none,
+ * or is an 802.3ad bond that needs bursts to run LACP).
+ *
+ * A device is the unit because everything of its engine (MR, CQ and QP
+ * tables, a CQ shared by many QPs) is under the device's lock; spreading
+ * one device's QPs over threads would only make them wait for each other.
+ * A thread delivers what it forwards itself, taking the destination
+ * device's lock, and holds one device lock at a time. A packet that
+ * borrows guest memory never leaves the thread that built it: replies go
+ * to that thread's own outbox, sent before its next quiescent state. The
+ * FDB and the uplinks' transmit queues are shared, each under a spinlock.
  *
  * Devices attach and detach from other threads. Detach waits, through an
- * RCU quiescent-state variable (rte_rcu_qsbr), until the data path no
- * longer holds the device, so a detached device can be freed.
+ * RCU quiescent-state variable (rte_rcu_qsbr, one reader per data-path
+ * thread), until no data path holds the device, so it can be freed.
  */
 #ifndef VUR_NET_SWITCH_H
 #define VUR_NET_SWITCH_H
 
 #include <pthread.h>
+#include <stdalign.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include <rte_interrupts.h>
 #include <rte_mbuf.h>
 #include <rte_rcu_qsbr.h>
+#include <rte_spinlock.h>
 #include <rte_thread.h>
 
 #include "net/net_fdb.h"
@@ -31,6 +44,7 @@
 
 #define VUR_SW_BURST  32
 #define VUR_SW_OUTBOX 512 /* RoCE replies made while delivering a burst */
+#define VUR_SW_MAX_DP 16  /* data-path threads */
 
 struct vur_net_dev;
 
@@ -64,14 +78,32 @@ struct vur_sw_stats {
 	uint64_t outbox_full;  /* RoCE replies dropped: more than one pass can hold */
 };
 
+struct vur_switch;
+
+/* One data-path thread: what only it touches. */
+struct vur_dp {
+	alignas(RTE_CACHE_LINE_SIZE) struct vur_switch *sw; /* no false sharing between threads */
+	unsigned int id;     /* its RCU reader id; it owns the slots id, id + n_dp, ... */
+	unsigned int lcore;  /* its EAL worker lcore, or LCORE_ID_ANY: a control thread */
+	rte_thread_t thread; /* the control thread */
+	bool started;
+	int epfd; /* its devices' kicks (and the uplinks' interrupts for the first) */
+	int wake_fd;
+	struct rte_epoll_event wake_ev;
+	uint64_t next_refresh_ns;
+	struct rte_mbuf *outbox[VUR_SW_OUTBOX];
+	uint8_t outbox_slot[VUR_SW_OUTBOX];
+	uint16_t n_outbox;
+	uint64_t rdma_deadline_ns; /* its engines' earliest timer, 0 for none */
+	bool asleep; /* about to sleep or sleeping: another thread's delivery wakes it */
+};
+
 struct vur_switch {
 	struct rte_mempool *pool;          /* packet buffers for frames from devices */
 	struct rte_mempool *rdma_pool;     /* headers of the RoCE packets engines build */
 	struct rte_mempool *rdma_ext_pool; /* their payload segments, borrowing guest memory */
-	int epfd;
-	int wake_fd;
-	struct rte_epoll_event wake_ev;
-	rte_thread_t thread;
+	struct vur_dp dp[VUR_SW_MAX_DP];
+	unsigned int n_dp;
 	bool running;
 	bool stopping;
 	struct rte_rcu_qsbr *rcu;
@@ -84,24 +116,26 @@ struct vur_switch {
 	struct vur_sw_uplink uplinks[VUR_MAX_UPLINKS];
 	uint16_t n_uplinks; /* published after the uplinks are filled in */
 
-	/* The data path's own. */
-	struct vur_fdb fdb;
+	/* The data paths': a slot's entries belong to the thread that owns the slot. */
 	struct vur_net_dev *seen[VUR_SW_MAX_DEVS];
 	struct rte_ether_addr dev_mac[VUR_SW_MAX_DEVS];
-	uint64_t next_refresh_ns;
+	rte_spinlock_t fdb_lock;
+	struct vur_fdb fdb;
+	/* the uplinks' transmit queues, up_idx, n_up */
+	rte_spinlock_t uplink_lock;
 	uint16_t up_idx[VUR_MAX_UPLINKS]; /* the uplinks that are up */
 	uint16_t n_up;
 	struct vur_sw_stats stats;
-	struct rte_mbuf *outbox[VUR_SW_OUTBOX];
-	uint8_t outbox_slot[VUR_SW_OUTBOX];
-	uint16_t n_outbox;
-	uint64_t rdma_deadline_ns; /* the engines' earliest timer, 0 for none */
 };
 
-/* Create the packet pool and start the thread. Returns 0 or a negative errno. */
+/*
+ * Create the packet pools and start the data-path threads: one on each EAL
+ * worker lcore (at most VUR_SW_MAX_DP), or one control thread when there is
+ * no worker. Returns 0 or a negative errno.
+ */
 int vur_switch_start(struct vur_switch *sw);
 
-/* Stop the thread and free what start allocated. */
+/* Stop the threads and free what start allocated. */
 void vur_switch_stop(struct vur_switch *sw);
 
 /*
@@ -121,15 +155,29 @@ int vur_switch_watch_kick(struct vur_switch *sw, int slot, int fd);
 void vur_switch_unwatch_kick(struct vur_switch *sw, int slot);
 
 /*
- * The RDMA engines' send queue kicks wake the data path (edge-triggered:
- * never read, the engine looks at the rings itself). @ev must stay put
- * while watched.
+ * The RDMA engines' send queue kicks wake the data path of device port
+ * @slot (edge-triggered: never read, the engine looks at the rings
+ * itself). @ev must stay put while watched.
  */
-int vur_switch_watch_rdma_kick(struct vur_switch *sw, int fd, struct rte_epoll_event *ev);
-void vur_switch_unwatch_rdma_kick(struct vur_switch *sw, struct rte_epoll_event *ev);
+int vur_switch_watch_rdma_kick(struct vur_switch *sw, int slot, int fd, struct rte_epoll_event *ev);
+void vur_switch_unwatch_rdma_kick(struct vur_switch *sw, int slot, struct rte_epoll_event *ev);
 
-/* Wake the data path (it has new work that no kick announces). */
+/* Wake the data paths (they have new work that no kick announces). */
 void vur_switch_wake(struct vur_switch *sw);
+
+/*
+ * Data path: packets were given to the engine of device port @slot; if
+ * another thread owns it and sleeps, wake it (the engine may have work now:
+ * READ responses to send, timers to keep).
+ */
+void vur_switch_nudge_owner(struct vur_switch *sw, int slot);
+
+/* The data-path thread that owns device port @slot. */
+static inline struct vur_dp *
+vur_switch_dp_of(struct vur_switch *sw, int slot)
+{
+	return &sw->dp[(unsigned int)slot % sw->n_dp];
+}
 
 /*
  * Wait until the data path holds no packet it built before this call
@@ -146,7 +194,11 @@ void vur_switch_sync(struct vur_switch *sw);
 void vur_switch_send_rdma(struct vur_switch *sw, int slot, struct rte_mbuf **pkts, uint16_t n,
 		uint64_t now_ns);
 
-/* Data path: a RoCE reply from device port @slot, sent after the current burst. */
+/*
+ * Data path: a RoCE reply from device port @slot, sent by the calling
+ * data-path thread after its current burst. -ENOSPC when its outbox is
+ * full, or when the caller is not a data-path thread.
+ */
 int vur_switch_outbox_add(struct vur_switch *sw, int slot, struct rte_mbuf *m);
 
 /* Snapshots of the counters, for telemetry. */
@@ -154,10 +206,10 @@ void vur_switch_stats(const struct vur_switch *sw, struct vur_sw_stats *out);
 uint16_t vur_switch_uplink_stats(
 		const struct vur_switch *sw, uint16_t i, bool *up, struct vur_sw_uplink_stats *out);
 
-/* Single-writer counters that other threads read. */
-#define VUR_STAT_ADD(c, n) __atomic_store_n(&(c), (c) + (n), __ATOMIC_RELAXED)
+/* Counters the data-path threads add to and other threads read. */
+#define VUR_STAT_ADD(c, n) __atomic_fetch_add(&(c), (n), __ATOMIC_RELAXED)
 
-/* The data path's steps (net_switch.c, net_uplinks.c), on its thread. */
+/* The data path's steps (net_switch.c, net_uplinks.c); the uplinks' on the first thread. */
 void vur_switch_forward(struct vur_switch *sw, uint16_t in_port, struct rte_mbuf **pkts, uint16_t n,
 		uint64_t now_ns);
 void vur_switch_uplinks_refresh(struct vur_switch *sw);

@@ -32,7 +32,7 @@ vur_switch_set_uplinks(struct vur_switch *sw, const struct vur_uplinks *u)
 				u->uplinks[i].bond_mode == BONDING_MODE_8023AD;
 		up->rx_intr = false;
 		if (u->uplinks[i].rx_intr) {
-			ret = rte_eth_dev_rx_intr_ctl_q(up->port_id, 0, sw->epfd,
+			ret = rte_eth_dev_rx_intr_ctl_q(up->port_id, 0, sw->dp[0].epfd,
 					RTE_INTR_EVENT_ADD, (void *)(uintptr_t)VUR_SW_MAX_DEVS);
 			up->rx_intr = ret == 0;
 			if (ret != 0)
@@ -53,7 +53,7 @@ vur_switch_unset_uplinks(struct vur_switch *sw)
 
 		if (up->rx_intr)
 			rte_eth_dev_rx_intr_ctl_q(
-					up->port_id, 0, sw->epfd, RTE_INTR_EVENT_DEL, NULL);
+					up->port_id, 0, sw->dp[0].epfd, RTE_INTR_EVENT_DEL, NULL);
 		up->rx_intr = false;
 	}
 	sw->n_uplinks = 0;
@@ -105,9 +105,9 @@ own_rx_signal(const struct vur_sw_uplink *up)
 void
 vur_switch_uplinks_refresh(struct vur_switch *sw)
 {
+	uint16_t up_idx[VUR_MAX_UPLINKS], n_up = 0;
 	struct rte_eth_link link;
 
-	sw->n_up = 0;
 	for (uint16_t i = 0; i < n_uplinks(sw); i++) {
 		struct vur_sw_uplink *up = &sw->uplinks[i];
 		bool is_up = rte_eth_link_get_nowait(up->port_id, &link) == 0 &&
@@ -118,11 +118,17 @@ vur_switch_uplinks_refresh(struct vur_switch *sw)
 		up->sig_owned = true;
 		__atomic_store_n(&up->up, is_up, __ATOMIC_RELAXED);
 		if (is_up)
-			sw->up_idx[sw->n_up++] = i;
+			up_idx[n_up++] = i;
 	}
+	rte_spinlock_lock(&sw->uplink_lock);
+	memcpy(sw->up_idx, up_idx, sizeof(up_idx[0]) * n_up);
+	sw->n_up = n_up;
+	rte_spinlock_unlock(&sw->uplink_lock);
+	rte_spinlock_lock(&sw->fdb_lock);
 	__atomic_store_n(&sw->stats.fdb_learned, sw->fdb.stats.learned, __ATOMIC_RELAXED);
 	__atomic_store_n(&sw->stats.fdb_moved, sw->fdb.stats.moved, __ATOMIC_RELAXED);
 	__atomic_store_n(&sw->stats.fdb_evicted, sw->fdb.stats.evicted, __ATOMIC_RELAXED);
+	rte_spinlock_unlock(&sw->fdb_lock);
 }
 
 uint16_t
@@ -136,8 +142,11 @@ vur_switch_uplinks_rx(struct vur_switch *sw, uint64_t now_ns)
 		struct vur_sw_uplink *up = &sw->uplinks[i];
 
 		n = rte_eth_rx_burst(up->port_id, 0, pkts, VUR_SW_BURST);
-		if (up->keepalive) /* LACPDUs go out from inside the bond's tx burst */
+		if (up->keepalive) { /* LACPDUs go out from inside the bond's tx burst */
+			rte_spinlock_lock(&sw->uplink_lock);
 			rte_eth_tx_burst(up->port_id, 0, pkts, 0);
+			rte_spinlock_unlock(&sw->uplink_lock);
+		}
 		if (n == 0)
 			continue;
 		bytes = 0;
@@ -178,7 +187,10 @@ vur_switch_uplink_tx(
 	struct rte_mbuf *per[VUR_MAX_UPLINKS][VUR_SW_BURST];
 	uint16_t cnt[VUR_MAX_UPLINKS] = { 0 }, u;
 
+	/* The data paths share each uplink's one transmit queue. */
+	rte_spinlock_lock(&sw->uplink_lock);
 	if (sw->n_up == 0) {
+		rte_spinlock_unlock(&sw->uplink_lock);
 		if (n_uplinks(sw) == 0)
 			VUR_STAT_ADD(sw->stats.no_uplink, n);
 		else
@@ -193,6 +205,7 @@ vur_switch_uplink_tx(
 	for (u = 0; u < n_uplinks(sw); u++)
 		if (cnt[u] > 0)
 			tx_one(sw, u, per[u], cnt[u]);
+	rte_spinlock_unlock(&sw->uplink_lock);
 }
 
 void

@@ -211,8 +211,7 @@ is_member_of_any_bond(uint16_t port)
 	uint16_t members[RTE_MAX_ETHPORTS], p;
 	int n;
 
-	RTE_ETH_FOREACH_DEV(p)
-	{
+	RTE_ETH_FOREACH_DEV(p) {
 		if (!is_bond(p))
 			continue;
 		n = rte_eth_bond_members_get(p, members, RTE_DIM(members));
@@ -246,8 +245,7 @@ choose(struct vur_uplinks *u, const char *const *names, unsigned int n_names)
 	}
 	if (n_names > 0)
 		return ret;
-	RTE_ETH_FOREACH_DEV(port)
-	{
+	RTE_ETH_FOREACH_DEV(port) {
 		if (ret == 0 && !is_member_of_any_bond(port))
 			ret = add_uplink(u, port);
 	}
@@ -261,8 +259,7 @@ configure_bonds(void)
 	uint16_t port;
 	int ret;
 
-	RTE_ETH_FOREACH_DEV(port)
-	{
+	RTE_ETH_FOREACH_DEV(port) {
 		if (!is_bond(port))
 			continue;
 		ret = configure(port, false);

@@ -46,8 +46,8 @@ vur_tp_ring_activate(struct vur_tp_dev *td, struct vur_tp_ring *r, bool kick)
 	r->started = true;
 	r->active = true;
 	if (kick && td->nd->sw != NULL && r->kickfd >= 0)
-		r->kick_watched =
-				vur_switch_watch_rdma_kick(td->nd->sw, r->kickfd, &r->kick_ev) == 0;
+		r->kick_watched = vur_switch_watch_rdma_kick(td->nd->sw, td->nd->slot, r->kickfd,
+						  &r->kick_ev) == 0;
 }
 
 void
@@ -56,7 +56,7 @@ vur_tp_ring_deactivate(struct vur_tp_dev *td, struct vur_tp_ring *r)
 	if (!r->active)
 		return;
 	if (r->kick_watched)
-		vur_switch_unwatch_rdma_kick(td->nd->sw, &r->kick_ev);
+		vur_switch_unwatch_rdma_kick(td->nd->sw, td->nd->slot, &r->kick_ev);
 	r->kick_watched = false;
 	r->active = false;
 	rte_vhost_set_vring_base(td->vid, (uint16_t)r->vq, r->ring.last_avail, r->ring.used_idx);

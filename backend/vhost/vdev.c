@@ -286,6 +286,9 @@ fill_info(struct vur_dev *dev, struct vur_dev_info *info)
 	info->total_members = dev->speed.total;
 	info->config_changes = dev->config_changes;
 	info->link_up = dev->cfg_state.link_up;
+	info->data_path = dev->eth.sw != NULL && dev->eth.slot >= 0
+			? (int)vur_switch_dp_of(dev->eth.sw, dev->eth.slot)->id
+			: -1;
 	info->ctrl = dev->ctrlq.stats;
 	info->eth = dev->eth.stats;
 	info->rdma_tp = dev->tp.stats;

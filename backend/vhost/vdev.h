@@ -93,6 +93,7 @@ struct vur_dev_info {
 	uint16_t total_members;
 	bool link_up;
 	uint64_t config_changes;
+	int data_path; /* the data-path thread that serves it, -1: not attached */
 	struct vur_ctrlq_stats ctrl;
 	struct vur_net_dev_stats eth;
 	struct vur_tp_stats rdma_tp;

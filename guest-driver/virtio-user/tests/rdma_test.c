@@ -7,6 +7,7 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@
 #define MEM_SIZE (40u << 20)
 
 static const char *backend_bin;
+static const char *const *eal_args; /* more EAL arguments for the backend, or NULL */
 static struct child backend;
 
 static struct rdma_ep a, b;
@@ -131,7 +133,7 @@ open_ep(struct rdma_ep *e, unsigned int sock, uint8_t last_octet)
 static void
 devices_open(void)
 {
-	const struct child_opts o = { .n_sockets = 2 };
+	const struct child_opts o = { .eal_args = eal_args, .n_sockets = 2 };
 	int ret = child_start(&backend, backend_bin, &o);
 
 	if (ret == 0)
@@ -911,6 +913,31 @@ backend_stops_cleanly(void)
 		child_dump_log(&backend);
 }
 
+/*
+ * Which data-path threads serve the devices: with the EAL arguments this
+ * test was given (two worker lcores), two, and the devices, in port slots
+ * 0 and 1, on different threads, so that every test here also runs with
+ * its two QPs' engines on two threads.
+ */
+static void
+data_paths(void)
+{
+	char json[4096];
+	uint64_t n = 0;
+
+	TAP_CHECK(telemetry_query(backend.prefix, "/vur/switch", json, sizeof(json)) > 0 &&
+			telemetry_field(json, "data_paths", &n) == 0);
+	printf("# data paths: %" PRIu64 "; device a on %" PRIu64 ", b on %" PRIu64 "\n", n,
+			counter(&a, "data_path"), counter(&b, "data_path"));
+	if (eal_args == NULL) {
+		TAP_CHECK(n >= 1);
+		return;
+	}
+	TAP_EQ(n, 2);
+	TAP_CHECK(counter(&a, "data_path") != counter(&b, "data_path"));
+	TAP_CHECK(counter(&a, "data_path") < 2 && counter(&b, "data_path") < 2);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -919,9 +946,12 @@ main(int argc, char **argv)
 		return 1;
 	}
 	backend_bin = argv[1];
+	if (argc > 2)
+		eal_args = (const char *const *)argv + 2; /* NULL-terminated, as argv is */
 	signal(SIGPIPE, SIG_IGN);
 	vur_user_set_log(log_hook, NULL, VUR_USER_LOG_INFO);
 	TAP_RUN(devices_open);
+	TAP_RUN(data_paths);
 	TAP_RUN(rc_send);
 	TAP_RUN(rc_write_read);
 	TAP_RUN(rc_inline_imm_unsignaled);
