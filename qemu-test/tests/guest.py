@@ -119,10 +119,11 @@ class Guest:
     """A TCG guest with guest memory shared (memfd) and one
     vhost-user-rdma-pci device per socket in @sockets; the serial console
     goes to a log file. A reboot ends QEMU unless @reboot. @files ({path:
-    (mode, bytes)}) go into the appended archive beside the script."""
+    (mode, bytes)}) go into the appended archive beside the script.
+    @device_opts are more properties of each device (',queue-size=1024')."""
 
     def __init__(self, qemu, image, script, sockets, mem_mb=512, append='', extra=(),
-                 chardev_opts='', name='guest', reboot=False, files=None):
+                 chardev_opts='', name='guest', reboot=False, files=None, device_opts=''):
         self.name = name
         self.steps = 0  # VUR-WAIT lines already answered (wait_step)
         self.dir = tempfile.mkdtemp(prefix='vurq-')
@@ -139,7 +140,7 @@ class Guest:
                '-append', f'console=ttyS0 quiet panic=-1 {append}'.strip()]
         for i, sock in enumerate(sockets):
             cmd += ['-chardev', f'socket,path={sock},id=vrdma{i}{chardev_opts}',
-                    '-device', f'vhost-user-rdma-pci,page-per-vq=on,chardev=vrdma{i}']
+                    '-device', f'vhost-user-rdma-pci,page-per-vq=on,chardev=vrdma{i}{device_opts}']
         cmd += list(extra)
         self.cmd = cmd
         self.log = open(os.path.join(self.dir, 'console'), 'w+')
