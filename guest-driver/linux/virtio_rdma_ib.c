@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The ib_device: device and port attributes, the GID table, PDs and user
- * contexts. Each verb that the device implements is one control command of
+ * The ib_device: device and port attributes, the GID table, PDs, user
+ * contexts and the table of verbs (MRs, CQs, QPs and AHs have their files). Each verb that the device implements is one control command of
  * class VIRTIO_NET_CTRL_ROCE; the RoCE GID table follows the netdev's
  * addresses through ib_core's GID management (ib_device_set_netdev).
  */
@@ -12,20 +12,6 @@
 #include <rdma/ib_mad.h>
 
 #include "virtio_rdma.h"
-
-struct virtio_rdma_pd {
-	struct ib_pd ibpd;
-	u32 pdn;
-};
-
-struct virtio_rdma_ucontext {
-	struct ib_ucontext ibuc;
-};
-
-static struct virtio_rdma_pd *to_vpd(struct ib_pd *ibpd)
-{
-	return container_of(ibpd, struct virtio_rdma_pd, ibpd);
-}
 
 static int virtio_rdma_query_device(struct ib_device *ibdev,
 				    struct ib_device_attr *attr,
@@ -171,35 +157,102 @@ static int virtio_rdma_del_gid(const struct ib_gid_attr *attr, void **context)
 				    sizeof(cmd), NULL, 0);
 }
 
+/* IB_ACCESS_* to enum virtio_ib_access_flags and back. */
+u32 virtio_rdma_access_flags(int ib_flags)
+{
+	u32 flags = 0;
+
+	if (ib_flags & IB_ACCESS_LOCAL_WRITE)
+		flags |= VIRTIO_IB_ACCESS_LOCAL_WRITE;
+	if (ib_flags & IB_ACCESS_REMOTE_WRITE)
+		flags |= VIRTIO_IB_ACCESS_REMOTE_WRITE;
+	if (ib_flags & IB_ACCESS_REMOTE_READ)
+		flags |= VIRTIO_IB_ACCESS_REMOTE_READ;
+	return flags;
+}
+
+int virtio_rdma_ib_access_flags(u32 flags)
+{
+	int ib_flags = 0;
+
+	if (flags & VIRTIO_IB_ACCESS_LOCAL_WRITE)
+		ib_flags |= IB_ACCESS_LOCAL_WRITE;
+	if (flags & VIRTIO_IB_ACCESS_REMOTE_WRITE)
+		ib_flags |= IB_ACCESS_REMOTE_WRITE;
+	if (flags & VIRTIO_IB_ACCESS_REMOTE_READ)
+		ib_flags |= IB_ACCESS_REMOTE_READ;
+	return ib_flags;
+}
+
+/*
+ * The device's PD lives while the verbs PD or a QP that a process still
+ * maps holds it (ROCE-DEV-PD-3 would refuse DESTROY_PD before).
+ */
+static void pd_release(struct kref *ref)
+{
+	struct virtio_rdma_pd_res *pd =
+		container_of(ref, struct virtio_rdma_pd_res, ref);
+	struct virtio_rdma_cmd_destroy_pd cmd = {
+		.pdn = cpu_to_le32(pd->pdn),
+	};
+	int ret;
+
+	if (!pd->dev->dead) {
+		ret = virtio_rdma_roce_cmd(pd->dev,
+					   VIRTIO_NET_CTRL_ROCE_DESTROY_PD,
+					   &cmd, sizeof(cmd), NULL, 0);
+		if (ret)
+			dev_warn_ratelimited(&pd->dev->vdev->dev,
+					     "PD %u: DESTROY_PD %d\n",
+					     pd->pdn, ret);
+	}
+	kfree(pd);
+}
+
+void virtio_rdma_pd_get(struct virtio_rdma_pd_res *pd)
+{
+	kref_get(&pd->ref);
+}
+
+void virtio_rdma_pd_put(struct virtio_rdma_pd_res *pd)
+{
+	kref_put(&pd->ref, pd_release);
+}
+
 static int virtio_rdma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct virtio_rdma_dev *dev = to_vdev_rdma(ibpd->device);
+	struct virtio_rdma_alloc_pd_resp resp = {};
 	struct virtio_rdma_ack_create_pd ack;
+	struct virtio_rdma_pd_res *pd;
 	int ret;
 
-	/*
-	 * A kernel PD comes with ib_core's DMA MR (get_dma_mr), which this
-	 * driver does not have yet: kernel consumers are refused.
-	 */
-	if (!udata)
-		return -EOPNOTSUPP;
+	pd = kzalloc(sizeof(*pd), GFP_KERNEL);
+	if (!pd)
+		return -ENOMEM;
 	ret = virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_CREATE_PD, NULL,
 				   0, &ack, sizeof(ack));
-	if (ret)
+	if (ret) {
+		kfree(pd);
 		return ret;
-	to_vpd(ibpd)->pdn = le32_to_cpu(ack.pdn);
-	return 0;
+	}
+	kref_init(&pd->ref);
+	pd->dev = dev;
+	pd->pdn = le32_to_cpu(ack.pdn);
+	to_vpd(ibpd)->res = pd;
+	if (!udata)
+		return 0;
+	resp.pdn = pd->pdn;
+	ret = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+	if (ret)
+		virtio_rdma_pd_put(pd);
+	return ret;
 }
 
 static int virtio_rdma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	struct virtio_rdma_dev *dev = to_vdev_rdma(ibpd->device);
-	struct virtio_rdma_cmd_destroy_pd cmd = {
-		.pdn = cpu_to_le32(to_vpd(ibpd)->pdn),
-	};
-
-	return virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_DESTROY_PD, &cmd,
-				    sizeof(cmd), NULL, 0);
+	virtio_rdma_pd_put(to_vpd(ibpd)->res);
+	return 0;
 }
 
 /* A user context holds nothing on the device. */
@@ -214,11 +267,13 @@ static void virtio_rdma_dealloc_ucontext(struct ib_ucontext *uctx)
 }
 
 /*
- * Nothing of a user context is mapped into its process (no doorbell, no
- * ring), so nothing is to be taken away when the device goes. With this op
- * ib_core removes the device while processes still hold contexts (they get
- * IB_EVENT_DEVICE_FATAL, then EIO) instead of waiting for them to close,
- * and open contexts do not pin the module.
+ * With this op ib_core removes the device while processes still hold
+ * contexts (they get IB_EVENT_DEVICE_FATAL, then EIO) instead of waiting
+ * for them to close, and open contexts do not pin the module. Before it
+ * calls it, ib_core has zapped every mapping made with rdma_user_mmap_io()
+ * (all of this driver's: rings, slots, doorbells) and dropped their
+ * references; it then destroys the context's objects, so every device
+ * object is destroyed while the device still answers.
  */
 static void virtio_rdma_disassociate_ucontext(struct ib_ucontext *uctx)
 {
@@ -227,27 +282,50 @@ static void virtio_rdma_disassociate_ucontext(struct ib_ucontext *uctx)
 static const struct ib_device_ops virtio_rdma_ib_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
-	.uverbs_abi_ver = 1,
+	.uverbs_abi_ver = VIRTIO_RDMA_UVERBS_ABI_VERSION,
 
 	.port_groups = virtio_rdma_port_groups,
 
+	/*
+	 * No post_send, post_recv, poll_cq: the data path is the process's
+	 * own (mapped rings). ib_core then treats the device as no kernel
+	 * verbs provider, and the MAD, CM and RDMA CM clients leave it alone.
+	 */
 	.add_gid = virtio_rdma_add_gid,
 	.alloc_pd = virtio_rdma_alloc_pd,
 	.alloc_ucontext = virtio_rdma_alloc_ucontext,
+	.create_ah = virtio_rdma_create_ah,
+	.create_cq = virtio_rdma_create_cq,
+	.create_qp = virtio_rdma_create_qp,
+	.create_user_ah = virtio_rdma_create_ah,
 	.dealloc_pd = virtio_rdma_dealloc_pd,
 	.dealloc_ucontext = virtio_rdma_dealloc_ucontext,
 	.del_gid = virtio_rdma_del_gid,
+	.dereg_mr = virtio_rdma_dereg_mr,
+	.destroy_ah = virtio_rdma_destroy_ah,
+	.destroy_cq = virtio_rdma_destroy_cq,
+	.destroy_qp = virtio_rdma_destroy_qp,
 	.disassociate_ucontext = virtio_rdma_disassociate_ucontext,
+	.get_dma_mr = virtio_rdma_get_dma_mr,
 	.get_link_layer = virtio_rdma_get_link_layer,
 	.get_port_immutable = virtio_rdma_get_port_immutable,
+	.mmap = virtio_rdma_mmap,
+	.mmap_free = virtio_rdma_mmap_free,
+	.modify_qp = virtio_rdma_modify_qp,
 	.query_device = virtio_rdma_query_device,
 	.query_pkey = virtio_rdma_query_pkey,
 	.query_port = virtio_rdma_query_port,
+	.query_qp = virtio_rdma_query_qp,
+	.reg_user_mr = virtio_rdma_reg_user_mr,
+	.req_notify_cq = virtio_rdma_req_notify_cq,
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 0, 0)
 	.query_port_speed = virtio_rdma_query_port_speed,
 #endif
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, virtio_rdma_ah, ibah),
+	INIT_RDMA_OBJ_SIZE(ib_cq, virtio_rdma_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, virtio_rdma_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, virtio_rdma_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, virtio_rdma_ucontext, ibuc),
 };
 
