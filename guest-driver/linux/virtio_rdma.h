@@ -291,16 +291,15 @@ int virtio_rdma_find_vqs(struct virtio_rdma_dev *dev);
 void virtio_rdma_del_vqs(struct virtio_rdma_dev *dev);
 void virtio_rdma_doorbells_init(struct virtio_rdma_dev *dev);
 int virtio_rdma_uq_init(struct virtio_rdma_dev *dev,
-			   struct virtio_rdma_uq *u, u32 vq_index,
-			   u32 stride, bool writable);
+			struct virtio_rdma_uq *u, u32 vq_index, u32 stride,
+			bool writable);
 void virtio_rdma_uq_reset(struct virtio_rdma_uq *u);
 void virtio_rdma_uq_free(struct virtio_rdma_uq *u);
 int virtio_rdma_uq_publish(struct virtio_rdma_dev *dev,
-			      struct ib_ucontext *uctx,
-			      struct virtio_rdma_uq *u, bool doorbell,
-			      struct kref *owner,
-			      void (*release)(struct kref *ref),
-			      struct virtio_rdma_uring *resp);
+			   struct ib_ucontext *uctx, struct virtio_rdma_uq *u,
+			   bool doorbell, struct kref *owner,
+			   void (*release)(struct kref *ref),
+			   struct virtio_rdma_uring *resp);
 void virtio_rdma_uq_unpublish(struct virtio_rdma_uq *u);
 int virtio_rdma_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
 void virtio_rdma_mmap_free(struct rdma_user_mmap_entry *entry);

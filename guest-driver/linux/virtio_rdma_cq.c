@@ -120,6 +120,7 @@ int virtio_rdma_create_cq(struct ib_cq *ibcq,
 	struct virtio_rdma_create_cq_resp resp = {};
 	struct virtio_rdma_ucontext *uctx;
 	struct virtio_rdma_cq_res *cq;
+	unsigned int num;
 	int ret;
 
 	/* No poll_cq: kernel consumers have no use for a CQ of this device. */
@@ -127,8 +128,8 @@ int virtio_rdma_create_cq(struct ib_cq *ibcq,
 		return -EOPNOTSUPP;
 	if (attr->flags)
 		return -EOPNOTSUPP;
-	if (!attr->cqe || attr->cqe > virtqueue_get_vring_size(
-				dev->vqs[virtio_rdma_cq_vq(dev, 0)]))
+	num = virtqueue_get_vring_size(dev->vqs[virtio_rdma_cq_vq(dev, 0)]);
+	if (!attr->cqe || attr->cqe > num)
 		return -EINVAL;
 	uctx = rdma_udata_to_drv_context(udata, struct virtio_rdma_ucontext,
 					 ibuc);

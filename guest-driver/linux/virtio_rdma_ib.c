@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The ib_device: device and port attributes, the GID table, PDs, user
- * contexts and the table of verbs (MRs, CQs, QPs and AHs have their files). Each verb that the device implements is one control command of
- * class VIRTIO_NET_CTRL_ROCE; the RoCE GID table follows the netdev's
+ * contexts, and the table of all verbs (MRs, CQs, QPs and AHs have their
+ * own files). Each verb that the device implements is one control command
+ * of class VIRTIO_NET_CTRL_ROCE; the RoCE GID table follows the netdev's
  * addresses through ib_core's GID management (ib_device_set_netdev).
  */
 #include <linux/etherdevice.h>
@@ -298,6 +299,10 @@ static const struct ib_device_ops virtio_rdma_ib_ops = {
 	.create_cq = virtio_rdma_create_cq,
 	.create_qp = virtio_rdma_create_qp,
 	.create_user_ah = virtio_rdma_create_ah,
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
+	/* Set where checked (7.2's header): uverbs may prefer it for user CQs. */
+	.create_user_cq = virtio_rdma_create_cq,
+#endif
 	.dealloc_pd = virtio_rdma_dealloc_pd,
 	.dealloc_ucontext = virtio_rdma_dealloc_ucontext,
 	.del_gid = virtio_rdma_del_gid,
@@ -342,6 +347,12 @@ int virtio_rdma_ib_register(struct virtio_rdma_dev *dev)
 	addrconf_addr_eui48((unsigned char *)&ibdev->node_guid,
 			    dev->netdev->dev_addr);
 	ib_set_device_ops(ibdev, &virtio_rdma_ib_ops);
+	/*
+	 * ibv_req_notify_cq() goes through the kernel (REQ_NOTIFY_CQ is a
+	 * control command); ib_core leaves that write() command off unless
+	 * the driver asks for it.
+	 */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 
 	ret = ib_device_set_netdev(ibdev, dev->netdev, VIRTIO_NET_ROCE_PORT_NUM);
 	if (ret)
