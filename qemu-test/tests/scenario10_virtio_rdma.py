@@ -15,7 +15,12 @@ with the device's MAC each), B is refused in validate and goes to
 virtio_net. In the guest: port state ACTIVE, the rate, a RoCE v2 GID for
 the IPv4 address, effective_speed; a ping to the host through the backend;
 a small static tool (uverbs_tool.c, no libibverbs) gets a user context and
-a PD through uverbs, which the host sees in the backend, and frees it; the
+a PD through uverbs, which the host sees in the backend, and frees it; it
+then drives the driver's uverbs ABI by hand: an MR, a CQ, two RC QPs
+connected to each other through INIT, RTR, RTS, their mapped rings and
+doorbells, one SEND and its receive seen as two CQEs in the mapped CQ and
+an event on the completion channel, an AH; the QPs destroyed while still
+mapped stay in the backend until unmapped, then everything is freed. The
 same tool then reads a context's asynchronous events. The
 host changes A's uplinks (a member's link, a member's declared speed) and
 the links of A and C with the admin CLI; after
@@ -163,6 +168,13 @@ fi
 # host counts the backend's PDs while the tool holds it.
 /test/uverbs_tool pd "/dev/infiniband/$UA" || vur_result uverbs_pd fail "exit $?"
 
+# The driver's uverbs ABI by hand (no provider here): MR, CQ, two RC QPs
+# connected to each other, their mapped rings, a SEND and its receive, the
+# CQEs in the mapped CQ and the completion channel's event, an AH; then the
+# QPs destroyed while mapped. The host counts the backend's objects.
+/test/uverbs_tool rdma "/dev/infiniband/$UA" || vur_result uverbs_rdma fail "exit $?"
+dmesg | grep -i 'virtio_rdma.*user queues' | head -2
+
 # Another context that reads its asynchronous events from here on, as
 # ibv_get_async_event() would: what userspace sees of the driver's events.
 /test/uverbs_tool events "/dev/infiniband/$UA" >/tmp/events 2>&1 &
@@ -305,6 +317,14 @@ def scenario(tap, qemu, image, sock_dir):
             # ADD_GID: the IPv6 link-local GID and the IPv4 one.
             tap.case('backend_two_gids', a['gids'] == 2, f"{a['gids']} GIDs")
 
+        def counts(a):
+            return {k: a[k] for k in ('pds', 'mrs', 'cqs', 'qps', 'ahs', 'ctrl_errors')}
+
+        def rdma_count(name, want):
+            a = backend_a.device(sock_a)
+            got = counts(a)
+            tap.case(name, all(got[k] == v for k, v in want.items()), got)
+
         def device_links(state):
             guest.ctl(admin, 'device-link', sock_a, state)
             guest.ctl(admin_c, 'device-link', sock_c, state)
@@ -316,6 +336,14 @@ def scenario(tap, qemu, image, sock_dir):
             guest.ctl(admin, 'member-link', 'net_tap1', 'down')
 
         steps = step('pd_allocated', pd_allocated, lambda d: True) \
+            and step('rdma_live', lambda: rdma_count(
+                'backend_rdma_objects_live',
+                {'pds': 1, 'mrs': 1, 'cqs': 1, 'qps': 2, 'ahs': 1}), lambda d: True) \
+            and step('rdma_qps_mapped', lambda: rdma_count(
+                'backend_qps_kept_while_mapped', {'qps': 2}), lambda d: True) \
+            and step('rdma_freed', lambda: rdma_count(
+                'backend_rdma_objects_freed',
+                {'pds': 0, 'mrs': 0, 'cqs': 0, 'qps': 0, 'ahs': 0}), lambda d: True) \
             and step('member_down', member_down,
                      lambda d: d['speed_mbps'] == 25000 and d['link'] == 'up') \
             and step('member_up', lambda: guest.ctl(admin, 'member-link', 'net_tap1', 'up'),
