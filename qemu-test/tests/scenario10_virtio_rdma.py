@@ -32,7 +32,8 @@ no speed events, and never sends QUERY_PORT_SPEED. The backend holds A's
 two GIDs (IPv6 link-local, IPv4), one once the address is deleted, and
 refused none of A's commands. Userspace received five
 events 20 (the speed change), one PORT_ERR and one PORT_ACTIVE, and
-DEVICE_FATAL when the device is unbound under its open context. Last, A moves to
+DEVICE_FATAL when the device is unbound under its open context; another
+process keeps a CQ and QPs with their rings mapped across that unbind. Last, A moves to
 virtio_net and back through sysfs unbind/bind, and the module unloads.
 
 Usage: scenario10_virtio_rdma.py PATH/TO/vhost-user-rdma
@@ -226,6 +227,14 @@ while [ -n "$(gid_index $gid)" ] && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)
 vur_expect roce_gid_ipv4_deleted "" "$(gid_index $gid)"
 vur_step gid_deleted
 
+# A process that keeps a CQ and two QPs with their rings mapped while the
+# device goes away (ib_core zaps the mappings, then destroys the objects).
+/test/uverbs_tool hold "/dev/infiniband/$UA" >/tmp/hold 2>&1 &
+HOLD=$!
+vur_wait_eq 1 10 grep -c '^HOLDING' /tmp/hold
+grep '^VUR-RESULT' /tmp/hold
+vur_expect hold_mapped 1 "$(grep -c '^HOLDING' /tmp/hold)"
+
 # The documented way between the two drivers.
 V=$(basename "$(readlink /sys/class/net/$A/device)")
 # The events tool still holds a context: the unbind does not wait for it
@@ -234,6 +243,8 @@ echo "$V" > /sys/bus/virtio/drivers/virtio_rdma/unbind
 vur_wait_eq 1 5 grep -c '^EVENT 8 0$' /tmp/events
 vur_expect uverbs_device_fatal_on_unbind 1 "$(ev 8 0)"
 kill $EV
+kill $HOLD
+vur_expect hold_no_memory_kept 0 "$(dmesg | grep -c 'kept until reset')"
 echo "$V" > /sys/bus/virtio/drivers/virtio_net/bind
 vur_expect moved_to_virtio_net virtio_net "$(driver_of "$(netdev_of @MAC_A@)")"
 vur_expect ib_device_gone "" "$(ibdev_of "$(netdev_of @MAC_A@)")"

@@ -23,6 +23,9 @@
  *                            backend's objects); destroys the QPs while
  *                            still mapped, "VUR-WAIT rdma_qps_mapped",
  *                            unmaps, frees the rest, "VUR-WAIT rdma_freed".
+ *   uverbs_tool hold DEV     the same objects and mappings (results named
+ *                            hold_*), then "HOLDING" and sleeps until
+ *                            killed: for a device removed under them.
  *
  * Built statically on the host (the guest has no libc):
  *   gcc -static -O2 -o uverbs_tool uverbs_tool.c
@@ -68,9 +71,13 @@ static int uverbs_cmd(int fd, uint32_t command, void *cmd, size_t cmd_len,
 	return n == (ssize_t)len ? 0 : EIO;
 }
 
+/* Before each result's name: "hold_" for the hold command. */
+static const char *result_prefix = "";
+
 static void result(const char *name, int err, const char *detail)
 {
-	printf("VUR-RESULT %s %s %s%s%s\n", name, err ? "fail" : "ok", detail,
+	printf("VUR-RESULT %s%s %s %s%s%s\n", result_prefix, name,
+	       err ? "fail" : "ok", detail,
 	       err ? ": " : "", err ? strerror(err) : "");
 	fflush(stdout);
 }
@@ -692,6 +699,21 @@ static int rdma(const char *path)
 	return 0;
 }
 
+static int hold(const char *path)
+{
+	struct ib_uverbs_get_context_resp ctx_resp = { 0 };
+	struct rdma_ctx c = { 0 };
+
+	result_prefix = "hold_";
+	c.fd = open_context(path, "rdma", &ctx_resp);
+	if (c.fd < 0 || rdma_create(&c))
+		return 1;
+	printf("HOLDING\n");
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "pd"))
@@ -700,7 +722,9 @@ int main(int argc, char **argv)
 		return events(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "rdma"))
 		return rdma(argv[2]);
-	fprintf(stderr, "usage: %s pd|events|rdma /dev/infiniband/uverbsN\n",
+	if (argc == 3 && !strcmp(argv[1], "hold"))
+		return hold(argv[2]);
+	fprintf(stderr, "usage: %s pd|events|rdma|hold /dev/infiniband/uverbsN\n",
 		argv[0]);
 	return 2;
 }
