@@ -56,7 +56,8 @@ static int virtio_rdma_validate(struct virtio_device *vdev)
 /*
  * Whether processes can drive the RDMA virtqueues: the device must use
  * guest-physical addresses (the descriptors name the slots by physical
- * address, the page lists of MRs too), and each ring's available and used
+ * address, the page lists of MRs too; virtio_ring then allocates each ring
+ * in pages of its own, at the address it gives the device), and each ring's available and used
  * rings must start on a page of their own and end in pages that hold
  * nothing else: num x 16 bytes of descriptors a multiple of the page size
  * (num >= 256 with 4 KiB pages; QEMU's queue-size is 256 by default).
@@ -74,6 +75,15 @@ static void virtio_rdma_check_rings(struct virtio_rdma_dev *dev)
 	for (i = VIRTIO_RDMA_VQ_CTRL + 1; i < dev->nvqs; i++) {
 		const struct vring *vr = virtqueue_get_vring(dev->vqs[i]);
 
+		/* The ring where virt_to_phys() finds it (no DMA remapping). */
+		if (!virt_addr_valid(vr->desc) ||
+		    virtqueue_get_desc_addr(dev->vqs[i]) !=
+		    virt_to_phys(vr->desc)) {
+			dev_info(&dev->vdev->dev,
+				 "virtqueue %u: not at its physical address: no user CQs and QPs\n",
+				 i);
+			return;
+		}
 		if ((size_t)vr->num * sizeof(*vr->desc) % PAGE_SIZE ||
 		    !PAGE_ALIGNED(vr->avail)) {
 			dev_info(&dev->vdev->dev,

@@ -20,8 +20,9 @@ then drives the driver's uverbs ABI by hand: an MR, a CQ, two RC QPs
 connected to each other through INIT, RTR, RTS, their mapped rings and
 doorbells, one SEND and its receive seen as two CQEs in the mapped CQ and
 an event on the completion channel, an AH; the QPs destroyed while still
-mapped stay in the backend until unmapped, then everything is freed. The
-same tool then reads a context's asynchronous events. The
+mapped stay in the backend until unmapped, then everything is freed; then
+the same with two UD QPs and a SEND through an AH, on the recycled queues.
+The same tool then reads a context's asynchronous events. The
 host changes A's uplinks (a member's link, a member's declared speed) and
 the links of A and C with the admin CLI; after
 each change the guest's effective speed, port state and carrier follow,
@@ -174,6 +175,8 @@ fi
 # CQEs in the mapped CQ and the completion channel's event, an AH; then the
 # QPs destroyed while mapped. The host counts the backend's objects.
 /test/uverbs_tool rdma "/dev/infiniband/$UA" || vur_result uverbs_rdma fail "exit $?"
+# UD through an AH, on the queues the RC QPs and their CQ left behind.
+/test/uverbs_tool ud "/dev/infiniband/$UA" || vur_result uverbs_ud fail "exit $?"
 dmesg | grep -i 'virtio_rdma.*user queues' | head -2
 
 # Another context that reads its asynchronous events from here on, as

@@ -23,6 +23,11 @@
  *                            backend's objects); destroys the QPs while
  *                            still mapped, "VUR-WAIT rdma_qps_mapped",
  *                            unmaps, frees the rest, "VUR-WAIT rdma_freed".
+ *   uverbs_tool ud DEV       the same with two UD QPs (results named ud_*)
+ *                            and an AH: a SEND through the AH and its
+ *                            receive (GRH, source QP) in the mapped CQ; on
+ *                            the queues the rdma command left, so also
+ *                            their re-initialisation; then frees all.
  *   uverbs_tool hold DEV     the same objects and mappings (results named
  *                            hold_*), then "HOLDING" and sleeps until
  *                            killed: for a device removed under them.
@@ -174,6 +179,7 @@ enum {
 	ACCESS_REMOTE_WRITE = 2,
 	ACCESS_REMOTE_READ = 4,
 	QPT_RC = 2,
+	QPT_UD = 4,
 	QPS_INIT = 1,
 	QPS_RTR = 2,
 	QPS_RTS = 3,
@@ -182,6 +188,7 @@ enum {
 	QP_ACCESS_FLAGS = 1 << 3,
 	QP_PKEY_INDEX = 1 << 4,
 	QP_PORT = 1 << 5,
+	QP_QKEY = 1 << 6,
 	QP_AV = 1 << 7,
 	QP_PATH_MTU = 1 << 8,
 	QP_TIMEOUT = 1 << 9,
@@ -323,6 +330,7 @@ struct rdma_ctx {
 	uint8_t *buf;
 	uint8_t gid[16];
 	int gid_index;
+	uint8_t qp_type;
 };
 
 static int rdma_create(struct rdma_ctx *c)
@@ -411,7 +419,7 @@ static int rdma_create(struct rdma_ctx *c)
 			.max_recv_wr = 16,
 			.max_send_sge = 1,
 			.max_recv_sge = 1,
-			.qp_type = QPT_RC,
+			.qp_type = c->qp_type,
 		};
 
 		err = uverbs_cmd(c->fd, IB_USER_VERBS_CMD_CREATE_QP, &qp,
@@ -657,6 +665,7 @@ static int rdma(const char *path)
 	uint8_t state = 0;
 	int err, i;
 
+	c.qp_type = QPT_RC;
 	c.fd = open_context(path, "rdma", &ctx_resp);
 	if (c.fd < 0)
 		return 1;
@@ -699,12 +708,173 @@ static int rdma(const char *path)
 	return 0;
 }
 
+/* UD: RESET -> INIT (Q_Key) -> RTR -> RTS. */
+static int ud_modify(struct rdma_ctx *c, int i)
+{
+	struct ib_uverbs_modify_qp m = { .qp_handle = c->qp[i] };
+	int err;
+
+	m.attr_mask = QP_STATE | QP_PKEY_INDEX | QP_PORT | QP_QKEY;
+	m.qp_state = QPS_INIT;
+	m.port_num = 1;
+	m.qkey = 0x11111111;
+	err = uverbs_cmd(c->fd, IB_USER_VERBS_CMD_MODIFY_QP, &m, sizeof(m), 0);
+	if (err)
+		return err;
+	memset(&m, 0, sizeof(m));
+	m.qp_handle = c->qp[i];
+	m.attr_mask = QP_STATE;
+	m.qp_state = QPS_RTR;
+	err = uverbs_cmd(c->fd, IB_USER_VERBS_CMD_MODIFY_QP, &m, sizeof(m), 0);
+	if (err)
+		return err;
+	memset(&m, 0, sizeof(m));
+	m.qp_handle = c->qp[i];
+	m.attr_mask = QP_STATE | QP_SQ_PSN;
+	m.qp_state = QPS_RTS;
+	m.sq_psn = 0;
+	return uverbs_cmd(c->fd, IB_USER_VERBS_CMD_MODIFY_QP, &m, sizeof(m), 0);
+}
+
+static int ud(const char *path)
+{
+	struct ib_uverbs_get_context_resp ctx_resp = { 0 };
+	struct {
+		struct ib_uverbs_create_ah_resp core;
+		struct virtio_rdma_create_ah_resp drv;
+	} ah_resp = { 0 };
+	struct ib_uverbs_create_ah ah = { .response = (uintptr_t)&ah_resp };
+	struct ib_uverbs_destroy_qp_resp qp_resp;
+	struct ib_uverbs_destroy_cq_resp cq_resp;
+	struct ib_uverbs_destroy_qp dqp = { .response = (uintptr_t)&qp_resp };
+	struct ib_uverbs_destroy_cq dcq = { .response = (uintptr_t)&cq_resp };
+	struct virtio_rdma_cq_req *cqe;
+	struct virtio_rdma_rq_req *rq;
+	struct virtio_rdma_sq_req *sq;
+	struct rdma_ctx c = { 0 };
+	char detail[160];
+	int err, i, match, ok = 0;
+
+	result_prefix = "ud_";
+	c.qp_type = QPT_UD;
+	c.fd = open_context(path, "rdma", &ctx_resp);
+	if (c.fd < 0)
+		return 1;
+	err = port_gid(path, c.gid, &c.gid_index);
+	result("rdma_gid", err, "");
+	if (err || rdma_create(&c))
+		return 1;
+	for (i = 0; i < 2; i++) {
+		err = ud_modify(&c, i);
+		result(i ? "qp_b_rts" : "qp_a_rts", err, "");
+		if (err)
+			return 1;
+	}
+	ah.pd_handle = c.pd;
+	memcpy(ah.attr.grh.dgid, c.gid, 16);
+	ah.attr.grh.hop_limit = 64;
+	ah.attr.grh.sgid_index = c.gid_index;
+	ah.attr.is_global = 1;
+	ah.attr.port_num = 1;
+	err = uverbs_cmd(c.fd, IB_USER_VERBS_CMD_CREATE_AH, &ah, sizeof(ah),
+			 sizeof(ah_resp));
+	snprintf(detail, sizeof(detail), "ahn %u", ah_resp.drv.ahn);
+	result("create_ah", err, detail);
+	if (err)
+		return 1;
+
+	/* B receives 40 bytes of GRH and 64 of payload at buf + 4096. */
+	rq = uq_slot(&c.rq[1], 0);
+	memset(rq, 0, c.rq[1].u.stride);
+	rq->wr_id = 0xb1;
+	rq->num_sge = 1;
+	rq->sg_list[0].addr = (uintptr_t)c.buf + 4096;
+	rq->sg_list[0].length = 40 + 64;
+	rq->sg_list[0].lkey = c.lkey;
+	uq_post(&c.rq[1], 0);
+
+	for (i = 0; i < 64; i++)
+		c.buf[i] = 0x80 + i;
+	sq = uq_slot(&c.sq[0], 0);
+	memset(sq, 0, c.sq[0].u.stride);
+	sq->wr_id = 0xa1;
+	sq->opcode = VIRTIO_IB_WR_SEND;
+	sq->send_flags = VIRTIO_IB_SEND_SIGNALED;
+	sq->ud.remote_qpn = c.qpn[1];
+	sq->ud.remote_qkey = 0x11111111;
+	sq->ud.ah = ah_resp.drv.ahn;
+	sq->num_sge = 1;
+	sq->sg_list[0].addr = (uintptr_t)c.buf;
+	sq->sg_list[0].length = 64;
+	sq->sg_list[0].lkey = c.lkey;
+	uq_post(&c.sq[0], 0);
+
+	err = cq_wait(&c.cq_q, 2);
+	result("two_cqes", err, "");
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	for (i = 0; !err && i < 2; i++) {
+		cqe = uq_slot(&c.cq_q, c.cq_q.used->ring[i].id);
+		snprintf(detail, sizeof(detail),
+			 "wr_id 0x%llx status %u opcode %u len %u qp %u src_qp %u flags %u",
+			 (unsigned long long)cqe->wr_id, cqe->status,
+			 cqe->opcode, cqe->byte_len, cqe->qp_num, cqe->src_qp,
+			 cqe->wc_flags);
+		if (!cqe->status && cqe->wr_id == 0xa1 &&
+		    cqe->opcode == VIRTIO_IB_WC_SEND)
+			match = 1;
+		else if (!cqe->status && cqe->wr_id == 0xb1 &&
+			 cqe->opcode == VIRTIO_IB_WC_RECV &&
+			 cqe->byte_len == 40 + 64 &&
+			 cqe->src_qp == c.qpn[0] &&
+			 (cqe->wc_flags & VIRTIO_IB_WC_GRH))
+			match = 2;
+		else
+			match = 0;
+		ok |= match;
+		result(i ? "cqe_2" : "cqe_1", match ? 0 : EIO, detail);
+	}
+	result("send_and_recv_cqes", ok == 3 ? 0 : EIO, "");
+	result("payload", memcmp(c.buf, c.buf + 4096 + 40, 64) ? EIO : 0, "");
+
+	/* Everything goes, mappings first this time. */
+	for (i = 0; i < 2; i++) {
+		uq_unmap(&c.sq[i]);
+		uq_unmap(&c.rq[i]);
+		dqp.qp_handle = c.qp[i];
+		err |= uverbs_cmd(c.fd, IB_USER_VERBS_CMD_DESTROY_QP, &dqp,
+				  sizeof(dqp), sizeof(qp_resp));
+	}
+	uq_unmap(&c.cq_q);
+	{
+		struct ib_uverbs_destroy_ah dah = {
+			.ah_handle = ah_resp.core.ah_handle,
+		};
+		struct ib_uverbs_dereg_mr dmr = { .mr_handle = c.mr };
+		struct ib_uverbs_dealloc_pd dpd = { .pd_handle = c.pd };
+
+		err |= uverbs_cmd(c.fd, IB_USER_VERBS_CMD_DESTROY_AH, &dah,
+				  sizeof(dah), 0);
+		dcq.cq_handle = c.cq;
+		err |= uverbs_cmd(c.fd, IB_USER_VERBS_CMD_DESTROY_CQ, &dcq,
+				  sizeof(dcq), sizeof(cq_resp));
+		err |= uverbs_cmd(c.fd, IB_USER_VERBS_CMD_DEREG_MR, &dmr,
+				  sizeof(dmr), 0);
+		err |= uverbs_cmd(c.fd, IB_USER_VERBS_CMD_DEALLOC_PD, &dpd,
+				  sizeof(dpd), 0);
+	}
+	result("destroy_all", err ? EIO : 0, "");
+	close(c.comp_fd);
+	close(c.fd);
+	return err ? 1 : 0;
+}
+
 static int hold(const char *path)
 {
 	struct ib_uverbs_get_context_resp ctx_resp = { 0 };
 	struct rdma_ctx c = { 0 };
 
 	result_prefix = "hold_";
+	c.qp_type = QPT_RC;
 	c.fd = open_context(path, "rdma", &ctx_resp);
 	if (c.fd < 0 || rdma_create(&c))
 		return 1;
@@ -722,9 +892,11 @@ int main(int argc, char **argv)
 		return events(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "rdma"))
 		return rdma(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "ud"))
+		return ud(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "hold"))
 		return hold(argv[2]);
-	fprintf(stderr, "usage: %s pd|events|rdma|hold /dev/infiniband/uverbsN\n",
+	fprintf(stderr, "usage: %s pd|events|rdma|ud|hold /dev/infiniband/uverbsN\n",
 		argv[0]);
 	return 2;
 }
