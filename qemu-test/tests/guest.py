@@ -119,10 +119,13 @@ class Guest:
     """A TCG guest with guest memory shared (memfd) and one
     vhost-user-rdma-pci device per socket in @sockets; the serial console
     goes to a log file. A reboot ends QEMU unless @reboot. @files ({path:
-    (mode, bytes)}) go into the appended archive beside the script."""
+    (mode, bytes)}) go into the appended archive beside the script.
+    @device_opts ({socket: options}) replaces a device's default options
+    (page-per-vq=on)."""
 
     def __init__(self, qemu, image, script, sockets, mem_mb=512, append='', extra=(),
-                 chardev_opts='', name='guest', reboot=False, files=None):
+                 chardev_opts='', name='guest', reboot=False, files=None,
+                 device_opts=None):
         self.name = name
         self.steps = 0  # VUR-WAIT lines already answered (wait_step)
         self.dir = tempfile.mkdtemp(prefix='vurq-')
@@ -138,8 +141,9 @@ class Guest:
                '-kernel', os.path.join(image, 'vmlinuz'), '-initrd', initrd,
                '-append', f'console=ttyS0 quiet panic=-1 {append}'.strip()]
         for i, sock in enumerate(sockets):
+            opts = (device_opts or {}).get(sock, 'page-per-vq=on')
             cmd += ['-chardev', f'socket,path={sock},id=vrdma{i}{chardev_opts}',
-                    '-device', f'vhost-user-rdma-pci,page-per-vq=on,chardev=vrdma{i}']
+                    '-device', f'vhost-user-rdma-pci,{opts},chardev=vrdma{i}']
         cmd += list(extra)
         self.cmd = cmd
         self.log = open(os.path.join(self.dir, 'console'), 'w+')

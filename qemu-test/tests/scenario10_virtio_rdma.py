@@ -8,7 +8,8 @@ Three backends, one device each:
   host side of the first one at 10.0.8.254/24;
 - B uses RFC v2's numbering (--rfc2-numbering): bit 55, not
   VIRTIO_NET_F_ROCE, so not a RoCE device for virtio_rdma;
-- C offers RoCE without the port speed (--no-port-speed), no uplink.
+- C offers RoCE without the port speed (--no-port-speed), no uplink, and
+  its PCI function has no page-per-vq: user CQs, but no user QPs.
 The guest loads ib_core, ib_uverbs and the freshly built virtio_rdma.ko
 before virtio_net: A and C go to virtio_rdma (an ib_device on a netdev
 with the device's MAC each), B is refused in validate and goes to
@@ -177,6 +178,12 @@ fi
 /test/uverbs_tool rdma "/dev/infiniband/$UA" || vur_result uverbs_rdma fail "exit $?"
 # UD through an AH, on the queues the RC QPs and their CQ left behind.
 /test/uverbs_tool ud "/dev/infiniband/$UA" || vur_result uverbs_ud fail "exit $?"
+# C has no page-per-vq: a CQ, but no user QP (EOPNOTSUPP), said once.
+/test/uverbs_tool noqp "/dev/infiniband/$(uverbs_of "$IC")" ||
+    vur_result uverbs_noqp fail "exit $?"
+vur_expect c_user_qps_refused_logged 1 \
+    "$(dmesg | grep -c 'user QP refused: no doorbell page per virtqueue')"
+vur_expect c_doorbells_shared_logged 1 "$(dmesg | grep -c 'doorbells share pages')"
 dmesg | grep -i 'virtio_rdma.*user queues' | head -2
 
 # Another context that reads its asynchronous events from here on, as
@@ -313,9 +320,10 @@ def scenario(tap, qemu, image, sock_dir):
         tap.case('backend_two_planes_50000', d['speed_mbps'] == 50000 and d['link'] == 'up', d)
         script = (GUEST_SCRIPT.replace('@MAC_A@', MAC_A).replace('@MAC_B@', MAC_B)
                   .replace('@MAC_C@', MAC_C))
+        # C without page-per-vq: doorbells share pages, no user QPs there.
         g = guest.Guest(qemu, image, script, [sock_a, sock_b, sock_c],
                         append='vur.modules=virtio_pci,ib_core,ib_uverbs',
-                        files=files)
+                        files=files, device_opts={sock_c: 'page-per-vq=off'})
         changes = [None]
 
         def pd_allocated():

@@ -28,6 +28,9 @@
  *                            receive (GRH, source QP) in the mapped CQ; on
  *                            the queues the rdma command left, so also
  *                            their re-initialisation; then frees all.
+ *   uverbs_tool noqp DEV     on a device without a doorbell page per
+ *                            queue: a CQ is created, a QP is refused with
+ *                            EOPNOTSUPP (results named noqp_*).
  *   uverbs_tool hold DEV     the same objects and mappings (results named
  *                            hold_*), then "HOLDING" and sleeps until
  *                            killed: for a device removed under them.
@@ -333,7 +336,8 @@ struct rdma_ctx {
 	uint8_t qp_type;
 };
 
-static int rdma_create(struct rdma_ctx *c)
+/* PD, MR, completion channel, CQ, the CQ mapped. */
+static int rdma_create_cq(struct rdma_ctx *c)
 {
 	struct {
 		struct ib_uverbs_alloc_pd_resp core;
@@ -352,7 +356,7 @@ static int rdma_create(struct rdma_ctx *c)
 	} cq_resp = { 0 };
 	struct ib_uverbs_create_cq cq = { .response = (uintptr_t)&cq_resp };
 	char detail[128];
-	int err, i;
+	int err;
 
 	err = uverbs_cmd(c->fd, IB_USER_VERBS_CMD_ALLOC_PD, &pd, sizeof(pd),
 			 sizeof(pd_resp));
@@ -402,9 +406,17 @@ static int rdma_create(struct rdma_ctx *c)
 	if (!err && c->cq_q.avail->idx != c->cq_q.u.num)
 		err = EPROTO;
 	result("rdma_cq_mapped", err, "");
+	return err;
+}
+
+static int rdma_create(struct rdma_ctx *c)
+{
+	char detail[128];
+	int err, i;
+
+	err = rdma_create_cq(c);
 	if (err)
 		return err;
-
 	for (i = 0; i < 2; i++) {
 		struct {
 			struct ib_uverbs_create_qp_resp core;
@@ -868,6 +880,40 @@ static int ud(const char *path)
 	return err ? 1 : 0;
 }
 
+static int noqp(const char *path)
+{
+	struct ib_uverbs_get_context_resp ctx_resp = { 0 };
+	struct {
+		struct ib_uverbs_create_qp_resp core;
+		struct virtio_rdma_create_qp_resp drv;
+	} qp_resp = { 0 };
+	struct ib_uverbs_create_qp qp = { .response = (uintptr_t)&qp_resp };
+	struct rdma_ctx c = { 0 };
+	int err;
+
+	result_prefix = "noqp_";
+	c.qp_type = QPT_RC;
+	c.fd = open_context(path, "rdma", &ctx_resp);
+	if (c.fd < 0 || rdma_create_cq(&c))
+		return 1;
+	qp.pd_handle = c.pd;
+	qp.send_cq_handle = c.cq;
+	qp.recv_cq_handle = c.cq;
+	qp.max_send_wr = 1;
+	qp.max_recv_wr = 1;
+	qp.max_send_sge = 1;
+	qp.max_recv_sge = 1;
+	qp.qp_type = QPT_RC;
+	err = uverbs_cmd(c.fd, IB_USER_VERBS_CMD_CREATE_QP, &qp, sizeof(qp),
+			 sizeof(qp_resp));
+	result("create_qp_refused", err == EOPNOTSUPP ? 0 : EPROTO,
+	       strerror(err));
+	/* Closing the context destroys the CQ, the MR and the PD. */
+	uq_unmap(&c.cq_q);
+	close(c.fd);
+	return err == EOPNOTSUPP ? 0 : 1;
+}
+
 static int hold(const char *path)
 {
 	struct ib_uverbs_get_context_resp ctx_resp = { 0 };
@@ -892,11 +938,13 @@ int main(int argc, char **argv)
 		return events(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "rdma"))
 		return rdma(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "noqp"))
+		return noqp(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "ud"))
 		return ud(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "hold"))
 		return hold(argv[2]);
-	fprintf(stderr, "usage: %s pd|events|rdma|ud|hold /dev/infiniband/uverbsN\n",
+	fprintf(stderr, "usage: %s pd|events|rdma|ud|noqp|hold /dev/infiniband/uverbsN\n",
 		argv[0]);
 	return 2;
 }
