@@ -19,6 +19,7 @@ static int virtio_rdma_query_device(struct ib_device *ibdev,
 				    struct ib_udata *udata)
 {
 	struct virtio_rdma_dev *dev = to_vdev_rdma(ibdev);
+	u32 sq_vq = virtio_rdma_sq_vq(dev, 0), cq_vq = virtio_rdma_cq_vq(dev, 0);
 	struct virtio_rdma_ack_query_device ack;
 	u64 caps;
 	int ret;
@@ -41,12 +42,15 @@ static int virtio_rdma_query_device(struct ib_device *ibdev,
 	/* ROCE-DRV-ATTR-1: hw_ver is for diagnostics only. */
 	attr->hw_ver = le32_to_cpu(ack.hw_ver);
 	attr->max_qp = dev->max_rdma_qps;
-	attr->max_qp_wr = le32_to_cpu(ack.max_qp_wr);
+	/* A WR or CQE is a slot of a virtqueue: no more than its size. */
+	attr->max_qp_wr = min(le32_to_cpu(ack.max_qp_wr),
+			      virtqueue_get_vring_size(dev->vqs[sq_vq]));
 	attr->max_send_sge = le32_to_cpu(ack.max_send_sge);
 	attr->max_recv_sge = le32_to_cpu(ack.max_recv_sge);
 	attr->max_sge_rd = le32_to_cpu(ack.max_sge_rd);
 	attr->max_cq = dev->max_rdma_cqs;
-	attr->max_cqe = le32_to_cpu(ack.max_cqe);
+	attr->max_cqe = min(le32_to_cpu(ack.max_cqe),
+			    virtqueue_get_vring_size(dev->vqs[cq_vq]));
 	attr->max_mr = le32_to_cpu(ack.max_mr);
 	attr->max_pd = le32_to_cpu(ack.max_pd);
 	attr->max_qp_rd_atom = le32_to_cpu(ack.max_qp_rd_atom);
