@@ -323,7 +323,7 @@ def scenario(tap, qemu, image, sock_dir):
         # C without page-per-vq: doorbells share pages, no user QPs there.
         g = guest.Guest(qemu, image, script, [sock_a, sock_b, sock_c],
                         append='vur.modules=virtio_pci,ib_core,ib_uverbs',
-                        files=files, device_opts={sock_c: 'page-per-vq=off'})
+                        files=files, socket_opts={sock_c: 'page-per-vq=off'})
         changes = [None]
 
         def pd_allocated():
