@@ -57,10 +57,11 @@ static int virtio_rdma_validate(struct virtio_device *vdev)
  * Whether processes can drive the RDMA virtqueues: the device must use
  * guest-physical addresses (the descriptors name the slots by physical
  * address, the page lists of MRs too; virtio_ring then allocates each ring
- * in pages of its own, at the address it gives the device), and each ring's available and used
- * rings must start on a page of their own and end in pages that hold
- * nothing else: num x 16 bytes of descriptors a multiple of the page size
- * (num >= 256 with 4 KiB pages; QEMU's queue-size is 256 by default).
+ * in pages of its own, at the address it gives the device), and each
+ * ring's available and used rings must start on a page of their own and
+ * end in pages that hold nothing else: num x 16 bytes of descriptors a
+ * multiple of the page size (num >= 256 with 4 KiB pages; QEMU's
+ * queue-size is 256 by default).
  */
 static void virtio_rdma_check_rings(struct virtio_rdma_dev *dev)
 {
