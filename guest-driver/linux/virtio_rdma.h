@@ -15,24 +15,28 @@
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
+#include <linux/version.h>
 #include <linux/virtio.h>
 #include <linux/virtio_net.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
 #include <linux/virtio_net_roce.h>
+#include <rdma/virtio_rdma-abi.h>
 
 /*
- * The virtqueues this driver sets up: receiveq1, transmitq1 and the control
- * queue (N = 1: no VIRTIO_NET_F_MQ). The RDMA queues after them come with
- * the CQ and QP verbs.
+ * The virtqueues: receiveq1, transmitq1 and the control queue (N = 1: no
+ * VIRTIO_NET_F_MQ), then the M completion queues and the L send/receive
+ * pairs of the RDMA verbs (virtio_net_roce_cq_vq() and friends).
  */
 enum virtio_rdma_vq {
 	VIRTIO_RDMA_VQ_RX,
 	VIRTIO_RDMA_VQ_TX,
 	VIRTIO_RDMA_VQ_CTRL,
-	VIRTIO_RDMA_NR_VQS,
+	VIRTIO_RDMA_NR_NET_VQS,
 };
+
+#define VIRTIO_RDMA_N_PAIRS	1
 
 /* Largest command and ack data the control buffer carries. */
 #define VIRTIO_RDMA_CTRL_DATA_MAX	128
@@ -70,16 +74,40 @@ struct virtio_rdma_port {
 	u16 link_mtu;			/* Ethernet MTU of the configuration space */
 };
 
+/*
+ * The doorbell of one virtqueue: where virtio-pci's notify capability puts
+ * it, and whether its page holds no other virtqueue's doorbell and nothing
+ * else (then a process may map it).
+ */
+struct virtio_rdma_doorbell {
+	phys_addr_t addr;
+	u16 off;			/* queue_notify_off */
+	bool own_page;
+};
+
 struct virtio_rdma_dev {
 	struct ib_device ib;		/* first: ib_alloc_device() */
 	struct virtio_device *vdev;
 	struct net_device *netdev;
-	struct virtqueue *vqs[VIRTIO_RDMA_NR_VQS];
+	struct virtqueue **vqs;		/* nvqs: the layout of the spec */
+	u32 nvqs;
+	char (*vq_names)[16];
+	struct virtio_rdma_doorbell *doorbells;	/* nvqs, or NULL */
 	struct virtio_rdma_ctrl ctrl;
 	struct virtio_rdma_port port;
 	bool has_port_speed;		/* VIRTIO_NET_F_ROCE_PORT_SPEED negotiated */
 	u32 max_rdma_qps;
 	u32 max_rdma_cqs;
+
+	/* RDMA objects (virtio_rdma_res.c) */
+	bool user_rings;		/* user CQs and QPs possible */
+	bool user_doorbells;		/* every send/receive queue has its page */
+	struct mutex res_lock;		/* create and destroy+re-initialise */
+	spinlock_t cq_lock;		/* cqs[] and each CQ's ibcq */
+	struct virtio_rdma_cq_res **cqs;	/* max_rdma_cqs, by CQN */
+	bool dead;			/* reset: no more commands */
+	struct mutex zombie_lock;
+	struct list_head zombies;	/* memory the device may still use */
 
 	spinlock_t ready_lock;		/* guards ready */
 	bool ready;			/* config changes go to config_work */
@@ -90,6 +118,144 @@ struct virtio_rdma_dev {
 static inline struct virtio_rdma_dev *to_vdev_rdma(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct virtio_rdma_dev, ib);
+}
+
+/*
+ * A user queue: one RDMA virtqueue that a process drives through its
+ * mappings (<rdma/virtio_rdma-abi.h>), with its slots.
+ */
+enum virtio_rdma_mmap_kind {
+	VIRTIO_RDMA_MMAP_RING,
+	VIRTIO_RDMA_MMAP_BUF,
+	VIRTIO_RDMA_MMAP_NOTIFY,
+	VIRTIO_RDMA_MMAP_KINDS,
+};
+
+struct virtio_rdma_mmap {
+	struct rdma_user_mmap_entry rdma;
+	enum virtio_rdma_mmap_kind kind;
+	phys_addr_t addr;		/* page aligned */
+	struct kref *owner;		/* the object this mapping holds */
+	void (*release)(struct kref *ref);
+	bool inserted;
+};
+
+struct virtio_rdma_uq {
+	struct virtqueue *vq;
+	u16 num;
+	u32 stride;
+	void *slots;
+	size_t slots_len;		/* page aligned */
+	void *ring;			/* the available ring: the mapping starts here */
+	u32 ring_len;
+	u32 used_off;
+	struct virtio_rdma_mmap maps[VIRTIO_RDMA_MMAP_KINDS];
+};
+
+/*
+ * Memory the device may still touch because its destroy command failed
+ * (no answer): freed only after the device is reset.
+ */
+struct virtio_rdma_zombie {
+	struct list_head node;
+	void (*free)(struct virtio_rdma_zombie *z);
+};
+
+/*
+ * Device objects live while the verbs object or a mapping of their rings
+ * holds them (struct kref); the last reference destroys them at the device.
+ */
+struct virtio_rdma_pd_res {
+	struct kref ref;
+	struct virtio_rdma_dev *dev;
+	u32 pdn;
+};
+
+struct virtio_rdma_cq_res {
+	struct kref ref;
+	struct virtio_rdma_dev *dev;
+	u32 cqn;
+	struct ib_cq *ibcq;		/* under dev->cq_lock; NULL once destroyed */
+	bool error_reported;
+	struct virtio_rdma_uq ring;
+	struct virtio_rdma_zombie zombie;
+};
+
+struct virtio_rdma_qp_res {
+	struct kref ref;
+	struct virtio_rdma_dev *dev;
+	u32 qpn;
+	u8 qp_type;			/* VIRTIO_IB_QPT_* */
+	bool sq_sig_all;
+	struct virtio_rdma_pd_res *pd;
+	struct virtio_rdma_cq_res *scq;
+	struct virtio_rdma_cq_res *rcq;
+	struct virtio_rdma_uq sq;
+	struct virtio_rdma_uq rq;
+	struct virtio_rdma_zombie zombie;
+};
+
+/* The verbs objects: ib_core allocates and frees them (INIT_RDMA_OBJ_SIZE). */
+struct virtio_rdma_pd {
+	struct ib_pd ibpd;
+	struct virtio_rdma_pd_res *res;
+};
+
+struct virtio_rdma_cq {
+	struct ib_cq ibcq;
+	struct virtio_rdma_cq_res *res;
+};
+
+struct virtio_rdma_qp {
+	struct ib_qp ibqp;
+	struct virtio_rdma_qp_res *res;
+};
+
+struct virtio_rdma_ah {
+	struct ib_ah ibah;
+	u32 ahn;
+};
+
+struct virtio_rdma_ucontext {
+	struct ib_ucontext ibuc;
+};
+
+static inline struct virtio_rdma_pd *to_vpd(struct ib_pd *ibpd)
+{
+	return container_of(ibpd, struct virtio_rdma_pd, ibpd);
+}
+
+static inline struct virtio_rdma_cq *to_vcq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct virtio_rdma_cq, ibcq);
+}
+
+static inline struct virtio_rdma_qp *to_vqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct virtio_rdma_qp, ibqp);
+}
+
+static inline struct virtio_rdma_ah *to_vah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct virtio_rdma_ah, ibah);
+}
+
+/* The RDMA virtqueue of CQ @cqn, of the send and receive queues of QP @qpn. */
+static inline u32 virtio_rdma_cq_vq(struct virtio_rdma_dev *dev, u32 cqn)
+{
+	return virtio_net_roce_cq_vq(VIRTIO_RDMA_N_PAIRS, cqn);
+}
+
+static inline u32 virtio_rdma_sq_vq(struct virtio_rdma_dev *dev, u32 qpn)
+{
+	return virtio_net_roce_sq_vq(VIRTIO_RDMA_N_PAIRS, dev->max_rdma_cqs,
+				     qpn);
+}
+
+static inline u32 virtio_rdma_rq_vq(struct virtio_rdma_dev *dev, u32 qpn)
+{
+	return virtio_net_roce_rq_vq(VIRTIO_RDMA_N_PAIRS, dev->max_rdma_cqs,
+				     qpn);
 }
 
 /* virtio_rdma_ctrl.c */
@@ -103,6 +269,10 @@ int virtio_rdma_ctrl_cmd(struct virtio_rdma_dev *dev, u8 class, u8 cmd,
 int virtio_rdma_roce_cmd(struct virtio_rdma_dev *dev, u8 cmd,
 			 const void *data, size_t len, void *ack,
 			 size_t ack_len);
+int virtio_rdma_roce_cmd_sg(struct virtio_rdma_dev *dev, u8 cmd,
+			    const void *data, size_t len,
+			    struct scatterlist *extra, void *ack,
+			    size_t ack_len);
 
 /* virtio_rdma_netdev.c */
 struct net_device *virtio_rdma_netdev_alloc(struct virtio_rdma_dev *dev);
@@ -115,6 +285,84 @@ void virtio_rdma_tx_done(struct virtqueue *vq);
 /* virtio_rdma_ib.c */
 int virtio_rdma_ib_register(struct virtio_rdma_dev *dev);
 void virtio_rdma_ib_unregister(struct virtio_rdma_dev *dev);
+
+/* virtio_rdma_vq.c */
+int virtio_rdma_find_vqs(struct virtio_rdma_dev *dev);
+void virtio_rdma_del_vqs(struct virtio_rdma_dev *dev);
+void virtio_rdma_doorbells_init(struct virtio_rdma_dev *dev);
+int virtio_rdma_uq_init(struct virtio_rdma_dev *dev,
+			struct virtio_rdma_uq *u, u32 vq_index, u32 stride,
+			bool writable);
+void virtio_rdma_uq_reset(struct virtio_rdma_uq *u);
+void virtio_rdma_uq_free(struct virtio_rdma_uq *u);
+int virtio_rdma_uq_publish(struct virtio_rdma_dev *dev,
+			   struct ib_ucontext *uctx, struct virtio_rdma_uq *u,
+			   bool doorbell, struct kref *owner,
+			   void (*release)(struct kref *ref),
+			   struct virtio_rdma_uring *resp);
+void virtio_rdma_uq_unpublish(struct virtio_rdma_uq *u);
+int virtio_rdma_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
+void virtio_rdma_mmap_free(struct rdma_user_mmap_entry *entry);
+void virtio_rdma_cq_done(struct virtqueue *vq);
+void virtio_rdma_zombie_add(struct virtio_rdma_dev *dev,
+			    struct virtio_rdma_zombie *z,
+			    void (*free)(struct virtio_rdma_zombie *z));
+void virtio_rdma_zombies_free(struct virtio_rdma_dev *dev);
+
+/*
+ * A command the device may still execute (it did not answer): the memory
+ * it names stays assigned until the device is reset.
+ */
+static inline bool virtio_rdma_cmd_lost(int ret)
+{
+	return ret == -ETIMEDOUT || ret == -EBUSY || ret == -EIO;
+}
+
+/* virtio_rdma_ib.c */
+void virtio_rdma_pd_get(struct virtio_rdma_pd_res *pd);
+void virtio_rdma_pd_put(struct virtio_rdma_pd_res *pd);
+u32 virtio_rdma_access_flags(int ib_flags);
+int virtio_rdma_ib_access_flags(u32 flags);
+
+/* virtio_rdma_mr.c */
+struct ib_mr *virtio_rdma_get_dma_mr(struct ib_pd *ibpd, int access);
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+struct ib_mr *virtio_rdma_reg_user_mr(struct ib_pd *ibpd, u64 start,
+				      u64 length, u64 virt_addr, int access,
+				      struct ib_dmah *dmah,
+				      struct ib_udata *udata);
+#else
+struct ib_mr *virtio_rdma_reg_user_mr(struct ib_pd *ibpd, u64 start,
+				      u64 length, u64 virt_addr, int access,
+				      struct ib_udata *udata);
+#endif
+int virtio_rdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+/* virtio_rdma_cq.c */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+int virtio_rdma_create_cq(struct ib_cq *ibcq,
+			  const struct ib_cq_init_attr *attr,
+			  struct uverbs_attr_bundle *attrs);
+#else
+int virtio_rdma_create_cq(struct ib_cq *ibcq,
+			  const struct ib_cq_init_attr *attr,
+			  struct ib_udata *udata);
+#endif
+int virtio_rdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int virtio_rdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags f);
+void virtio_rdma_cq_put(struct virtio_rdma_cq_res *cq);
+
+/* virtio_rdma_qp.c */
+int virtio_rdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+			  struct ib_udata *udata);
+int virtio_rdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+			  int mask, struct ib_udata *udata);
+int virtio_rdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+			 int mask, struct ib_qp_init_attr *init);
+int virtio_rdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int virtio_rdma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+			  struct ib_udata *udata);
+int virtio_rdma_destroy_ah(struct ib_ah *ibah, u32 flags);
 
 /* virtio_rdma_port.c */
 extern const struct attribute_group *virtio_rdma_port_groups[];

@@ -75,11 +75,12 @@ static const char *ctrl_status_str(int ret)
 }
 
 /**
- * virtio_rdma_ctrl_cmd - run one control command and wait for its answer
+ * virtio_rdma_ctrl_cmd_sg - run one control command and wait for its answer
  * @dev: the device
  * @class: VIRTIO_NET_CTRL_*
  * @cmd: the command of @class
  * @data: command-specific-data, @len bytes (may be NULL if @len is 0)
+ * @extra: more command-specific-data after @data (a page list), or NULL
  * @ack: where the ack-specific-data goes, @ack_len bytes (may be NULL if 0)
  *
  * Sleeps. Returns 0 on VIRTIO_NET_OK; -EREMOTEIO on VIRTIO_NET_ERR (the
@@ -88,15 +89,16 @@ static const char *ctrl_status_str(int ret)
  * not answer within ctrl_timeout_ms; -EBUSY while an earlier command that
  * timed out is still with the device; -EIO when the queue is broken.
  */
-int virtio_rdma_ctrl_cmd(struct virtio_rdma_dev *dev, u8 class, u8 cmd,
-			 const void *data, size_t len, void *ack,
-			 size_t ack_len)
+static int virtio_rdma_ctrl_cmd_sg(struct virtio_rdma_dev *dev, u8 class,
+				   u8 cmd, const void *data, size_t len,
+				   struct scatterlist *extra, void *ack,
+				   size_t ack_len)
 {
 	struct virtio_rdma_ctrl *ctrl = &dev->ctrl;
 	struct virtqueue *vq = dev->vqs[VIRTIO_RDMA_VQ_CTRL];
 	struct virtio_rdma_ctrl_buf *buf = ctrl->buf;
 	struct scatterlist hdr_sg, data_sg, status_sg, ack_sg;
-	struct scatterlist *sgs[4];
+	struct scatterlist *sgs[5];
 	unsigned int out = 0, in = 0, used = 0;
 	unsigned long left;
 	int ret;
@@ -128,6 +130,8 @@ int virtio_rdma_ctrl_cmd(struct virtio_rdma_dev *dev, u8 class, u8 cmd,
 		sg_init_one(&data_sg, buf->data, len);
 		sgs[out++] = &data_sg;
 	}
+	if (extra)
+		sgs[out++] = extra;
 	sg_init_one(&status_sg, &buf->status, sizeof(buf->status));
 	sgs[out + in++] = &status_sg;
 	if (ack_len) {
@@ -181,13 +185,30 @@ out_unlock:
 	return ret;
 }
 
+int virtio_rdma_ctrl_cmd(struct virtio_rdma_dev *dev, u8 class, u8 cmd,
+			 const void *data, size_t len, void *ack,
+			 size_t ack_len)
+{
+	return virtio_rdma_ctrl_cmd_sg(dev, class, cmd, data, len, NULL, ack,
+				       ack_len);
+}
+
 /* A command of class VIRTIO_NET_CTRL_ROCE (ROCE-DRV-CTRL-1: only with RoCE). */
+int virtio_rdma_roce_cmd_sg(struct virtio_rdma_dev *dev, u8 cmd,
+			    const void *data, size_t len,
+			    struct scatterlist *extra, void *ack,
+			    size_t ack_len)
+{
+	if (!virtio_has_feature(dev->vdev, VIRTIO_NET_F_ROCE))
+		return -EOPNOTSUPP;
+	return virtio_rdma_ctrl_cmd_sg(dev, VIRTIO_NET_CTRL_ROCE, cmd, data,
+				       len, extra, ack, ack_len);
+}
+
 int virtio_rdma_roce_cmd(struct virtio_rdma_dev *dev, u8 cmd,
 			 const void *data, size_t len, void *ack,
 			 size_t ack_len)
 {
-	if (!virtio_has_feature(dev->vdev, VIRTIO_NET_F_ROCE))
-		return -EOPNOTSUPP;
-	return virtio_rdma_ctrl_cmd(dev, VIRTIO_NET_CTRL_ROCE, cmd, data, len,
-				    ack, ack_len);
+	return virtio_rdma_roce_cmd_sg(dev, cmd, data, len, NULL, ack,
+				       ack_len);
 }

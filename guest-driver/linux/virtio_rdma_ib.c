@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The ib_device: device and port attributes, the GID table, PDs and user
- * contexts. Each verb that the device implements is one control command of
- * class VIRTIO_NET_CTRL_ROCE; the RoCE GID table follows the netdev's
+ * The ib_device: device and port attributes, the GID table, PDs, user
+ * contexts, and the table of all verbs (MRs, CQs, QPs and AHs have their
+ * own files). Each verb that the device implements is one control command
+ * of class VIRTIO_NET_CTRL_ROCE; the RoCE GID table follows the netdev's
  * addresses through ib_core's GID management (ib_device_set_netdev).
  */
 #include <linux/etherdevice.h>
@@ -13,25 +14,12 @@
 
 #include "virtio_rdma.h"
 
-struct virtio_rdma_pd {
-	struct ib_pd ibpd;
-	u32 pdn;
-};
-
-struct virtio_rdma_ucontext {
-	struct ib_ucontext ibuc;
-};
-
-static struct virtio_rdma_pd *to_vpd(struct ib_pd *ibpd)
-{
-	return container_of(ibpd, struct virtio_rdma_pd, ibpd);
-}
-
 static int virtio_rdma_query_device(struct ib_device *ibdev,
 				    struct ib_device_attr *attr,
 				    struct ib_udata *udata)
 {
 	struct virtio_rdma_dev *dev = to_vdev_rdma(ibdev);
+	u32 sq_vq = virtio_rdma_sq_vq(dev, 0), cq_vq = virtio_rdma_cq_vq(dev, 0);
 	struct virtio_rdma_ack_query_device ack;
 	u64 caps;
 	int ret;
@@ -54,12 +42,15 @@ static int virtio_rdma_query_device(struct ib_device *ibdev,
 	/* ROCE-DRV-ATTR-1: hw_ver is for diagnostics only. */
 	attr->hw_ver = le32_to_cpu(ack.hw_ver);
 	attr->max_qp = dev->max_rdma_qps;
-	attr->max_qp_wr = le32_to_cpu(ack.max_qp_wr);
+	/* A WR or CQE is a slot of a virtqueue: no more than its size. */
+	attr->max_qp_wr = min(le32_to_cpu(ack.max_qp_wr),
+			      virtqueue_get_vring_size(dev->vqs[sq_vq]));
 	attr->max_send_sge = le32_to_cpu(ack.max_send_sge);
 	attr->max_recv_sge = le32_to_cpu(ack.max_recv_sge);
 	attr->max_sge_rd = le32_to_cpu(ack.max_sge_rd);
 	attr->max_cq = dev->max_rdma_cqs;
-	attr->max_cqe = le32_to_cpu(ack.max_cqe);
+	attr->max_cqe = min(le32_to_cpu(ack.max_cqe),
+			    virtqueue_get_vring_size(dev->vqs[cq_vq]));
 	attr->max_mr = le32_to_cpu(ack.max_mr);
 	attr->max_pd = le32_to_cpu(ack.max_pd);
 	attr->max_qp_rd_atom = le32_to_cpu(ack.max_qp_rd_atom);
@@ -171,35 +162,102 @@ static int virtio_rdma_del_gid(const struct ib_gid_attr *attr, void **context)
 				    sizeof(cmd), NULL, 0);
 }
 
+/* IB_ACCESS_* to enum virtio_ib_access_flags and back. */
+u32 virtio_rdma_access_flags(int ib_flags)
+{
+	u32 flags = 0;
+
+	if (ib_flags & IB_ACCESS_LOCAL_WRITE)
+		flags |= VIRTIO_IB_ACCESS_LOCAL_WRITE;
+	if (ib_flags & IB_ACCESS_REMOTE_WRITE)
+		flags |= VIRTIO_IB_ACCESS_REMOTE_WRITE;
+	if (ib_flags & IB_ACCESS_REMOTE_READ)
+		flags |= VIRTIO_IB_ACCESS_REMOTE_READ;
+	return flags;
+}
+
+int virtio_rdma_ib_access_flags(u32 flags)
+{
+	int ib_flags = 0;
+
+	if (flags & VIRTIO_IB_ACCESS_LOCAL_WRITE)
+		ib_flags |= IB_ACCESS_LOCAL_WRITE;
+	if (flags & VIRTIO_IB_ACCESS_REMOTE_WRITE)
+		ib_flags |= IB_ACCESS_REMOTE_WRITE;
+	if (flags & VIRTIO_IB_ACCESS_REMOTE_READ)
+		ib_flags |= IB_ACCESS_REMOTE_READ;
+	return ib_flags;
+}
+
+/*
+ * The device's PD lives while the verbs PD or a QP that a process still
+ * maps holds it (ROCE-DEV-PD-3 would refuse DESTROY_PD before).
+ */
+static void pd_release(struct kref *ref)
+{
+	struct virtio_rdma_pd_res *pd =
+		container_of(ref, struct virtio_rdma_pd_res, ref);
+	struct virtio_rdma_cmd_destroy_pd cmd = {
+		.pdn = cpu_to_le32(pd->pdn),
+	};
+	int ret;
+
+	if (!pd->dev->dead) {
+		ret = virtio_rdma_roce_cmd(pd->dev,
+					   VIRTIO_NET_CTRL_ROCE_DESTROY_PD,
+					   &cmd, sizeof(cmd), NULL, 0);
+		if (ret)
+			dev_warn_ratelimited(&pd->dev->vdev->dev,
+					     "PD %u: DESTROY_PD %d\n",
+					     pd->pdn, ret);
+	}
+	kfree(pd);
+}
+
+void virtio_rdma_pd_get(struct virtio_rdma_pd_res *pd)
+{
+	kref_get(&pd->ref);
+}
+
+void virtio_rdma_pd_put(struct virtio_rdma_pd_res *pd)
+{
+	kref_put(&pd->ref, pd_release);
+}
+
 static int virtio_rdma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct virtio_rdma_dev *dev = to_vdev_rdma(ibpd->device);
+	struct virtio_rdma_alloc_pd_resp resp = {};
 	struct virtio_rdma_ack_create_pd ack;
+	struct virtio_rdma_pd_res *pd;
 	int ret;
 
-	/*
-	 * A kernel PD comes with ib_core's DMA MR (get_dma_mr), which this
-	 * driver does not have yet: kernel consumers are refused.
-	 */
-	if (!udata)
-		return -EOPNOTSUPP;
+	pd = kzalloc(sizeof(*pd), GFP_KERNEL);
+	if (!pd)
+		return -ENOMEM;
 	ret = virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_CREATE_PD, NULL,
 				   0, &ack, sizeof(ack));
-	if (ret)
+	if (ret) {
+		kfree(pd);
 		return ret;
-	to_vpd(ibpd)->pdn = le32_to_cpu(ack.pdn);
-	return 0;
+	}
+	kref_init(&pd->ref);
+	pd->dev = dev;
+	pd->pdn = le32_to_cpu(ack.pdn);
+	to_vpd(ibpd)->res = pd;
+	if (!udata)
+		return 0;
+	resp.pdn = pd->pdn;
+	ret = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+	if (ret)
+		virtio_rdma_pd_put(pd);
+	return ret;
 }
 
 static int virtio_rdma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	struct virtio_rdma_dev *dev = to_vdev_rdma(ibpd->device);
-	struct virtio_rdma_cmd_destroy_pd cmd = {
-		.pdn = cpu_to_le32(to_vpd(ibpd)->pdn),
-	};
-
-	return virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_DESTROY_PD, &cmd,
-				    sizeof(cmd), NULL, 0);
+	virtio_rdma_pd_put(to_vpd(ibpd)->res);
+	return 0;
 }
 
 /* A user context holds nothing on the device. */
@@ -214,11 +272,13 @@ static void virtio_rdma_dealloc_ucontext(struct ib_ucontext *uctx)
 }
 
 /*
- * Nothing of a user context is mapped into its process (no doorbell, no
- * ring), so nothing is to be taken away when the device goes. With this op
- * ib_core removes the device while processes still hold contexts (they get
- * IB_EVENT_DEVICE_FATAL, then EIO) instead of waiting for them to close,
- * and open contexts do not pin the module.
+ * With this op ib_core removes the device while processes still hold
+ * contexts (they get IB_EVENT_DEVICE_FATAL, then EIO) instead of waiting
+ * for them to close, and open contexts do not pin the module. Before it
+ * calls it, ib_core has zapped every mapping made with rdma_user_mmap_io()
+ * (all of this driver's: rings, slots, doorbells) and dropped their
+ * references; it then destroys the context's objects, so every device
+ * object is destroyed while the device still answers.
  */
 static void virtio_rdma_disassociate_ucontext(struct ib_ucontext *uctx)
 {
@@ -227,27 +287,54 @@ static void virtio_rdma_disassociate_ucontext(struct ib_ucontext *uctx)
 static const struct ib_device_ops virtio_rdma_ib_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
-	.uverbs_abi_ver = 1,
+	.uverbs_abi_ver = VIRTIO_RDMA_UVERBS_ABI_VERSION,
 
 	.port_groups = virtio_rdma_port_groups,
 
+	/*
+	 * No post_send, post_recv, poll_cq: the data path is the process's
+	 * own (mapped rings). ib_core then treats the device as no kernel
+	 * verbs provider, and the MAD, CM and RDMA CM clients leave it alone.
+	 */
 	.add_gid = virtio_rdma_add_gid,
 	.alloc_pd = virtio_rdma_alloc_pd,
 	.alloc_ucontext = virtio_rdma_alloc_ucontext,
+	.create_ah = virtio_rdma_create_ah,
+	.create_cq = virtio_rdma_create_cq,
+	.create_qp = virtio_rdma_create_qp,
+	.create_user_ah = virtio_rdma_create_ah,
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
+	/* Set where checked (7.2's header): uverbs may prefer it for user CQs. */
+	.create_user_cq = virtio_rdma_create_cq,
+#endif
 	.dealloc_pd = virtio_rdma_dealloc_pd,
 	.dealloc_ucontext = virtio_rdma_dealloc_ucontext,
 	.del_gid = virtio_rdma_del_gid,
+	.dereg_mr = virtio_rdma_dereg_mr,
+	.destroy_ah = virtio_rdma_destroy_ah,
+	.destroy_cq = virtio_rdma_destroy_cq,
+	.destroy_qp = virtio_rdma_destroy_qp,
 	.disassociate_ucontext = virtio_rdma_disassociate_ucontext,
+	.get_dma_mr = virtio_rdma_get_dma_mr,
 	.get_link_layer = virtio_rdma_get_link_layer,
 	.get_port_immutable = virtio_rdma_get_port_immutable,
+	.mmap = virtio_rdma_mmap,
+	.mmap_free = virtio_rdma_mmap_free,
+	.modify_qp = virtio_rdma_modify_qp,
 	.query_device = virtio_rdma_query_device,
 	.query_pkey = virtio_rdma_query_pkey,
 	.query_port = virtio_rdma_query_port,
+	.query_qp = virtio_rdma_query_qp,
+	.reg_user_mr = virtio_rdma_reg_user_mr,
+	.req_notify_cq = virtio_rdma_req_notify_cq,
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 0, 0)
 	.query_port_speed = virtio_rdma_query_port_speed,
 #endif
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, virtio_rdma_ah, ibah),
+	INIT_RDMA_OBJ_SIZE(ib_cq, virtio_rdma_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, virtio_rdma_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, virtio_rdma_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, virtio_rdma_ucontext, ibuc),
 };
 
@@ -264,6 +351,12 @@ int virtio_rdma_ib_register(struct virtio_rdma_dev *dev)
 	addrconf_addr_eui48((unsigned char *)&ibdev->node_guid,
 			    dev->netdev->dev_addr);
 	ib_set_device_ops(ibdev, &virtio_rdma_ib_ops);
+	/*
+	 * ibv_req_notify_cq() goes through the kernel (REQ_NOTIFY_CQ is a
+	 * control command); ib_core leaves that write() command off unless
+	 * the driver asks for it.
+	 */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 
 	ret = ib_device_set_netdev(ibdev, dev->netdev, VIRTIO_NET_ROCE_PORT_NUM);
 	if (ret)

@@ -13,6 +13,7 @@
 #include <linux/version.h>
 #include <linux/virtio_config.h>
 #include <linux/virtio_ids.h>
+#include <linux/virtio_ring.h>
 
 #include "virtio_rdma.h"
 
@@ -47,38 +48,62 @@ static int virtio_rdma_validate(struct virtio_device *vdev)
 			 "no VIRTIO_NET_F_ROCE with a control queue: left to virtio_net\n");
 		return -ENODEV;
 	}
+	/* Processes drive split rings (<rdma/virtio_rdma-abi.h>). */
+	__virtio_clear_bit(vdev, VIRTIO_F_RING_PACKED);
 	return 0;
 }
 
-/* The layout of the spec: receiveq1, transmitq1, controlq at 2N (N = 1). */
-static int virtio_rdma_find_vqs(struct virtio_rdma_dev *dev)
+/*
+ * Whether processes can drive the RDMA virtqueues: the device must use
+ * guest-physical addresses (the descriptors name the slots by physical
+ * address, the page lists of MRs too; virtio_ring then allocates each ring
+ * in pages of its own, at the address it gives the device), and each
+ * ring's available and used rings must start on a page of their own and
+ * end in pages that hold nothing else: num x 16 bytes of descriptors a
+ * multiple of the page size (num >= 256 with 4 KiB pages; QEMU's
+ * queue-size is 256 by default).
+ */
+static void virtio_rdma_check_rings(struct virtio_rdma_dev *dev)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
-	struct virtqueue_info info[VIRTIO_RDMA_NR_VQS] = {
-		[VIRTIO_RDMA_VQ_RX] = { "input.0", virtio_rdma_rx_done },
-		[VIRTIO_RDMA_VQ_TX] = { "output.0", virtio_rdma_tx_done },
-		[VIRTIO_RDMA_VQ_CTRL] = { "control", virtio_rdma_ctrl_done },
-	};
+	u32 i;
 
-	BUILD_BUG_ON(VIRTIO_RDMA_VQ_CTRL != 2 * 1);
-	return virtio_find_vqs(dev->vdev, VIRTIO_RDMA_NR_VQS, dev->vqs, info,
-			       NULL);
-#else
-	static const char * const names[VIRTIO_RDMA_NR_VQS] = {
-		[VIRTIO_RDMA_VQ_RX] = "input.0",
-		[VIRTIO_RDMA_VQ_TX] = "output.0",
-		[VIRTIO_RDMA_VQ_CTRL] = "control",
-	};
-	vq_callback_t *callbacks[VIRTIO_RDMA_NR_VQS] = {
-		[VIRTIO_RDMA_VQ_RX] = virtio_rdma_rx_done,
-		[VIRTIO_RDMA_VQ_TX] = virtio_rdma_tx_done,
-		[VIRTIO_RDMA_VQ_CTRL] = virtio_rdma_ctrl_done,
-	};
+	dev->user_rings = false;
+	if (virtio_has_feature(dev->vdev, VIRTIO_F_ACCESS_PLATFORM)) {
+		dev_info(&dev->vdev->dev,
+			 "VIRTIO_F_ACCESS_PLATFORM: the device translates addresses; no user CQs and QPs\n");
+		return;
+	}
+	for (i = VIRTIO_RDMA_VQ_CTRL + 1; i < dev->nvqs; i++) {
+		const struct vring *vr = virtqueue_get_vring(dev->vqs[i]);
 
-	BUILD_BUG_ON(VIRTIO_RDMA_VQ_CTRL != 2 * 1);
-	return virtio_find_vqs(dev->vdev, VIRTIO_RDMA_NR_VQS, dev->vqs,
-			       callbacks, names, NULL);
-#endif
+		/* The ring where virt_to_phys() finds it (no DMA remapping). */
+		if (!virt_addr_valid(vr->desc) ||
+		    virtqueue_get_desc_addr(dev->vqs[i]) !=
+		    virt_to_phys(vr->desc)) {
+			dev_info(&dev->vdev->dev,
+				 "virtqueue %u: not at its physical address: no user CQs and QPs\n",
+				 i);
+			return;
+		}
+		if ((size_t)vr->num * sizeof(*vr->desc) % PAGE_SIZE ||
+		    !PAGE_ALIGNED(vr->avail)) {
+			dev_info(&dev->vdev->dev,
+				 "virtqueue %u: size %u, user queues need a multiple of %lu (queue-size 256 or more): no user CQs and QPs\n",
+				 i, vr->num, PAGE_SIZE / sizeof(*vr->desc));
+			return;
+		}
+	}
+	dev->user_rings = true;
+}
+
+static int virtio_rdma_res_init(struct virtio_rdma_dev *dev)
+{
+	mutex_init(&dev->res_lock);
+	mutex_init(&dev->zombie_lock);
+	spin_lock_init(&dev->cq_lock);
+	INIT_LIST_HEAD(&dev->zombies);
+	dev->cqs = kcalloc(dev->max_rdma_cqs, sizeof(*dev->cqs), GFP_KERNEL);
+	return dev->cqs ? 0 : -ENOMEM;
 }
 
 /* ROCE-DEV-CFG-1, -2: the device's queue counts, checked before use. */
@@ -134,6 +159,9 @@ static int virtio_rdma_probe(struct virtio_device *vdev)
 	ret = virtio_rdma_read_limits(dev);
 	if (ret)
 		goto err_dealloc_ib;
+	ret = virtio_rdma_res_init(dev);
+	if (ret)
+		goto err_dealloc_ib;
 	ret = virtio_rdma_ctrl_init(dev);
 	if (ret)
 		goto err_free_ctrl;
@@ -145,6 +173,9 @@ static int virtio_rdma_probe(struct virtio_device *vdev)
 	ret = virtio_rdma_find_vqs(dev);
 	if (ret)
 		goto err_free_netdev;
+	/* Before DRIVER_OK: it selects queues in the common configuration. */
+	virtio_rdma_doorbells_init(dev);
+	virtio_rdma_check_rings(dev);
 
 	/* ROCE-DRV-INIT-1: RoCE commands only after DRIVER_OK. */
 	virtio_device_ready(vdev);
@@ -166,10 +197,12 @@ static int virtio_rdma_probe(struct virtio_device *vdev)
 	virtio_rdma_set_ready(dev, true);
 	schedule_work(&dev->config_work);
 
-	dev_info(&vdev->dev, "%s on %s: %pM, %u QPs, %u CQs, speed %s\n",
+	dev_info(&vdev->dev, "%s on %s: %pM, %u QPs, %u CQs, speed %s, user queues %s\n",
 		 dev_name(&dev->ib.dev), netdev_name(dev->netdev),
 		 dev->netdev->dev_addr, dev->max_rdma_qps, dev->max_rdma_cqs,
-		 dev->has_port_speed ? "feature" : "not offered");
+		 dev->has_port_speed ? "feature" : "not offered",
+		 !dev->user_rings ? "no" : dev->user_doorbells ? "yes" :
+		 "CQs only");
 	return 0;
 
 err_unregister_netdev:
@@ -178,12 +211,13 @@ err_del_vqs:
 	virtio_reset_device(vdev);
 	virtio_rdma_netdev_free_bufs(dev);
 	virtio_rdma_ctrl_detach(dev);
-	vdev->config->del_vqs(vdev);
+	virtio_rdma_del_vqs(dev);
 err_free_netdev:
 	free_netdev(dev->netdev);
 err_free_ctrl:
 	virtio_rdma_ctrl_free(dev);
 err_dealloc_ib:
+	kfree(dev->cqs);
 	ib_dealloc_device(&dev->ib);
 	return ret;
 }
@@ -198,13 +232,21 @@ static void virtio_rdma_remove(struct virtio_device *vdev)
 	virtio_rdma_ib_unregister(dev);
 	virtio_rdma_netdev_unregister(dev);
 
+	/*
+	 * ib_core destroyed every object of every context above, while the
+	 * device answered; what is left is memory whose destroy command got
+	 * no answer, free once the device is reset.
+	 */
 	virtio_reset_device(vdev);
+	dev->dead = true;
+	virtio_rdma_zombies_free(dev);
 	virtio_rdma_netdev_free_bufs(dev);
 	virtio_rdma_ctrl_detach(dev);
-	vdev->config->del_vqs(vdev);
+	virtio_rdma_del_vqs(dev);
 
 	free_netdev(dev->netdev);
 	virtio_rdma_ctrl_free(dev);
+	kfree(dev->cqs);
 	ib_dealloc_device(&dev->ib);
 }
 

@@ -120,10 +120,13 @@ class Guest:
     vhost-user-rdma-pci device per socket in @sockets; the serial console
     goes to a log file. A reboot ends QEMU unless @reboot. @files ({path:
     (mode, bytes)}) go into the appended archive beside the script.
-    @device_opts are more properties of each device (',queue-size=1024')."""
+    @device_opts are more properties of each device (',queue-size=1024');
+    @socket_opts ({socket: properties}) replace the default page-per-vq=on
+    of the device on that socket ('page-per-vq=off')."""
 
     def __init__(self, qemu, image, script, sockets, mem_mb=512, append='', extra=(),
-                 chardev_opts='', name='guest', reboot=False, files=None, device_opts=''):
+                 chardev_opts='', name='guest', reboot=False, files=None, device_opts='',
+                 socket_opts=None):
         self.name = name
         self.steps = 0  # VUR-WAIT lines already answered (wait_step)
         self.dir = tempfile.mkdtemp(prefix='vurq-')
@@ -139,8 +142,9 @@ class Guest:
                '-kernel', os.path.join(image, 'vmlinuz'), '-initrd', initrd,
                '-append', f'console=ttyS0 quiet panic=-1 {append}'.strip()]
         for i, sock in enumerate(sockets):
+            props = (socket_opts or {}).get(sock, 'page-per-vq=on')
             cmd += ['-chardev', f'socket,path={sock},id=vrdma{i}{chardev_opts}',
-                    '-device', f'vhost-user-rdma-pci,page-per-vq=on,chardev=vrdma{i}{device_opts}']
+                    '-device', f'vhost-user-rdma-pci,{props},chardev=vrdma{i}{device_opts}']
         cmd += list(extra)
         self.cmd = cmd
         self.log = open(os.path.join(self.dir, 'console'), 'w+')

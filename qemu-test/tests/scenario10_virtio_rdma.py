@@ -8,15 +8,22 @@ Three backends, one device each:
   host side of the first one at 10.0.8.254/24;
 - B uses RFC v2's numbering (--rfc2-numbering): bit 55, not
   VIRTIO_NET_F_ROCE, so not a RoCE device for virtio_rdma;
-- C offers RoCE without the port speed (--no-port-speed), no uplink.
+- C offers RoCE without the port speed (--no-port-speed), no uplink, and
+  its PCI function has no page-per-vq: user CQs, but no user QPs.
 The guest loads ib_core, ib_uverbs and the freshly built virtio_rdma.ko
 before virtio_net: A and C go to virtio_rdma (an ib_device on a netdev
 with the device's MAC each), B is refused in validate and goes to
 virtio_net. In the guest: port state ACTIVE, the rate, a RoCE v2 GID for
 the IPv4 address, effective_speed; a ping to the host through the backend;
 a small static tool (uverbs_tool.c, no libibverbs) gets a user context and
-a PD through uverbs, which the host sees in the backend, and frees it; the
-same tool then reads a context's asynchronous events. The
+a PD through uverbs, which the host sees in the backend, and frees it; it
+then drives the driver's uverbs ABI by hand: an MR, a CQ, two RC QPs
+connected to each other through INIT, RTR, RTS, their mapped rings and
+doorbells, one SEND and its receive seen as two CQEs in the mapped CQ and
+an event on the completion channel, an AH; the QPs destroyed while still
+mapped stay in the backend until unmapped, then everything is freed; then
+the same with two UD QPs and a SEND through an AH, on the recycled queues.
+The same tool then reads a context's asynchronous events. The
 host changes A's uplinks (a member's link, a member's declared speed) and
 the links of A and C with the admin CLI; after
 each change the guest's effective speed, port state and carrier follow,
@@ -27,7 +34,8 @@ no speed events, and never sends QUERY_PORT_SPEED. The backend holds A's
 two GIDs (IPv6 link-local, IPv4), one once the address is deleted, and
 refused none of A's commands. Userspace received five
 events 20 (the speed change), one PORT_ERR and one PORT_ACTIVE, and
-DEVICE_FATAL when the device is unbound under its open context. Last, A moves to
+DEVICE_FATAL when the device is unbound under its open context; another
+process keeps a CQ and QPs with their rings mapped across that unbind. Last, A moves to
 virtio_net and back through sysfs unbind/bind, and the module unloads.
 
 Usage: scenario10_virtio_rdma.py PATH/TO/vhost-user-rdma
@@ -163,6 +171,21 @@ fi
 # host counts the backend's PDs while the tool holds it.
 /test/uverbs_tool pd "/dev/infiniband/$UA" || vur_result uverbs_pd fail "exit $?"
 
+# The driver's uverbs ABI by hand (no provider here): MR, CQ, two RC QPs
+# connected to each other, their mapped rings, a SEND and its receive, the
+# CQEs in the mapped CQ and the completion channel's event, an AH; then the
+# QPs destroyed while mapped. The host counts the backend's objects.
+/test/uverbs_tool rdma "/dev/infiniband/$UA" || vur_result uverbs_rdma fail "exit $?"
+# UD through an AH, on the queues the RC QPs and their CQ left behind.
+/test/uverbs_tool ud "/dev/infiniband/$UA" || vur_result uverbs_ud fail "exit $?"
+# C has no page-per-vq: a CQ, but no user QP (EOPNOTSUPP), said once.
+/test/uverbs_tool noqp "/dev/infiniband/$(uverbs_of "$IC")" ||
+    vur_result uverbs_noqp fail "exit $?"
+vur_expect c_user_qps_refused_logged 1 \
+    "$(dmesg | grep -c 'user QP refused: no doorbell page per virtqueue')"
+vur_expect c_doorbells_shared_logged 1 "$(dmesg | grep -c 'doorbells share pages')"
+dmesg | grep -i 'virtio_rdma.*user queues' | head -2
+
 # Another context that reads its asynchronous events from here on, as
 # ibv_get_async_event() would: what userspace sees of the driver's events.
 /test/uverbs_tool events "/dev/infiniband/$UA" >/tmp/events 2>&1 &
@@ -214,6 +237,14 @@ while [ -n "$(gid_index $gid)" ] && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)
 vur_expect roce_gid_ipv4_deleted "" "$(gid_index $gid)"
 vur_step gid_deleted
 
+# A process that keeps a CQ and two QPs with their rings mapped while the
+# device goes away (ib_core zaps the mappings, then destroys the objects).
+/test/uverbs_tool hold "/dev/infiniband/$UA" >/tmp/hold 2>&1 &
+HOLD=$!
+vur_wait_eq 1 10 grep -c '^HOLDING' /tmp/hold
+grep '^VUR-RESULT' /tmp/hold
+vur_expect hold_mapped 1 "$(grep -c '^HOLDING' /tmp/hold)"
+
 # The documented way between the two drivers.
 V=$(basename "$(readlink /sys/class/net/$A/device)")
 # The events tool still holds a context: the unbind does not wait for it
@@ -222,6 +253,8 @@ echo "$V" > /sys/bus/virtio/drivers/virtio_rdma/unbind
 vur_wait_eq 1 5 grep -c '^EVENT 8 0$' /tmp/events
 vur_expect uverbs_device_fatal_on_unbind 1 "$(ev 8 0)"
 kill $EV
+kill $HOLD
+vur_expect hold_no_memory_kept 0 "$(dmesg | grep -c 'kept until reset')"
 echo "$V" > /sys/bus/virtio/drivers/virtio_net/bind
 vur_expect moved_to_virtio_net virtio_net "$(driver_of "$(netdev_of @MAC_A@)")"
 vur_expect ib_device_gone "" "$(ibdev_of "$(netdev_of @MAC_A@)")"
@@ -287,9 +320,10 @@ def scenario(tap, qemu, image, sock_dir):
         tap.case('backend_two_planes_50000', d['speed_mbps'] == 50000 and d['link'] == 'up', d)
         script = (GUEST_SCRIPT.replace('@MAC_A@', MAC_A).replace('@MAC_B@', MAC_B)
                   .replace('@MAC_C@', MAC_C))
+        # C without page-per-vq: doorbells share pages, no user QPs there.
         g = guest.Guest(qemu, image, script, [sock_a, sock_b, sock_c],
                         append='vur.modules=virtio_pci,ib_core,ib_uverbs',
-                        files=files)
+                        files=files, socket_opts={sock_c: 'page-per-vq=off'})
         changes = [None]
 
         def pd_allocated():
@@ -305,6 +339,14 @@ def scenario(tap, qemu, image, sock_dir):
             # ADD_GID: the IPv6 link-local GID and the IPv4 one.
             tap.case('backend_two_gids', a['gids'] == 2, f"{a['gids']} GIDs")
 
+        def counts(a):
+            return {k: a[k] for k in ('pds', 'mrs', 'cqs', 'qps', 'ahs', 'ctrl_errors')}
+
+        def rdma_count(name, want):
+            a = backend_a.device(sock_a)
+            got = counts(a)
+            tap.case(name, all(got[k] == v for k, v in want.items()), got)
+
         def device_links(state):
             guest.ctl(admin, 'device-link', sock_a, state)
             guest.ctl(admin_c, 'device-link', sock_c, state)
@@ -316,6 +358,14 @@ def scenario(tap, qemu, image, sock_dir):
             guest.ctl(admin, 'member-link', 'net_tap1', 'down')
 
         steps = step('pd_allocated', pd_allocated, lambda d: True) \
+            and step('rdma_live', lambda: rdma_count(
+                'backend_rdma_objects_live',
+                {'pds': 1, 'mrs': 1, 'cqs': 1, 'qps': 2, 'ahs': 1}), lambda d: True) \
+            and step('rdma_qps_mapped', lambda: rdma_count(
+                'backend_qps_kept_while_mapped', {'qps': 2}), lambda d: True) \
+            and step('rdma_freed', lambda: rdma_count(
+                'backend_rdma_objects_freed',
+                {'pds': 0, 'mrs': 0, 'cqs': 0, 'qps': 0, 'ahs': 0}), lambda d: True) \
             and step('member_down', member_down,
                      lambda d: d['speed_mbps'] == 25000 and d['link'] == 'up') \
             and step('member_up', lambda: guest.ctl(admin, 'member-link', 'net_tap1', 'up'),

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Completion queues. A CQ is a completion virtqueue that the process polls
+ * through its mapping; the kernel creates it (CREATE_CQ), fills its
+ * descriptors, makes every slot available, arms it (REQ_NOTIFY_CQ) and
+ * turns its interrupt into the CQ's completion event. User CQs only: the
+ * driver has no poll_cq, so kernel consumers do not use it.
+ */
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "virtio_rdma.h"
+
+static void cq_zombie_free(struct virtio_rdma_zombie *z)
+{
+	struct virtio_rdma_cq_res *cq =
+		container_of(z, struct virtio_rdma_cq_res, zombie);
+
+	virtio_rdma_uq_free(&cq->ring);
+	kfree(cq);
+}
+
+/* The last reference: destroy at the device, re-initialise the queue. */
+static void cq_release(struct kref *ref)
+{
+	struct virtio_rdma_cq_res *cq =
+		container_of(ref, struct virtio_rdma_cq_res, ref);
+	struct virtio_rdma_dev *dev = cq->dev;
+	struct virtio_rdma_cmd_destroy_cq cmd = {
+		.cqn = cpu_to_le32(cq->cqn),
+	};
+	int ret = 0;
+
+	mutex_lock(&dev->res_lock);
+	spin_lock_irq(&dev->cq_lock);
+	dev->cqs[cq->cqn] = NULL;
+	spin_unlock_irq(&dev->cq_lock);
+	if (!dev->dead)
+		ret = virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_DESTROY_CQ,
+					   &cmd, sizeof(cmd), NULL, 0);
+	if (virtio_rdma_cmd_lost(ret)) {
+		/* The device may still write CQEs: keep the memory. */
+		mutex_unlock(&dev->res_lock);
+		dev_warn(&dev->vdev->dev, "CQ %u: DESTROY_CQ %d, kept until reset\n",
+			 cq->cqn, ret);
+		virtio_rdma_zombie_add(dev, &cq->zombie, cq_zombie_free);
+		return;
+	}
+	if (ret)	/* not live at the device: nothing uses the queue */
+		dev_warn(&dev->vdev->dev, "CQ %u: DESTROY_CQ %d\n", cq->cqn, ret);
+	/* ROCE-DRV-LIFE-2: initial state before the next create command. */
+	virtio_rdma_uq_reset(&cq->ring);
+	mutex_unlock(&dev->res_lock);
+	virtio_rdma_uq_free(&cq->ring);
+	kfree(cq);
+}
+
+void virtio_rdma_cq_put(struct virtio_rdma_cq_res *cq)
+{
+	kref_put(&cq->ref, cq_release);
+}
+
+static int cq_create(struct virtio_rdma_dev *dev, struct virtio_rdma_cq_res *cq,
+		     u32 cqe)
+{
+	struct virtio_rdma_cmd_create_cq cmd = { .cqe = cpu_to_le32(cqe) };
+	struct virtio_rdma_cmd_destroy_cq dcmd;
+	struct virtio_rdma_ack_create_cq ack;
+	int ret;
+
+	mutex_lock(&dev->res_lock);
+	ret = virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_CREATE_CQ, &cmd,
+				   sizeof(cmd), &ack, sizeof(ack));
+	if (ret)
+		goto out_unlock;
+	cq->cqn = le32_to_cpu(ack.cqn);
+	if (cq->cqn >= dev->max_rdma_cqs) {	/* ROCE-DEV-CQ-3 */
+		dev_err_ratelimited(&dev->vdev->dev, "CREATE_CQ: CQN %u out of range\n",
+				    cq->cqn);
+		ret = -EPROTO;
+		goto out_unlock;
+	}
+	/* ROCE-DRV-OVR-1: every slot available before any WR can complete. */
+	ret = virtio_rdma_uq_init(dev, &cq->ring, virtio_rdma_cq_vq(dev, cq->cqn),
+				  roundup_pow_of_two(sizeof(struct virtio_rdma_cq_req)),
+				  true);
+	if (ret)
+		goto err_destroy;
+	spin_lock_irq(&dev->cq_lock);
+	dev->cqs[cq->cqn] = cq;
+	spin_unlock_irq(&dev->cq_lock);
+	mutex_unlock(&dev->res_lock);
+	return 0;
+
+err_destroy:
+	dcmd.cqn = cpu_to_le32(cq->cqn);
+	if (!virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_DESTROY_CQ, &dcmd,
+				  sizeof(dcmd), NULL, 0))
+		virtio_rdma_uq_reset(&cq->ring);
+	virtio_rdma_uq_free(&cq->ring);
+out_unlock:
+	mutex_unlock(&dev->res_lock);
+	return ret;
+}
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+int virtio_rdma_create_cq(struct ib_cq *ibcq,
+			  const struct ib_cq_init_attr *attr,
+			  struct uverbs_attr_bundle *attrs)
+{
+	struct ib_udata *udata = attrs ? &attrs->driver_udata : NULL;
+#else
+int virtio_rdma_create_cq(struct ib_cq *ibcq,
+			  const struct ib_cq_init_attr *attr,
+			  struct ib_udata *udata)
+{
+#endif
+	struct virtio_rdma_dev *dev = to_vdev_rdma(ibcq->device);
+	struct virtio_rdma_create_cq_resp resp = {};
+	struct virtio_rdma_ucontext *uctx;
+	struct virtio_rdma_cq_res *cq;
+	unsigned int num;
+	int ret;
+
+	/* No poll_cq: kernel consumers have no use for a CQ of this device. */
+	if (!udata || !dev->user_rings)
+		return -EOPNOTSUPP;
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	num = virtqueue_get_vring_size(dev->vqs[virtio_rdma_cq_vq(dev, 0)]);
+	if (!attr->cqe || attr->cqe > num)
+		return -EINVAL;
+	uctx = rdma_udata_to_drv_context(udata, struct virtio_rdma_ucontext,
+					 ibuc);
+
+	cq = kzalloc(sizeof(*cq), GFP_KERNEL);
+	if (!cq)
+		return -ENOMEM;
+	kref_init(&cq->ref);
+	cq->dev = dev;
+	cq->ibcq = ibcq;
+	ret = cq_create(dev, cq, attr->cqe);
+	if (ret) {
+		kfree(cq);
+		return ret;
+	}
+	to_vcq(ibcq)->res = cq;
+
+	ret = virtio_rdma_uq_publish(dev, &uctx->ibuc, &cq->ring, false,
+				     &cq->ref, cq_release, &resp.cq);
+	if (ret)
+		goto err_put;
+	resp.cqn = cq->cqn;
+	ret = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+	if (ret)
+		goto err_put;
+	ibcq->cqe = cq->ring.num;
+	return 0;
+
+err_put:
+	virtio_rdma_destroy_cq(ibcq, udata);
+	return ret;
+}
+
+/*
+ * The verbs CQ goes; its completion events stop now. The device object
+ * stays while a QP or a mapping still holds it.
+ */
+int virtio_rdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct virtio_rdma_cq_res *cq = to_vcq(ibcq)->res;
+	struct virtio_rdma_dev *dev = cq->dev;
+
+	spin_lock_irq(&dev->cq_lock);
+	cq->ibcq = NULL;
+	spin_unlock_irq(&dev->cq_lock);
+	virtio_rdma_uq_unpublish(&cq->ring);
+	virtio_rdma_cq_put(cq);
+	return 0;
+}
+
+/*
+ * ibv_req_notify_cq() through the kernel (ibv_cmd_req_notify_cq). The arm
+ * fails on a CQ in error (an overrun, ROCE-DEV-CQ-7): that is the only way
+ * the device tells it, so the CQ's consumer gets IB_EVENT_CQ_ERR, once
+ * (ROCE-DRV-OVR-2). Missed events cannot be reported: the CQ is the
+ * process's own ring.
+ */
+int virtio_rdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags f)
+{
+	struct virtio_rdma_cq_res *cq = to_vcq(ibcq)->res;
+	struct virtio_rdma_cmd_req_notify cmd = {
+		.cqn = cpu_to_le32(cq->cqn),
+	};
+	struct ib_event ev = {
+		.device = ibcq->device,
+		.element.cq = ibcq,
+		.event = IB_EVENT_CQ_ERR,
+	};
+	int ret;
+
+	cmd.flags = cpu_to_le32((f & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED ?
+				VIRTIO_IB_NOTIFY_SOLICITED :
+				VIRTIO_IB_NOTIFY_NEXT_COMPLETION);
+	ret = virtio_rdma_roce_cmd(cq->dev, VIRTIO_NET_CTRL_ROCE_REQ_NOTIFY_CQ,
+				   &cmd, sizeof(cmd), NULL, 0);
+	if (ret != -EREMOTEIO)
+		return ret;
+	if (!cq->error_reported && ibcq->event_handler) {
+		cq->error_reported = true;
+		ibcq->event_handler(&ev, ibcq->cq_context);
+	}
+	return -EIO;
+}
