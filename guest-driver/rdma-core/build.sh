@@ -6,7 +6,8 @@
 # the libibverbs it runs with (private ABI). Runs in a Debian unstable chroot
 # (qemu-test/lib.sh's in_sid: made once with debootstrap, reused), never on
 # the host: fetches rdma-core's orig tarball with apt-get source
-# --download-only, unpacks it, copies this folder to providers/virtio_rdma,
+# --download-only, unpacks it, copies this folder to providers/virtio_rdma
+# (with the ABI headers of virtio-spec/include in its include/),
 # adds add_subdirectory(providers/virtio_rdma) to the top CMakeLists.txt and
 # builds with cmake -GNinja -DNO_PYVERBS=1 -DNO_MAN_PAGES=1 -DIN_PLACE=1 and
 # ninja (only what changed, after the first time). Warnings in the provider
@@ -60,9 +61,12 @@ if [ "${1:-}" = --in-sid ]; then
         touch "$tree.tmp/.unpacked" && mv "$tree.tmp" "$tree"
     fi
     # The provider: copies keep their times, so ninja sees what changed.
-    rm -rf "$tree/providers/virtio_rdma" && mkdir "$tree/providers/virtio_rdma"
-    cp -p /vur/guest-driver/rdma-core/CMakeLists.txt /vur/guest-driver/rdma-core/*.[ch] \
-        "$tree/providers/virtio_rdma/"
+    # With the project's ABI headers, which it includes as <rdma/...> and <linux/...>.
+    prov=$tree/providers/virtio_rdma
+    rm -rf "$prov" && mkdir -p "$prov/include/rdma" "$prov/include/linux"
+    cp -p /vur/guest-driver/rdma-core/CMakeLists.txt /vur/guest-driver/rdma-core/*.[ch] "$prov/"
+    cp -p /vur/virtio-spec/include/rdma/virtio_rdma-abi.h "$prov/include/rdma/"
+    cp -p /vur/virtio-spec/include/linux/virtio_net_roce.h "$prov/include/linux/"
     grep -q '^add_subdirectory(providers/virtio_rdma)' "$tree/CMakeLists.txt" ||
         sed -i '/^add_subdirectory(providers\/rxe)$/a add_subdirectory(providers/virtio_rdma)' \
             "$tree/CMakeLists.txt"

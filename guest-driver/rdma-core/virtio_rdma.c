@@ -7,9 +7,11 @@
  * and the ioctl header's driver id must equal the kernel's. So the provider
  * matches by name, and says RDMA_DRIVER_UNKNOWN in its context.
  *
- * What the kernel driver supports today: device and port queries, PDs and
- * the effective port speed. Every other verb is left to libibverbs'
- * defaults, which answer EOPNOTSUPP.
+ * The verbs of RC, UC and UD: the control path through the kernel
+ * (ibv_cmd_*), the data path through virtqueues the process maps
+ * (rdma/virtio_rdma-abi.h; virtio_rdma_vq.c, virtio_rdma_cq.c,
+ * virtio_rdma_qp.c). SRQs, MWs, atomics and the extended verbs are left to
+ * libibverbs' defaults, which answer EOPNOTSUPP.
  */
 
 #include <config.h>
@@ -113,45 +115,132 @@ static int virtio_rdma_query_port_speed(struct ibv_context *context,
 
 static struct ibv_pd *virtio_rdma_alloc_pd(struct ibv_context *context)
 {
-	struct ib_uverbs_alloc_pd_resp resp;
+	struct virtio_rdma_alloc_pd_uresp resp = {};
 	struct ibv_alloc_pd cmd;
-	struct ibv_pd *pd;
+	struct virtio_rdma_pd *pd;
 	int ret;
 
 	pd = calloc(1, sizeof(*pd));
 	if (!pd)
 		return NULL;
 
-	ret = ibv_cmd_alloc_pd(context, pd, &cmd, sizeof(cmd), &resp,
-			       sizeof(resp));
+	ret = ibv_cmd_alloc_pd(context, &pd->ibv_pd, &cmd, sizeof(cmd),
+			       &resp.ibv_resp, sizeof(resp));
 	if (ret) {
 		free(pd);
 		errno = ret;
 		return NULL;
 	}
 
-	return pd;
+	pd->pdn = resp.drv.pdn;
+	return &pd->ibv_pd;
 }
 
-static int virtio_rdma_dealloc_pd(struct ibv_pd *pd)
+static int virtio_rdma_dealloc_pd(struct ibv_pd *ibpd)
 {
 	int ret;
 
-	ret = ibv_cmd_dealloc_pd(pd);
+	ret = ibv_cmd_dealloc_pd(ibpd);
 	if (ret)
 		return ret;
 
-	free(pd);
+	free(to_vpd(ibpd));
+	return 0;
+}
+
+static struct ibv_mr *virtio_rdma_reg_mr(struct ibv_pd *pd, void *addr,
+					 size_t length, uint64_t hca_va,
+					 int access)
+{
+	struct ib_uverbs_reg_mr_resp resp;
+	struct ibv_reg_mr cmd;
+	struct verbs_mr *vmr;
+	int ret;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr)
+		return NULL;
+
+	ret = ibv_cmd_reg_mr(pd, addr, length, hca_va, access, vmr, &cmd,
+			     sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(vmr);
+		errno = ret;
+		return NULL;
+	}
+
+	return &vmr->ibv_mr;
+}
+
+static int virtio_rdma_dereg_mr(struct verbs_mr *vmr)
+{
+	int ret;
+
+	ret = ibv_cmd_dereg_mr(vmr);
+	if (ret)
+		return ret;
+
+	free(vmr);
+	return 0;
+}
+
+/* The device's AH number goes into every UD send request that uses it. */
+static struct ibv_ah *virtio_rdma_create_ah(struct ibv_pd *pd,
+					    struct ibv_ah_attr *attr)
+{
+	struct virtio_rdma_create_ah_uresp resp = {};
+	struct virtio_rdma_ah *ah;
+	int ret;
+
+	ah = calloc(1, sizeof(*ah));
+	if (!ah)
+		return NULL;
+
+	ret = ibv_cmd_create_ah(pd, &ah->ibv_ah, attr, &resp.ibv_resp,
+				sizeof(resp));
+	if (ret) {
+		free(ah);
+		errno = ret;
+		return NULL;
+	}
+
+	ah->ahn = resp.drv.ahn;
+	return &ah->ibv_ah;
+}
+
+static int virtio_rdma_destroy_ah(struct ibv_ah *ibah)
+{
+	int ret;
+
+	ret = ibv_cmd_destroy_ah(ibah);
+	if (ret)
+		return ret;
+
+	free(to_vah(ibah));
 	return 0;
 }
 
 static const struct verbs_context_ops virtio_rdma_ctx_ops = {
 	.alloc_pd = virtio_rdma_alloc_pd,
+	.create_ah = virtio_rdma_create_ah,
+	.create_cq = virtio_rdma_create_cq,
+	.create_qp = virtio_rdma_create_qp,
 	.dealloc_pd = virtio_rdma_dealloc_pd,
+	.dereg_mr = virtio_rdma_dereg_mr,
+	.destroy_ah = virtio_rdma_destroy_ah,
+	.destroy_cq = virtio_rdma_destroy_cq,
+	.destroy_qp = virtio_rdma_destroy_qp,
 	.free_context = virtio_rdma_free_context,
+	.modify_qp = virtio_rdma_modify_qp,
+	.poll_cq = virtio_rdma_poll_cq,
+	.post_recv = virtio_rdma_post_recv,
+	.post_send = virtio_rdma_post_send,
 	.query_device_ex = virtio_rdma_query_device,
 	.query_port = virtio_rdma_query_port,
 	.query_port_speed = virtio_rdma_query_port_speed,
+	.query_qp = virtio_rdma_query_qp,
+	.reg_mr = virtio_rdma_reg_mr,
+	.req_notify_cq = virtio_rdma_req_notify_cq,
 };
 
 static struct verbs_context *virtio_rdma_alloc_context(struct ibv_device *ibdev,
@@ -210,8 +299,8 @@ static void virtio_rdma_uninit_device(struct verbs_device *verbs_device)
 
 static const struct verbs_device_ops virtio_rdma_dev_ops = {
 	.name = "virtio_rdma",
-	.match_min_abi_version = VIRTIO_RDMA_ABI_VERSION,
-	.match_max_abi_version = VIRTIO_RDMA_ABI_VERSION,
+	.match_min_abi_version = VIRTIO_RDMA_UVERBS_ABI_VERSION,
+	.match_max_abi_version = VIRTIO_RDMA_UVERBS_ABI_VERSION,
 	.match_table = hca_table,
 	.alloc_device = virtio_rdma_device_alloc,
 	.uninit_device = virtio_rdma_uninit_device,

@@ -7,10 +7,40 @@
 #ifndef __VIRTIO_RDMA_H__
 #define __VIRTIO_RDMA_H__
 
-#include <infiniband/driver.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
-/* The kernel driver's uverbs_abi_ver. */
-#define VIRTIO_RDMA_ABI_VERSION 1
+#include <infiniband/driver.h>
+#include <linux/virtio_ring.h>
+
+#include <rdma/virtio_rdma-abi.h>
+#include <linux/virtio_net_roce.h>
+
+/*
+ * The uverbs responses with their driver data: the core's response, then
+ * the ABI header's struct, as the kernel's ib_copy_to_udata() writes it.
+ */
+struct virtio_rdma_alloc_pd_uresp {
+	struct ib_uverbs_alloc_pd_resp ibv_resp;
+	struct virtio_rdma_alloc_pd_resp drv;
+};
+
+struct virtio_rdma_create_cq_uresp {
+	struct ib_uverbs_create_cq_resp ibv_resp;
+	struct virtio_rdma_create_cq_resp drv;
+};
+
+struct virtio_rdma_create_qp_uresp {
+	struct ib_uverbs_create_qp_resp ibv_resp;
+	struct virtio_rdma_create_qp_resp drv;
+};
+
+struct virtio_rdma_create_ah_uresp {
+	struct ib_uverbs_create_ah_resp ibv_resp;
+	struct virtio_rdma_create_ah_resp drv;
+};
 
 struct virtio_rdma_device {
 	struct verbs_device ibv_dev;
@@ -18,6 +48,60 @@ struct virtio_rdma_device {
 
 struct virtio_rdma_context {
 	struct verbs_context ibv_ctx;
+};
+
+struct virtio_rdma_pd {
+	struct ibv_pd ibv_pd;
+	uint32_t pdn;
+};
+
+/*
+ * A virtqueue the process drives itself (virtio_rdma-abi.h): its avail and
+ * used rings, its slots and, for a send or receive queue, its doorbell.
+ * The shadow indices are the provider's; the lock of the queue guards
+ * them.
+ */
+struct virtio_rdma_vq {
+	void *ring;
+	size_t ring_len;
+	uint8_t *buf;
+	size_t buf_len;
+	void *notify_page;
+	size_t notify_len;
+
+	struct vring_avail *avail; /* at the start of the ring mapping */
+	struct vring_used *used; /* at used_off */
+	__le16 *avail_event; /* used->ring[num], with EVENT_IDX */
+	__le16 *doorbell; /* notify_page + notify_off, or NULL */
+
+	uint32_t stride;
+	uint16_t num;
+	uint16_t vq_index;
+	bool event_idx;
+
+	uint16_t avail_idx; /* the next avail->idx to publish */
+	uint16_t last_used; /* used->idx as the provider last saw it */
+	uint32_t max_wr; /* outstanding WRs at most (send, receive) */
+	uint32_t max_sge;
+	pthread_spinlock_t lock;
+};
+
+struct virtio_rdma_cq {
+	struct ibv_cq ibv_cq;
+	uint32_t cqn;
+	struct virtio_rdma_vq vq;
+};
+
+struct virtio_rdma_qp {
+	struct ibv_qp ibv_qp;
+	uint32_t max_inline_data;
+	struct virtio_rdma_vq sq;
+	struct virtio_rdma_vq rq;
+};
+
+struct virtio_rdma_ah {
+	struct ibv_ah ibv_ah;
+	uint32_t ahn;
 };
 
 static inline struct virtio_rdma_context *to_vctx(struct ibv_context *ibctx)
@@ -29,5 +113,60 @@ static inline struct virtio_rdma_device *to_vdev(struct ibv_device *ibdev)
 {
 	return container_of(ibdev, struct virtio_rdma_device, ibv_dev.device);
 }
+
+static inline struct virtio_rdma_pd *to_vpd(struct ibv_pd *ibpd)
+{
+	return container_of(ibpd, struct virtio_rdma_pd, ibv_pd);
+}
+
+static inline struct virtio_rdma_cq *to_vcq(struct ibv_cq *ibcq)
+{
+	return container_of(ibcq, struct virtio_rdma_cq, ibv_cq);
+}
+
+static inline struct virtio_rdma_qp *to_vqp(struct ibv_qp *ibqp)
+{
+	return container_of(ibqp, struct virtio_rdma_qp, ibv_qp);
+}
+
+static inline struct virtio_rdma_ah *to_vah(struct ibv_ah *ibah)
+{
+	return container_of(ibah, struct virtio_rdma_ah, ibv_ah);
+}
+
+/* virtio_rdma_vq.c: mapping a virtqueue, and its index rules */
+int virtio_rdma_vq_map(struct virtio_rdma_vq *vq, int cmd_fd,
+		       const struct virtio_rdma_uring *uring, size_t min_stride,
+		       bool doorbell);
+void virtio_rdma_vq_unmap(struct virtio_rdma_vq *vq);
+void *virtio_rdma_vq_slot(struct virtio_rdma_vq *vq, uint32_t id);
+uint16_t virtio_rdma_vq_used_idx(struct virtio_rdma_vq *vq);
+bool virtio_rdma_vq_full(struct virtio_rdma_vq *vq);
+void *virtio_rdma_vq_next_slot(struct virtio_rdma_vq *vq);
+void virtio_rdma_vq_push(struct virtio_rdma_vq *vq);
+void virtio_rdma_vq_repost(struct virtio_rdma_vq *vq, uint16_t id);
+void virtio_rdma_vq_publish(struct virtio_rdma_vq *vq);
+void virtio_rdma_vq_notify(struct virtio_rdma_vq *vq, uint16_t old_idx);
+
+/* virtio_rdma_cq.c */
+struct ibv_cq *virtio_rdma_create_cq(struct ibv_context *context, int cqe,
+				     struct ibv_comp_channel *channel,
+				     int comp_vector);
+int virtio_rdma_destroy_cq(struct ibv_cq *ibcq);
+int virtio_rdma_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
+int virtio_rdma_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
+
+/* virtio_rdma_qp.c */
+struct ibv_qp *virtio_rdma_create_qp(struct ibv_pd *ibpd,
+				     struct ibv_qp_init_attr *attr);
+int virtio_rdma_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+			  int attr_mask);
+int virtio_rdma_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+			 int attr_mask, struct ibv_qp_init_attr *init_attr);
+int virtio_rdma_destroy_qp(struct ibv_qp *ibqp);
+int virtio_rdma_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+			  struct ibv_send_wr **bad_wr);
+int virtio_rdma_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+			  struct ibv_recv_wr **bad_wr);
 
 #endif /* __VIRTIO_RDMA_H__ */

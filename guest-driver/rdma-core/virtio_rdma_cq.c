@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Completion queues: a completion virtqueue whose slots the device writes
+ * CQEs into (struct virtio_rdma_cq_req). The kernel made every slot
+ * available; the provider takes CQEs from the used ring and gives each slot
+ * back once it has read it. Interrupts (completion events) are asked for
+ * with ibv_req_notify_cq(), a system call, and arrive on the completion
+ * channel, which libibverbs handles.
+ */
+
+#include <config.h>
+
+#include <endian.h>
+#include <errno.h>
+#include <stdlib.h>
+
+#include <ccan/array_size.h>
+
+#include "virtio_rdma.h"
+
+/* enum virtio_ib_wc_status -> enum ibv_wc_status (IBTA names, both) */
+static const enum ibv_wc_status wc_status[] = {
+	[VIRTIO_IB_WC_SUCCESS] = IBV_WC_SUCCESS,
+	[VIRTIO_IB_WC_LOC_LEN_ERR] = IBV_WC_LOC_LEN_ERR,
+	[VIRTIO_IB_WC_LOC_QP_OP_ERR] = IBV_WC_LOC_QP_OP_ERR,
+	[VIRTIO_IB_WC_LOC_PROT_ERR] = IBV_WC_LOC_PROT_ERR,
+	[VIRTIO_IB_WC_WR_FLUSH_ERR] = IBV_WC_WR_FLUSH_ERR,
+	[VIRTIO_IB_WC_BAD_RESP_ERR] = IBV_WC_BAD_RESP_ERR,
+	[VIRTIO_IB_WC_LOC_ACCESS_ERR] = IBV_WC_LOC_ACCESS_ERR,
+	[VIRTIO_IB_WC_REM_INV_REQ_ERR] = IBV_WC_REM_INV_REQ_ERR,
+	[VIRTIO_IB_WC_REM_ACCESS_ERR] = IBV_WC_REM_ACCESS_ERR,
+	[VIRTIO_IB_WC_REM_OP_ERR] = IBV_WC_REM_OP_ERR,
+	[VIRTIO_IB_WC_RETRY_EXC_ERR] = IBV_WC_RETRY_EXC_ERR,
+	[VIRTIO_IB_WC_RNR_RETRY_EXC_ERR] = IBV_WC_RNR_RETRY_EXC_ERR,
+	[VIRTIO_IB_WC_REM_ABORT_ERR] = IBV_WC_REM_ABORT_ERR,
+	[VIRTIO_IB_WC_FATAL_ERR] = IBV_WC_FATAL_ERR,
+	[VIRTIO_IB_WC_RESP_TIMEOUT_ERR] = IBV_WC_RESP_TIMEOUT_ERR,
+	[VIRTIO_IB_WC_GENERAL_ERR] = IBV_WC_GENERAL_ERR,
+};
+
+/* enum virtio_ib_wc_opcode -> enum ibv_wc_opcode */
+static const enum ibv_wc_opcode wc_opcode[] = {
+	[VIRTIO_IB_WC_SEND] = IBV_WC_SEND,
+	[VIRTIO_IB_WC_RDMA_WRITE] = IBV_WC_RDMA_WRITE,
+	[VIRTIO_IB_WC_RDMA_READ] = IBV_WC_RDMA_READ,
+	[VIRTIO_IB_WC_RECV] = IBV_WC_RECV,
+	[VIRTIO_IB_WC_RECV_RDMA_WITH_IMM] = IBV_WC_RECV_RDMA_WITH_IMM,
+};
+
+struct ibv_cq *virtio_rdma_create_cq(struct ibv_context *context, int cqe,
+				     struct ibv_comp_channel *channel,
+				     int comp_vector)
+{
+	struct virtio_rdma_create_cq_uresp resp = {};
+	struct ibv_create_cq cmd = {};
+	struct virtio_rdma_cq *cq;
+	int ret;
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return NULL;
+
+	ret = ibv_cmd_create_cq(context, cqe, channel, comp_vector, &cq->ibv_cq,
+				&cmd, sizeof(cmd), &resp.ibv_resp,
+				sizeof(resp));
+	if (ret)
+		goto err_free;
+
+	cq->cqn = resp.drv.cqn;
+	ret = virtio_rdma_vq_map(&cq->vq, context->cmd_fd, &resp.drv.cq,
+				 sizeof(struct virtio_rdma_cq_req), false);
+	if (ret)
+		goto err_destroy;
+
+	return &cq->ibv_cq;
+
+err_destroy:
+	ibv_cmd_destroy_cq(&cq->ibv_cq);
+err_free:
+	free(cq);
+	errno = ret;
+	return NULL;
+}
+
+/*
+ * The command first: it fails with EBUSY while a QP uses the CQ, which
+ * must then stay usable. The kernel keeps the device's CQ until the
+ * mappings are gone too (virtio_rdma-abi.h, lifetime).
+ */
+int virtio_rdma_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct virtio_rdma_cq *cq = to_vcq(ibcq);
+	int ret;
+
+	ret = ibv_cmd_destroy_cq(ibcq);
+	if (ret)
+		return ret;
+
+	virtio_rdma_vq_unmap(&cq->vq);
+	free(cq);
+	return 0;
+}
+
+static void cqe_to_wc(const struct virtio_rdma_cq_req *cqe, struct ibv_wc *wc)
+{
+	uint32_t flags = le32toh(cqe->wc_flags);
+
+	wc->wr_id = le64toh(cqe->wr_id);
+	wc->status = cqe->status < ARRAY_SIZE(wc_status)
+			     ? wc_status[cqe->status]
+			     : IBV_WC_GENERAL_ERR;
+	/* The opcode of an error CQE is undefined in verbs. */
+	wc->opcode = cqe->opcode < ARRAY_SIZE(wc_opcode)
+			     ? wc_opcode[cqe->opcode]
+			     : IBV_WC_SEND;
+	wc->vendor_err = le32toh(cqe->vendor_err);
+	wc->byte_len = le32toh(cqe->byte_len);
+	/* Network byte order in the CQE, as ibv_wc wants it. */
+	wc->imm_data = cqe->imm_data;
+	wc->qp_num = le32toh(cqe->qp_num);
+	wc->src_qp = le32toh(cqe->src_qp);
+	wc->wc_flags = 0;
+	if (flags & VIRTIO_IB_WC_GRH)
+		wc->wc_flags |= IBV_WC_GRH;
+	if (flags & VIRTIO_IB_WC_WITH_IMM)
+		wc->wc_flags |= IBV_WC_WITH_IMM;
+	wc->pkey_index = 0;
+	wc->slid = 0;
+	wc->sl = 0;
+	wc->dlid_path_bits = 0;
+}
+
+/*
+ * The next used element names the slot of the CQE; once read, the slot is
+ * made available again. One avail->idx update for the whole poll.
+ */
+int virtio_rdma_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
+{
+	struct virtio_rdma_vq *vq = &to_vcq(ibcq)->vq;
+	struct virtio_rdma_cq_req *cqe;
+	uint16_t used_idx;
+	uint32_t id;
+	int n = 0;
+
+	pthread_spin_lock(&vq->lock);
+	used_idx = virtio_rdma_vq_used_idx(vq);
+	while (n < ne && vq->last_used != used_idx) {
+		id = le32toh(vq->used->ring[vq->last_used & (vq->num - 1)].id);
+		if (id >= vq->num) {
+			/* A device that names no slot of ours: stop here. */
+			if (!n)
+				n = -1;
+			break;
+		}
+		cqe = virtio_rdma_vq_slot(vq, id);
+		cqe_to_wc(cqe, &wc[n]);
+		vq->last_used++;
+		virtio_rdma_vq_repost(vq, id);
+		n++;
+	}
+	if (n > 0)
+		virtio_rdma_vq_publish(vq);
+	pthread_spin_unlock(&vq->lock);
+	return n;
+}
+
+int virtio_rdma_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
+{
+	return ibv_cmd_req_notify_cq(ibcq, solicited_only);
+}

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Queue pairs (RC, UC, UD): the control path through the kernel, the data
+ * path through the QP's send and receive virtqueues. A WR is written into
+ * the next slot as the device's request (struct virtio_rdma_sq_req or
+ * virtio_rdma_rq_req with its s/g list), made available, and the doorbell
+ * is rung once per post call when the device wants it.
+ */
+
+#include <config.h>
+
+#include <endian.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "virtio_rdma.h"
+
+#define VIRTIO_RDMA_SEND_FLAGS                                                 \
+	(IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED |             \
+	 IBV_SEND_INLINE)
+
+static size_t sq_stride(uint32_t max_sge)
+{
+	return sizeof(struct virtio_rdma_sq_req) +
+	       (size_t)max_sge * sizeof(struct virtio_rdma_sge);
+}
+
+static size_t rq_stride(uint32_t max_sge)
+{
+	return sizeof(struct virtio_rdma_rq_req) +
+	       (size_t)max_sge * sizeof(struct virtio_rdma_sge);
+}
+
+/*
+ * The kernel's capacities bound what the provider posts: never more WRs
+ * outstanding than the QP's max_*_wr (ROCE-DRV-WR-2), which the ring's num
+ * must hold, nor more s/g elements than the slot has room for.
+ */
+static int qp_map_queues(struct virtio_rdma_qp *qp, int cmd_fd,
+			 const struct ibv_qp_cap *cap,
+			 const struct virtio_rdma_create_qp_resp *drv)
+{
+	int ret;
+
+	if (cap->max_send_wr > drv->sq.num || cap->max_recv_wr > drv->rq.num ||
+	    cap->max_inline_data > VIRTIO_NET_ROCE_MAX_INLINE)
+		return EINVAL;
+
+	ret = virtio_rdma_vq_map(&qp->sq, cmd_fd, &drv->sq,
+				 sq_stride(cap->max_send_sge), true);
+	if (ret)
+		return ret;
+	ret = virtio_rdma_vq_map(&qp->rq, cmd_fd, &drv->rq,
+				 rq_stride(cap->max_recv_sge), true);
+	if (ret) {
+		virtio_rdma_vq_unmap(&qp->sq);
+		return ret;
+	}
+
+	qp->sq.max_wr = cap->max_send_wr;
+	qp->sq.max_sge = cap->max_send_sge;
+	qp->rq.max_wr = cap->max_recv_wr;
+	qp->rq.max_sge = cap->max_recv_sge;
+	qp->max_inline_data = cap->max_inline_data;
+	return 0;
+}
+
+struct ibv_qp *virtio_rdma_create_qp(struct ibv_pd *ibpd,
+				     struct ibv_qp_init_attr *attr)
+{
+	struct virtio_rdma_create_qp_uresp resp = {};
+	struct ibv_create_qp cmd = {};
+	struct virtio_rdma_qp *qp;
+	int ret;
+
+	switch (attr->qp_type) {
+	case IBV_QPT_RC:
+	case IBV_QPT_UC:
+	case IBV_QPT_UD:
+		break;
+	default:
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->srq) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+
+	ret = ibv_cmd_create_qp(ibpd, &qp->ibv_qp, attr, &cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_free;
+
+	/* attr->cap now holds what the kernel granted. */
+	ret = qp_map_queues(qp, ibpd->context->cmd_fd, &attr->cap, &resp.drv);
+	if (ret)
+		goto err_destroy;
+
+	return &qp->ibv_qp;
+
+err_destroy:
+	ibv_cmd_destroy_qp(&qp->ibv_qp);
+err_free:
+	free(qp);
+	errno = ret;
+	return NULL;
+}
+
+int virtio_rdma_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+			  int attr_mask)
+{
+	struct ibv_modify_qp cmd = {};
+
+	return ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+int virtio_rdma_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+			 int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct ibv_query_qp cmd = {};
+
+	return ibv_cmd_query_qp(ibqp, attr, attr_mask, init_attr, &cmd,
+				sizeof(cmd));
+}
+
+/*
+ * The command first, then the mappings: a QP destroyed while still mapped
+ * is moved to RESET by the kernel and freed with its last mapping.
+ */
+int virtio_rdma_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct virtio_rdma_qp *qp = to_vqp(ibqp);
+	int ret;
+
+	ret = ibv_cmd_destroy_qp(ibqp);
+	if (ret)
+		return ret;
+
+	virtio_rdma_vq_unmap(&qp->rq);
+	virtio_rdma_vq_unmap(&qp->sq);
+	free(qp);
+	return 0;
+}
+
+/* ibv_wr_opcode -> enum virtio_ib_wr_opcode, by what the QP type allows. */
+static int wr_opcode(enum ibv_qp_type qp_type, enum ibv_wr_opcode opcode,
+		     uint8_t *op)
+{
+	switch (opcode) {
+	case IBV_WR_SEND:
+		*op = VIRTIO_IB_WR_SEND;
+		return 0;
+	case IBV_WR_SEND_WITH_IMM:
+		*op = VIRTIO_IB_WR_SEND_WITH_IMM;
+		return 0;
+	case IBV_WR_RDMA_WRITE:
+		*op = VIRTIO_IB_WR_RDMA_WRITE;
+		return qp_type == IBV_QPT_UD ? EINVAL : 0;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		*op = VIRTIO_IB_WR_RDMA_WRITE_WITH_IMM;
+		return qp_type == IBV_QPT_UD ? EINVAL : 0;
+	case IBV_WR_RDMA_READ:
+		*op = VIRTIO_IB_WR_RDMA_READ;
+		return qp_type == IBV_QPT_RC ? 0 : EINVAL;
+	default:
+		return EINVAL;
+	}
+}
+
+static uint8_t wr_send_flags(unsigned int flags)
+{
+	uint8_t f = 0;
+
+	if (flags & IBV_SEND_FENCE)
+		f |= VIRTIO_IB_SEND_FENCE;
+	if (flags & IBV_SEND_SIGNALED)
+		f |= VIRTIO_IB_SEND_SIGNALED;
+	if (flags & IBV_SEND_SOLICITED)
+		f |= VIRTIO_IB_SEND_SOLICITED;
+	if (flags & IBV_SEND_INLINE)
+		f |= VIRTIO_IB_SEND_INLINE;
+	return f;
+}
+
+/* IBV_SEND_INLINE: the message is copied into the request now. */
+static int wr_inline(struct virtio_rdma_qp *qp, const struct ibv_send_wr *wr,
+		     struct virtio_rdma_sq_req *req)
+{
+	uint32_t len = 0;
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++) {
+		if (wr->sg_list[i].length > qp->max_inline_data - len)
+			return EINVAL;
+		memcpy(req->inline_data + len,
+		       (void *)(uintptr_t)wr->sg_list[i].addr,
+		       wr->sg_list[i].length);
+		len += wr->sg_list[i].length;
+	}
+	req->inline_len = htole16(len);
+	return 0;
+}
+
+static void wr_sg_list(struct virtio_rdma_sge *dst, const struct ibv_sge *src,
+		       int num_sge)
+{
+	int i;
+
+	for (i = 0; i < num_sge; i++) {
+		dst[i].addr = htole64(src[i].addr);
+		dst[i].length = htole32(src[i].length);
+		dst[i].lkey = htole32(src[i].lkey);
+	}
+}
+
+/*
+ * One send WR into its slot. Everything the verbs caller can get wrong is
+ * refused here with EINVAL; the rest is the device's to check.
+ */
+static int build_send_req(struct virtio_rdma_qp *qp,
+			  const struct ibv_send_wr *wr,
+			  struct virtio_rdma_sq_req *req)
+{
+	bool inl = wr->send_flags & IBV_SEND_INLINE;
+	uint8_t op;
+	int ret;
+
+	ret = wr_opcode(qp->ibv_qp.qp_type, wr->opcode, &op);
+	if (ret)
+		return ret;
+	if (wr->send_flags & ~VIRTIO_RDMA_SEND_FLAGS)
+		return EINVAL;
+	if (wr->num_sge < 0 || (inl && op == VIRTIO_IB_WR_RDMA_READ) ||
+	    (!inl && (uint32_t)wr->num_sge > qp->sq.max_sge))
+		return EINVAL;
+	if (qp->ibv_qp.qp_type == IBV_QPT_UD &&
+	    (!wr->wr.ud.ah || wr->wr.ud.remote_qpn >> 24))
+		return EINVAL;
+
+	/* ROCE-DRV-WR-4: what the operation does not use is zero. */
+	memset(req, 0, sizeof(*req));
+	req->wr_id = htole64(wr->wr_id);
+	req->opcode = op;
+	req->send_flags = wr_send_flags(wr->send_flags);
+	if (op == VIRTIO_IB_WR_SEND_WITH_IMM ||
+	    op == VIRTIO_IB_WR_RDMA_WRITE_WITH_IMM)
+		req->imm_data = wr->imm_data; /* network order, both */
+
+	if (qp->ibv_qp.qp_type == IBV_QPT_UD) {
+		req->ud.remote_qpn = htole32(wr->wr.ud.remote_qpn);
+		req->ud.remote_qkey = htole32(wr->wr.ud.remote_qkey);
+		req->ud.ah = htole32(to_vah(wr->wr.ud.ah)->ahn);
+	} else if (op != VIRTIO_IB_WR_SEND &&
+		   op != VIRTIO_IB_WR_SEND_WITH_IMM) {
+		req->rdma.remote_addr = htole64(wr->wr.rdma.remote_addr);
+		req->rdma.rkey = htole32(wr->wr.rdma.rkey);
+	}
+
+	if (inl)
+		return wr_inline(qp, wr, req);
+
+	req->num_sge = htole32(wr->num_sge);
+	wr_sg_list(req->sg_list, wr->sg_list, wr->num_sge);
+	return 0;
+}
+
+int virtio_rdma_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+			  struct ibv_send_wr **bad_wr)
+{
+	struct virtio_rdma_qp *qp = to_vqp(ibqp);
+	struct virtio_rdma_vq *vq = &qp->sq;
+	uint16_t old;
+	int ret = 0;
+
+	pthread_spin_lock(&vq->lock);
+	old = vq->avail_idx;
+	for (; wr; wr = wr->next) {
+		if (virtio_rdma_vq_full(vq)) {
+			ret = ENOMEM;
+			break;
+		}
+		ret = build_send_req(qp, wr, virtio_rdma_vq_next_slot(vq));
+		if (ret)
+			break;
+		virtio_rdma_vq_push(vq);
+	}
+	if (ret)
+		*bad_wr = wr;
+	if (vq->avail_idx != old) {
+		virtio_rdma_vq_publish(vq);
+		virtio_rdma_vq_notify(vq, old);
+	}
+	pthread_spin_unlock(&vq->lock);
+	return ret;
+}
+
+int virtio_rdma_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+			  struct ibv_recv_wr **bad_wr)
+{
+	struct virtio_rdma_vq *vq = &to_vqp(ibqp)->rq;
+	struct virtio_rdma_rq_req *req;
+	uint16_t old;
+	int ret = 0;
+
+	pthread_spin_lock(&vq->lock);
+	old = vq->avail_idx;
+	for (; wr; wr = wr->next) {
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > vq->max_sge) {
+			ret = EINVAL;
+			break;
+		}
+		if (virtio_rdma_vq_full(vq)) {
+			ret = ENOMEM;
+			break;
+		}
+		req = virtio_rdma_vq_next_slot(vq);
+		memset(req, 0, sizeof(*req));
+		req->wr_id = htole64(wr->wr_id);
+		req->num_sge = htole32(wr->num_sge);
+		wr_sg_list(req->sg_list, wr->sg_list, wr->num_sge);
+		virtio_rdma_vq_push(vq);
+	}
+	if (ret)
+		*bad_wr = wr;
+	if (vq->avail_idx != old) {
+		virtio_rdma_vq_publish(vq);
+		virtio_rdma_vq_notify(vq, old);
+	}
+	pthread_spin_unlock(&vq->lock);
+	return ret;
+}
