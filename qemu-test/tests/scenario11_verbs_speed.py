@@ -16,8 +16,15 @@ PORT_ACTIVE, active_mtu 4096 (5) and effective_speed 50.0 Gbps;
 against unstable's libibverbs) returns 500, the value of the driver's sysfs
 attribute (Linux 6.1 has no uverbs method: the provider reads the
 attribute), and EOPNOTSUPP on C, whose `ibv_devinfo -v` prints no
-effective_speed; `verbs_probe pd` allocates and frees a PD through the
-provider, and ibv_create_cq() gets libibverbs' default EOPNOTSUPP.
+effective_speed; `verbs_probe pd` allocates and frees a PD and a CQ through the
+provider. The data path, on A's RoCE v2 GID of the IPv4 address the guest
+gives A: `verbs_probe loop` connects two RC QPs to each other and checks
+SEND (two s/g elements), SEND with immediate inline, RDMA WRITE, RDMA
+WRITE with immediate, RDMA READ (completions and data byte by byte) and
+post_send's EINVAL; then unmodified `ibv_rc_pingpong` (4 KiB x 100, and
+x 20 with completion events, -e), `ibv_uc_pingpong` (4 KiB x 100) and
+`ibv_ud_pingpong` (2 KiB x 100), server and client in the guest over
+127.0.0.1, all with -c.
 `ibv_asyncwatch -d virtio_rdma0` runs in the background while the host
 takes a member of A down (250), up (500), and A's link down (0, PORT_DOWN)
 and up (500, PORT_ACTIVE); after each step `ibv_devinfo -v` and
@@ -72,6 +79,45 @@ after() {
     vur_expect "$1_ibv_query_port_speed" "speed $2" "$(sid verbs_probe speed $IA)"
 }
 
+# roce_v2_gid IBDEV: the index of port 1's RoCE v2 GID of an IPv4 address.
+roce_v2_gid() {
+    _p=/sys/class/infiniband/$1/ports/1
+    for _t in $_p/gid_attrs/types/*; do
+        [ "$(cat $_t 2>/dev/null)" = "RoCE v2" ] || continue
+        case "$(cat $_p/gids/${_t##*/})" in
+        0000:0000:0000:0000:0000:ffff:*) echo "${_t##*/}"; return ;;
+        esac
+    done
+}
+# listening PORT: 1 when a TCP socket listens on PORT.
+listening() {
+    cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
+        awk -v p="$(printf ':%04X' $1)" '$2 ~ p"$" && $4 == "0A" { n++ } END { print n ? 1 : 0 }'
+}
+# pingpong NAME PORT TOOL ARGS...: an unmodified rdma-core example, server
+# and client in this guest on the one device (the client over 127.0.0.1);
+# both must exit 0, print their totals, and the client's -c check must
+# find no invalid data.
+pingpong() {
+    _name=$1 _port=$2
+    shift 2
+    timeout 300 sid "$@" -p $_port >/tmp/$_name.server 2>&1 &
+    _srv=$!
+    vur_wait_eq 1 60 listening $_port
+    timeout 300 sid "$@" -p $_port 127.0.0.1 >/tmp/$_name.client 2>&1
+    _crc=$?
+    wait $_srv
+    _src=$?
+    if [ $_crc = 0 ] && [ $_src = 0 ] && grep -q ' bytes in ' /tmp/$_name.client &&
+            grep -q ' bytes in ' /tmp/$_name.server &&
+            ! cat /tmp/$_name.client /tmp/$_name.server | grep -q 'invalid data'; then
+        vur_result $_name ok "$(grep ' iters in ' /tmp/$_name.client)"
+    else
+        vur_result $_name fail "client $_crc server $_src: $(tail -n 8 /tmp/$_name.client) /" \
+            "$(tail -n 8 /tmp/$_name.server)"
+    fi
+}
+
 dmesg -n 1
 insmod /lib/modules/$(uname -r)/extra/virtio_rdma.ko &&
     vur_result insmod_virtio_rdma ok || vur_result insmod_virtio_rdma fail "$(dmesg | tail -5)"
@@ -104,9 +150,28 @@ echo "$info" | grep -q 'Warning\|error' && vur_result devinfo_no_warning fail "$
 vur_expect sysfs_effective_speed 500 "$(cat $P/effective_speed)"
 vur_expect ibv_query_port_speed "speed $(cat $P/effective_speed)" "$(sid verbs_probe speed $IA)"
 vur_expect ibv_query_port_speed_bad_port "error EINVAL 22" "$(sid verbs_probe speed $IA 2)"
-# A PD through the provider (CREATE_PD, DESTROY_PD on the device); a CQ is
-# not there yet: libibverbs' default answers EOPNOTSUPP.
-vur_expect verbs_pd_and_default_op "pd ok cq EOPNOTSUPP" "$(sid verbs_probe pd $IA)"
+# A PD and a CQ through the provider (CREATE_PD, CREATE_CQ, DESTROY_CQ,
+# DESTROY_PD on the device; the CQ's rings mapped and unmapped).
+vur_expect verbs_pd_and_cq "pd ok cq created" "$(sid verbs_probe pd $IA)"
+
+# The data path: the provider's rings and doorbells, on one device over
+# its RoCE v2 GID of an IPv4 address (lo for the pingpong tools' TCP
+# exchange of QP numbers and GIDs).
+ip link set lo up
+ip addr add 10.11.0.1/24 dev "$A"
+ip link set "$A" up
+i=0
+while [ -z "$(roce_v2_gid $IA)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+GIDX=$(roce_v2_gid $IA)
+[ -n "$GIDX" ] && vur_result roce_v2_ipv4_gid ok "index $GIDX" ||
+    vur_result roce_v2_ipv4_gid fail "$(ls -l /sys/class/infiniband/$IA/ports/1/gid_attrs/types)"
+vur_expect verbs_loop_rc_operations \
+    "loop ok send send_imm_inline write write_imm read einval" \
+    "$(timeout 300 sid verbs_probe loop $IA ${GIDX:-0} 2>&1)"
+pingpong rc_pingpong 18515 ibv_rc_pingpong -d $IA -g ${GIDX:-0} -s 4096 -n 100 -c
+pingpong rc_pingpong_events 18516 ibv_rc_pingpong -d $IA -g ${GIDX:-0} -s 4096 -n 20 -c -e
+pingpong uc_pingpong 18517 ibv_uc_pingpong -d $IA -g ${GIDX:-0} -s 4096 -n 100 -c
+pingpong ud_pingpong 18518 ibv_ud_pingpong -d $IA -g ${GIDX:-0} -s 2048 -n 100 -c
 
 # C: no VIRTIO_NET_F_ROCE_PORT_SPEED, so no effective speed.
 vur_expect c_ibv_query_port_speed "error EOPNOTSUPP 95" "$(sid verbs_probe speed $IC)"
@@ -171,8 +236,8 @@ def scenario(tap, qemu, image, sock_dir):
     def device():
         return guest.device_of(admin, sock_a)
 
-    def step(name, action, check):
-        return guest.host_step(tap, g, name, action, check, device, 180)
+    def step(name, action, check, timeout=180):
+        return guest.host_step(tap, g, name, action, check, device, timeout)
 
     try:
         guest.wait_ready(backend_a)
@@ -193,8 +258,9 @@ def scenario(tap, qemu, image, sock_dir):
             changes.append(a['config_changes'])
             guest.ctl(admin, 'member-link', 'net_tap1', 'down')
 
+        # The first step comes after the data path tests: TCG is slow.
         steps = step('member_down', member_down,
-                     lambda d: d['speed_mbps'] == 25000 and d['link'] == 'up') \
+                     lambda d: d['speed_mbps'] == 25000 and d['link'] == 'up', 900) \
             and step('member_up', lambda: guest.ctl(admin, 'member-link', 'net_tap1', 'up'),
                      lambda d: d['speed_mbps'] == 50000 and d['link'] == 'up') \
             and step('device_link_down', lambda: guest.ctl(admin, 'device-link', sock_a, 'down'),

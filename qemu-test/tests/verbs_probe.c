@@ -8,17 +8,30 @@
  *	ibv_query_port_speed() on PORT (default 1): prints "speed <value in
  *	100 Mb/s>", or "error <errno name> <errno>".
  *   verbs_probe pd DEVICE
- *	ibv_alloc_pd(), a verb the provider leaves to libibverbs' default
- *	(ibv_create_cq()), ibv_dealloc_pd(): prints "pd ok cq <errno name>",
- *	or "error <step> <errno name> <errno>".
+ *	ibv_alloc_pd(), ibv_create_cq() and ibv_destroy_cq(),
+ *	ibv_dealloc_pd(): prints "pd ok cq <created|errno name>", or
+ *	"error <step> <errno name> <errno>".
+ *   verbs_probe loop DEVICE GID_INDEX
+ *	Two RC QPs of DEVICE connected to each other through the RoCE v2 GID
+ *	at GID_INDEX, and every operation of the data path between them, each
+ *	checked for its completions (opcode, status, byte_len, imm_data,
+ *	wc_flags, qp_num) and its data (a pattern, byte by byte): SEND with
+ *	two s/g elements, SEND with immediate and IBV_SEND_INLINE, RDMA
+ *	WRITE, RDMA WRITE with immediate into a receive WR without s/g
+ *	elements, RDMA READ, and post_send's EINVAL with *bad_wr. Prints
+ *	"loop ok <step>..." or "error <step> <detail>".
  *
  * Exits 0 when every call went as printed, 1 on an error, 2 on bad usage.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <arpa/inet.h>
 
 #include <infiniband/verbs.h>
 
@@ -33,6 +46,8 @@ static const char *errno_name(int err)
 		return "EINVAL";
 	case EIO:
 		return "EIO";
+	case ENOMEM:
+		return "ENOMEM";
 	default:
 		return "other";
 	}
@@ -97,13 +112,491 @@ static int pd(struct ibv_context *ctx)
 	return 0;
 }
 
+/* The loop test: two RC QPs (a, b) on one CQ, a buffer and an MR each. */
+#define LOOP_BUF 16384
+#define LOOP_IMM 0x12345678u
+
+struct loop {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp[2];
+	struct ibv_mr *mr[2];
+	unsigned char *buf[2];
+	union ibv_gid gid;
+	int gidx;
+	enum ibv_mtu mtu;
+	char done[256];
+};
+
+static void fill(unsigned char *p, size_t len, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (unsigned char)(i * 7 + seed + (i >> 8));
+}
+
+static int fail(const char *step, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int fail(const char *step, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("error %s ", step);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	return 1;
+}
+
+static int loop_connect(struct loop *l, int i)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ,
+	};
+	int ret;
+
+	ret = ibv_modify_qp(l->qp[i], &a,
+			    IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				    IBV_QP_ACCESS_FLAGS);
+	if (ret)
+		return fail("modify_init", "%s %d", errno_name(ret), ret);
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = l->mtu;
+	a.dest_qp_num = l->qp[!i]->qp_num;
+	a.rq_psn = 100 + !i;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = l->gid;
+	a.ah_attr.grh.sgid_index = l->gidx;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	ret = ibv_modify_qp(l->qp[i], &a,
+			    IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+				    IBV_QP_MAX_DEST_RD_ATOMIC |
+				    IBV_QP_MIN_RNR_TIMER);
+	if (ret)
+		return fail("modify_rtr", "%s %d", errno_name(ret), ret);
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 100 + i;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	ret = ibv_modify_qp(l->qp[i], &a,
+			    IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+				    IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+				    IBV_QP_MAX_QP_RD_ATOMIC);
+	if (ret)
+		return fail("modify_rts", "%s %d", errno_name(ret), ret);
+	return 0;
+}
+
+static int loop_setup(struct loop *l)
+{
+	struct ibv_qp_init_attr init = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 2, .max_recv_sge = 2,
+			 .max_inline_data = 64 },
+	};
+	struct ibv_port_attr port;
+	int i, ret;
+
+	l->pd = ibv_alloc_pd(l->ctx);
+	if (!l->pd)
+		return fail("alloc_pd", "%s", errno_name(errno));
+	l->cq = ibv_create_cq(l->ctx, 32, NULL, NULL, 0);
+	if (!l->cq)
+		return fail("create_cq", "%s %d", errno_name(errno), errno);
+	ret = ibv_query_port(l->ctx, 1, &port);
+	if (ret)
+		return fail("query_port", "%d", ret);
+	l->mtu = port.active_mtu;
+	if (ibv_query_gid(l->ctx, 1, l->gidx, &l->gid))
+		return fail("query_gid", "%d", l->gidx);
+
+	init.send_cq = l->cq;
+	init.recv_cq = l->cq;
+	for (i = 0; i < 2; i++) {
+		l->buf[i] = calloc(1, LOOP_BUF);
+		if (!l->buf[i])
+			return fail("calloc", "%d", i);
+		l->mr[i] = ibv_reg_mr(l->pd, l->buf[i], LOOP_BUF,
+				      IBV_ACCESS_LOCAL_WRITE |
+					      IBV_ACCESS_REMOTE_WRITE |
+					      IBV_ACCESS_REMOTE_READ);
+		if (!l->mr[i])
+			return fail("reg_mr", "%s %d", errno_name(errno),
+				    errno);
+		l->qp[i] = ibv_create_qp(l->pd, &init);
+		if (!l->qp[i])
+			return fail("create_qp", "%s %d", errno_name(errno),
+				    errno);
+	}
+	if (init.cap.max_inline_data < 64)
+		return fail("create_qp", "max_inline_data %u",
+			    init.cap.max_inline_data);
+	for (i = 0; i < 2; i++)
+		if (loop_connect(l, i))
+			return 1;
+	return 0;
+}
+
+static void loop_teardown(struct loop *l)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (l->qp[i])
+			ibv_destroy_qp(l->qp[i]);
+		if (l->mr[i])
+			ibv_dereg_mr(l->mr[i]);
+		free(l->buf[i]);
+	}
+	if (l->cq)
+		ibv_destroy_cq(l->cq);
+	if (l->pd)
+		ibv_dealloc_pd(l->pd);
+}
+
+/* Poll until @n completions arrived (at most 60 s, TCG is slow). */
+static int loop_wait(struct loop *l, const char *step, struct ibv_wc *wc,
+		     int n)
+{
+	time_t end = time(NULL) + 60;
+	int got = 0, ret;
+
+	while (got < n) {
+		ret = ibv_poll_cq(l->cq, n - got, wc + got);
+		if (ret < 0)
+			return fail(step, "poll_cq %d", ret);
+		got += ret;
+		if (!ret && time(NULL) > end)
+			return fail(step, "%d of %d completions", got, n);
+	}
+	for (ret = 0; ret < n; ret++)
+		if (wc[ret].status != IBV_WC_SUCCESS)
+			return fail(step, "wr_id %llu status %s vendor_err %u",
+				    (unsigned long long)wc[ret].wr_id,
+				    ibv_wc_status_str(wc[ret].status),
+				    wc[ret].vendor_err);
+	return 0;
+}
+
+/* The completion of @wr_id among @wc, checked field by field. */
+static int loop_check_wc(const char *step, const struct ibv_wc *wc, int n,
+			 uint64_t wr_id, enum ibv_wc_opcode opcode,
+			 uint32_t byte_len, uint32_t qp_num, bool imm)
+{
+	int i;
+
+	for (i = 0; i < n && wc[i].wr_id != wr_id; i++)
+		;
+	if (i == n)
+		return fail(step, "no completion for wr_id %llu",
+			    (unsigned long long)wr_id);
+	wc += i;
+	if (wc->opcode != opcode || wc->byte_len != byte_len ||
+	    wc->qp_num != qp_num ||
+	    !!(wc->wc_flags & IBV_WC_WITH_IMM) != imm ||
+	    (imm && wc->imm_data != htonl(LOOP_IMM)))
+		return fail(step,
+			    "wr_id %llu opcode %d byte_len %u qp_num %u "
+			    "wc_flags %#x imm_data %#x",
+			    (unsigned long long)wr_id, wc->opcode,
+			    wc->byte_len, wc->qp_num, wc->wc_flags,
+			    ntohl(wc->imm_data));
+	return 0;
+}
+
+static int loop_post_recv(struct loop *l, int i, uint64_t wr_id,
+			  uint32_t off, uint32_t len)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)l->buf[i] + off,
+		.length = len,
+		.lkey = l->mr[i]->lkey,
+	};
+	struct ibv_recv_wr wr = {
+		.wr_id = wr_id,
+		.sg_list = &sge,
+		.num_sge = len ? 1 : 0,
+	}, *bad;
+	int ret;
+
+	ret = ibv_post_recv(l->qp[i], &wr, &bad);
+	if (ret)
+		return fail("post_recv", "%s %d", errno_name(ret), ret);
+	return 0;
+}
+
+static int loop_post_send(struct loop *l, const char *step,
+			  struct ibv_send_wr *wr)
+{
+	struct ibv_send_wr *bad = NULL;
+	int ret;
+
+	ret = ibv_post_send(l->qp[0], wr, &bad);
+	if (ret)
+		return fail(step, "post_send %s %d", errno_name(ret), ret);
+	return 0;
+}
+
+static int loop_same(const char *step, const unsigned char *got,
+		     const unsigned char *want, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (got[i] != want[i])
+			return fail(step, "byte %zu is %#x, not %#x", i,
+				    got[i], want[i]);
+	return 0;
+}
+
+static void loop_done(struct loop *l, const char *step)
+{
+	strncat(l->done, " ", sizeof(l->done) - strlen(l->done) - 1);
+	strncat(l->done, step, sizeof(l->done) - strlen(l->done) - 1);
+}
+
+/* SEND of 8 KiB from two s/g elements into one receive WR of b. */
+static int loop_send(struct loop *l)
+{
+	unsigned char *a = l->buf[0], *b = l->buf[1];
+	struct ibv_sge sge[2] = {
+		{ (uintptr_t)a, 3000, l->mr[0]->lkey },
+		{ (uintptr_t)a + 3000, 5192, l->mr[0]->lkey },
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 1,
+		.sg_list = sge,
+		.num_sge = 2,
+		.opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_wc wc[2];
+
+	fill(a, 8192, 1);
+	memset(b, 0, LOOP_BUF);
+	if (loop_post_recv(l, 1, 2, 0, LOOP_BUF) ||
+	    loop_post_send(l, "send", &wr) || loop_wait(l, "send", wc, 2) ||
+	    loop_check_wc("send", wc, 2, 1, IBV_WC_SEND, 8192,
+			  l->qp[0]->qp_num, false) ||
+	    loop_check_wc("send", wc, 2, 2, IBV_WC_RECV, 8192,
+			  l->qp[1]->qp_num, false) ||
+	    loop_same("send", b, a, 8192))
+		return 1;
+	loop_done(l, "send");
+	return 0;
+}
+
+/* SEND with immediate, the message inline (copied at post time). */
+static int loop_send_imm_inline(struct loop *l)
+{
+	unsigned char msg[64], *b = l->buf[1];
+	struct ibv_sge sge = { (uintptr_t)msg, sizeof(msg), 0 };
+	struct ibv_send_wr wr = {
+		.wr_id = 3,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_SEND_WITH_IMM,
+		.send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE,
+		.imm_data = htonl(LOOP_IMM),
+	};
+	unsigned char want[64];
+	struct ibv_wc wc[2];
+
+	fill(msg, sizeof(msg), 2);
+	memcpy(want, msg, sizeof(want));
+	memset(b, 0, LOOP_BUF);
+	if (loop_post_recv(l, 1, 4, 0, LOOP_BUF) ||
+	    loop_post_send(l, "send_imm_inline", &wr))
+		return 1;
+	memset(msg, 0, sizeof(msg)); /* inline: already copied */
+	if (loop_wait(l, "send_imm_inline", wc, 2) ||
+	    loop_check_wc("send_imm_inline", wc, 2, 3, IBV_WC_SEND, 64,
+			  l->qp[0]->qp_num, false) ||
+	    loop_check_wc("send_imm_inline", wc, 2, 4, IBV_WC_RECV, 64,
+			  l->qp[1]->qp_num, true) ||
+	    loop_same("send_imm_inline", b, want, sizeof(want)))
+		return 1;
+	loop_done(l, "send_imm_inline");
+	return 0;
+}
+
+/* RDMA WRITE of 4 KiB to b's buffer at 4096; an unsignaled one first. */
+static int loop_write(struct loop *l)
+{
+	unsigned char *a = l->buf[0], *b = l->buf[1];
+	struct ibv_sge sge = { (uintptr_t)a, 4096, l->mr[0]->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 5,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { (uintptr_t)b + 4096, l->mr[1]->rkey },
+	};
+	struct ibv_wc wc[1];
+
+	fill(a, 4096, 3);
+	memset(b, 0, LOOP_BUF);
+	if (loop_post_send(l, "write", &wr) || loop_wait(l, "write", wc, 1) ||
+	    loop_check_wc("write", wc, 1, 5, IBV_WC_RDMA_WRITE, 4096,
+			  l->qp[0]->qp_num, false) ||
+	    loop_same("write", b + 4096, a, 4096))
+		return 1;
+	loop_done(l, "write");
+	return 0;
+}
+
+/* RDMA WRITE with immediate: consumes a receive WR without s/g elements. */
+static int loop_write_imm(struct loop *l)
+{
+	unsigned char *a = l->buf[0], *b = l->buf[1];
+	struct ibv_sge sge = { (uintptr_t)a, 100, l->mr[0]->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 6,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
+		.send_flags = IBV_SEND_SIGNALED,
+		.imm_data = htonl(LOOP_IMM),
+		.wr.rdma = { (uintptr_t)b + 100, l->mr[1]->rkey },
+	};
+	struct ibv_wc wc[2];
+
+	fill(a, 100, 4);
+	memset(b, 0, LOOP_BUF);
+	if (loop_post_recv(l, 1, 7, 0, 0) ||
+	    loop_post_send(l, "write_imm", &wr) ||
+	    loop_wait(l, "write_imm", wc, 2) ||
+	    loop_check_wc("write_imm", wc, 2, 6, IBV_WC_RDMA_WRITE, 100,
+			  l->qp[0]->qp_num, false) ||
+	    loop_check_wc("write_imm", wc, 2, 7, IBV_WC_RECV_RDMA_WITH_IMM,
+			  100, l->qp[1]->qp_num, true) ||
+	    loop_same("write_imm", b + 100, a, 100))
+		return 1;
+	loop_done(l, "write_imm");
+	return 0;
+}
+
+/* RDMA READ of 6000 bytes of b into a at 8192. */
+static int loop_read(struct loop *l)
+{
+	unsigned char *a = l->buf[0], *b = l->buf[1];
+	struct ibv_sge sge = { (uintptr_t)a + 8192, 6000, l->mr[0]->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 8,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_RDMA_READ,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { (uintptr_t)b + 10, l->mr[1]->rkey },
+	};
+	struct ibv_wc wc[1];
+
+	memset(a, 0, LOOP_BUF);
+	fill(b, LOOP_BUF, 5);
+	if (loop_post_send(l, "read", &wr) || loop_wait(l, "read", wc, 1) ||
+	    loop_check_wc("read", wc, 1, 8, IBV_WC_RDMA_READ, 6000,
+			  l->qp[0]->qp_num, false) ||
+	    loop_same("read", a + 8192, b + 10, 6000))
+		return 1;
+	loop_done(l, "read");
+	return 0;
+}
+
+/* A bad WR after a good one: EINVAL, *bad_wr the bad one, the good one runs. */
+static int loop_einval(struct loop *l)
+{
+	struct ibv_sge sge[3] = {
+		{ (uintptr_t)l->buf[0], 8, l->mr[0]->lkey },
+		{ (uintptr_t)l->buf[0], 8, l->mr[0]->lkey },
+		{ (uintptr_t)l->buf[0], 8, l->mr[0]->lkey },
+	};
+	struct ibv_send_wr bad_sge = {
+		.wr_id = 10,
+		.sg_list = sge,
+		.num_sge = 3, /* max_send_sge is 2 */
+		.opcode = IBV_WR_RDMA_WRITE,
+		.wr.rdma = { (uintptr_t)l->buf[1], l->mr[1]->rkey },
+	};
+	struct ibv_send_wr good = {
+		.wr_id = 9,
+		.sg_list = sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { (uintptr_t)l->buf[1], l->mr[1]->rkey },
+		.next = &bad_sge,
+	};
+	struct ibv_send_wr bad_op = {
+		.wr_id = 11,
+		.sg_list = sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
+	};
+	struct ibv_send_wr *bad = NULL;
+	struct ibv_wc wc[1];
+	int ret;
+
+	ret = ibv_post_send(l->qp[0], &good, &bad);
+	if (ret != EINVAL || bad != &bad_sge)
+		return fail("einval", "too many sge: %d bad_wr %p", ret,
+			    (void *)bad);
+	if (loop_wait(l, "einval", wc, 1) ||
+	    loop_check_wc("einval", wc, 1, 9, IBV_WC_RDMA_WRITE, 8,
+			  l->qp[0]->qp_num, false))
+		return 1;
+	bad = NULL;
+	ret = ibv_post_send(l->qp[0], &bad_op, &bad);
+	if (ret != EINVAL || bad != &bad_op)
+		return fail("einval", "atomic: %d bad_wr %p", ret,
+			    (void *)bad);
+	loop_done(l, "einval");
+	return 0;
+}
+
+static int loop(struct ibv_context *ctx, int gidx)
+{
+	struct loop l = { .ctx = ctx, .gidx = gidx };
+	int ret;
+
+	ret = loop_setup(&l) || loop_send(&l) || loop_send_imm_inline(&l) ||
+	      loop_write(&l) || loop_write_imm(&l) || loop_read(&l) ||
+	      loop_einval(&l);
+	loop_teardown(&l);
+	if (!ret)
+		printf("loop ok%s\n", l.done);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_context *ctx;
 	int ret;
 
-	if (argc < 3 || (strcmp(argv[1], "speed") && strcmp(argv[1], "pd"))) {
-		fprintf(stderr, "usage: %s speed DEVICE [PORT] | pd DEVICE\n",
+	if (argc < 3 || (strcmp(argv[1], "speed") && strcmp(argv[1], "pd") &&
+			 strcmp(argv[1], "loop")) ||
+	    (!strcmp(argv[1], "loop") && argc < 4)) {
+		fprintf(stderr,
+			"usage: %s speed DEVICE [PORT] | pd DEVICE | "
+			"loop DEVICE GID_INDEX\n",
 			argv[0]);
 		return 2;
 	}
@@ -112,8 +605,10 @@ int main(int argc, char **argv)
 		return 2;
 	if (!strcmp(argv[1], "speed"))
 		ret = speed(ctx, argc > 3 ? strtoul(argv[3], NULL, 0) : 1);
-	else
+	else if (!strcmp(argv[1], "pd"))
 		ret = pd(ctx);
+	else
+		ret = loop(ctx, atoi(argv[3]));
 	ibv_close_device(ctx);
 	return ret;
 }
