@@ -76,6 +76,9 @@ if [ "${1:-}" = --in-sid ]; then
     [ -f build.ninja ] ||
         cmake -GNinja -DNO_PYVERBS=1 -DNO_MAN_PAGES=1 -DIN_PLACE=1 .. >/dev/null
     ninja >ninja.log 2>&1 || { tail -n 60 ninja.log >&2; exit 1; }
+    # The data path against a pretend device (virtio_rdma_test.c).
+    bin/virtio_rdma_test >virtio_rdma_test.log 2>&1 ||
+        { grep -v '^ok ' virtio_rdma_test.log >&2; exit 1; }
     out=/vur/build-rdma-core
     mkdir -p "$out"
     rm -f "$out"/libvirtio_rdma-rdmav*.so

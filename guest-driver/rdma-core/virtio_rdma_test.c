@@ -1,0 +1,493 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The provider's data path without a kernel or a device: the rings, slots
+ * and doorbell page of rdma/virtio_rdma-abi.h are laid out in a memfd,
+ * mapped through the provider's own code as the kernel's mmap offsets
+ * would be, and this program plays the device: it reads the requests
+ * post_send and post_recv wrote, the doorbells they rang, and writes CQEs
+ * for poll_cq. build.sh runs it after every build. Prints TAP.
+ */
+
+#define _GNU_SOURCE /* memfd_create() */
+#include <config.h>
+
+#include <endian.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "virtio_rdma.h"
+
+#define PAGE 4096
+#define NUM 8
+#define RING_OFF 0
+#define BUF_OFF (1 * PAGE)
+#define NOTIFY_OFF (4 * PAGE)
+#define DOORBELL 0x24
+#define SQ_MAX_SGE 2
+#define SQ_STRIDE                                                              \
+	(sizeof(struct virtio_rdma_sq_req) +                                   \
+	 SQ_MAX_SGE * sizeof(struct virtio_rdma_sge))
+#define NO_DOORBELL 0xffff
+
+static int tests, failed;
+
+static void check(bool ok, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void check(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	tests++;
+	if (!ok)
+		failed++;
+	printf("%s %d - ", ok ? "ok" : "not ok", tests);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+/* The device's view: one queue's memory, as the kernel would lay it out. */
+struct dev_queue {
+	int fd;
+	uint8_t *mem;
+	struct vring_avail *avail;
+	struct vring_used *used;
+	__le16 *avail_event;
+	__le16 *doorbell;
+	uint8_t *slots;
+	struct virtio_rdma_uring uring;
+};
+
+static void dev_queue_init(struct dev_queue *d, uint32_t stride, bool event_idx)
+{
+	size_t len = 5 * PAGE;
+
+	d->fd = memfd_create("virtio_rdma_test", 0);
+	if (d->fd < 0 || ftruncate(d->fd, len)) {
+		perror("memfd");
+		exit(1);
+	}
+	d->mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, d->fd, 0);
+	if (d->mem == MAP_FAILED) {
+		perror("mmap");
+		exit(1);
+	}
+	memset(&d->uring, 0, sizeof(d->uring));
+	d->uring.ring_mmap = RING_OFF;
+	d->uring.ring_len = PAGE;
+	d->uring.used_off = 64;
+	d->uring.buf_mmap = BUF_OFF;
+	d->uring.buf_len = 3 * PAGE;
+	d->uring.notify_mmap = NOTIFY_OFF;
+	d->uring.notify_off = DOORBELL;
+	d->uring.stride = stride;
+	d->uring.num = NUM;
+	d->uring.vq_index = 0x1234;
+	d->uring.flags = event_idx ? VIRTIO_RDMA_URING_EVENT_IDX : 0;
+	d->avail = (struct vring_avail *)(d->mem + RING_OFF);
+	d->used = (struct vring_used *)(d->mem + RING_OFF + 64);
+	d->avail_event = (__le16 *)&d->used->ring[NUM];
+	d->doorbell = (__le16 *)(d->mem + NOTIFY_OFF + DOORBELL);
+	*d->doorbell = NO_DOORBELL;
+	d->slots = d->mem + BUF_OFF;
+}
+
+static void dev_queue_fini(struct dev_queue *d)
+{
+	munmap(d->mem, 5 * PAGE);
+	close(d->fd);
+}
+
+static uint16_t dev_avail_idx(struct dev_queue *d)
+{
+	return le16toh(d->avail->idx);
+}
+
+/* The device made @n more buffers used. */
+static void dev_use(struct dev_queue *d, uint16_t n)
+{
+	d->used->idx = htole16(le16toh(d->used->idx) + n);
+}
+
+static bool dev_rang(struct dev_queue *d)
+{
+	bool rang = le16toh(*d->doorbell) == d->uring.vq_index;
+
+	*d->doorbell = NO_DOORBELL;
+	return rang;
+}
+
+static struct virtio_rdma_sq_req *dev_sq_req(struct dev_queue *d, int slot)
+{
+	return (struct virtio_rdma_sq_req *)(d->slots + slot * SQ_STRIDE);
+}
+
+struct test_qp {
+	struct dev_queue sq, rq;
+	struct virtio_rdma_qp qp;
+};
+
+static void test_qp_init(struct test_qp *t, enum ibv_qp_type type,
+			 bool event_idx)
+{
+	memset(t, 0, sizeof(*t));
+	dev_queue_init(&t->sq, SQ_STRIDE, event_idx);
+	dev_queue_init(&t->rq,
+		       sizeof(struct virtio_rdma_rq_req) +
+			       2 * sizeof(struct virtio_rdma_sge),
+		       event_idx);
+	t->qp.ibv_qp.qp_type = type;
+	if (virtio_rdma_vq_map(&t->qp.sq, t->sq.fd, &t->sq.uring, SQ_STRIDE,
+			       true) ||
+	    virtio_rdma_vq_map(&t->qp.rq, t->rq.fd, &t->rq.uring,
+			       sizeof(struct virtio_rdma_rq_req) +
+				       2 * sizeof(struct virtio_rdma_sge),
+			       true)) {
+		printf("Bail out! cannot map a test queue\n");
+		exit(1);
+	}
+	t->qp.sq.max_wr = 4;
+	t->qp.sq.max_sge = SQ_MAX_SGE;
+	t->qp.rq.max_wr = 4;
+	t->qp.rq.max_sge = 2;
+	t->qp.max_inline_data = 64;
+}
+
+static void test_qp_fini(struct test_qp *t)
+{
+	virtio_rdma_vq_unmap(&t->qp.sq);
+	virtio_rdma_vq_unmap(&t->qp.rq);
+	dev_queue_fini(&t->sq);
+	dev_queue_fini(&t->rq);
+}
+
+static void test_rdma_write(void)
+{
+	struct ibv_sge sge[2] = { { 0x1000, 100, 0x11 },
+				  { 0x2000, 200, 0x22 } };
+	struct ibv_send_wr wr = {
+		.wr_id = 0xabcdef,
+		.sg_list = sge,
+		.num_sge = 2,
+		.opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE,
+		.wr.rdma = { 0x123456789a, 0x77 },
+	}, *bad = NULL;
+	struct virtio_rdma_sq_req *req;
+	struct test_qp t;
+	int ret;
+
+	test_qp_init(&t, IBV_QPT_RC, true);
+	ret = virtio_rdma_post_send(&t.qp.ibv_qp, &wr, &bad);
+	req = dev_sq_req(&t.sq, 0);
+	check(!ret && dev_avail_idx(&t.sq) == 1 && t.sq.avail->ring[0] == 0,
+	      "post_send: slot 0 made available (ret %d, idx %u)", ret,
+	      dev_avail_idx(&t.sq));
+	check(le64toh(req->wr_id) == 0xabcdef &&
+		      req->opcode == VIRTIO_IB_WR_RDMA_WRITE &&
+		      req->send_flags == (VIRTIO_IB_SEND_SIGNALED |
+					  VIRTIO_IB_SEND_FENCE) &&
+		      le64toh(req->rdma.remote_addr) == 0x123456789a &&
+		      le32toh(req->rdma.rkey) == 0x77 &&
+		      le32toh(req->num_sge) == 2 &&
+		      le64toh(req->sg_list[1].addr) == 0x2000 &&
+		      le32toh(req->sg_list[1].length) == 200 &&
+		      le32toh(req->sg_list[1].lkey) == 0x22 && !req->imm_data,
+	      "post_send: RDMA WRITE request as the wire wants it");
+	check(dev_rang(&t.sq), "EVENT_IDX: avail_event 0 passed: doorbell");
+	ret = virtio_rdma_post_send(&t.qp.ibv_qp, &wr, &bad);
+	check(!ret && dev_avail_idx(&t.sq) == 2 && !dev_rang(&t.sq),
+	      "EVENT_IDX: avail_event 0 not passed again: no doorbell");
+	*t.sq.avail_event = htole16(2);
+	ret = virtio_rdma_post_send(&t.qp.ibv_qp, &wr, &bad);
+	check(!ret && dev_rang(&t.sq),
+	      "EVENT_IDX: avail_event 2 passed: doorbell");
+	test_qp_fini(&t);
+}
+
+/* max_wr outstanding at most; ENOMEM with *bad_wr; room again once used. */
+static void test_full(void)
+{
+	struct ibv_send_wr wr[3], *bad = NULL;
+	struct test_qp t;
+	int i, ret;
+
+	test_qp_init(&t, IBV_QPT_RC, true);
+	memset(wr, 0, sizeof(wr));
+	for (i = 0; i < 3; i++) {
+		wr[i].wr_id = i;
+		wr[i].opcode = IBV_WR_SEND;
+		wr[i].next = i < 2 ? &wr[i + 1] : NULL;
+	}
+	ret = virtio_rdma_post_send(&t.qp.ibv_qp, wr, &bad);
+	check(!ret && dev_avail_idx(&t.sq) == 3, "three SENDs posted");
+	ret = virtio_rdma_post_send(&t.qp.ibv_qp, wr, &bad);
+	check(ret == ENOMEM && bad == &wr[1] && dev_avail_idx(&t.sq) == 4,
+	      "the fifth of max_wr 4: ENOMEM, *bad_wr the 2nd, one posted");
+	dev_use(&t.sq, 2);
+	ret = virtio_rdma_post_send(&t.qp.ibv_qp, &wr[1], &bad);
+	check(!ret && dev_avail_idx(&t.sq) == 6,
+	      "two used by the device: two more fit");
+	test_qp_fini(&t);
+}
+
+static void test_einval(void)
+{
+	struct ibv_sge sge[3] = { { 0x1000, 40, 1 },
+				  { 0x1000, 40, 1 },
+				  { 0x1000, 40, 1 } };
+	struct ibv_send_wr wr = { .sg_list = sge }, *bad;
+	struct test_qp t;
+	int ret;
+
+	test_qp_init(&t, IBV_QPT_UC, true);
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	wr.num_sge = 1;
+	bad = NULL;
+	ret = virtio_rdma_post_send(&t.qp.ibv_qp, &wr, &bad);
+	check(ret == EINVAL && bad == &wr, "atomic: EINVAL, *bad_wr");
+	wr.opcode = IBV_WR_RDMA_READ;
+	bad = NULL;
+	ret = virtio_rdma_post_send(&t.qp.ibv_qp, &wr, &bad);
+	check(ret == EINVAL && bad == &wr, "RDMA READ on UC: EINVAL");
+	wr.opcode = IBV_WR_SEND;
+	wr.num_sge = 3;
+	bad = NULL;
+	ret = virtio_rdma_post_send(&t.qp.ibv_qp, &wr, &bad);
+	check(ret == EINVAL && bad == &wr, "3 s/g elements of 2: EINVAL");
+	wr.send_flags = IBV_SEND_INLINE;
+	wr.sg_list = sge;
+	sge[0].addr = sge[1].addr = sge[2].addr = (uintptr_t)sge;
+	sge[2].length = 1;
+	bad = NULL;
+	ret = virtio_rdma_post_send(&t.qp.ibv_qp, &wr, &bad);
+	check(ret == EINVAL && bad == &wr, "81 bytes inline of 64: EINVAL");
+	check(dev_avail_idx(&t.sq) == 0 && !dev_rang(&t.sq),
+	      "nothing made available, no doorbell");
+	test_qp_fini(&t);
+}
+
+static void test_inline_imm(void)
+{
+	char a[] = "0123456789", b[] = "abcdefghijklmnopqrst";
+	struct ibv_sge sge[2] = { { (uintptr_t)a, 10, 0 },
+				  { (uintptr_t)b, 20, 0 } };
+	struct ibv_send_wr wr = {
+		.wr_id = 5,
+		.sg_list = sge,
+		.num_sge = 2,
+		.opcode = IBV_WR_SEND_WITH_IMM,
+		.send_flags = IBV_SEND_INLINE | IBV_SEND_SOLICITED,
+		.imm_data = htobe32(0xdeadbeef),
+	}, *bad;
+	struct virtio_rdma_sq_req *req;
+	struct test_qp t;
+	int ret;
+
+	test_qp_init(&t, IBV_QPT_RC, true);
+	ret = virtio_rdma_post_send(&t.qp.ibv_qp, &wr, &bad);
+	req = dev_sq_req(&t.sq, 0);
+	check(!ret && req->opcode == VIRTIO_IB_WR_SEND_WITH_IMM &&
+		      req->send_flags == (VIRTIO_IB_SEND_INLINE |
+					  VIRTIO_IB_SEND_SOLICITED) &&
+		      le16toh(req->inline_len) == 30 &&
+		      !memcmp(req->inline_data, a, 10) &&
+		      !memcmp(req->inline_data + 10, b, 20) &&
+		      req->imm_data == htobe32(0xdeadbeef),
+	      "SEND with immediate, inline: 30 bytes copied, ImmDt as is");
+	test_qp_fini(&t);
+}
+
+static void test_ud(void)
+{
+	struct virtio_rdma_ah ah = { .ahn = 7 };
+	struct ibv_sge sge = { 0x1000, 64, 3 };
+	struct ibv_send_wr wr = {
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_SEND,
+		.wr.ud = { &ah.ibv_ah, 0x123456, 0x11111111 },
+	}, *bad;
+	struct virtio_rdma_sq_req *req;
+	struct test_qp t;
+	int ret;
+
+	test_qp_init(&t, IBV_QPT_UD, true);
+	ret = virtio_rdma_post_send(&t.qp.ibv_qp, &wr, &bad);
+	req = dev_sq_req(&t.sq, 0);
+	check(!ret && le32toh(req->ud.ah) == 7 &&
+		      le32toh(req->ud.remote_qpn) == 0x123456 &&
+		      le32toh(req->ud.remote_qkey) == 0x11111111,
+	      "UD SEND: AH number, remote QPN and Q_Key");
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	ret = virtio_rdma_post_send(&t.qp.ibv_qp, &wr, &bad);
+	check(ret == EINVAL, "RDMA WRITE on UD: EINVAL");
+	wr.opcode = IBV_WR_SEND;
+	wr.wr.ud.remote_qpn = 1 << 24;
+	ret = virtio_rdma_post_send(&t.qp.ibv_qp, &wr, &bad);
+	check(ret == EINVAL, "UD remote QPN of 25 bits: EINVAL");
+	test_qp_fini(&t);
+}
+
+/* Without EVENT_IDX: VRING_USED_F_NO_NOTIFY says no doorbell. */
+static void test_no_notify(void)
+{
+	struct ibv_recv_wr wr = { .wr_id = 1 }, *bad;
+	struct test_qp t;
+	int ret;
+
+	test_qp_init(&t, IBV_QPT_RC, false);
+	t.rq.used->flags = htole16(VRING_USED_F_NO_NOTIFY);
+	ret = virtio_rdma_post_recv(&t.qp.ibv_qp, &wr, &bad);
+	check(!ret && dev_avail_idx(&t.rq) == 1 && !dev_rang(&t.rq),
+	      "post_recv with no s/g element; NO_NOTIFY: no doorbell");
+	t.rq.used->flags = 0;
+	ret = virtio_rdma_post_recv(&t.qp.ibv_qp, &wr, &bad);
+	check(!ret && dev_rang(&t.rq), "without NO_NOTIFY: doorbell");
+	wr.num_sge = 3;
+	ret = virtio_rdma_post_recv(&t.qp.ibv_qp, &wr, &bad);
+	check(ret == EINVAL && bad == &wr && dev_avail_idx(&t.rq) == 2,
+	      "post_recv with 3 s/g elements of 2: EINVAL");
+	test_qp_fini(&t);
+}
+
+/* Past 2^16 WRs: slot n % num, indices modulo 2^16. */
+static void test_wrap(void)
+{
+	struct ibv_recv_wr wr = { 0 }, *bad;
+	struct virtio_rdma_rq_req *req;
+	struct test_qp t;
+	bool ok = true;
+	uint32_t n;
+
+	test_qp_init(&t, IBV_QPT_RC, true);
+	for (n = 0; n < 70000 && ok; n++) {
+		wr.wr_id = n;
+		ok = !virtio_rdma_post_recv(&t.qp.ibv_qp, &wr, &bad);
+		req = (void *)(t.rq.slots + (n % NUM) * t.rq.uring.stride);
+		ok = ok && le64toh(req->wr_id) == n &&
+		     t.rq.avail->ring[n % NUM] == n % NUM &&
+		     dev_avail_idx(&t.rq) == (uint16_t)(n + 1);
+		dev_use(&t.rq, 1);
+	}
+	check(ok, "70000 receive WRs through 8 slots (stopped at %u)", n);
+	test_qp_fini(&t);
+}
+
+static void dev_cqe(struct dev_queue *d, uint16_t used, uint32_t slot,
+		    uint64_t wr_id, uint8_t status, uint8_t opcode,
+		    uint32_t flags)
+{
+	struct virtio_rdma_cq_req *cqe = (void *)(d->slots + slot * 48);
+
+	memset(cqe, 0, sizeof(*cqe));
+	cqe->wr_id = htole64(wr_id);
+	cqe->status = status;
+	cqe->opcode = opcode;
+	cqe->byte_len = htole32(1000 + slot);
+	cqe->imm_data = htobe32(0x01020304);
+	cqe->qp_num = htole32(17);
+	cqe->src_qp = htole32(0xabcdef);
+	cqe->wc_flags = htole32(flags);
+	d->used->ring[used % NUM].id = htole32(slot);
+	d->used->ring[used % NUM].len = htole32(48);
+}
+
+static void test_cq(void)
+{
+	struct virtio_rdma_cq cq = {};
+	struct dev_queue d;
+	struct ibv_wc wc[4];
+	int i, n;
+
+	dev_queue_init(&d, 48, true);
+	for (i = 0; i < NUM; i++)
+		d.avail->ring[i] = htole16(i);
+	d.avail->idx = htole16(NUM);
+	check(virtio_rdma_vq_map(&cq.vq, d.fd, &d.uring,
+				 sizeof(struct virtio_rdma_cq_req), false) == 0,
+	      "CQ mapped");
+	check(virtio_rdma_poll_cq(&cq.ibv_cq, 4, wc) == 0, "empty CQ: 0");
+
+	dev_cqe(&d, 0, 3, 100, VIRTIO_IB_WC_SUCCESS,
+		VIRTIO_IB_WC_RECV_RDMA_WITH_IMM,
+		VIRTIO_IB_WC_WITH_IMM | VIRTIO_IB_WC_GRH);
+	dev_cqe(&d, 1, 5, 101, VIRTIO_IB_WC_REM_ACCESS_ERR,
+		VIRTIO_IB_WC_RDMA_WRITE, 0);
+	dev_use(&d, 2);
+	n = virtio_rdma_poll_cq(&cq.ibv_cq, 1, wc);
+	check(n == 1 && wc[0].wr_id == 100 && wc[0].status == IBV_WC_SUCCESS &&
+		      wc[0].opcode == IBV_WC_RECV_RDMA_WITH_IMM &&
+		      wc[0].byte_len == 1003 &&
+		      wc[0].imm_data == htobe32(0x01020304) &&
+		      wc[0].qp_num == 17 && wc[0].src_qp == 0xabcdef &&
+		      wc[0].wc_flags == (IBV_WC_WITH_IMM | IBV_WC_GRH),
+	      "poll_cq: the CQE of slot 3 as an ibv_wc");
+	check(dev_avail_idx(&d) == NUM + 1 && le16toh(d.avail->ring[0]) == 3,
+	      "slot 3 made available again at avail->ring[num %% num]");
+	n = virtio_rdma_poll_cq(&cq.ibv_cq, 4, wc);
+	check(n == 1 && wc[0].wr_id == 101 &&
+		      wc[0].status == IBV_WC_REM_ACCESS_ERR &&
+		      dev_avail_idx(&d) == NUM + 2 &&
+		      le16toh(d.avail->ring[1]) == 5,
+	      "poll_cq: the error CQE of slot 5, status mapped");
+	dev_cqe(&d, 2, NUM, 102, 0, 0, 0);
+	dev_use(&d, 1);
+	check(virtio_rdma_poll_cq(&cq.ibv_cq, 4, wc) == -1 &&
+		      dev_avail_idx(&d) == NUM + 2,
+	      "a used element naming no slot: -1, nothing reposted");
+	virtio_rdma_vq_unmap(&cq.vq);
+	dev_queue_fini(&d);
+}
+
+/* What the kernel answers must describe usable rings. */
+static void test_bad_uring(void)
+{
+	struct virtio_rdma_vq vq;
+	struct dev_queue d;
+	struct virtio_rdma_uring u;
+
+	dev_queue_init(&d, SQ_STRIDE, true);
+	u = d.uring;
+	u.num = 6;
+	check(virtio_rdma_vq_map(&vq, d.fd, &u, SQ_STRIDE, true) == EINVAL,
+	      "num not a power of two: EINVAL");
+	u = d.uring;
+	check(virtio_rdma_vq_map(&vq, d.fd, &u, SQ_STRIDE + 16, true) == EINVAL,
+	      "stride too small for max_send_sge: EINVAL");
+	u.ring_len = 64 + 4 + 8 * NUM;
+	check(virtio_rdma_vq_map(&vq, d.fd, &u, SQ_STRIDE, true) == EINVAL,
+	      "ring mapping without avail_event: EINVAL");
+	u = d.uring;
+	u.used_off = 8;
+	check(virtio_rdma_vq_map(&vq, d.fd, &u, SQ_STRIDE, true) == EINVAL,
+	      "used ring over the avail ring: EINVAL");
+	u = d.uring;
+	u.notify_mmap = 0;
+	check(virtio_rdma_vq_map(&vq, d.fd, &u, SQ_STRIDE, true) == EINVAL,
+	      "send queue without a doorbell: EINVAL");
+	dev_queue_fini(&d);
+}
+
+int main(void)
+{
+	test_rdma_write();
+	test_full();
+	test_einval();
+	test_inline_imm();
+	test_ud();
+	test_no_notify();
+	test_wrap();
+	test_cq();
+	test_bad_uring();
+	printf("1..%d\n", tests);
+	printf("%d passed, %d failed\n", tests - failed, failed);
+	return failed ? 1 : 0;
+}
