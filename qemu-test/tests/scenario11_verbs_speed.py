@@ -99,22 +99,22 @@ listening() {
 # both must exit 0, print their totals, and the client's -c check must
 # find no invalid data.
 pingpong() {
-    _name=$1 _port=$2
+    _pp=$1 _port=$2
     shift 2
-    timeout 300 sid "$@" -p $_port >/tmp/$_name.server 2>&1 &
+    timeout 300 sid "$@" -p $_port >/tmp/$_pp.server 2>&1 &
     _srv=$!
     vur_wait_eq 1 60 listening $_port
-    timeout 300 sid "$@" -p $_port 127.0.0.1 >/tmp/$_name.client 2>&1
+    timeout 300 sid "$@" -p $_port 127.0.0.1 >/tmp/$_pp.client 2>&1
     _crc=$?
     wait $_srv
     _src=$?
-    if [ $_crc = 0 ] && [ $_src = 0 ] && grep -q ' bytes in ' /tmp/$_name.client &&
-            grep -q ' bytes in ' /tmp/$_name.server &&
-            ! cat /tmp/$_name.client /tmp/$_name.server | grep -q 'invalid data'; then
-        vur_result $_name ok "$(grep ' iters in ' /tmp/$_name.client)"
+    if [ $_crc = 0 ] && [ $_src = 0 ] && grep -q ' bytes in ' /tmp/$_pp.client &&
+            grep -q ' bytes in ' /tmp/$_pp.server &&
+            ! cat /tmp/$_pp.client /tmp/$_pp.server | grep -q 'invalid data'; then
+        vur_result $_pp ok "$(grep ' iters in ' /tmp/$_pp.client)"
     else
-        vur_result $_name fail "client $_crc server $_src: $(tail -n 8 /tmp/$_name.client) /" \
-            "$(tail -n 8 /tmp/$_name.server)"
+        vur_result $_pp fail "client $_crc server $_src: $(tail -n 8 /tmp/$_pp.client) /" \
+            "$(tail -n 8 /tmp/$_pp.server)"
     fi
 }
 
