@@ -91,30 +91,30 @@ vur_ping ping_peer @PEER@ 60
 # run NAME EXPECT GIDOPT TOOL...: one tool between the guests, the server on
 # guest 1; ok when it exits 0 and its output has EXPECT (if not empty).
 run() {
-    _name=$1 _expect=$2 _gidopt=$3
+    _run=$1 _expect=$2 _gidopt=$3
     shift 3
-    _ok() { [ -z "$_expect" ] || grep -q "$_expect" /tmp/$_name.log; }
+    _ok() { [ -z "$_expect" ] || grep -q "$_expect" /tmp/$_run.log; }
     _res() {
         if [ "$1" = 0 ] && _ok; then
-            vur_result "$_name" ok "$(tail -n 4 /tmp/$_name.log | tr '\n' '|')"
+            vur_result "$_run" ok "$(tail -n 4 /tmp/$_run.log | tr '\n' '|')"
         else
-            vur_result "$_name" fail "exit $1 $(tail -n 8 /tmp/$_name.log | tr '\n' '|')"
+            vur_result "$_run" fail "exit $1 $(tail -n 8 /tmp/$_run.log | tr '\n' '|')"
         fi
     }
     if [ "@ROLE@" = server ]; then
-        sid "$@" -d virtio_rdma0 $_gidopt ${gid:-0} -p @PORT@ >/tmp/$_name.log 2>&1 &
+        sid "$@" -d virtio_rdma0 $_gidopt ${gid:-0} -p @PORT@ >/tmp/$_run.log 2>&1 &
         _pid=$!
         sleep 1 # listening before the client is let go
-        vur_step "server_$_name"
+        vur_step "server_$_run"
         wait $_pid
         _res $?
     else
-        vur_step "server_$_name"
+        vur_step "server_$_run"
         for _try in 1 2 3 4 5; do
-            sid "$@" -d virtio_rdma0 $_gidopt ${gid:-0} -p @PORT@ @PEER@ >/tmp/$_name.log 2>&1
+            sid "$@" -d virtio_rdma0 $_gidopt ${gid:-0} -p @PORT@ @PEER@ >/tmp/$_run.log 2>&1
             _st=$?
             [ $_st = 0 ] && break
-            grep -q -i "couldn't connect\|connection refused" /tmp/$_name.log || break
+            grep -q -i "couldn't connect\|connection refused" /tmp/$_run.log || break
             sleep 1
         done
         _res $_st
