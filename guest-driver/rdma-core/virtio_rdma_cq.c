@@ -132,7 +132,9 @@ static void cqe_to_wc(const struct virtio_rdma_cq_req *cqe, struct ibv_wc *wc)
 
 /*
  * The next used element names the slot of the CQE; once read, the slot is
- * made available again. One avail->idx update for the whole poll.
+ * made available again. One avail->idx update for the whole poll. A device
+ * that names no slot of ours, or moves used->idx past the ring, gets -1,
+ * and the CQ stays as it was.
  */
 int virtio_rdma_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 {
@@ -144,6 +146,11 @@ int virtio_rdma_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 
 	pthread_spin_lock(&vq->lock);
 	used_idx = virtio_rdma_vq_used_idx(vq);
+	/* More used than the ring has slots: the device broke its ring. */
+	if ((uint16_t)(used_idx - vq->last_used) > vq->num) {
+		pthread_spin_unlock(&vq->lock);
+		return -1;
+	}
 	while (n < ne && vq->last_used != used_idx) {
 		id = le32toh(vq->used->ring[vq->last_used & (vq->num - 1)].id);
 		if (id >= vq->num) {

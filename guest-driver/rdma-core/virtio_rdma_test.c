@@ -443,6 +443,10 @@ static void test_cq(void)
 	check(virtio_rdma_poll_cq(&cq.ibv_cq, 4, wc) == -1 &&
 		      dev_avail_idx(&d) == NUM + 2,
 	      "a used element naming no slot: -1, nothing reposted");
+	d.used->idx = htole16(2 + NUM + 1);
+	check(virtio_rdma_poll_cq(&cq.ibv_cq, 4, wc) == -1 &&
+		      dev_avail_idx(&d) == NUM + 2,
+	      "used->idx moved past the ring: -1, nothing reposted");
 	virtio_rdma_vq_unmap(&cq.vq);
 	dev_queue_fini(&d);
 }
