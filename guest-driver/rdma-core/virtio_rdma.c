@@ -248,6 +248,7 @@ static struct verbs_context *virtio_rdma_alloc_context(struct ibv_device *ibdev,
 						       void *private_data)
 {
 	struct ib_uverbs_get_context_resp resp;
+	struct ibv_device_attr_ex attr;
 	struct virtio_rdma_context *ctx;
 	struct ibv_get_context cmd;
 	int ret;
@@ -261,6 +262,12 @@ static struct verbs_context *virtio_rdma_alloc_context(struct ibv_device *ibdev,
 				  sizeof(resp));
 	if (ret)
 		goto err_uninit;
+
+	ret = virtio_rdma_query_device(&ctx->ibv_ctx.context, NULL, &attr,
+				       sizeof(attr));
+	if (ret)
+		goto err_uninit;
+	ctx->max_sge_rd = attr.orig_attr.max_sge_rd;
 
 	verbs_set_ops(&ctx->ibv_ctx, &virtio_rdma_ctx_ops);
 	return &ctx->ibv_ctx;

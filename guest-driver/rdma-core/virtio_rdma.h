@@ -48,6 +48,7 @@ struct virtio_rdma_device {
 
 struct virtio_rdma_context {
 	struct verbs_context ibv_ctx;
+	uint32_t max_sge_rd; /* the device's, for RDMA READ s/g lists */
 };
 
 struct virtio_rdma_pd {
@@ -95,6 +96,7 @@ struct virtio_rdma_cq {
 struct virtio_rdma_qp {
 	struct ibv_qp ibv_qp;
 	uint32_t max_inline_data;
+	uint32_t max_read_sge; /* min(max_send_sge, the device's max_sge_rd) */
 	struct virtio_rdma_vq sq;
 	struct virtio_rdma_vq rq;
 };

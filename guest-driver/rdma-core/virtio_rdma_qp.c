@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ccan/minmax.h>
+
 #include "virtio_rdma.h"
 
 #define VIRTIO_RDMA_SEND_FLAGS                                                 \
@@ -38,7 +40,7 @@ static size_t rq_stride(uint32_t max_sge)
  * must hold, nor more s/g elements than the slot has room for.
  */
 static int qp_map_queues(struct virtio_rdma_qp *qp, int cmd_fd,
-			 const struct ibv_qp_cap *cap,
+			 const struct ibv_qp_cap *cap, uint32_t max_sge_rd,
 			 const struct virtio_rdma_create_qp_resp *drv)
 {
 	int ret;
@@ -63,6 +65,7 @@ static int qp_map_queues(struct virtio_rdma_qp *qp, int cmd_fd,
 	qp->rq.max_wr = cap->max_recv_wr;
 	qp->rq.max_sge = cap->max_recv_sge;
 	qp->max_inline_data = cap->max_inline_data;
+	qp->max_read_sge = min(cap->max_send_sge, max_sge_rd);
 	return 0;
 }
 
@@ -98,7 +101,8 @@ struct ibv_qp *virtio_rdma_create_qp(struct ibv_pd *ibpd,
 		goto err_free;
 
 	/* attr->cap now holds what the kernel granted. */
-	ret = qp_map_queues(qp, ibpd->context->cmd_fd, &attr->cap, &resp.drv);
+	ret = qp_map_queues(qp, ibpd->context->cmd_fd, &attr->cap,
+			    to_vctx(ibpd->context)->max_sge_rd, &resp.drv);
 	if (ret)
 		goto err_destroy;
 
@@ -238,6 +242,10 @@ static int build_send_req(struct virtio_rdma_qp *qp,
 		return EINVAL;
 	if (wr->num_sge < 0 || (inl && op == VIRTIO_IB_WR_RDMA_READ) ||
 	    (!inl && (uint32_t)wr->num_sge > qp->sq.max_sge))
+		return EINVAL;
+	/* ROCE-DEV-WR-2: READ's s/g list is bounded by max_sge_rd too. */
+	if (op == VIRTIO_IB_WR_RDMA_READ &&
+	    (uint32_t)wr->num_sge > qp->max_read_sge)
 		return EINVAL;
 	if (qp->ibv_qp.qp_type == IBV_QPT_UD &&
 	    (!wr->wr.ud.ah || wr->wr.ud.remote_qpn >> 24))

@@ -158,6 +158,7 @@ static void test_qp_init(struct test_qp *t, enum ibv_qp_type type,
 	t->qp.rq.max_wr = 4;
 	t->qp.rq.max_sge = 2;
 	t->qp.max_inline_data = 64;
+	t->qp.max_read_sge = 1;
 }
 
 static void test_qp_fini(struct test_qp *t)
@@ -257,6 +258,15 @@ static void test_einval(void)
 	bad = NULL;
 	ret = virtio_rdma_post_send(&t.qp.ibv_qp, &wr, &bad);
 	check(ret == EINVAL && bad == &wr, "RDMA READ on UC: EINVAL");
+	test_qp_fini(&t);
+
+	test_qp_init(&t, IBV_QPT_RC, true);
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.num_sge = 2;
+	bad = NULL;
+	ret = virtio_rdma_post_send(&t.qp.ibv_qp, &wr, &bad);
+	check(ret == EINVAL && bad == &wr,
+	      "RDMA READ with 2 s/g elements, max_sge_rd 1: EINVAL");
 	wr.opcode = IBV_WR_SEND;
 	wr.num_sge = 3;
 	bad = NULL;
