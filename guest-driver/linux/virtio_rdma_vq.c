@@ -327,6 +327,13 @@ int virtio_rdma_uq_init(struct virtio_rdma_dev *dev,
 			vr->avail->ring[i] = cpu_to_virtio16(vdev, i);
 		virtio_wmb(true);
 		vr->avail->idx = cpu_to_virtio16(vdev, u->num);
+	} else {
+		/*
+		 * Send and receive queues complete through their CQ: no used
+		 * buffer notifications (EVENT_IDX: at most one per 2^16).
+		 */
+		vr->avail->flags = cpu_to_virtio16(vdev, VRING_AVAIL_F_NO_INTERRUPT);
+		vr->avail->ring[u->num] = cpu_to_virtio16(vdev, 0xffff);
 	}
 	return 0;
 }
@@ -416,6 +423,7 @@ int virtio_rdma_uq_publish(struct virtio_rdma_dev *dev,
 			return ret;
 		resp->notify_mmap = off;
 		resp->notify_off = offset_in_page(db);
+		resp->flags |= VIRTIO_RDMA_URING_DOORBELL;
 	}
 	resp->ring_len = u->ring_len;
 	resp->buf_len = u->slots_len;

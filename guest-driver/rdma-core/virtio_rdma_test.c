@@ -90,7 +90,8 @@ static void dev_queue_init(struct dev_queue *d, uint32_t stride, bool event_idx)
 	d->uring.stride = stride;
 	d->uring.num = NUM;
 	d->uring.vq_index = 0x1234;
-	d->uring.flags = event_idx ? VIRTIO_RDMA_URING_EVENT_IDX : 0;
+	d->uring.flags = VIRTIO_RDMA_URING_DOORBELL |
+			 (event_idx ? VIRTIO_RDMA_URING_EVENT_IDX : 0);
 	d->avail = (struct vring_avail *)(d->mem + RING_OFF);
 	d->used = (struct vring_used *)(d->mem + RING_OFF + 64);
 	d->avail_event = (__le16 *)&d->used->ring[NUM];
@@ -484,7 +485,7 @@ static void test_bad_uring(void)
 	check(virtio_rdma_vq_map(&vq, d.fd, &u, SQ_STRIDE, true) == EINVAL,
 	      "used ring over the avail ring: EINVAL");
 	u = d.uring;
-	u.notify_mmap = 0;
+	u.flags &= ~VIRTIO_RDMA_URING_DOORBELL;
 	check(virtio_rdma_vq_map(&vq, d.fd, &u, SQ_STRIDE, true) == EINVAL,
 	      "send queue without a doorbell: EINVAL");
 	dev_queue_fini(&d);

@@ -58,7 +58,8 @@ static int vq_check(const struct virtio_rdma_uring *uring, size_t min_stride,
 		used_end += 2;
 	if (uring->ring_len < used_end)
 		return EINVAL;
-	if (doorbell && (!uring->notify_mmap || uring->notify_off % 2 ||
+	if (doorbell && (!(uring->flags & VIRTIO_RDMA_URING_DOORBELL) ||
+			 uring->notify_off % 2 ||
 			 uring->notify_off + 2 > (uint64_t)page_size))
 		return EINVAL;
 	return 0;

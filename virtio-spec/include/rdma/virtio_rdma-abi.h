@@ -15,8 +15,8 @@
  * pair 2N+1+M+2q, 2N+2+M+2q). A process drives them itself through three
  * mappings per virtqueue, described by struct virtio_rdma_uring:
  *
- * - the ring: the virtqueue's available ring and used ring (read-write).
- *   The descriptor table is NOT mapped. The kernel fills it once when it
+ * - the ring: the virtqueue's available ring (at offset 0) and used ring
+ *   (at used_off), read-write. The descriptor table is NOT mapped. The kernel fills it once when it
  *   creates the object: descriptor i is a single descriptor (no NEXT, no
  *   INDIRECT) for slot i of the buffer area, stride bytes long, device-
  *   readable for a send or receive queue, device-writable for a completion
@@ -31,7 +31,9 @@
  *   page of this virtqueue, which needs the device to give each virtqueue a
  *   page of its own (QEMU's page-per-vq). Writing vq_index there, as a
  *   16-bit little-endian value at notify_off, is the available buffer
- *   notification. Without page-per-vq the driver refuses user QPs.
+ *   notification (VIRTIO_RDMA_URING_DOORBELL says notify_mmap is valid:
+ *   0 is a valid mmap offset). Without page-per-vq the driver refuses user
+ *   QPs.
  *
  * Indices, as the provider keeps them (all modulo 2^16, as virtio's):
  * - Send and receive queue: the n-th WR posted since the QP was created
@@ -41,7 +43,11 @@
  *   most num WRs are outstanding (the QP's capacities never exceed it).
  *   The doorbell is rung as virtio says: with VIRTIO_RDMA_URING_EVENT_IDX
  *   when vring_need_event(avail_event, new_idx, old_idx); without it
- *   unless used->flags has VRING_USED_F_NO_NOTIFY.
+ *   unless used->flags has VRING_USED_F_NO_NOTIFY. Completions come from
+ *   the CQ, so nobody wants a used buffer notification of these queues:
+ *   the kernel sets avail->flags VRING_AVAIL_F_NO_INTERRUPT and used_event
+ *   0xffff at create (one notification per 2^16 WRs at most with
+ *   EVENT_IDX), and the provider writes neither.
  * - Completion queue: the kernel makes every slot available before
  *   returning (avail->ring[i] = i, avail->idx = num). A CQE is the slot
  *   named by the id of the next used element; once the provider has read
@@ -67,11 +73,12 @@
 
 /* struct virtio_rdma_uring.flags */
 #define VIRTIO_RDMA_URING_EVENT_IDX (1 << 0) /* VIRTIO_RING_F_EVENT_IDX */
+#define VIRTIO_RDMA_URING_DOORBELL  (1 << 1) /* notify_mmap is a doorbell page */
 
 struct virtio_rdma_uring {
 	__aligned_u64 ring_mmap;   /* mmap offset of the avail and used rings */
 	__aligned_u64 buf_mmap;    /* mmap offset of the slots */
-	__aligned_u64 notify_mmap; /* mmap offset of the notify page, 0: none */
+	__aligned_u64 notify_mmap; /* mmap offset of the notify page (DOORBELL) */
 	__u32 ring_len;		   /* bytes to map at ring_mmap */
 	__u32 buf_len;		   /* bytes to map at buf_mmap */
 	__u32 used_off;		   /* struct vring_used in the ring mapping */
