@@ -24,16 +24,17 @@ MODULES=(
 )
 # Host tools copied with the libraries ldd lists (bookworm's, like the guest's):
 # besides the network tools, rdma-core's verbs tools and its soft-RoCE
-# provider, for a guest that runs Linux rxe over the device (scenarios 8, 9).
+# provider, for a guest that runs Linux rxe over the device (scenarios 8, 9;
+# perftest's ib_write_bw for bench/guest_verbs.sh).
 TOOLS=(
     /usr/sbin/ethtool /usr/sbin/ip /usr/bin/rdma
     /usr/bin/ibv_devinfo /usr/bin/ibv_rc_pingpong /usr/bin/ibv_uc_pingpong
-    /usr/bin/ibv_ud_pingpong
+    /usr/bin/ibv_ud_pingpong /usr/bin/ib_write_bw
     /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so
 )
 # Copied as they are: libibverbs finds its providers through these.
 CONFIG_FILES=(/etc/libibverbs.d/rxe.driver)
-PACKAGES=(ethtool iproute2 kmod dpkg gzip ibverbs-utils ibverbs-providers)
+PACKAGES=(ethtool iproute2 kmod dpkg gzip ibverbs-utils ibverbs-providers perftest)
 
 guest=$top/qemu-test/guest
 deps=$top/.deps/guest

@@ -41,7 +41,9 @@ HOST = '10.0.12.254/24'
 PORT = str(20000 + os.getpid() % 10000)
 # --mac: the first device's, then +1: guest 1, guest 2, vur-pingpong.
 MACS = ['02:00:00:00:0c:01', '02:00:00:00:0c:02', '02:00:00:00:0c:03']
-ITERS = 20
+# bench/guest_verbs.sh asks for more (VUR_PP_ITERS, VUR_PP_BW=1).
+ITERS = int(os.environ.get('VUR_PP_ITERS', '20'))
+BW_N = 200 if os.environ.get('VUR_PP_BW') == '1' else 50
 # (name, tool and arguments between the guests, what its output must have or
 # None): rdma-core's tools take the GID index with -g, perftest with -x
 PP = '@ITERS@ iters in'
@@ -49,7 +51,7 @@ GUEST_RUNS = [
     ('rc_pingpong', 'ibv_rc_pingpong -s 4096 -n @ITERS@ -c', PP, '-g'),
     ('uc_pingpong', 'ibv_uc_pingpong -s 4096 -n @ITERS@ -c', PP, '-g'),
     ('ud_pingpong', 'ibv_ud_pingpong -s 1024 -n @ITERS@ -c', PP, '-g'),
-    ('write_bw', 'ib_write_bw -F -s 65536 -n 50', None, '-x'),
+    ('write_bw', f'ib_write_bw -F -s 65536 -n {BW_N}', None, '-x'),
     ('read_bw', 'ib_read_bw -F -s 65536 -n 50', None, '-x'),
     ('send_lat', 'ib_send_lat -F -s 8 -n 100', None, '-x'),
 ]

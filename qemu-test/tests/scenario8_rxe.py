@@ -22,7 +22,9 @@ import guest
 import harness
 
 BACKEND = sys.argv[1]
-ITERS = 10
+# bench/guest_verbs.sh asks for more (VUR_PP_ITERS) and for ib_write_bw (VUR_PP_BW=1).
+ITERS = int(os.environ.get('VUR_PP_ITERS', '10'))
+BW = os.environ.get('VUR_PP_BW') == '1'
 MODULES = 'virtio_pci,virtio_net,crc32_generic,ib_uverbs,rdma_rxe'
 
 GUEST_SCRIPT = r'''
@@ -52,6 +54,25 @@ else
     vur_step server_listening
     vur_pingpong_client rc_pingpong_client @ITERS@ $pp @PEER@
 fi
+if [ "@BW@" = 1 ]; then
+    bw="ib_write_bw -F -d rxe0 -x ${gid:-0} -s 65536 -n 200"
+    if [ "@ROLE@" = server ]; then
+        $bw >/tmp/bw.log 2>&1 &
+        pid=$!
+        sleep 1
+        vur_step bw_server_listening
+        wait $pid
+        vur_result write_bw_server $([ $? = 0 ] && echo ok || echo fail) "$(tail -n 3 /tmp/bw.log | tr '\n' '|')"
+    else
+        vur_step bw_server_listening
+        st=1
+        for try in 1 2 3 4 5; do
+            $bw @PEER@ >/tmp/bw.log 2>&1 && { st=0; break; }
+            sleep 1
+        done
+        vur_result write_bw_client $([ $st = 0 ] && echo ok || echo fail) "$(tail -n 3 /tmp/bw.log | tr '\n' '|')"
+    fi
+fi
 vur_step done
 '''
 
@@ -69,11 +90,13 @@ def scenario(tap, qemu, image, sock_dir):
             script = (GUEST_SCRIPT.replace('@ADDR@', addrs[i])
                       .replace('@GID_V4@', f'{v4[0]:02x}{v4[1]:02x}:{v4[2]:02x}{v4[3]:02x}')
                       .replace('@PEER@', addrs[1 - i]).replace('@ROLE@', role)
-                      .replace('@ITERS@', str(ITERS)))
+                      .replace('@ITERS@', str(ITERS)).replace('@BW@', '1' if BW else '0'))
             guests.append(guest.Guest(qemu, image, script, [socks[i]], mem_mb=384,
                                       append=f'vur.modules={MODULES}',
                                       name=f'guest{i + 1}'))
-        why = guest.barrier(guests, 180) or guest.barrier(guests, 240)
+        why = guest.barrier(guests, 180) or guest.barrier(guests, 240 + ITERS * 0.2)
+        if why is None and BW:
+            why = guest.barrier(guests, 600)
         tap.case('both_guests_ran_rc_pingpong', why is None, why or '')
         if why is None:
             for s in socks:
