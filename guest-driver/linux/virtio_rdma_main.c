@@ -214,11 +214,10 @@ bool virtio_rdma_needs_reset(struct virtio_rdma_dev *dev)
 	virtio_reset_device(vdev);
 	WRITE_ONCE(dev->dead, true);
 
+	/* Without memory the device stays reset: unbind and bind it by hand. */
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
-	if (!r) {
-		dev_err(&vdev->dev, "no memory to probe again: unbind and bind the device\n");
+	if (!r)
 		return true;
-	}
 	INIT_WORK(&r->work, virtio_rdma_reprobe_work);
 	r->vdev = vdev;
 	get_device(&vdev->dev);
