@@ -170,6 +170,8 @@ if [ "$boot" = first ]; then
         vur_result driver_saw_needs_reset ok "$(dmesg | grep 'needs a reset')" ||
         vur_result driver_saw_needs_reset fail "$(dmesg | tail -20)"
     device_up after_restart
+    vur_result driver_log_of_the_reset ok \
+        "$(dmesg | sed -n '/needs a reset/,$p' | head -20 | tr '\n' '|')"
     vur_expect same_ib_device_name "$OLD_IB" "$IB"
     pingpong rc_pingpong_after_restart 18603
     asyncwatch /tmp/aw2
