@@ -112,6 +112,7 @@ struct virtio_rdma_dev {
 	spinlock_t ready_lock;		/* guards ready */
 	bool ready;			/* config changes go to config_work */
 	bool ib_registered;		/* events may be dispatched */
+	bool needs_reset;		/* DEVICE_NEEDS_RESET seen: re-probing */
 	struct work_struct config_work;
 };
 
@@ -363,6 +364,9 @@ int virtio_rdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 int virtio_rdma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 			  struct ib_udata *udata);
 int virtio_rdma_destroy_ah(struct ib_ah *ibah, u32 flags);
+
+/* virtio_rdma_main.c */
+bool virtio_rdma_needs_reset(struct virtio_rdma_dev *dev);
 
 /* virtio_rdma_port.c */
 extern const struct attribute_group *virtio_rdma_port_groups[];

@@ -8,14 +8,35 @@
  * driver_override. A device that does not offer VIRTIO_NET_F_ROCE is
  * refused in validate, before FEATURES_OK, so that virtio_net can still
  * negotiate its own features with it afterwards. See README.md.
+ *
+ * A device that sets DEVICE_NEEDS_RESET (a vhost-user backend that
+ * restarted and lost every RDMA object) is reset and probed again; see
+ * virtio_rdma_needs_reset().
  */
+#include <linux/device.h>
 #include <linux/module.h>
+#include <linux/slab.h>
 #include <linux/version.h>
 #include <linux/virtio_config.h>
 #include <linux/virtio_ids.h>
 #include <linux/virtio_ring.h>
+#include <linux/workqueue.h>
 
 #include "virtio_rdma.h"
+
+static struct virtio_driver virtio_rdma_driver;
+
+/* Re-probes of devices that need a reset; drained at module unload. */
+static struct workqueue_struct *virtio_rdma_wq;
+
+/*
+ * One re-probe: it holds a reference to the virtio device, not to the
+ * driver's state, which remove frees.
+ */
+struct virtio_rdma_reprobe {
+	struct work_struct work;
+	struct virtio_device *vdev;
+};
 
 static unsigned int virtio_rdma_features[] = {
 	VIRTIO_NET_F_MAC,
@@ -121,6 +142,87 @@ static int virtio_rdma_read_limits(struct virtio_rdma_dev *dev)
 		return -EPROTO;
 	}
 	return 0;
+}
+
+/*
+ * Unbind and probe again, unless the device was unbound meanwhile (then
+ * whichever driver binds it next starts from a reset). device_reprobe()
+ * takes the device lock and calls remove: this work is not the device's
+ * config_work, which remove cancels and waits for, and it does not touch
+ * the driver's state, which remove frees.
+ */
+static void virtio_rdma_reprobe_work(struct work_struct *work)
+{
+	struct virtio_rdma_reprobe *r =
+		container_of(work, struct virtio_rdma_reprobe, work);
+	struct device *d = &r->vdev->dev;
+	bool ours;
+	int ret;
+
+	device_lock(d);
+	ours = d->driver == &virtio_rdma_driver.driver;
+	device_unlock(d);
+	if (ours) {
+		ret = device_reprobe(d);
+		if (ret)
+			dev_err(d, "probe after the reset: %d\n", ret);
+	}
+	put_device(d);
+	kfree(r);
+}
+
+/*
+ * ROCE-DRV-INIT-2: DEVICE_NEEDS_RESET means the device lost the RDMA
+ * objects (a vhost-user backend that restarted: QEMU's vhost-user-rdma
+ * sets it, ROCE-DEV-INIT-3), while ib_core, processes and the RDMA
+ * virtqueues still hold them. Nothing of them can be repaired in place,
+ * so the device goes away and comes back as after a hot unplug and plug:
+ *
+ * - the virtqueues are broken first: every control command fails at once
+ *   with -EIO (one that waits is woken) instead of waiting for its
+ *   timeout, so the teardown below sends nothing that could hang;
+ * - the device is reset: it touches no memory of the objects from then on,
+ *   and the driver sends no more commands (dead), so destroy frees what it
+ *   frees without asking the device;
+ * - a work item outside the device's state re-probes it: remove
+ *   unregisters the ib_device (ib_core disassociates each user context:
+ *   its mappings are zapped, its objects destroyed, and its process gets
+ *   IB_EVENT_DEVICE_FATAL, then EIO) and the netdev, and probe brings up
+ *   a new netdev and ib_device (virtio_rdma%d, the lowest free number: the
+ *   same name when there is one device). The netdev's addresses go with
+ *   the old netdev, like after a hot plug: userspace configures it again,
+ *   and ib_core fills the new GID table from them.
+ *
+ * Returns whether the device needs a reset (the caller then leaves it
+ * alone). Called from config_work only, so once per notification.
+ */
+bool virtio_rdma_needs_reset(struct virtio_rdma_dev *dev)
+{
+	struct virtio_device *vdev = dev->vdev;
+	struct virtio_rdma_reprobe *r;
+
+	if (dev->needs_reset)
+		return true;
+	if (!(vdev->config->get_status(vdev) & VIRTIO_CONFIG_S_NEEDS_RESET))
+		return false;
+	dev->needs_reset = true;
+	dev_warn(&vdev->dev,
+		 "device needs a reset: its RDMA objects are lost; resetting and probing again\n");
+
+	virtio_break_device(vdev);
+	complete(&dev->ctrl.done);
+	virtio_reset_device(vdev);
+	WRITE_ONCE(dev->dead, true);
+
+	/* Without memory the device stays reset: unbind and bind it by hand. */
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return true;
+	INIT_WORK(&r->work, virtio_rdma_reprobe_work);
+	r->vdev = vdev;
+	get_device(&vdev->dev);
+	queue_work(virtio_rdma_wq, &r->work);
+	return true;
 }
 
 static void virtio_rdma_config_changed(struct virtio_device *vdev)
@@ -262,7 +364,32 @@ static struct virtio_driver virtio_rdma_driver = {
 	.config_changed = virtio_rdma_config_changed,
 };
 
-module_virtio_driver(virtio_rdma_driver);
+static int __init virtio_rdma_init(void)
+{
+	int ret;
+
+	virtio_rdma_wq = alloc_workqueue("virtio_rdma", 0, 0);
+	if (!virtio_rdma_wq)
+		return -ENOMEM;
+	ret = register_virtio_driver(&virtio_rdma_driver);
+	if (ret)
+		destroy_workqueue(virtio_rdma_wq);
+	return ret;
+}
+
+/*
+ * The driver first: no device is bound after it, so a re-probe still
+ * queued finds none of ours and does nothing; then the queue is drained
+ * before the module's code goes.
+ */
+static void __exit virtio_rdma_exit(void)
+{
+	unregister_virtio_driver(&virtio_rdma_driver);
+	destroy_workqueue(virtio_rdma_wq);
+}
+
+module_init(virtio_rdma_init);
+module_exit(virtio_rdma_exit);
 MODULE_DEVICE_TABLE(virtio, virtio_rdma_id_table);
 MODULE_DESCRIPTION("virtio-net RoCE device: netdev and RDMA (ib_device)");
 MODULE_LICENSE("GPL");

@@ -226,12 +226,18 @@ static void port_update(struct virtio_rdma_dev *dev, bool events)
 	mutex_unlock(&port->lock);
 }
 
-/* The configuration change notification, in process context. */
+/*
+ * The configuration change notification, in process context. A device
+ * that needs a reset is re-probed (virtio_rdma_needs_reset()): its link
+ * and speed no longer matter.
+ */
 void virtio_rdma_config_work(struct work_struct *work)
 {
 	struct virtio_rdma_dev *dev =
 		container_of(work, struct virtio_rdma_dev, config_work);
 
+	if (virtio_rdma_needs_reset(dev))
+		return;
 	port_update(dev, READ_ONCE(dev->ib_registered));
 }
 
