@@ -3,8 +3,8 @@
  * Completion queues. A CQ is a completion virtqueue that the process polls
  * through its mapping; the kernel creates it (CREATE_CQ), fills its
  * descriptors, makes every slot available, arms it (REQ_NOTIFY_CQ) and
- * turns its interrupt into the CQ's completion event. User CQs only: the
- * driver has no poll_cq, so kernel consumers do not use it.
+ * turns its interrupt into the CQ's completion event. A kernel CQ is the
+ * same virtqueue, polled by the driver (virtio_rdma_kverbs.c).
  */
 #include <linux/log2.h>
 #include <linux/slab.h>
@@ -123,17 +123,14 @@ int virtio_rdma_create_cq(struct ib_cq *ibcq,
 	unsigned int num;
 	int ret;
 
-	/* No poll_cq: kernel consumers have no use for a CQ of this device. */
-	if (!udata || !dev->user_rings)
+	/* The slot scheme needs the ring layout user_rings checked. */
+	if (!dev->user_rings)
 		return -EOPNOTSUPP;
 	if (attr->flags)
 		return -EOPNOTSUPP;
 	num = virtqueue_get_vring_size(dev->vqs[virtio_rdma_cq_vq(dev, 0)]);
 	if (!attr->cqe || attr->cqe > num)
 		return -EINVAL;
-	uctx = rdma_udata_to_drv_context(udata, struct virtio_rdma_ucontext,
-					 ibuc);
-
 	cq = kzalloc(sizeof(*cq), GFP_KERNEL);
 	if (!cq)
 		return -ENOMEM;
@@ -146,7 +143,15 @@ int virtio_rdma_create_cq(struct ib_cq *ibcq,
 		return ret;
 	}
 	to_vcq(ibcq)->res = cq;
+	ibcq->cqe = cq->ring.num;
+	if (!udata) {
+		cq->kernel = true;
+		virtio_rdma_kq_init(&cq->ring, 0, 0, 0);
+		return 0;
+	}
 
+	uctx = rdma_udata_to_drv_context(udata, struct virtio_rdma_ucontext,
+					 ibuc);
 	ret = virtio_rdma_uq_publish(dev, &uctx->ibuc, &cq->ring, false,
 				     &cq->ref, cq_release, &resp.cq);
 	if (ret)
@@ -155,7 +160,6 @@ int virtio_rdma_create_cq(struct ib_cq *ibcq,
 	ret = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
 	if (ret)
 		goto err_put;
-	ibcq->cqe = cq->ring.num;
 	return 0;
 
 err_put:
@@ -181,11 +185,14 @@ int virtio_rdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 }
 
 /*
- * ibv_req_notify_cq() through the kernel (ibv_cmd_req_notify_cq). The arm
- * fails on a CQ in error (an overrun, ROCE-DEV-CQ-7): that is the only way
- * the device tells it, so the CQ's consumer gets IB_EVENT_CQ_ERR, once
- * (ROCE-DRV-OVR-2). Missed events cannot be reported: the CQ is the
- * process's own ring.
+ * ibv_req_notify_cq() through the kernel (ibv_cmd_req_notify_cq), or
+ * ib_req_notify_cq() of a kernel consumer, which may call it in softirq or
+ * from its completion handler: then the command busy-waits
+ * (virtio_rdma_ctrl.c). The arm fails on a CQ in error (an overrun,
+ * ROCE-DEV-CQ-7): that is the only way the device tells it, so the CQ's
+ * consumer gets IB_EVENT_CQ_ERR, once (ROCE-DRV-OVR-2). A kernel CQ
+ * reports missed events (CQEs that arrived before the arm) with 1; a user
+ * CQ cannot: it is the process's own ring.
  */
 int virtio_rdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags f)
 {
@@ -203,8 +210,16 @@ int virtio_rdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags f)
 	cmd.flags = cpu_to_le32((f & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED ?
 				VIRTIO_IB_NOTIFY_SOLICITED :
 				VIRTIO_IB_NOTIFY_NEXT_COMPLETION);
-	ret = virtio_rdma_roce_cmd(cq->dev, VIRTIO_NET_CTRL_ROCE_REQ_NOTIFY_CQ,
-				   &cmd, sizeof(cmd), NULL, 0);
+	if (cq->kernel)
+		ret = virtio_rdma_roce_cmd_atomic(cq->dev,
+						  VIRTIO_NET_CTRL_ROCE_REQ_NOTIFY_CQ,
+						  &cmd, sizeof(cmd), NULL, 0);
+	else
+		ret = virtio_rdma_roce_cmd(cq->dev,
+					   VIRTIO_NET_CTRL_ROCE_REQ_NOTIFY_CQ,
+					   &cmd, sizeof(cmd), NULL, 0);
+	if (!ret && cq->kernel && (f & IB_CQ_REPORT_MISSED_EVENTS))
+		return virtio_rdma_kcq_pending(cq) ? 1 : 0;
 	if (ret != -EREMOTEIO)
 		return ret;
 	if (!cq->error_reported && ibcq->event_handler) {
