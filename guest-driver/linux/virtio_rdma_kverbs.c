@@ -73,13 +73,15 @@ static void kq_publish(struct virtio_rdma_uq *u, u16 old)
 	virtio_wmb(true);
 	WRITE_ONCE(vr->avail->idx, cpu_to_virtio16(vdev, u->k.avail_idx));
 	virtio_mb(true);
-	if (virtio_has_feature(vdev, VIRTIO_RING_F_EVENT_IDX))
-		kick = vring_need_event(virtio16_to_cpu(vdev,
-					READ_ONCE(vring_avail_event(vr))),
-					u->k.avail_idx, old);
-	else
+	if (virtio_has_feature(vdev, VIRTIO_RING_F_EVENT_IDX)) {
+		u16 event = virtio16_to_cpu(vdev,
+					    READ_ONCE(vring_avail_event(vr)));
+
+		kick = vring_need_event(event, u->k.avail_idx, old);
+	} else {
 		kick = !(virtio16_to_cpu(vdev, READ_ONCE(vr->used->flags)) &
 			 VRING_USED_F_NO_NOTIFY);
+	}
 	if (kick)
 		virtqueue_notify(u->vq);
 }
@@ -249,8 +251,9 @@ int virtio_rdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 /*
  * A receive slot is free once its completion is polled, not when the
  * device uses it: poll_cq reads the slot of each receive completion (its
- * first s/g element holds the GRH) and receive completions of a QP come
- * in the order the WRs were posted (IBTA 10.8.3, C10-... ordering).
+ * first s/g element holds the GRH), which works because the WRs of one
+ * receive queue complete in the order they were posted (the receive
+ * completion k of a QP is its k-th posted receive).
  */
 int virtio_rdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			  const struct ib_recv_wr **bad_wr)
