@@ -401,6 +401,7 @@ int virtio_rdma_destroy_ah(struct ib_ah *ibah, u32 flags);
 void virtio_rdma_kq_init(struct virtio_rdma_uq *u, u32 max_wr, u32 max_sge,
 			 u32 max_inline);
 bool virtio_rdma_kcq_pending(struct virtio_rdma_cq_res *cq);
+void virtio_rdma_kqp_reset(struct virtio_rdma_qp_res *qp);
 int virtio_rdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			  const struct ib_send_wr **bad_wr);
 int virtio_rdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,

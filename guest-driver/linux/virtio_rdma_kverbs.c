@@ -271,8 +271,7 @@ int virtio_rdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			ret = -EINVAL;
 			break;
 		}
-		if ((u16)(rq->k.avail_idx - READ_ONCE(rq->k.polled)) >=
-		    rq->k.max_wr) {
+		if ((u16)(rq->k.avail_idx - rq->k.polled) >= rq->k.max_wr) {
 			ret = -ENOMEM;
 			break;
 		}
@@ -289,6 +288,19 @@ int virtio_rdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		kq_publish(rq, old);
 	spin_unlock_irqrestore(&rq->k.lock, flags);
 	return ret;
+}
+
+/*
+ * After MODIFY_QP to RESET: the device made every outstanding WR used
+ * without a completion (ROCE-DEV-QPS-5), so no receive is outstanding.
+ */
+void virtio_rdma_kqp_reset(struct virtio_rdma_qp_res *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->rq.k.lock, flags);
+	qp->rq.k.polled = qp->rq.k.avail_idx;
+	spin_unlock_irqrestore(&qp->rq.k.lock, flags);
 }
 
 /* enum virtio_ib_wc_status -> enum ib_wc_status (IBTA names, both) */
@@ -385,11 +397,14 @@ static bool cqe_to_wc(struct virtio_rdma_dev *dev,
 		return false;
 	}
 	wc->qp = qp->ibqp;
-	if (wc_is_recv(cqe->opcode)) {
+	/* A receive the QP still counts (not discarded by RESET since). */
+	spin_lock(&qp->rq.k.lock);
+	if (wc_is_recv(cqe->opcode) && qp->rq.k.polled != qp->rq.k.avail_idx) {
 		if (wc->status == IB_WC_SUCCESS && (wc->wc_flags & IB_WC_GRH))
 			wc_network_type(qp, wc);
-		WRITE_ONCE(qp->rq.k.polled, qp->rq.k.polled + 1);
+		qp->rq.k.polled++;
 	}
+	spin_unlock(&qp->rq.k.lock);
 	spin_unlock(&dev->qp_lock);
 	return true;
 }

@@ -433,7 +433,11 @@ int virtio_rdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	ret = qp_attr_to_wire(attr, mask, &cmd);
 	if (ret)
 		return ret;
-	return qp_modify_cmd(qp->dev, &cmd);
+	ret = qp_modify_cmd(qp->dev, &cmd);
+	if (!ret && qp->kernel && (mask & IB_QP_STATE) &&
+	    attr->qp_state == IB_QPS_RESET)
+		virtio_rdma_kqp_reset(qp);
+	return ret;
 }
 
 int virtio_rdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
