@@ -203,6 +203,7 @@ struct virtio_rdma_cq_res {
 	struct virtio_rdma_dev *dev;
 	u32 cqn;
 	bool kernel;			/* polled by the driver, not mapped */
+	struct delayed_work wrap_work;	/* kernel CQ: events near used->idx 0 */
 	struct ib_cq *ibcq;		/* under dev->cq_lock; NULL once destroyed */
 	bool error_reported;
 	struct virtio_rdma_uq ring;

@@ -104,6 +104,43 @@ out_unlock:
 	return ret;
 }
 
+/*
+ * vring_interrupt() drops a completion interrupt that finds used->idx at
+ * 0 modulo 2^16 (virtio_ring's own last_used_idx stays 0 for these
+ * queues: vq.c). A process polls its own ring; a kernel consumer that
+ * armed its CQ would wait for that event forever. So while a kernel CQ is
+ * armed within a ring's length of the wrap, this work looks at the ring
+ * every CQ_WRAP_POLL_MS and raises the event itself once a CQE is there.
+ */
+#define CQ_WRAP_POLL_MS	10
+
+static void cq_wrap_work(struct work_struct *work)
+{
+	struct virtio_rdma_cq_res *cq =
+		container_of(to_delayed_work(work), struct virtio_rdma_cq_res,
+			     wrap_work);
+	struct virtio_rdma_dev *dev = cq->dev;
+	unsigned long flags;
+
+	if (!virtio_rdma_kcq_pending(cq)) {
+		schedule_delayed_work(&cq->wrap_work,
+				      msecs_to_jiffies(CQ_WRAP_POLL_MS));
+		return;
+	}
+	spin_lock_irqsave(&dev->cq_lock, flags);
+	if (cq->ibcq && cq->ibcq->comp_handler)
+		cq->ibcq->comp_handler(cq->ibcq, cq->ibcq->cq_context);
+	spin_unlock_irqrestore(&dev->cq_lock, flags);
+}
+
+/* Armed with the next CQEs' used->idx possibly 0 at the interrupt. */
+static void cq_watch_wrap(struct virtio_rdma_cq_res *cq)
+{
+	if ((u16)(0 - cq->ring.k.last_used) <= cq->ring.num)
+		schedule_delayed_work(&cq->wrap_work,
+				      msecs_to_jiffies(CQ_WRAP_POLL_MS));
+}
+
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
 int virtio_rdma_create_cq(struct ib_cq *ibcq,
 			  const struct ib_cq_init_attr *attr,
@@ -147,6 +184,7 @@ int virtio_rdma_create_cq(struct ib_cq *ibcq,
 	if (!udata) {
 		cq->kernel = true;
 		virtio_rdma_kq_init(&cq->ring, 0, 0, 0);
+		INIT_DELAYED_WORK(&cq->wrap_work, cq_wrap_work);
 		return 0;
 	}
 
@@ -179,6 +217,8 @@ int virtio_rdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	spin_lock_irq(&dev->cq_lock);
 	cq->ibcq = NULL;
 	spin_unlock_irq(&dev->cq_lock);
+	if (cq->kernel)
+		cancel_delayed_work_sync(&cq->wrap_work);
 	virtio_rdma_uq_unpublish(&cq->ring);
 	virtio_rdma_cq_put(cq);
 	return 0;
@@ -218,8 +258,12 @@ int virtio_rdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags f)
 		ret = virtio_rdma_roce_cmd(cq->dev,
 					   VIRTIO_NET_CTRL_ROCE_REQ_NOTIFY_CQ,
 					   &cmd, sizeof(cmd), NULL, 0);
-	if (!ret && cq->kernel && (f & IB_CQ_REPORT_MISSED_EVENTS))
-		return virtio_rdma_kcq_pending(cq) ? 1 : 0;
+	if (!ret && cq->kernel) {
+		if (virtio_rdma_kcq_pending(cq))
+			return f & IB_CQ_REPORT_MISSED_EVENTS ? 1 : 0;
+		cq_watch_wrap(cq);
+		return 0;
+	}
 	if (ret != -EREMOTEIO)
 		return ret;
 	if (!cq->error_reported && ibcq->event_handler) {
