@@ -133,10 +133,12 @@ static void cq_wrap_work(struct work_struct *work)
 	spin_unlock_irqrestore(&dev->cq_lock, flags);
 }
 
-/* Armed with the next CQEs' used->idx possibly 0 at the interrupt. */
+/* Armed with used->idx at most a ring's length before 0 (mod 2^16). */
 static void cq_watch_wrap(struct virtio_rdma_cq_res *cq)
 {
-	if ((u16)(0 - cq->ring.k.last_used) <= cq->ring.num)
+	u16 to_wrap = 0 - cq->ring.k.last_used;
+
+	if (to_wrap && to_wrap <= cq->ring.num)
 		schedule_delayed_work(&cq->wrap_work,
 				      msecs_to_jiffies(CQ_WRAP_POLL_MS));
 }
