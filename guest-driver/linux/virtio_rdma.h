@@ -43,21 +43,31 @@ enum virtio_rdma_vq {
 #define VIRTIO_RDMA_CTRL_ACK_MAX	128
 
 /*
- * One control command in flight: the buffer the device reads and writes.
- * Allocated on its own (never on the stack) so that it can be mapped.
+ * One control command: the buffer the device reads and writes, and where
+ * it stands. Allocated on its own (never on the stack) so that it can be
+ * mapped. The state is under virtio_rdma_ctrl.lock.
  */
 struct virtio_rdma_ctrl_buf {
 	struct virtio_net_ctrl_hdr hdr;
 	u8 data[VIRTIO_RDMA_CTRL_DATA_MAX];
 	virtio_net_ctrl_ack status;
 	u8 ack[VIRTIO_RDMA_CTRL_ACK_MAX];
+	bool inflight;			/* with the device (maybe timed out) */
+	unsigned int used;		/* bytes written, once used */
+};
+
+/* virtio_rdma_ctrl_buf of sleeping and of atomic commands */
+enum virtio_rdma_ctrl_kind {
+	VIRTIO_RDMA_CTRL_SLEEP,
+	VIRTIO_RDMA_CTRL_ATOMIC,
+	VIRTIO_RDMA_CTRL_KINDS,
 };
 
 struct virtio_rdma_ctrl {
-	struct mutex lock;		/* one command at a time */
+	spinlock_t lock;		/* the virtqueue, the buffers' state */
+	struct mutex sleep_lock;	/* one sleeping command at a time */
 	struct completion done;		/* the control queue's callback */
-	struct virtio_rdma_ctrl_buf *buf;
-	bool outstanding;		/* a timed-out command the device still holds */
+	struct virtio_rdma_ctrl_buf *buf[VIRTIO_RDMA_CTRL_KINDS];
 };
 
 /* The port as the configuration space and QUERY_PORT_SPEED describe it. */
@@ -105,6 +115,8 @@ struct virtio_rdma_dev {
 	struct mutex res_lock;		/* create and destroy+re-initialise */
 	spinlock_t cq_lock;		/* cqs[] and each CQ's ibcq */
 	struct virtio_rdma_cq_res **cqs;	/* max_rdma_cqs, by CQN */
+	spinlock_t qp_lock;		/* qps[] */
+	struct virtio_rdma_qp_res **qps;	/* kernel QPs, by QPN (poll_cq) */
 	bool dead;			/* reset: no more commands */
 	struct mutex zombie_lock;
 	struct list_head zombies;	/* memory the device may still use */
@@ -141,8 +153,23 @@ struct virtio_rdma_mmap {
 	bool inserted;
 };
 
+/*
+ * The driver's own indices of a queue it drives for a kernel consumer
+ * (virtio_rdma_kverbs.c); unused for a queue a process drives.
+ */
+struct virtio_rdma_kq {
+	spinlock_t lock;		/* post on a send or receive queue */
+	u16 avail_idx;			/* the next WR's, the next avail entry's */
+	u16 last_used;			/* used->idx last seen (CQ: consumed) */
+	u16 polled;			/* receive queue: completions polled */
+	u32 max_wr;
+	u32 max_sge;
+	u32 max_inline;
+};
+
 struct virtio_rdma_uq {
 	struct virtqueue *vq;
+	struct virtio_rdma_kq k;
 	u16 num;
 	u32 stride;
 	void *slots;
@@ -176,6 +203,8 @@ struct virtio_rdma_cq_res {
 	struct kref ref;
 	struct virtio_rdma_dev *dev;
 	u32 cqn;
+	bool kernel;			/* polled by the driver, not mapped */
+	struct delayed_work wrap_work;	/* kernel CQ: events near used->idx 0 */
 	struct ib_cq *ibcq;		/* under dev->cq_lock; NULL once destroyed */
 	bool error_reported;
 	struct virtio_rdma_uq ring;
@@ -188,6 +217,8 @@ struct virtio_rdma_qp_res {
 	u32 qpn;
 	u8 qp_type;			/* VIRTIO_IB_QPT_* */
 	bool sq_sig_all;
+	bool kernel;			/* posted by the driver, not mapped */
+	struct ib_qp *ibqp;		/* kernel QPs: what ib_wc.qp names */
 	struct virtio_rdma_pd_res *pd;
 	struct virtio_rdma_cq_res *scq;
 	struct virtio_rdma_cq_res *rcq;
@@ -274,6 +305,9 @@ int virtio_rdma_roce_cmd_sg(struct virtio_rdma_dev *dev, u8 cmd,
 			    const void *data, size_t len,
 			    struct scatterlist *extra, void *ack,
 			    size_t ack_len);
+int virtio_rdma_roce_cmd_atomic(struct virtio_rdma_dev *dev, u8 cmd,
+				const void *data, size_t len, void *ack,
+				size_t ack_len);
 
 /* virtio_rdma_netdev.c */
 struct net_device *virtio_rdma_netdev_alloc(struct virtio_rdma_dev *dev);
@@ -367,6 +401,17 @@ int virtio_rdma_destroy_ah(struct ib_ah *ibah, u32 flags);
 
 /* virtio_rdma_main.c */
 bool virtio_rdma_needs_reset(struct virtio_rdma_dev *dev);
+
+/* virtio_rdma_kverbs.c */
+void virtio_rdma_kq_init(struct virtio_rdma_uq *u, u32 max_wr, u32 max_sge,
+			 u32 max_inline);
+bool virtio_rdma_kcq_pending(struct virtio_rdma_cq_res *cq);
+void virtio_rdma_kqp_reset(struct virtio_rdma_qp_res *qp);
+int virtio_rdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+			  const struct ib_send_wr **bad_wr);
+int virtio_rdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr);
+int virtio_rdma_poll_cq(struct ib_cq *ibcq, int ne, struct ib_wc *wc);
 
 /* virtio_rdma_port.c */
 extern const struct attribute_group *virtio_rdma_port_groups[];

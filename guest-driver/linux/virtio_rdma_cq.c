@@ -3,8 +3,8 @@
  * Completion queues. A CQ is a completion virtqueue that the process polls
  * through its mapping; the kernel creates it (CREATE_CQ), fills its
  * descriptors, makes every slot available, arms it (REQ_NOTIFY_CQ) and
- * turns its interrupt into the CQ's completion event. User CQs only: the
- * driver has no poll_cq, so kernel consumers do not use it.
+ * turns its interrupt into the CQ's completion event. A kernel CQ is the
+ * same virtqueue, polled by the driver (virtio_rdma_kverbs.c).
  */
 #include <linux/log2.h>
 #include <linux/slab.h>
@@ -104,6 +104,45 @@ out_unlock:
 	return ret;
 }
 
+/*
+ * vring_interrupt() drops a completion interrupt that finds used->idx at
+ * 0 modulo 2^16 (virtio_ring's own last_used_idx stays 0 for these
+ * queues: vq.c). A process polls its own ring; a kernel consumer that
+ * armed its CQ would wait for that event forever. So while a kernel CQ is
+ * armed within a ring's length of the wrap, this work looks at the ring
+ * every CQ_WRAP_POLL_MS and raises the event itself once a CQE is there.
+ */
+#define CQ_WRAP_POLL_MS	10
+
+static void cq_wrap_work(struct work_struct *work)
+{
+	struct virtio_rdma_cq_res *cq =
+		container_of(to_delayed_work(work), struct virtio_rdma_cq_res,
+			     wrap_work);
+	struct virtio_rdma_dev *dev = cq->dev;
+	unsigned long flags;
+
+	if (!virtio_rdma_kcq_pending(cq)) {
+		schedule_delayed_work(&cq->wrap_work,
+				      msecs_to_jiffies(CQ_WRAP_POLL_MS));
+		return;
+	}
+	spin_lock_irqsave(&dev->cq_lock, flags);
+	if (cq->ibcq && cq->ibcq->comp_handler)
+		cq->ibcq->comp_handler(cq->ibcq, cq->ibcq->cq_context);
+	spin_unlock_irqrestore(&dev->cq_lock, flags);
+}
+
+/* Armed with used->idx at most a ring's length before 0 (mod 2^16). */
+static void cq_watch_wrap(struct virtio_rdma_cq_res *cq)
+{
+	u16 to_wrap = 0 - cq->ring.k.last_used;
+
+	if (to_wrap && to_wrap <= cq->ring.num)
+		schedule_delayed_work(&cq->wrap_work,
+				      msecs_to_jiffies(CQ_WRAP_POLL_MS));
+}
+
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
 int virtio_rdma_create_cq(struct ib_cq *ibcq,
 			  const struct ib_cq_init_attr *attr,
@@ -123,17 +162,14 @@ int virtio_rdma_create_cq(struct ib_cq *ibcq,
 	unsigned int num;
 	int ret;
 
-	/* No poll_cq: kernel consumers have no use for a CQ of this device. */
-	if (!udata || !dev->user_rings)
+	/* The slot scheme needs the ring layout user_rings checked. */
+	if (!dev->user_rings)
 		return -EOPNOTSUPP;
 	if (attr->flags)
 		return -EOPNOTSUPP;
 	num = virtqueue_get_vring_size(dev->vqs[virtio_rdma_cq_vq(dev, 0)]);
 	if (!attr->cqe || attr->cqe > num)
 		return -EINVAL;
-	uctx = rdma_udata_to_drv_context(udata, struct virtio_rdma_ucontext,
-					 ibuc);
-
 	cq = kzalloc(sizeof(*cq), GFP_KERNEL);
 	if (!cq)
 		return -ENOMEM;
@@ -146,7 +182,16 @@ int virtio_rdma_create_cq(struct ib_cq *ibcq,
 		return ret;
 	}
 	to_vcq(ibcq)->res = cq;
+	ibcq->cqe = cq->ring.num;
+	if (!udata) {
+		cq->kernel = true;
+		virtio_rdma_kq_init(&cq->ring, 0, 0, 0);
+		INIT_DELAYED_WORK(&cq->wrap_work, cq_wrap_work);
+		return 0;
+	}
 
+	uctx = rdma_udata_to_drv_context(udata, struct virtio_rdma_ucontext,
+					 ibuc);
 	ret = virtio_rdma_uq_publish(dev, &uctx->ibuc, &cq->ring, false,
 				     &cq->ref, cq_release, &resp.cq);
 	if (ret)
@@ -155,7 +200,6 @@ int virtio_rdma_create_cq(struct ib_cq *ibcq,
 	ret = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
 	if (ret)
 		goto err_put;
-	ibcq->cqe = cq->ring.num;
 	return 0;
 
 err_put:
@@ -175,17 +219,22 @@ int virtio_rdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	spin_lock_irq(&dev->cq_lock);
 	cq->ibcq = NULL;
 	spin_unlock_irq(&dev->cq_lock);
+	if (cq->kernel)
+		cancel_delayed_work_sync(&cq->wrap_work);
 	virtio_rdma_uq_unpublish(&cq->ring);
 	virtio_rdma_cq_put(cq);
 	return 0;
 }
 
 /*
- * ibv_req_notify_cq() through the kernel (ibv_cmd_req_notify_cq). The arm
- * fails on a CQ in error (an overrun, ROCE-DEV-CQ-7): that is the only way
- * the device tells it, so the CQ's consumer gets IB_EVENT_CQ_ERR, once
- * (ROCE-DRV-OVR-2). Missed events cannot be reported: the CQ is the
- * process's own ring.
+ * ibv_req_notify_cq() through the kernel (ibv_cmd_req_notify_cq), or
+ * ib_req_notify_cq() of a kernel consumer, which may call it in softirq or
+ * from its completion handler: then the command busy-waits
+ * (virtio_rdma_ctrl.c). The arm fails on a CQ in error (an overrun,
+ * ROCE-DEV-CQ-7): that is the only way the device tells it, so the CQ's
+ * consumer gets IB_EVENT_CQ_ERR, once (ROCE-DRV-OVR-2). A kernel CQ
+ * reports missed events (CQEs that arrived before the arm) with 1; a user
+ * CQ cannot: it is the process's own ring.
  */
 int virtio_rdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags f)
 {
@@ -203,8 +252,20 @@ int virtio_rdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags f)
 	cmd.flags = cpu_to_le32((f & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED ?
 				VIRTIO_IB_NOTIFY_SOLICITED :
 				VIRTIO_IB_NOTIFY_NEXT_COMPLETION);
-	ret = virtio_rdma_roce_cmd(cq->dev, VIRTIO_NET_CTRL_ROCE_REQ_NOTIFY_CQ,
-				   &cmd, sizeof(cmd), NULL, 0);
+	if (cq->kernel)
+		ret = virtio_rdma_roce_cmd_atomic(cq->dev,
+						  VIRTIO_NET_CTRL_ROCE_REQ_NOTIFY_CQ,
+						  &cmd, sizeof(cmd), NULL, 0);
+	else
+		ret = virtio_rdma_roce_cmd(cq->dev,
+					   VIRTIO_NET_CTRL_ROCE_REQ_NOTIFY_CQ,
+					   &cmd, sizeof(cmd), NULL, 0);
+	if (!ret && cq->kernel) {
+		if (virtio_rdma_kcq_pending(cq))
+			return f & IB_CQ_REPORT_MISSED_EVENTS ? 1 : 0;
+		cq_watch_wrap(cq);
+		return 0;
+	}
 	if (ret != -EREMOTEIO)
 		return ret;
 	if (!cq->error_reported && ibcq->event_handler) {

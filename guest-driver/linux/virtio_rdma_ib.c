@@ -292,9 +292,9 @@ static const struct ib_device_ops virtio_rdma_ib_ops = {
 	.port_groups = virtio_rdma_port_groups,
 
 	/*
-	 * No post_send, post_recv, poll_cq: the data path is the process's
-	 * own (mapped rings). ib_core then treats the device as no kernel
-	 * verbs provider, and the MAD, CM and RDMA CM clients leave it alone.
+	 * With post_send, post_recv and poll_cq (kernel QPs and CQs,
+	 * virtio_rdma_kverbs.c) ib_core treats the device as a kernel verbs
+	 * provider: ib_mad opens its GSI QP, ib_cm and rdma_cm attach.
 	 */
 	.add_gid = virtio_rdma_add_gid,
 	.alloc_pd = virtio_rdma_alloc_pd,
@@ -321,6 +321,9 @@ static const struct ib_device_ops virtio_rdma_ib_ops = {
 	.mmap = virtio_rdma_mmap,
 	.mmap_free = virtio_rdma_mmap_free,
 	.modify_qp = virtio_rdma_modify_qp,
+	.poll_cq = virtio_rdma_poll_cq,
+	.post_recv = virtio_rdma_post_recv,
+	.post_send = virtio_rdma_post_send,
 	.query_device = virtio_rdma_query_device,
 	.query_pkey = virtio_rdma_query_pkey,
 	.query_port = virtio_rdma_query_port,

@@ -122,9 +122,11 @@ static int virtio_rdma_res_init(struct virtio_rdma_dev *dev)
 	mutex_init(&dev->res_lock);
 	mutex_init(&dev->zombie_lock);
 	spin_lock_init(&dev->cq_lock);
+	spin_lock_init(&dev->qp_lock);
 	INIT_LIST_HEAD(&dev->zombies);
 	dev->cqs = kcalloc(dev->max_rdma_cqs, sizeof(*dev->cqs), GFP_KERNEL);
-	return dev->cqs ? 0 : -ENOMEM;
+	dev->qps = kcalloc(dev->max_rdma_qps, sizeof(*dev->qps), GFP_KERNEL);
+	return dev->cqs && dev->qps ? 0 : -ENOMEM;
 }
 
 /* ROCE-DEV-CFG-1, -2: the device's queue counts, checked before use. */
@@ -319,6 +321,7 @@ err_free_netdev:
 err_free_ctrl:
 	virtio_rdma_ctrl_free(dev);
 err_dealloc_ib:
+	kfree(dev->qps);
 	kfree(dev->cqs);
 	ib_dealloc_device(&dev->ib);
 	return ret;
@@ -348,6 +351,7 @@ static void virtio_rdma_remove(struct virtio_device *vdev)
 
 	free_netdev(dev->netdev);
 	virtio_rdma_ctrl_free(dev);
+	kfree(dev->qps);
 	kfree(dev->cqs);
 	ib_dealloc_device(&dev->ib);
 }

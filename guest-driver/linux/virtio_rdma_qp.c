@@ -4,8 +4,9 @@
  * that the process fills through its mappings and rings through its own
  * doorbell pages; the kernel creates it (CREATE_QP), fills the descriptors,
  * and translates modify and query (MODIFY_QP, QUERY_QP) between ib_core's
- * attributes and the wire's. User QPs only: the driver has no post_send,
- * post_recv or poll_cq, so ib_core keeps kernel consumers (MAD, CM) away.
+ * attributes and the wire's. A kernel QP (ib_mad's GSI QP, a ULP's) is the
+ * same pair of virtqueues, posted by the driver (virtio_rdma_kverbs.c) and
+ * entered in the QPN table that poll_cq reads for ib_wc.qp.
  */
 #include <linux/etherdevice.h>
 #include <linux/log2.h>
@@ -254,6 +255,22 @@ out_unlock:
 	return ret;
 }
 
+/* A kernel QP: the driver's indices, and an entry in the QPN table. */
+static void qp_kernel_init(struct virtio_rdma_qp_res *qp, struct ib_qp *ibqp,
+			   const struct ib_qp_cap *cap)
+{
+	struct virtio_rdma_dev *dev = qp->dev;
+
+	qp->kernel = true;
+	qp->ibqp = ibqp;
+	virtio_rdma_kq_init(&qp->sq, cap->max_send_wr, cap->max_send_sge,
+			    cap->max_inline_data);
+	virtio_rdma_kq_init(&qp->rq, cap->max_recv_wr, cap->max_recv_sge, 0);
+	spin_lock_irq(&dev->qp_lock);
+	dev->qps[qp->qpn] = qp;
+	spin_unlock_irq(&dev->qp_lock);
+}
+
 static int qp_check_init(struct virtio_rdma_dev *dev,
 			 const struct ib_qp_init_attr *init, u8 *type)
 {
@@ -285,9 +302,11 @@ int virtio_rdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	u8 type;
 	int ret;
 
-	if (!udata || !dev->user_rings)
+	/* The slot scheme needs the ring layout user_rings checked. */
+	if (!dev->user_rings)
 		return -EOPNOTSUPP;
-	if (!dev->user_doorbells) {
+	/* A kernel QP rings through virtio_ring's notify: no page needed. */
+	if (udata && !dev->user_doorbells) {
 		dev_info_once(&dev->vdev->dev,
 			      "user QP refused: no doorbell page per virtqueue (page-per-vq)\n");
 		return -EOPNOTSUPP;
@@ -295,8 +314,6 @@ int virtio_rdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	ret = qp_check_init(dev, init, &type);
 	if (ret)
 		return ret;
-	uctx = rdma_udata_to_drv_context(udata, struct virtio_rdma_ucontext,
-					 ibuc);
 
 	qp = kzalloc(sizeof(*qp), GFP_KERNEL);
 	if (!qp)
@@ -326,7 +343,13 @@ int virtio_rdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	kref_get(&qp->rcq->ref);
 	to_vqp(ibqp)->res = qp;
 	ibqp->qp_num = qp->qpn;
+	if (!udata) {
+		qp_kernel_init(qp, ibqp, &init->cap);
+		return 0;
+	}
 
+	uctx = rdma_udata_to_drv_context(udata, struct virtio_rdma_ucontext,
+					 ibuc);
 	ret = virtio_rdma_uq_publish(dev, &uctx->ibuc, &qp->sq, true, &qp->ref,
 				     qp_release, &resp.sq);
 	if (ret)
@@ -410,7 +433,11 @@ int virtio_rdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	ret = qp_attr_to_wire(attr, mask, &cmd);
 	if (ret)
 		return ret;
-	return qp_modify_cmd(qp->dev, &cmd);
+	ret = qp_modify_cmd(qp->dev, &cmd);
+	if (!ret && qp->kernel && (mask & IB_QP_STATE) &&
+	    attr->qp_state == IB_QPS_RESET)
+		virtio_rdma_kqp_reset(qp);
+	return ret;
 }
 
 int virtio_rdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
@@ -480,6 +507,12 @@ int virtio_rdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	};
 	int ret;
 
+	if (qp->kernel) {
+		/* poll_cq drops what is left of it on its CQs. */
+		spin_lock_irq(&qp->dev->qp_lock);
+		qp->dev->qps[qp->qpn] = NULL;
+		spin_unlock_irq(&qp->dev->qp_lock);
+	}
 	virtio_rdma_uq_unpublish(&qp->sq);
 	virtio_rdma_uq_unpublish(&qp->rq);
 	if (kref_read(&qp->ref) > 1 && !qp->dev->dead) {
@@ -504,14 +537,18 @@ int virtio_rdma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	struct virtio_rdma_ack_create_ah ack;
 	int ret;
 
-	/* A control command sleeps. */
-	if (!(init->flags & RDMA_CREATE_AH_SLEEPABLE))
-		return -EOPNOTSUPP;
 	ret = av_to_wire(init->ah_attr, &cmd.ah_attr);
 	if (ret)
 		return ret;
-	ret = virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_CREATE_AH, &cmd,
-				   sizeof(cmd), &ack, sizeof(ack));
+	/* The CM creates AHs under its spinlock: then the command busy-waits. */
+	if (init->flags & RDMA_CREATE_AH_SLEEPABLE)
+		ret = virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_CREATE_AH,
+					   &cmd, sizeof(cmd), &ack, sizeof(ack));
+	else
+		ret = virtio_rdma_roce_cmd_atomic(dev,
+						  VIRTIO_NET_CTRL_ROCE_CREATE_AH,
+						  &cmd, sizeof(cmd), &ack,
+						  sizeof(ack));
 	if (ret)
 		return ret == -EREMOTEIO ? -EINVAL : ret;
 	to_vah(ibah)->ahn = le32_to_cpu(ack.ah);
@@ -536,8 +573,13 @@ int virtio_rdma_destroy_ah(struct ib_ah *ibah, u32 flags)
 
 	if (dev->dead)
 		return 0;
-	ret = virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_DESTROY_AH, &cmd,
-				   sizeof(cmd), NULL, 0);
+	if (flags & RDMA_DESTROY_AH_SLEEPABLE)
+		ret = virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_DESTROY_AH,
+					   &cmd, sizeof(cmd), NULL, 0);
+	else
+		ret = virtio_rdma_roce_cmd_atomic(dev,
+						  VIRTIO_NET_CTRL_ROCE_DESTROY_AH,
+						  &cmd, sizeof(cmd), NULL, 0);
 	/* The AH holds no memory: ib_core forgets it whatever the device said. */
 	if (ret)
 		dev_warn_ratelimited(&dev->vdev->dev, "AH %u: DESTROY_AH %d\n",

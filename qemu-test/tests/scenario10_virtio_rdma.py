@@ -134,6 +134,9 @@ if [ -c "/dev/infiniband/$UA" ]; then
 else
     vur_result uverbs_device fail "no uverbs device for $IA: $(ls /dev/infiniband)"
 fi
+# A kernel verbs provider: ib_mad opened QP 1 (GSI) and brought it to RTS.
+vur_expect gsi_qp_of_ib_mad 1 \
+    "$(rdma resource show qp link $IA/1 | grep -c 'lqpn 1 type GSI state RTS')"
 vur_expect link_layer Ethernet "$(cat $P/link_layer)"
 vur_expect port_state "4: ACTIVE" "$(cat $P/state)"
 vur_expect port_rate "50 Gb/sec (1X HDR)" "$(cat $P/rate)"
@@ -275,6 +278,11 @@ fi
 '''
 
 
+# What ib_mad holds on a RoCE device while it is registered: its PD with
+# ib_core's DMA MR, the CQ and the GSI QP (QP 1) of port 1.
+IB_MAD = {'pds': 1, 'mrs': 1, 'cqs': 1, 'qps': 1, 'ahs': 0}
+
+
 def scenario(tap, qemu, image, sock_dir):
     try:
         ko = guest.build_module()
@@ -322,7 +330,7 @@ def scenario(tap, qemu, image, sock_dir):
                   .replace('@MAC_C@', MAC_C))
         # C without page-per-vq: doorbells share pages, no user QPs there.
         g = guest.Guest(qemu, image, script, [sock_a, sock_b, sock_c],
-                        append='vur.modules=virtio_pci,ib_core,ib_uverbs',
+                        append='vur.modules=virtio_pci,ib_core,ib_uverbs,rdma_ucm',
                         files=files, socket_opts={sock_c: 'page-per-vq=off'})
         changes = [None]
 
@@ -334,7 +342,7 @@ def scenario(tap, qemu, image, sock_dir):
                      and b['features_negotiated'] & (1 << 55) == 0,
                      {k: b[k] for k in ('vid', 'started', 'features_negotiated')})
             a = backend_a.device(sock_a)
-            tap.case('backend_one_pd_while_held', a['pds'] == 1,
+            tap.case('backend_one_pd_while_held', a['pds'] == 1 + IB_MAD['pds'],
                      {k: a[k] for k in ('pds', 'gids', 'ctrl_requests', 'ctrl_errors')})
             # ADD_GID: the IPv6 link-local GID and the IPv4 one.
             tap.case('backend_two_gids', a['gids'] == 2, f"{a['gids']} GIDs")
@@ -343,9 +351,10 @@ def scenario(tap, qemu, image, sock_dir):
             return {k: a[k] for k in ('pds', 'mrs', 'cqs', 'qps', 'ahs', 'ctrl_errors')}
 
         def rdma_count(name, want):
+            """@want: the processes' objects; ib_mad's are counted on top."""
             a = backend_a.device(sock_a)
             got = counts(a)
-            tap.case(name, all(got[k] == v for k, v in want.items()), got)
+            tap.case(name, all(got[k] == v + IB_MAD[k] for k, v in want.items()), got)
 
         def device_links(state):
             guest.ctl(admin, 'device-link', sock_a, state)
@@ -353,7 +362,7 @@ def scenario(tap, qemu, image, sock_dir):
 
         def member_down():
             a = backend_a.device(sock_a)
-            tap.case('backend_pd_destroyed', a['pds'] == 0, f"{a['pds']} PDs")
+            tap.case('backend_pd_destroyed', a['pds'] == IB_MAD['pds'], f"{a['pds']} PDs")
             changes[0] = a['config_changes']
             guest.ctl(admin, 'member-link', 'net_tap1', 'down')
 

@@ -15,7 +15,11 @@ The tools run with their default depths (500 receive WRs: QEMU's default
 queue-size, 1024, holds them). Between the guests, with the data checked
 where the tool can (-c):
 ibv_rc_pingpong and ibv_uc_pingpong 4 KiB, ibv_ud_pingpong 1 KiB; perftest
-ib_write_bw, ib_read_bw (64 KiB) and ib_send_lat (8 B). Then the first
+ib_write_bw, ib_read_bw (64 KiB) and ib_send_lat (8 B); through the RDMA
+CM (the kernel's GSI QP on the device: ib_mad, ib_cm, rdma_cm, rdma_ucm),
+rping (4 KiB, 10 pings, data validated with -V) and ib_send_bw -R (64 KiB).
+The guest checks that ib_mad's GSI QP is QP 1 in RTS (`rdma resource`).
+Then the first
 guest's ibv_rc_pingpong and ibv_ud_pingpong run against vur-pingpong on the
 host (a link-local GID: the guest gets a permanent neighbour entry, since a
 virtio-user device has no IP stack to answer neighbour discovery). The
@@ -45,7 +49,9 @@ MACS = ['02:00:00:00:0c:01', '02:00:00:00:0c:02', '02:00:00:00:0c:03']
 ITERS = int(os.environ.get('VUR_PP_ITERS', '20'))
 BW_N = 200 if os.environ.get('VUR_PP_BW') == '1' else 50
 # (name, tool and arguments between the guests, what its output must have or
-# None): rdma-core's tools take the GID index with -g, perftest with -x
+# None, how it finds its peer): rdma-core's tools take the GID index with -g,
+# perftest with -x; with -R perftest connects through the RDMA CM (the peer's
+# address only), rping takes the addresses with -a
 PP = '@ITERS@ iters in'
 GUEST_RUNS = [
     ('rc_pingpong', 'ibv_rc_pingpong -s 4096 -n @ITERS@ -c', PP, '-g'),
@@ -54,6 +60,10 @@ GUEST_RUNS = [
     ('write_bw', f'ib_write_bw -F -s 65536 -n {BW_N}', None, '-x'),
     ('read_bw', 'ib_read_bw -F -s 65536 -n 50', None, '-x'),
     ('send_lat', 'ib_send_lat -F -s 8 -n 100', None, '-x'),
+    # Through the RDMA CM (rdma_ucm, rdma_cm, ib_cm over the kernel's GSI
+    # QP): rping with the data checked, perftest connected by the CM.
+    ('rping', 'rping -v -V -C 10 -S 4096', 'ping data: rdma-ping-9: ', 'rping'),
+    ('send_bw_cm', 'ib_send_bw -F -s 65536 -n 50', None, '-R'),
 ]
 # (guest tool, vur-pingpong transport, size)
 HOST_RUNS = [('ibv_rc_pingpong', 'rc', 4096), ('ibv_ud_pingpong', 'ud', 1024)]
@@ -87,6 +97,13 @@ gid=$(vur_roce_v2_gid virtio_rdma0 "0000:0000:0000:0000:0000:ffff:@GID_V4@")
 vur_expect roce_v2_gid_of_ipv4 yes "$([ -n "$gid" ] && echo yes)"
 vur_ping ping_peer @PEER@ 60
 
+# ib_mad opened the GSI QP: QP 1, type GSI, in RTS
+if rdma resource show qp link virtio_rdma0/1 2>&1 | grep -q 'lqpn 1 type GSI state RTS'; then
+    vur_result gsi_qp ok "$(rdma resource show qp link virtio_rdma0/1 | grep 'lqpn 1 ')"
+else
+    vur_result gsi_qp fail "$(rdma resource show qp 2>&1 | head -5)"
+fi
+
 # run NAME EXPECT GIDOPT TOOL...: one tool between the guests, the server on
 # guest 1; ok when it exits 0 and its output has EXPECT (if not empty).
 run() {
@@ -95,13 +112,18 @@ run() {
     _ok() { [ -z "$_expect" ] || grep -q "$_expect" /tmp/$_run.log; }
     _res() {
         if [ "$1" = 0 ] && _ok; then
-            vur_result "$_run" ok "$(tail -n 4 /tmp/$_run.log | tr '\n' '|')"
+            vur_result "$_run" ok "$(tail -n 4 /tmp/$_run.log | cut -c1-160 | tr '\n' '|')"
         else
-            vur_result "$_run" fail "exit $1 $(tail -n 8 /tmp/$_run.log | tr '\n' '|')"
+            vur_result "$_run" fail "exit $1 $(tail -n 8 /tmp/$_run.log | cut -c1-160 | tr '\n' '|')"
         fi
     }
+    case $_gidopt in
+    rping) _srv="-s -a @ADDR@ -p @PORT@" _cli="-c -a @PEER@ -p @PORT@" ;;
+    -R) _srv="-d virtio_rdma0 -R -p @PORT@" _cli="$_srv @PEER@" ;;
+    *) _srv="-d virtio_rdma0 $_gidopt ${gid:-0} -p @PORT@" _cli="$_srv @PEER@" ;;
+    esac
     if [ "@ROLE@" = server ]; then
-        sid "$@" -d virtio_rdma0 $_gidopt ${gid:-0} -p @PORT@ >/tmp/$_run.log 2>&1 &
+        sid "$@" $_srv >/tmp/$_run.log 2>&1 &
         _pid=$!
         sleep 1 # listening before the client is let go
         vur_step "server_$_run"
@@ -110,10 +132,10 @@ run() {
     else
         vur_step "server_$_run"
         for _try in 1 2 3 4 5; do
-            sid "$@" -d virtio_rdma0 $_gidopt ${gid:-0} -p @PORT@ @PEER@ >/tmp/$_run.log 2>&1
+            sid "$@" $_cli >/tmp/$_run.log 2>&1
             _st=$?
             [ $_st = 0 ] && break
-            grep -q -i "couldn't connect\|connection refused" /tmp/$_run.log || break
+            grep -q -i "couldn't connect\|connection refused\|REJECTED\|unreachable" /tmp/$_run.log || break
             sleep 1
         done
         _res $_st
@@ -176,7 +198,7 @@ def scenario(tap, qemu, image, sock_dir):
         for i in range(2):
             script = guest_script(i)
             guests.append(guest.Guest(qemu, sid_image, script, [socks[i]], mem_mb=512,
-                                      append='vur.modules=virtio_pci,ib_core,ib_uverbs',
+                                      append='vur.modules=virtio_pci,ib_core,ib_uverbs,rdma_ucm',
                                       files=guest.module_files(ko, sid_image),
                                       name=f'guest{i + 1}'))
         for name, _, _, _ in GUEST_RUNS:

@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The data path of kernel consumers (ib_mad's GSI QP, the CM, ULPs): the
+ * driver drives a kernel CQ's and QP's virtqueues itself, in the same slot
+ * scheme a process uses (<rdma/virtio_rdma-abi.h>): descriptor i is slot
+ * i, the n-th WR goes in slot n % num, a CQE is the slot the next used
+ * element names and is made available again once read.
+ *
+ * The addresses in the s/g lists are ib_core's: DMA addresses with the
+ * kernel PD's DMA MR key (pd->local_dma_lkey) or the keys of registered
+ * MRs; without VIRTIO_F_ACCESS_PLATFORM a DMA address is guest-physical,
+ * what the device translates through the DMA MR.
+ *
+ * The ordering is virtio's (weak barriers: the device is a vhost-user
+ * backend on other CPUs): slots and ring entries before avail->idx,
+ * avail->idx before the event index, used->idx before the used element.
+ */
+#include <linux/virtio_ring.h>
+#include <rdma/ib_verbs.h>
+
+#include "virtio_rdma.h"
+
+void virtio_rdma_kq_init(struct virtio_rdma_uq *u, u32 max_wr, u32 max_sge,
+			 u32 max_inline)
+{
+	const struct vring *vr = virtqueue_get_vring(u->vq);
+
+	spin_lock_init(&u->k.lock);
+	u->k.avail_idx = virtio16_to_cpu(u->vq->vdev, vr->avail->idx);
+	u->k.last_used = 0;
+	u->k.polled = 0;
+	u->k.max_wr = max_wr;
+	u->k.max_sge = max_sge;
+	u->k.max_inline = max_inline;
+}
+
+static const struct vring *kq_vring(struct virtio_rdma_uq *u)
+{
+	return virtqueue_get_vring(u->vq);
+}
+
+static u16 kq_used_idx(struct virtio_rdma_uq *u)
+{
+	u16 idx = virtio16_to_cpu(u->vq->vdev,
+				  READ_ONCE(kq_vring(u)->used->idx));
+
+	virtio_rmb(true);
+	return idx;
+}
+
+static void *kq_slot(struct virtio_rdma_uq *u, u16 i)
+{
+	return u->slots + (size_t)(i & (u->num - 1)) * u->stride;
+}
+
+/* The n-th WR takes slot n % num. */
+static void kq_push(struct virtio_rdma_uq *u)
+{
+	const struct vring *vr = kq_vring(u);
+	u16 i = u->k.avail_idx & (u->num - 1);
+
+	vr->avail->ring[i] = cpu_to_virtio16(u->vq->vdev, i);
+	u->k.avail_idx++;
+}
+
+/* avail->idx, then the doorbell if the device wants one (virtio 2.7.10). */
+static void kq_publish(struct virtio_rdma_uq *u, u16 old)
+{
+	struct virtio_device *vdev = u->vq->vdev;
+	const struct vring *vr = kq_vring(u);
+	bool kick;
+
+	virtio_wmb(true);
+	WRITE_ONCE(vr->avail->idx, cpu_to_virtio16(vdev, u->k.avail_idx));
+	virtio_mb(true);
+	if (virtio_has_feature(vdev, VIRTIO_RING_F_EVENT_IDX)) {
+		u16 event = virtio16_to_cpu(vdev,
+					    READ_ONCE(vring_avail_event(vr)));
+
+		kick = vring_need_event(event, u->k.avail_idx, old);
+	} else {
+		kick = !(virtio16_to_cpu(vdev, READ_ONCE(vr->used->flags)) &
+			 VRING_USED_F_NO_NOTIFY);
+	}
+	if (kick)
+		virtqueue_notify(u->vq);
+}
+
+static void kq_sg_list(struct virtio_rdma_sge *dst, const struct ib_sge *src,
+		       int num_sge)
+{
+	int i;
+
+	for (i = 0; i < num_sge; i++) {
+		dst[i].addr = cpu_to_le64(src[i].addr);
+		dst[i].length = cpu_to_le32(src[i].length);
+		dst[i].lkey = cpu_to_le32(src[i].lkey);
+	}
+}
+
+static bool qp_is_ud(const struct virtio_rdma_qp_res *qp)
+{
+	return qp->qp_type == VIRTIO_IB_QPT_UD ||
+	       qp->qp_type == VIRTIO_IB_QPT_GSI;
+}
+
+/* ib_wr_opcode -> enum virtio_ib_wr_opcode, by what the QP type allows. */
+static int wr_opcode(const struct virtio_rdma_qp_res *qp,
+		     enum ib_wr_opcode opcode, u8 *op)
+{
+	switch (opcode) {
+	case IB_WR_SEND:
+		*op = VIRTIO_IB_WR_SEND;
+		return 0;
+	case IB_WR_SEND_WITH_IMM:
+		*op = VIRTIO_IB_WR_SEND_WITH_IMM;
+		return 0;
+	case IB_WR_RDMA_WRITE:
+		*op = VIRTIO_IB_WR_RDMA_WRITE;
+		return qp_is_ud(qp) ? -EINVAL : 0;
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		*op = VIRTIO_IB_WR_RDMA_WRITE_WITH_IMM;
+		return qp_is_ud(qp) ? -EINVAL : 0;
+	case IB_WR_RDMA_READ:
+		*op = VIRTIO_IB_WR_RDMA_READ;
+		return qp->qp_type == VIRTIO_IB_QPT_RC ? 0 : -EINVAL;
+	default:
+		return -EINVAL;
+	}
+}
+
+#define KQ_SEND_FLAGS (IB_SEND_FENCE | IB_SEND_SIGNALED | IB_SEND_SOLICITED | \
+		       IB_SEND_INLINE)
+
+static u8 wr_send_flags(int flags)
+{
+	u8 f = 0;
+
+	if (flags & IB_SEND_FENCE)
+		f |= VIRTIO_IB_SEND_FENCE;
+	if (flags & IB_SEND_SIGNALED)
+		f |= VIRTIO_IB_SEND_SIGNALED;
+	if (flags & IB_SEND_SOLICITED)
+		f |= VIRTIO_IB_SEND_SOLICITED;
+	if (flags & IB_SEND_INLINE)
+		f |= VIRTIO_IB_SEND_INLINE;
+	return f;
+}
+
+/* IB_SEND_INLINE: kernel consumers give kernel virtual addresses. */
+static int wr_inline(const struct virtio_rdma_uq *sq,
+		     const struct ib_send_wr *wr, struct virtio_rdma_sq_req *req)
+{
+	u32 len = 0;
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++) {
+		if (wr->sg_list[i].length > sq->k.max_inline - len)
+			return -EINVAL;
+		memcpy(req->inline_data + len,
+		       (void *)(uintptr_t)wr->sg_list[i].addr,
+		       wr->sg_list[i].length);
+		len += wr->sg_list[i].length;
+	}
+	req->inline_len = cpu_to_le16(len);
+	return 0;
+}
+
+static int build_send_req(const struct virtio_rdma_qp_res *qp,
+			  const struct ib_send_wr *wr,
+			  struct virtio_rdma_sq_req *req)
+{
+	bool inl = wr->send_flags & IB_SEND_INLINE;
+	u8 op;
+	int ret;
+
+	ret = wr_opcode(qp, wr->opcode, &op);
+	if (ret)
+		return ret;
+	if (wr->send_flags & ~KQ_SEND_FLAGS)
+		return -EINVAL;
+	if (wr->num_sge < 0 || (inl && op == VIRTIO_IB_WR_RDMA_READ) ||
+	    (!inl && wr->num_sge > qp->sq.k.max_sge))
+		return -EINVAL;
+	if (qp_is_ud(qp) && (!ud_wr(wr)->ah || ud_wr(wr)->remote_qpn >> 24))
+		return -EINVAL;
+
+	/* ROCE-DRV-WR-4: what the operation does not use is zero. */
+	memset(req, 0, sizeof(*req));
+	req->wr_id = cpu_to_le64(wr->wr_id);	/* or wr_cqe: a union */
+	req->opcode = op;
+	req->send_flags = wr_send_flags(wr->send_flags);
+	if (op == VIRTIO_IB_WR_SEND_WITH_IMM ||
+	    op == VIRTIO_IB_WR_RDMA_WRITE_WITH_IMM)
+		req->imm_data = wr->ex.imm_data;	/* network order, both */
+
+	if (qp_is_ud(qp)) {
+		req->ud.remote_qpn = cpu_to_le32(ud_wr(wr)->remote_qpn);
+		req->ud.remote_qkey = cpu_to_le32(ud_wr(wr)->remote_qkey);
+		req->ud.ah = cpu_to_le32(to_vah(ud_wr(wr)->ah)->ahn);
+	} else if (op != VIRTIO_IB_WR_SEND &&
+		   op != VIRTIO_IB_WR_SEND_WITH_IMM) {
+		req->rdma.remote_addr = cpu_to_le64(rdma_wr(wr)->remote_addr);
+		req->rdma.rkey = cpu_to_le32(rdma_wr(wr)->rkey);
+	}
+	if (inl)
+		return wr_inline(&qp->sq, wr, req);
+	req->num_sge = cpu_to_le32(wr->num_sge);
+	kq_sg_list(req->sg_list, wr->sg_list, wr->num_sge);
+	return 0;
+}
+
+/* A send slot is free once the device has used it (in order). */
+static bool sq_full(struct virtio_rdma_uq *sq)
+{
+	if ((u16)(sq->k.avail_idx - sq->k.last_used) < sq->k.max_wr)
+		return false;
+	sq->k.last_used = kq_used_idx(sq);
+	return (u16)(sq->k.avail_idx - sq->k.last_used) >= sq->k.max_wr;
+}
+
+int virtio_rdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+			  const struct ib_send_wr **bad_wr)
+{
+	struct virtio_rdma_qp_res *qp = to_vqp(ibqp)->res;
+	struct virtio_rdma_uq *sq = &qp->sq;
+	unsigned long flags;
+	int ret = 0;
+	u16 old;
+
+	spin_lock_irqsave(&sq->k.lock, flags);
+	old = sq->k.avail_idx;
+	for (; wr; wr = wr->next) {
+		if (sq_full(sq)) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = build_send_req(qp, wr, kq_slot(sq, sq->k.avail_idx));
+		if (ret)
+			break;
+		kq_push(sq);
+	}
+	if (ret)
+		*bad_wr = wr;
+	if (sq->k.avail_idx != old)
+		kq_publish(sq, old);
+	spin_unlock_irqrestore(&sq->k.lock, flags);
+	return ret;
+}
+
+/*
+ * A receive slot is free once its completion is polled, not when the
+ * device uses it: poll_cq reads the slot of each receive completion (its
+ * first s/g element holds the GRH), which works because the WRs of one
+ * receive queue complete in the order they were posted (the receive
+ * completion k of a QP is its k-th posted receive).
+ */
+int virtio_rdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr)
+{
+	struct virtio_rdma_uq *rq = &to_vqp(ibqp)->res->rq;
+	struct virtio_rdma_rq_req *req;
+	unsigned long flags;
+	int ret = 0;
+	u16 old;
+
+	spin_lock_irqsave(&rq->k.lock, flags);
+	old = rq->k.avail_idx;
+	for (; wr; wr = wr->next) {
+		if (wr->num_sge < 0 || wr->num_sge > rq->k.max_sge) {
+			ret = -EINVAL;
+			break;
+		}
+		if ((u16)(rq->k.avail_idx - rq->k.polled) >= rq->k.max_wr) {
+			ret = -ENOMEM;
+			break;
+		}
+		req = kq_slot(rq, rq->k.avail_idx);
+		memset(req, 0, sizeof(*req));
+		req->wr_id = cpu_to_le64(wr->wr_id);
+		req->num_sge = cpu_to_le32(wr->num_sge);
+		kq_sg_list(req->sg_list, wr->sg_list, wr->num_sge);
+		kq_push(rq);
+	}
+	if (ret)
+		*bad_wr = wr;
+	if (rq->k.avail_idx != old)
+		kq_publish(rq, old);
+	spin_unlock_irqrestore(&rq->k.lock, flags);
+	return ret;
+}
+
+/*
+ * After MODIFY_QP to RESET: the device made every outstanding WR used
+ * without a completion (ROCE-DEV-QPS-5), so no receive is outstanding.
+ */
+void virtio_rdma_kqp_reset(struct virtio_rdma_qp_res *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->rq.k.lock, flags);
+	qp->rq.k.polled = qp->rq.k.avail_idx;
+	spin_unlock_irqrestore(&qp->rq.k.lock, flags);
+}
+
+/* enum virtio_ib_wc_status -> enum ib_wc_status (IBTA names, both) */
+static const enum ib_wc_status wc_status[] = {
+	[VIRTIO_IB_WC_SUCCESS] = IB_WC_SUCCESS,
+	[VIRTIO_IB_WC_LOC_LEN_ERR] = IB_WC_LOC_LEN_ERR,
+	[VIRTIO_IB_WC_LOC_QP_OP_ERR] = IB_WC_LOC_QP_OP_ERR,
+	[VIRTIO_IB_WC_LOC_PROT_ERR] = IB_WC_LOC_PROT_ERR,
+	[VIRTIO_IB_WC_WR_FLUSH_ERR] = IB_WC_WR_FLUSH_ERR,
+	[VIRTIO_IB_WC_BAD_RESP_ERR] = IB_WC_BAD_RESP_ERR,
+	[VIRTIO_IB_WC_LOC_ACCESS_ERR] = IB_WC_LOC_ACCESS_ERR,
+	[VIRTIO_IB_WC_REM_INV_REQ_ERR] = IB_WC_REM_INV_REQ_ERR,
+	[VIRTIO_IB_WC_REM_ACCESS_ERR] = IB_WC_REM_ACCESS_ERR,
+	[VIRTIO_IB_WC_REM_OP_ERR] = IB_WC_REM_OP_ERR,
+	[VIRTIO_IB_WC_RETRY_EXC_ERR] = IB_WC_RETRY_EXC_ERR,
+	[VIRTIO_IB_WC_RNR_RETRY_EXC_ERR] = IB_WC_RNR_RETRY_EXC_ERR,
+	[VIRTIO_IB_WC_REM_ABORT_ERR] = IB_WC_REM_ABORT_ERR,
+	[VIRTIO_IB_WC_FATAL_ERR] = IB_WC_FATAL_ERR,
+	[VIRTIO_IB_WC_RESP_TIMEOUT_ERR] = IB_WC_RESP_TIMEOUT_ERR,
+	[VIRTIO_IB_WC_GENERAL_ERR] = IB_WC_GENERAL_ERR,
+};
+
+/* enum virtio_ib_wc_opcode -> enum ib_wc_opcode */
+static const enum ib_wc_opcode wc_opcode[] = {
+	[VIRTIO_IB_WC_SEND] = IB_WC_SEND,
+	[VIRTIO_IB_WC_RDMA_WRITE] = IB_WC_RDMA_WRITE,
+	[VIRTIO_IB_WC_RDMA_READ] = IB_WC_RDMA_READ,
+	[VIRTIO_IB_WC_RECV] = IB_WC_RECV,
+	[VIRTIO_IB_WC_RECV_RDMA_WITH_IMM] = IB_WC_RECV_RDMA_WITH_IMM,
+};
+
+static bool wc_is_recv(u8 opcode)
+{
+	return opcode == VIRTIO_IB_WC_RECV ||
+	       opcode == VIRTIO_IB_WC_RECV_RDMA_WITH_IMM;
+}
+
+/*
+ * RoCE v2 puts an IPv4 or an IPv6 header in the 40-byte GRH area of a UD
+ * receive (an IPv4 header in its last 20 bytes); ib_core builds the reply
+ * AH from it with wc->network_hdr_type. The area is the start of the
+ * receive's first s/g element, a DMA address, guest-physical here.
+ */
+static void wc_network_type(struct virtio_rdma_qp_res *qp, struct ib_wc *wc)
+{
+	const struct virtio_rdma_rq_req *req;
+	u64 addr;
+
+	req = kq_slot(&qp->rq, qp->rq.k.polled);
+	if (!le32_to_cpu(req->num_sge) ||
+	    le32_to_cpu(req->sg_list[0].length) < sizeof(struct ib_grh))
+		return;
+	addr = le64_to_cpu(req->sg_list[0].addr);
+	if (!pfn_valid(PHYS_PFN(addr)) ||
+	    PHYS_PFN(addr) != PHYS_PFN(addr + sizeof(struct ib_grh) - 1))
+		return;
+	wc->network_hdr_type =
+		ib_get_rdma_header_version(phys_to_virt(addr)) == 4 ?
+		RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
+	wc->wc_flags |= IB_WC_WITH_NETWORK_HDR_TYPE;
+}
+
+/*
+ * One CQE into @wc. False if its QP is gone (a CQE left from a destroyed
+ * QP): the caller drops it.
+ */
+static bool cqe_to_wc(struct virtio_rdma_dev *dev,
+		      const struct virtio_rdma_cq_req *cqe, struct ib_wc *wc)
+{
+	u32 qpn = le32_to_cpu(cqe->qp_num);
+	u32 flags = le32_to_cpu(cqe->wc_flags);
+	struct virtio_rdma_qp_res *qp;
+
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = le64_to_cpu(cqe->wr_id);
+	wc->status = cqe->status < ARRAY_SIZE(wc_status) ?
+		     wc_status[cqe->status] : IB_WC_GENERAL_ERR;
+	wc->opcode = cqe->opcode < ARRAY_SIZE(wc_opcode) ?
+		     wc_opcode[cqe->opcode] : IB_WC_SEND;
+	wc->vendor_err = le32_to_cpu(cqe->vendor_err);
+	wc->byte_len = le32_to_cpu(cqe->byte_len);
+	wc->ex.imm_data = cqe->imm_data;
+	wc->src_qp = le32_to_cpu(cqe->src_qp);
+	if (flags & VIRTIO_IB_WC_GRH)
+		wc->wc_flags |= IB_WC_GRH;
+	if (flags & VIRTIO_IB_WC_WITH_IMM)
+		wc->wc_flags |= IB_WC_WITH_IMM;
+	wc->port_num = VIRTIO_NET_ROCE_PORT_NUM;
+
+	spin_lock(&dev->qp_lock);
+	qp = qpn < dev->max_rdma_qps ? dev->qps[qpn] : NULL;
+	if (!qp) {
+		spin_unlock(&dev->qp_lock);
+		return false;
+	}
+	wc->qp = qp->ibqp;
+	/* A receive the QP still counts (not discarded by RESET since). */
+	spin_lock(&qp->rq.k.lock);
+	if (wc_is_recv(cqe->opcode) && qp->rq.k.polled != qp->rq.k.avail_idx) {
+		if (wc->status == IB_WC_SUCCESS && (wc->wc_flags & IB_WC_GRH))
+			wc_network_type(qp, wc);
+		qp->rq.k.polled++;
+	}
+	spin_unlock(&qp->rq.k.lock);
+	spin_unlock(&dev->qp_lock);
+	return true;
+}
+
+/* Under the CQ's lock: the slot named by the next used element, or NULL. */
+static struct virtio_rdma_cq_req *cq_next(struct virtio_rdma_uq *u,
+					  u16 used_idx, u32 *id)
+{
+	const struct vring *vr = kq_vring(u);
+
+	if (u->k.last_used == used_idx)
+		return NULL;
+	*id = virtio32_to_cpu(u->vq->vdev,
+			      READ_ONCE(vr->used->ring[u->k.last_used &
+						       (u->num - 1)].id));
+	if (*id >= u->num)
+		return NULL;	/* names no slot of ours: the CQ stops */
+	return u->slots + (size_t)*id * u->stride;
+}
+
+int virtio_rdma_poll_cq(struct ib_cq *ibcq, int ne, struct ib_wc *wc)
+{
+	struct virtio_rdma_cq_res *cq = to_vcq(ibcq)->res;
+	struct virtio_rdma_uq *u = &cq->ring;
+	const struct vring *vr = kq_vring(u);
+	struct virtio_rdma_cq_req *cqe;
+	unsigned long flags;
+	u16 used_idx;
+	int n = 0;
+	u32 id;
+
+	spin_lock_irqsave(&u->k.lock, flags);
+	used_idx = kq_used_idx(u);
+	if ((u16)(used_idx - u->k.last_used) > u->num) {
+		dev_err_ratelimited(&cq->dev->vdev->dev,
+				    "CQ %u: used index %u, %u consumed: broken ring\n",
+				    cq->cqn, used_idx, u->k.last_used);
+		spin_unlock_irqrestore(&u->k.lock, flags);
+		return -EIO;
+	}
+	while (n < ne && (cqe = cq_next(u, used_idx, &id))) {
+		if (cqe_to_wc(cq->dev, cqe, &wc[n]))
+			n++;
+		u->k.last_used++;
+		/* The slot back to the device (ROCE-DRV-OVR-1). */
+		vr->avail->ring[u->k.avail_idx & (u->num - 1)] =
+			cpu_to_virtio16(u->vq->vdev, id);
+		u->k.avail_idx++;
+	}
+	virtio_wmb(true);
+	WRITE_ONCE(vr->avail->idx, cpu_to_virtio16(u->vq->vdev, u->k.avail_idx));
+	spin_unlock_irqrestore(&u->k.lock, flags);
+	return n;
+}
+
+/* Whether CQEs wait to be polled (IB_CQ_REPORT_MISSED_EVENTS). */
+bool virtio_rdma_kcq_pending(struct virtio_rdma_cq_res *cq)
+{
+	struct virtio_rdma_uq *u = &cq->ring;
+	unsigned long flags;
+	bool pending;
+
+	spin_lock_irqsave(&u->k.lock, flags);
+	pending = kq_used_idx(u) != u->k.last_used;
+	spin_unlock_irqrestore(&u->k.lock, flags);
+	return pending;
+}
