@@ -242,13 +242,15 @@ def scenario(tap, qemu, image, sock_dir):
         g.send('go\n')
         what = g.wait_step(600)
         tap.case('guest_recovered', what == 'check_backend_after_restart',
-                 '' if what else g.output()[-4000:])
+                 '' if what == 'check_backend_after_restart'
+                 else f'step {what}\n' + g.output()[-4000:])
         if what != 'check_backend_after_restart':
             return
         d = second.device(sock)
-        # Only the objects made after the restart: the new waiting server's.
+        # Only the objects made after the restart: the new waiting server's
+        # PD, MR, CQ and QP, and ib_mad's (its PD, DMA MR, CQ and GSI QP).
         tap.case('second_backend_only_new_objects',
-                 d['pds'] == 1 and d['mrs'] == 1 and d['cqs'] == 1 and d['qps'] == 1 and
+                 d['pds'] == 2 and d['mrs'] == 2 and d['cqs'] == 2 and d['qps'] == 2 and
                  d['ahs'] == 0 and d['ctrl_errors'] == 0, objects(d))
         since = len(second.output())
         g.send('go\n')
