@@ -132,3 +132,23 @@ vur_pingpong_client() {
     vur_result "$_name" fail "$(tail -n 8 /tmp/pp.log | tr '\n' '|')"
     return 1
 }
+
+# vur_netdev_of MAC: the interface with that address.
+vur_netdev_of() {
+    for _n in /sys/class/net/*; do
+        [ "$(cat "$_n/address")" = "$1" ] && { basename "$_n"; return; }
+    done
+}
+
+# vur_ibdev_of NETDEV: the ib_device on the same virtio device.
+vur_ibdev_of() {
+    _v=$(basename "$(readlink "/sys/class/net/$1/device")")
+    for _i in /sys/class/infiniband/*; do
+        [ "$(basename "$(readlink "$_i/device")")" = "$_v" ] && { basename "$_i"; return; }
+    done
+}
+
+# vur_devinfo IBDEV FIELD: a port field of `ibv_devinfo -v` (the sid image's).
+vur_devinfo() {
+    sid ibv_devinfo -v -d "$1" | sed -n "s/^[[:space:]]*$2:[[:space:]]*//p"
+}

@@ -57,20 +57,7 @@ MAC_C = '02:76:75:72:00:81'
 GUEST_SCRIPT = r'''
 . /lib/vur.sh
 
-# netdev_of MAC: the interface with that address.
-netdev_of() {
-    for _n in /sys/class/net/*; do
-        [ "$(cat "$_n/address")" = "$1" ] && { basename "$_n"; return; }
-    done
-}
 driver_of() { basename "$(readlink "/sys/class/net/$1/device/driver")"; }
-# ibdev_of NETDEV: the ib_device on the same virtio device.
-ibdev_of() {
-    _v=$(basename "$(readlink "/sys/class/net/$1/device")")
-    for _i in /sys/class/infiniband/*; do
-        [ "$(basename "$(readlink "$_i/device")")" = "$_v" ] && { basename "$_i"; return; }
-    done
-}
 # uverbs_of IBDEV: its uverbs character device.
 uverbs_of() {
     for _u in /sys/class/infiniband_verbs/uverbs*; do
@@ -115,16 +102,16 @@ dmesg -n 1
 insmod /lib/modules/$(uname -r)/extra/virtio_rdma.ko &&
     vur_result insmod_virtio_rdma ok || vur_result insmod_virtio_rdma fail "$(dmesg | tail -5)"
 modprobe virtio_net
-A=$(netdev_of @MAC_A@)
-B=$(netdev_of @MAC_B@)
-C=$(netdev_of @MAC_C@)
+A=$(vur_netdev_of @MAC_A@)
+B=$(vur_netdev_of @MAC_B@)
+C=$(vur_netdev_of @MAC_C@)
 vur_expect roce_device_driver virtio_rdma "$(driver_of "$A")"
 vur_expect plain_device_driver virtio_net "$(driver_of "$B")"
 vur_expect roce_device_without_speed_driver virtio_rdma "$(driver_of "$C")"
 vur_wait_file /sys/class/infiniband/virtio_rdma1 5
 vur_expect ib_devices "virtio_rdma0 virtio_rdma1" "$(echo $(ls /sys/class/infiniband))"
-IA=$(ibdev_of "$A")
-IC=$(ibdev_of "$C")
+IA=$(vur_ibdev_of "$A")
+IC=$(vur_ibdev_of "$C")
 P=/sys/class/infiniband/$IA/ports/1
 PC=/sys/class/infiniband/$IC/ports/1
 vur_result ib_device_of_each_netdev ok "$A: $IA, $C: $IC"
@@ -259,13 +246,13 @@ kill $EV
 kill $HOLD
 vur_expect hold_no_memory_kept 0 "$(dmesg | grep -c 'kept until reset')"
 echo "$V" > /sys/bus/virtio/drivers/virtio_net/bind
-vur_expect moved_to_virtio_net virtio_net "$(driver_of "$(netdev_of @MAC_A@)")"
-vur_expect ib_device_gone "" "$(ibdev_of "$(netdev_of @MAC_A@)")"
+vur_expect moved_to_virtio_net virtio_net "$(driver_of "$(vur_netdev_of @MAC_A@)")"
+vur_expect ib_device_gone "" "$(vur_ibdev_of "$(vur_netdev_of @MAC_A@)")"
 echo "$V" > /sys/bus/virtio/drivers/virtio_net/unbind
 echo "$V" > /sys/bus/virtio/drivers/virtio_rdma/bind
-A=$(netdev_of @MAC_A@)
+A=$(vur_netdev_of @MAC_A@)
 vur_expect moved_back virtio_rdma "$(driver_of "$A")"
-P=/sys/class/infiniband/$(ibdev_of "$A")/ports/1
+P=/sys/class/infiniband/$(vur_ibdev_of "$A")/ports/1
 vur_wait_eq "4: ACTIVE" 10 cat $P/state
 vur_expect port_state_after_rebind "4: ACTIVE" "$(cat $P/state)"
 vur_expect effective_speed_after_rebind 650 "$(cat $P/effective_speed)"

@@ -50,21 +50,6 @@ MAC_C = '02:76:75:72:0b:81'
 GUEST_SCRIPT = r'''
 . /lib/vur.sh
 
-netdev_of() {
-    for _n in /sys/class/net/*; do
-        [ "$(cat "$_n/address")" = "$1" ] && { basename "$_n"; return; }
-    done
-}
-ibdev_of() {
-    _v=$(basename "$(readlink "/sys/class/net/$1/device")")
-    for _i in /sys/class/infiniband/*; do
-        [ "$(basename "$(readlink "$_i/device")")" = "$_v" ] && { basename "$_i"; return; }
-    done
-}
-# devinfo IBDEV FIELD: the value of a port field of `ibv_devinfo -v`.
-devinfo() {
-    sid ibv_devinfo -v -d "$1" | sed -n "s/^[[:space:]]*$2:[[:space:]]*//p"
-}
 # aw_count NAME: how many lines asyncwatch printed for event NAME.
 aw_count() { grep -c "event_type $1\$" /tmp/asyncwatch; }
 # after NAME SPEED STATE GBPS SPEED_EVENTS: what a step must leave.
@@ -74,8 +59,8 @@ after() {
     sleep 1 # a second event would come within this
     vur_expect "$1_asyncwatch_speed_change" "$5" \
         "$(aw_count 'IBV_EVENT_DEVICE_SPEED_CHANGE (20), port 1')"
-    vur_expect "$1_devinfo_state" "$3" "$(devinfo $IA state)"
-    vur_expect "$1_devinfo_effective_speed" "$4" "$(devinfo $IA effective_speed)"
+    vur_expect "$1_devinfo_state" "$3" "$(vur_devinfo $IA state)"
+    vur_expect "$1_devinfo_effective_speed" "$4" "$(vur_devinfo $IA effective_speed)"
     vur_expect "$1_ibv_query_port_speed" "speed $2" "$(sid verbs_probe speed $IA)"
 }
 
@@ -121,11 +106,11 @@ pingpong() {
 dmesg -n 1
 insmod /lib/modules/$(uname -r)/extra/virtio_rdma.ko &&
     vur_result insmod_virtio_rdma ok || vur_result insmod_virtio_rdma fail "$(dmesg | tail -5)"
-A=$(netdev_of @MAC_A@)
-C=$(netdev_of @MAC_C@)
+A=$(vur_netdev_of @MAC_A@)
+C=$(vur_netdev_of @MAC_C@)
 vur_wait_file /sys/class/infiniband/virtio_rdma1 5
-IA=$(ibdev_of "$A")
-IC=$(ibdev_of "$C")
+IA=$(vur_ibdev_of "$A")
+IC=$(vur_ibdev_of "$C")
 vur_expect ib_device_a virtio_rdma0 "$IA"
 vur_expect ib_device_c virtio_rdma1 "$IC"
 P=/sys/class/infiniband/$IA/ports/1
@@ -141,10 +126,10 @@ else
 fi
 info=$(sid ibv_devinfo -v -d $IA 2>&1)
 vur_expect devinfo_exit 0 "$?"
-vur_expect devinfo_link_layer Ethernet "$(devinfo $IA link_layer)"
-vur_expect devinfo_state "PORT_ACTIVE (4)" "$(devinfo $IA state)"
-vur_expect devinfo_active_mtu "4096 (5)" "$(devinfo $IA active_mtu)"
-vur_expect devinfo_effective_speed "50.0 Gbps" "$(devinfo $IA effective_speed)"
+vur_expect devinfo_link_layer Ethernet "$(vur_devinfo $IA link_layer)"
+vur_expect devinfo_state "PORT_ACTIVE (4)" "$(vur_devinfo $IA state)"
+vur_expect devinfo_active_mtu "4096 (5)" "$(vur_devinfo $IA active_mtu)"
+vur_expect devinfo_effective_speed "50.0 Gbps" "$(vur_devinfo $IA effective_speed)"
 echo "$info" | grep -q 'Warning\|error' && vur_result devinfo_no_warning fail "$info" ||
     vur_result devinfo_no_warning ok
 vur_expect sysfs_effective_speed 500 "$(cat $P/effective_speed)"
@@ -178,8 +163,8 @@ pingpong ud_pingpong 18518 ibv_ud_pingpong $G -s 2048 -n 100
 
 # C: no VIRTIO_NET_F_ROCE_PORT_SPEED, so no effective speed.
 vur_expect c_ibv_query_port_speed "error EOPNOTSUPP 95" "$(sid verbs_probe speed $IC)"
-vur_expect c_devinfo_state "PORT_ACTIVE (4)" "$(devinfo $IC state)"
-vur_expect c_devinfo_no_effective_speed "" "$(devinfo $IC effective_speed)"
+vur_expect c_devinfo_state "PORT_ACTIVE (4)" "$(vur_devinfo $IC state)"
+vur_expect c_devinfo_no_effective_speed "" "$(vur_devinfo $IC effective_speed)"
 
 sid ibv_asyncwatch -d $IA >/tmp/asyncwatch 2>&1 &
 AW=$!

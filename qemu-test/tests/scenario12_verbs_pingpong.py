@@ -79,17 +79,12 @@ def link_local(mac):
 GUEST_SCRIPT = r'''
 . /lib/vur.sh
 
-netdev_of() {
-    for _n in /sys/class/net/*; do
-        [ "$(cat "$_n/address")" = "$1" ] && { basename "$_n"; return; }
-    done
-}
 
 dmesg -n 1
 insmod /lib/modules/$(uname -r)/extra/virtio_rdma.ko ||
     vur_result insmod_virtio_rdma fail "$(dmesg | tail -5)"
 vur_wait_file /sys/class/infiniband/virtio_rdma0 10
-N=$(netdev_of @MAC@)
+N=$(vur_netdev_of @MAC@)
 ip addr add @ADDR@/24 dev "$N" && ip link set "$N" up &&
     vur_wait_eq up 10 cat /sys/class/net/$N/operstate ||
     vur_result netdev_up fail "$(ip link show $N)"

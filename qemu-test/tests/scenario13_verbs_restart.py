@@ -49,20 +49,6 @@ OBJECTS = ('pds', 'mrs', 'cqs', 'qps', 'ahs', 'gids')
 GUEST_SCRIPT = r'''
 . /lib/vur.sh
 
-netdev_of() {
-    for _n in /sys/class/net/*; do
-        [ "$(cat "$_n/address")" = "$1" ] && { basename "$_n"; return; }
-    done
-}
-ibdev_of() {
-    _v=$(basename "$(readlink "/sys/class/net/$1/device")")
-    for _i in /sys/class/infiniband/*; do
-        [ "$(basename "$(readlink "$_i/device")")" = "$_v" ] && { basename "$_i"; return; }
-    done
-}
-devinfo() {
-    sid ibv_devinfo -v -d "$1" | sed -n "s/^[[:space:]]*$2:[[:space:]]*//p"
-}
 roce_v2_gid() {
     _p=/sys/class/infiniband/$1/ports/1
     for _t in $_p/gid_attrs/types/*; do
@@ -102,8 +88,8 @@ pingpong() {
 device_up() {
     N= IB= GIDX=
     for _i in $(seq 300); do
-        N=$(netdev_of @MAC@)
-        [ -n "$N" ] && IB=$(ibdev_of "$N")
+        N=$(vur_netdev_of @MAC@)
+        [ -n "$N" ] && IB=$(vur_ibdev_of "$N")
         [ -n "$IB" ] && break
         sleep 0.1
     done
@@ -117,7 +103,7 @@ device_up() {
     done
     vur_expect "$1_roce_v2_gid" yes "$([ -n "$GIDX" ] && echo yes)"
     vur_wait_eq "4: ACTIVE" 10 cat /sys/class/infiniband/$IB/ports/1/state
-    vur_expect "$1_devinfo_state" "PORT_ACTIVE (4)" "$(devinfo "$IB" state)"
+    vur_expect "$1_devinfo_state" "PORT_ACTIVE (4)" "$(vur_devinfo "$IB" state)"
     G="-d $IB -g ${GIDX:-0} -r 64 -c"
 }
 # asyncwatch FILE: ibv_asyncwatch on the device in the background.
