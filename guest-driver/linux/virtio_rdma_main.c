@@ -82,7 +82,7 @@ static int virtio_rdma_validate(struct virtio_device *vdev)
  * ring's available and used rings must start on a page of their own and
  * end in pages that hold nothing else: num x 16 bytes of descriptors a
  * multiple of the page size (num >= 256 with 4 KiB pages; QEMU's
- * queue-size is 256 by default).
+ * queue-size is 1024 by default).
  */
 static void virtio_rdma_check_rings(struct virtio_rdma_dev *dev)
 {

@@ -152,3 +152,33 @@ vur_ibdev_of() {
 vur_devinfo() {
     sid ibv_devinfo -v -d "$1" | sed -n "s/^[[:space:]]*$2:[[:space:]]*//p"
 }
+
+# vur_listening PORT: 1 when a TCP socket listens on PORT, else 0.
+vur_listening() {
+    cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
+        awk -v p="$(printf ':%04X' $1)" '$2 ~ p"$" && $4 == "0A" { n++ } END { print n ? 1 : 0 }'
+}
+
+# vur_pingpong_local NAME PORT TOOL ARGS...: an unmodified rdma-core example
+# (the sid image's), server and client in this guest on one device (the
+# client over 127.0.0.1); both must exit 0 and print their totals, and the
+# -c check must find no invalid data.
+vur_pingpong_local() {
+    _pp=$1 _port=$2
+    shift 2
+    timeout 300 sid "$@" -p $_port >/tmp/$_pp.server 2>&1 &
+    _srv=$!
+    vur_wait_eq 1 60 vur_listening $_port
+    timeout 300 sid "$@" -p $_port 127.0.0.1 >/tmp/$_pp.client 2>&1
+    _crc=$?
+    wait $_srv
+    _src=$?
+    if [ $_crc = 0 ] && [ $_src = 0 ] && grep -q ' bytes in ' /tmp/$_pp.client &&
+            grep -q ' bytes in ' /tmp/$_pp.server &&
+            ! cat /tmp/$_pp.client /tmp/$_pp.server | grep -q 'invalid data'; then
+        vur_result $_pp ok "$(grep ' iters in ' /tmp/$_pp.client)"
+    else
+        vur_result $_pp fail "client $_crc server $_src: $(tail -n 8 /tmp/$_pp.client) /" \
+            "$(tail -n 8 /tmp/$_pp.server)"
+    fi
+}

@@ -49,40 +49,6 @@ OBJECTS = ('pds', 'mrs', 'cqs', 'qps', 'ahs', 'gids')
 GUEST_SCRIPT = r'''
 . /lib/vur.sh
 
-roce_v2_gid() {
-    _p=/sys/class/infiniband/$1/ports/1
-    for _t in $_p/gid_attrs/types/*; do
-        [ "$(cat $_t 2>/dev/null)" = "RoCE v2" ] || continue
-        case "$(cat $_p/gids/${_t##*/})" in
-        0000:0000:0000:0000:0000:ffff:*) echo "${_t##*/}"; return ;;
-        esac
-    done
-}
-listening() {
-    cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
-        awk -v p="$(printf ':%04X' $1)" '$2 ~ p"$" && $4 == "0A" { n++ } END { print n ? 1 : 0 }'
-}
-# pingpong NAME PORT: ibv_rc_pingpong server and client in this guest
-# (the client over 127.0.0.1), 4 KiB x 10 with the data checked.
-pingpong() {
-    _pp=$1 _port=$2
-    timeout 300 sid ibv_rc_pingpong $G -s 4096 -n 10 -p $_port >/tmp/$_pp.server 2>&1 &
-    _srv=$!
-    vur_wait_eq 1 60 listening $_port
-    timeout 300 sid ibv_rc_pingpong $G -s 4096 -n 10 -p $_port 127.0.0.1 \
-        >/tmp/$_pp.client 2>&1
-    _crc=$?
-    wait $_srv
-    _src=$?
-    if [ $_crc = 0 ] && [ $_src = 0 ] && grep -q ' bytes in ' /tmp/$_pp.client &&
-            grep -q ' bytes in ' /tmp/$_pp.server &&
-            ! cat /tmp/$_pp.client /tmp/$_pp.server | grep -q 'invalid data'; then
-        vur_result $_pp ok "$(grep ' iters in ' /tmp/$_pp.client)"
-    else
-        vur_result $_pp fail "client $_crc server $_src: $(tail -n 8 /tmp/$_pp.client) /" \
-            "$(tail -n 8 /tmp/$_pp.server)"
-    fi
-}
 # device_up WHEN: the module's netdev and ib_device (found again: a reset
 # device is probed anew), the netdev's address, the RoCE v2 GID, PORT_ACTIVE.
 device_up() {
@@ -96,11 +62,7 @@ device_up() {
     vur_expect "$1_ib_device" yes "$([ -n "$IB" ] && echo yes)"
     ip addr add 10.13.0.1/24 dev "$N"
     ip link set "$N" up
-    for _i in $(seq 100); do
-        GIDX=$(roce_v2_gid "$IB")
-        [ -n "$GIDX" ] && break
-        sleep 0.1
-    done
+    GIDX=$(vur_roce_v2_gid "$IB" 0000:0000:0000:0000:0000:ffff:)
     vur_expect "$1_roce_v2_gid" yes "$([ -n "$GIDX" ] && echo yes)"
     vur_wait_eq "4: ACTIVE" 10 cat /sys/class/infiniband/$IB/ports/1/state
     vur_expect "$1_devinfo_state" "PORT_ACTIVE (4)" "$(vur_devinfo "$IB" state)"
@@ -117,7 +79,7 @@ asyncwatch() {
 waiting_server() {
     sid ibv_rc_pingpong $G -s 4096 -n 10 -p $1 >/tmp/waiting.$1 2>&1 &
     WS=$!
-    vur_wait_eq 1 60 listening $1
+    vur_wait_eq 1 60 vur_listening $1
 }
 kernel_log_clean() {
     if dmesg | grep -q -E 'BUG|WARNING|Call Trace'; then
@@ -135,7 +97,7 @@ ip link set lo up
 insmod /lib/modules/$(uname -r)/extra/virtio_rdma.ko ||
     vur_result "insmod_$boot" fail "$(dmesg | tail -5)"
 device_up "$boot"
-pingpong "rc_pingpong_$boot" 18601
+vur_pingpong_local "rc_pingpong_$boot" 18601 ibv_rc_pingpong $G -s 4096 -n 10
 
 if [ "$boot" = first ]; then
     asyncwatch /tmp/aw1
@@ -159,7 +121,7 @@ if [ "$boot" = first ]; then
     vur_result driver_log_of_the_reset ok \
         "$(dmesg | sed -n '/needs a reset/,$p' | head -20 | tr '\n' '|')"
     vur_expect same_ib_device_name "$OLD_IB" "$IB"
-    pingpong rc_pingpong_after_restart 18603
+    vur_pingpong_local rc_pingpong_after_restart 18603 ibv_rc_pingpong $G -s 4096 -n 10
     asyncwatch /tmp/aw2
     vur_expect asyncwatch_again 1 "$(grep -c "^$IB: async event FD" /tmp/aw2)"
     waiting_server 18604
