@@ -58,6 +58,31 @@ memcpy_gbps(void)
 	return (double)len / best;
 }
 
+double
+memcpy_gbps_len(size_t len)
+{
+	char *a = malloc(len), *b = malloc(len);
+	uint64_t t0, t, n = 0;
+
+	if (a == NULL || b == NULL) {
+		free(a);
+		free(b);
+		return 0;
+	}
+	memset(a, 1, len);
+	memset(b, 2, len);
+	t0 = now_ns();
+	do {
+		memcpy(b, a, len);
+		__asm__ volatile("" : : "r"(b) : "memory"); /* every copy happens */
+		n++;
+		t = now_ns();
+	} while (t - t0 < 50000000); /* 50 ms */
+	free(a);
+	free(b);
+	return (double)len * n / (t - t0);
+}
+
 struct vur_user_dev *
 bench_open(int argc, char **argv, unsigned int def, unsigned int *n, int *exit_code)
 {

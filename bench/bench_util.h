@@ -13,6 +13,9 @@ void report(const char *what, uint64_t *ns, unsigned int n);
 /* GB/s copying 64 MiB, best of a few runs: the scale for the figures. */
 double memcpy_gbps(void);
 
+/* GB/s copying @len bytes again and again between the same two buffers (cache-hot). */
+double memcpy_gbps_len(size_t len);
+
 struct vur_user_dev;
 
 /*

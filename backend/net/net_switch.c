@@ -290,13 +290,33 @@ for_rdma(const struct vur_net_dev *nd, const struct vur_frame_info *fi)
 			vur_tp_owns_gid(nd->tp, fi->dst_gid);
 }
 
+/*
+ * An engine's packet for a driver that runs its own RoCE (Linux rxe over a
+ * device without RoCE): it checks the ICRC, so it gets whole packets, as
+ * from a link. Device lock held.
+ */
+static void
+deliver_wire(struct vur_switch *sw, struct vur_net_dev *nd, const struct rte_mbuf *m)
+{
+	struct rte_mbuf *w[VUR_PKT_MAX_SEGS];
+	uint16_t n = vur_pkt_to_wire(m, sw->pool, w, RTE_DIM(w));
+
+	if (n == 0) {
+		nd->stats.drops[VUR_NET_DROP_RX_NO_MBUF]++;
+		return;
+	}
+	VUR_STAT_ADD(sw->stats.roce_to_wire, n);
+	vur_net_rxq_enqueue(nd, w, n);
+	rte_pktmbuf_free_bulk(w, n);
+}
+
 static void
 deliver(struct vur_switch *sw, int slot, struct rte_mbuf **pkts, const struct burst_plan *bp,
 		uint64_t now_ns)
 {
 	struct vur_net_dev *nd = __atomic_load_n(&sw->slots[slot], __ATOMIC_ACQUIRE);
-	struct rte_mbuf *net[VUR_SW_BURST], *roce[VUR_SW_BURST], *whole[VUR_SW_BURST];
-	uint16_t n_net = 0, n_roce = 0, n_whole = 0;
+	struct rte_mbuf *net[VUR_SW_BURST], *roce[VUR_SW_BURST];
+	uint16_t n_net = 0, n_roce = 0;
 
 	if (nd == NULL)
 		return;
@@ -316,28 +336,16 @@ deliver(struct vur_switch *sw, int slot, struct rte_mbuf **pkts, const struct bu
 					   fi->vid)) {
 			nd->stats.drops[VUR_NET_DROP_RX_FILTERED]++;
 		} else if (vur_pkt_is_local(m)) {
-			/*
-			 * An engine's packet for a driver that runs its own
-			 * RoCE (Linux rxe over a device without RoCE): it
-			 * checks the ICRC, so it gets the whole packet, as
-			 * from a link.
-			 */
-			m = vur_pkt_to_wire(m, sw->pool);
-			if (m == NULL) {
-				nd->stats.drops[VUR_NET_DROP_RX_NO_MBUF]++;
-				continue;
-			}
-			VUR_STAT_ADD(sw->stats.roce_to_wire, 1);
-			whole[n_whole++] = m;
-			net[n_net++] = m;
+			if (n_net > 0) /* the frames before it go first */
+				vur_net_rxq_enqueue(nd, net, n_net);
+			n_net = 0;
+			deliver_wire(sw, nd, m);
 		} else {
 			net[n_net++] = m;
 		}
 	}
 	if (n_net > 0)
 		vur_net_rxq_enqueue(nd, net, n_net);
-	if (n_whole > 0)
-		rte_pktmbuf_free_bulk(whole, n_whole);
 	if (n_roce > 0) {
 		nd->stats.roce_rx += n_roce;
 		vur_tp_rx(nd->tp, roce, n_roce, now_ns);
@@ -389,6 +397,18 @@ vur_switch_send_rdma(struct vur_switch *sw, int slot, struct rte_mbuf **pkts, ui
 		vur_switch_forward(sw, (uint16_t)slot, other, n_other, now_ns);
 }
 
+/* Queue @m for the uplinks, after sending what a full queue holds. */
+static void
+queue_uplink(struct vur_switch *sw, struct burst_plan *bp, struct rte_mbuf *m, uint32_t hash)
+{
+	if (bp->n_up == RTE_DIM(bp->up)) {
+		vur_switch_uplink_tx(sw, bp->up, bp->up_hash, bp->n_up);
+		bp->n_up = 0;
+	}
+	bp->up[bp->n_up] = m;
+	bp->up_hash[bp->n_up++] = hash;
+}
+
 static void
 plan(struct vur_switch *sw, uint16_t in_port, struct rte_mbuf *m, uint16_t i, struct burst_plan *bp,
 		uint64_t now_ns)
@@ -413,20 +433,19 @@ plan(struct vur_switch *sw, uint16_t in_port, struct rte_mbuf *m, uint16_t i, st
 		bp->idx[d][bp->n[d]++] = i;
 		bp->devs |= 1ULL << d;
 	}
-	if (f.uplink) {
-		struct rte_mbuf *u = m;
+	if (!f.uplink)
+		return;
+	if (vur_pkt_is_local(m)) {
+		/* a link needs whole packets: payload copied, pad, ICRC */
+		struct rte_mbuf *w[VUR_PKT_MAX_SEGS];
+		uint16_t n = vur_pkt_to_wire(m, sw->pool, w, RTE_DIM(w));
 
-		if (vur_pkt_is_local(m)) {
-			/* a link needs the whole packet: payload copied, pad, ICRC */
-			u = vur_pkt_to_wire(m, sw->pool);
-			if (u == NULL)
-				return;
-			VUR_STAT_ADD(sw->stats.roce_to_wire, 1);
-		} else {
-			rte_pktmbuf_refcnt_update(m, 1); /* the PMD frees its reference */
-		}
-		bp->up[bp->n_up] = u;
-		bp->up_hash[bp->n_up++] = bp->fi[i].flow_hash;
+		VUR_STAT_ADD(sw->stats.roce_to_wire, n);
+		for (uint16_t k = 0; k < n; k++)
+			queue_uplink(sw, bp, w[k], bp->fi[i].flow_hash);
+	} else {
+		rte_pktmbuf_refcnt_update(m, 1); /* the PMD frees its reference */
+		queue_uplink(sw, bp, m, bp->fi[i].flow_hash);
 	}
 }
 

@@ -120,9 +120,11 @@ static void
 on_read_response(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p,
 		uint64_t now_ns)
 {
-	uint32_t pmtu = vur_tp_pmtu(td, t), k, left;
+	uint32_t pmtu = vur_tp_pmtu(td, t), k, left, whole, expect;
 	struct vur_swqe *w;
-	bool first_or_only = p->mask & VUR_OPM_FIRST, last = p->mask & VUR_OPM_LAST;
+	int32_t behind;
+	struct vur_pkt trimmed;
+	bool first_or_only, last;
 
 	/* Responses acknowledge the requests before their READ. */
 	if (p->mask & VUR_OPM_AETH) {
@@ -142,16 +144,26 @@ on_read_response(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pk
 		return;
 	}
 	k = w->read_got / pmtu;
-	if (p->h.psn !=
-			vur_psn_add(w->first_psn,
-					k)) { /* a duplicate or a gap: the timer decides */
+	expect = vur_psn_add(w->first_psn, k);
+	behind = vur_psn_diff(expect, p->h.psn);
+	if (behind > 0 && (uint32_t)behind < p->npkts) {
+		/* a replay that holds responses placed and new ones: the new */
+		trimmed = *p;
+		vur_pkt_skip(&trimmed, (uint32_t)behind);
+		p = &trimmed;
+	}
+	if (p->h.psn != expect) { /* a duplicate or a gap: the timer decides */
 		vur_tp_drop(td, t, VUR_TP_DROP_PSN);
 		return;
 	}
 	left = w->length - w->read_got;
+	whole = p->npkts * pmtu; /* a local response may hold several (pkt.h) */
+	first_or_only = p->mask & VUR_OPM_FIRST;
+	last = p->mask & VUR_OPM_LAST;
 	/* position and length as the READ's size implies (else BAD_RESP) */
-	if (first_or_only != (k == 0) || last != (left <= pmtu) ||
-			p->pay_len != RTE_MIN(left, pmtu)) {
+	if (first_or_only != (k == 0) || last != (left <= whole) ||
+			p->pay_len != RTE_MIN(left, whole) ||
+			(p->seg_size != 0 && p->seg_size != pmtu)) {
 		vur_tp_sq_complete_head(td, t, VIRTIO_IB_WC_BAD_RESP_ERR);
 		return;
 	}

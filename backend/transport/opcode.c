@@ -61,6 +61,36 @@ vur_opcode_info(uint8_t opcode)
 	return oi;
 }
 
+uint8_t
+vur_op_segment(uint8_t opcode, bool first, bool last)
+{
+	/* FIRST, MIDDLE, LAST, ONLY of each kind; then LAST and ONLY with ImmDt */
+	static const uint8_t send[6] = { VUR_OP_SEND_FIRST, VUR_OP_SEND_MIDDLE, VUR_OP_SEND_LAST,
+		VUR_OP_SEND_ONLY, VUR_OP_SEND_LAST_IMM, VUR_OP_SEND_ONLY_IMM };
+	static const uint8_t write[6] = { VUR_OP_WRITE_FIRST, VUR_OP_WRITE_MIDDLE,
+		VUR_OP_WRITE_LAST, VUR_OP_WRITE_ONLY, VUR_OP_WRITE_LAST_IMM,
+		VUR_OP_WRITE_ONLY_IMM };
+	static const uint8_t rresp[6] = { VUR_OP_READ_RESP_FIRST, VUR_OP_READ_RESP_MIDDLE,
+		VUR_OP_READ_RESP_LAST, VUR_OP_READ_RESP_ONLY, VUR_OP_READ_RESP_LAST,
+		VUR_OP_READ_RESP_ONLY };
+	const uint32_t mask = ops[VUR_OPERATION(opcode)].mask;
+	const uint8_t *kind;
+	unsigned int i;
+
+	if (mask & VUR_OPM_SEND)
+		kind = send;
+	else if (mask & VUR_OPM_WRITE)
+		kind = write;
+	else if (mask & VUR_OPM_RRESP)
+		kind = rresp;
+	else
+		return 0xff;
+	i = first && last ? 3 : first ? 0 : last ? 2 : 1;
+	if (last && (mask & VUR_OPM_IMM))
+		i += 2;
+	return (uint8_t)(VUR_TRANSPORT(opcode) | kind[i]);
+}
+
 uint32_t
 vur_opcode_ext_len(uint32_t mask)
 {

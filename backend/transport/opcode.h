@@ -41,6 +41,15 @@ struct vur_opcode_info {
  */
 const struct vur_opcode_info *vur_opcode_info(uint8_t opcode);
 
+/*
+ * The opcode of one packet of a message whose packets have @opcode's kind
+ * (SEND, RDMA WRITE or READ response, and its transport): FIRST, MIDDLE,
+ * LAST or ONLY by whether it holds the message's @first and @last packet;
+ * an immediate of @opcode rides on the last one only. 0xff for an opcode of
+ * another kind.
+ */
+uint8_t vur_op_segment(uint8_t opcode, bool first, bool last);
+
 /* Bytes of the headers between the BTH and the payload. */
 uint32_t vur_opcode_ext_len(uint32_t mask);
 

@@ -192,6 +192,43 @@ vur_pkt_build(struct rte_mempool *pool, const struct vur_pkt_addr *a, const stru
 	return m;
 }
 
+/* The IPv4 total length (16 bits) with every header a message's packet may have and the pad. */
+#define MAX_SEG_PAYLOAD                                                                   \
+	(UINT16_MAX - IPV4_LEN - UDP_LEN - VUR_BTH_LEN - VUR_RETH_LEN - VUR_IMM_LEN - 3 - \
+			VUR_ICRC_LEN)
+
+uint32_t
+vur_pkt_max_segs(uint32_t pmtu)
+{
+	return RTE_MAX(1u, RTE_MIN((uint32_t)VUR_PKT_MAX_SEGS, MAX_SEG_PAYLOAD / pmtu));
+}
+
+void
+vur_pkt_set_seg_size(struct rte_mbuf *m, uint32_t seg_size)
+{
+	/* never handed to a PMD as it is: vur_pkt_to_wire() cuts it first */
+	m->tso_segsz = (uint16_t)seg_size;
+}
+
+bool
+vur_pkt_skip(struct vur_pkt *p, uint32_t n)
+{
+	uint8_t op;
+
+	if (n == 0)
+		return true;
+	if (n >= p->npkts)
+		return false;
+	op = vur_op_segment(p->h.opcode, false, p->mask & VUR_OPM_LAST);
+	p->h.opcode = op;
+	p->mask = vur_opcode_info(op)->mask; /* of the same kind: known, never UD */
+	p->h.psn = vur_psn_add(p->h.psn, n);
+	p->pay_off += n * p->seg_size;
+	p->pay_len -= n * p->seg_size;
+	p->npkts -= n;
+	return true;
+}
+
 int
 vur_pkt_append_copy(struct rte_mbuf *m, const void *p, uint32_t len)
 {
@@ -326,6 +363,19 @@ get_transport(const uint8_t *p, struct vur_pkt *pk)
 		memcpy(&h->imm, p + off, VUR_IMM_LEN);
 }
 
+/* A local packet that holds several: only a message's payload is cut, never UD's. */
+static enum vur_pkt_err
+parse_segments(struct vur_pkt *pk, uint32_t seg)
+{
+	if (!(pk->mask & VUR_OPM_PAYLOAD) || (pk->mask & VUR_OPM_DETH))
+		return VUR_PKT_ERR_OPCODE;
+	pk->seg_size = seg;
+	pk->npkts = RTE_MAX(1u, (pk->pay_len + seg - 1) / seg);
+	if (pk->npkts > VUR_PKT_MAX_SEGS || (!(pk->mask & VUR_OPM_LAST) && pk->pay_len % seg != 0))
+		return VUR_PKT_ERR_SHORT;
+	return VUR_PKT_OK;
+}
+
 enum vur_pkt_err
 vur_pkt_parse(struct rte_mbuf *m, struct vur_pkt *pk)
 {
@@ -385,9 +435,13 @@ vur_pkt_parse(struct rte_mbuf *m, struct vur_pkt *pk)
 		return VUR_PKT_ERR_SHORT;
 	frame_len = bth_off + roce_len;
 	icrc_off = frame_len - VUR_ICRC_LEN;
-	if (vur_pkt_is_local(m))
+	pk->npkts = 1;
+	if (vur_pkt_is_local(m)) {
 		/* pad and ICRC elided; the payload must be all there */
-		return m->pkt_len == pk->pay_off + pk->pay_len ? VUR_PKT_OK : VUR_PKT_ERR_SHORT;
+		if (m->pkt_len != pk->pay_off + pk->pay_len)
+			return VUR_PKT_ERR_SHORT;
+		return m->tso_segsz != 0 ? parse_segments(pk, m->tso_segsz) : VUR_PKT_OK;
+	}
 	if (m->pkt_len < frame_len) /* more is Ethernet padding */
 		return VUR_PKT_ERR_SHORT;
 	p = rte_pktmbuf_read(m, icrc_off, sizeof(icrc), buf);
@@ -420,33 +474,134 @@ vur_pkt_copy_payload(const struct vur_pkt *p, uint32_t off, void *dst, uint32_t 
 	return done;
 }
 
-struct rte_mbuf *
-vur_pkt_to_wire(const struct rte_mbuf *m, struct rte_mempool *pool)
+/* Append @len bytes to the chain @w, from @src or zeros when NULL; false when @pool runs dry. */
+static bool
+chain_append(struct rte_mbuf *w, struct rte_mempool *pool, const struct vur_pkt *src,
+		uint32_t src_off, uint32_t len)
 {
-	struct vur_pkt pk;
+	struct rte_mbuf *last = rte_pktmbuf_lastseg(w), *seg;
+	uint32_t n;
+	uint8_t *dst;
+
+	while (len > 0) {
+		if (rte_pktmbuf_tailroom(last) == 0) {
+			seg = rte_pktmbuf_alloc(pool);
+			if (seg == NULL || rte_pktmbuf_chain(w, seg) != 0) {
+				rte_pktmbuf_free(seg);
+				return false;
+			}
+			last = seg;
+		}
+		n = RTE_MIN(len, (uint32_t)rte_pktmbuf_tailroom(last));
+		dst = rte_pktmbuf_mtod_offset(last, uint8_t *, last->data_len);
+		if (src != NULL) {
+			vur_pkt_copy_payload(src, src_off, dst, n);
+			src_off += n;
+		} else {
+			memset(dst, 0, n);
+		}
+		last->data_len = (uint16_t)(last->data_len + n);
+		w->pkt_len += n;
+		len -= n;
+	}
+	return true;
+}
+
+/* Set the IP and UDP lengths of the headers at @p for @roce_len bytes from the BTH on. */
+static void
+put_lengths(uint8_t *p, bool ipv6, uint32_t roce_len)
+{
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(p + ip_len(ipv6));
+
+	if (ipv6) {
+		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)p;
+
+		ip->payload_len = rte_cpu_to_be_16((uint16_t)(UDP_LEN + roce_len));
+	} else {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)p;
+
+		ip->total_length = rte_cpu_to_be_16((uint16_t)(IPV4_LEN + UDP_LEN + roce_len));
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+	}
+	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(UDP_LEN + roce_len));
+}
+
+/* Packet @i of the @pk->npkts that @pk holds, whole, from @pool. */
+static struct rte_mbuf *
+wire_packet(const struct vur_pkt *pk, const uint8_t *hdr, uint32_t bth_off, uint32_t i,
+		struct rte_mempool *pool)
+{
+	bool first = (pk->mask & VUR_OPM_FIRST) && i == 0;
+	bool last = (pk->mask & VUR_OPM_LAST) && i + 1 == pk->npkts;
+	struct vur_pkt_hdrs h = pk->h;
+	uint32_t off = i * pk->seg_size, len, pad, mask, ext;
 	struct rte_mbuf *w;
-	uint32_t pad, l3_len, icrc;
-	const void *src;
+	rte_le32_t icrc;
 	uint8_t *p;
 
-	if (vur_pkt_parse((struct rte_mbuf *)(uintptr_t)m, &pk) != VUR_PKT_OK)
-		return NULL;
-	pad = pad_of(pk.pay_len);
-	l3_len = pk.pay_off + pk.pay_len + pad;
+	if (pk->npkts > 1) {
+		h.opcode = vur_op_segment(pk->h.opcode, first, last);
+		h.psn = vur_psn_add(pk->h.psn, i);
+		h.se = last && pk->h.se;
+		h.ack_req = i + 1 == pk->npkts && pk->h.ack_req;
+	}
+	len = pk->npkts > 1 ? RTE_MIN(pk->seg_size, pk->pay_len - off) : pk->pay_len;
+	pad = pad_of(len);
+	mask = vur_opcode_info(h.opcode)->mask | (pk->mask & VUR_OPM_DETH);
+	ext = VUR_BTH_LEN + vur_opcode_ext_len(mask);
 	w = rte_pktmbuf_alloc(pool);
 	if (w == NULL)
 		return NULL;
-	p = (uint8_t *)rte_pktmbuf_append(w, (uint16_t)(l3_len + VUR_ICRC_LEN));
+	p = (uint8_t *)rte_pktmbuf_append(w, (uint16_t)(bth_off + ext));
 	if (p == NULL) {
 		rte_pktmbuf_free(w);
 		return NULL;
 	}
-	src = rte_pktmbuf_read(m, 0, pk.pay_off + pk.pay_len, p);
-	if (src != p)
-		memcpy(p, src, pk.pay_off + pk.pay_len);
-	memset(p + pk.pay_off + pk.pay_len, 0, pad);
-	icrc = vur_icrc_flat(p + RTE_ETHER_HDR_LEN, l3_len - RTE_ETHER_HDR_LEN, pk.ipv6);
-	icrc = rte_cpu_to_le_32(icrc);
-	memcpy(p + l3_len, &icrc, sizeof(icrc));
+	memcpy(p, hdr, bth_off); /* Ethernet, IP, UDP: the same but for the lengths */
+	put_lengths(p + RTE_ETHER_HDR_LEN, pk->ipv6, ext + len + pad + VUR_ICRC_LEN);
+	put_transport(p + bth_off, &h, mask, pad);
+	if (!chain_append(w, pool, pk, off, len) || !chain_append(w, pool, NULL, 0, pad)) {
+		rte_pktmbuf_free(w);
+		return NULL;
+	}
+	icrc = rte_cpu_to_le_32(vur_icrc_compute(w, RTE_ETHER_HDR_LEN, w->pkt_len, pk->ipv6));
+	p = (uint8_t *)rte_pktmbuf_append(w, sizeof(icrc));
+	if (p == NULL) {
+		/* the last segment is full: the ICRC starts one of its own */
+		if (!chain_append(w, pool, NULL, 0, sizeof(icrc))) {
+			rte_pktmbuf_free(w);
+			return NULL;
+		}
+		p = rte_pktmbuf_mtod_offset(rte_pktmbuf_lastseg(w), uint8_t *,
+				rte_pktmbuf_lastseg(w)->data_len - sizeof(icrc));
+	}
+	memcpy(p, &icrc, sizeof(icrc));
 	return w;
+}
+
+uint16_t
+vur_pkt_to_wire(const struct rte_mbuf *m, struct rte_mempool *pool, struct rte_mbuf **out,
+		uint16_t max)
+{
+	uint8_t buf[VUR_PKT_MAX_HDR + 8];
+	const uint8_t *hdr;
+	uint32_t bth_off;
+	struct vur_pkt pk;
+	uint16_t i;
+
+	if (vur_pkt_parse((struct rte_mbuf *)(uintptr_t)m, &pk) != VUR_PKT_OK || pk.npkts > max)
+		return 0;
+	bth_off = RTE_ETHER_HDR_LEN + ip_len(pk.ipv6) + UDP_LEN;
+	hdr = rte_pktmbuf_read(m, 0, bth_off, buf);
+	if (hdr == NULL)
+		return 0;
+	for (i = 0; i < pk.npkts; i++) {
+		out[i] = wire_packet(&pk, hdr, bth_off, i, pool);
+		if (out[i] == NULL) {
+			rte_pktmbuf_free_bulk(out, i);
+			return 0;
+		}
+	}
+	return i;
 }

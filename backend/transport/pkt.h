@@ -12,6 +12,19 @@
  * says so. vur_pkt_to_wire() makes such a packet whole (payload copied,
  * pad, ICRC) when it leaves through an uplink.
  *
+ * A local packet may hold several packets of one message, as a TSO frame
+ * holds TCP segments (ROCE-DEV-WIRE-7): between two engines of this
+ * backend a message then costs one packet of up to 64 KiB instead of one
+ * per path MTU. Its segment size (mbuf tso_segsz) is the path MTU; it
+ * stands for the packets that follow each other from its PSN, with the
+ * headers of the first (RETH, AETH, the opcode's FIRST), the ImmDt, SE and
+ * LAST of the last, and their payloads concatenated, every one but a last
+ * packet of the message exactly the segment size. Its IP and UDP lengths
+ * are those of the whole, which is why it stays below 64 KiB.
+ * vur_pkt_to_wire() cuts it into the packets it stands for, with the
+ * AckReq on the last of them. DPDK's librte_gso cuts TCP and UDP by IP
+ * fragments; RoCE needs the BTH of each packet rewritten, hence our own.
+ *
  * Why references into guest memory are safe: a local packet lives only
  * within one pass of the data-path thread (built, switched and consumed, or
  * dropped, before the thread reports a quiescent state), and a device stops
@@ -33,6 +46,9 @@
 
 /* Ethernet 14 + IPv6 40 + UDP 8 + BTH 12 + DETH 8 + RETH 16 + ImmDt 4 (AETH excludes RETH) */
 #define VUR_PKT_MAX_HDR 102
+
+/* The most packets one local packet holds (see above). */
+#define VUR_PKT_MAX_SEGS 64
 
 /* Where a packet goes: an address vector resolved for the wire. */
 struct vur_pkt_addr {
@@ -69,6 +85,8 @@ struct vur_pkt {
 	struct vur_pkt_hdrs h;
 	uint32_t pay_off; /* payload offset in the frame */
 	uint32_t pay_len;
+	uint32_t seg_size; /* a local packet holding several: their size, else 0 */
+	uint32_t npkts;    /* the packets it stands for: 1 unless it holds several */
 	bool ipv6;
 	uint8_t sgid[16];
 	uint8_t dgid[16];
@@ -101,6 +119,19 @@ bool vur_pkt_is_local(const struct rte_mbuf *m);
 struct rte_mbuf *vur_pkt_build(struct rte_mempool *pool, const struct vur_pkt_addr *a,
 		const struct vur_pkt_hdrs *h, uint32_t pay_len);
 
+/* The most packets of path MTU @pmtu that one local packet holds. */
+uint32_t vur_pkt_max_segs(uint32_t pmtu);
+
+/* Make @m, built for payload that several packets of @seg_size bytes carry, hold them. */
+void vur_pkt_set_seg_size(struct rte_mbuf *m, uint32_t seg_size);
+
+/*
+ * Forget the first @n packets that the parsed local packet @p holds (a
+ * retransmission that overlaps what the receiver already took): it then
+ * holds the rest, with their headers. False if it does not hold more.
+ */
+bool vur_pkt_skip(struct vur_pkt *p, uint32_t n);
+
 /* Append @len bytes at @p: copied into the header mbuf (small payloads). */
 int vur_pkt_append_copy(struct rte_mbuf *m, const void *p, uint32_t len);
 
@@ -114,11 +145,14 @@ enum vur_pkt_err vur_pkt_parse(struct rte_mbuf *m, struct vur_pkt *p);
 uint32_t vur_pkt_copy_payload(const struct vur_pkt *p, uint32_t off, void *dst, uint32_t len);
 
 /*
- * A whole wire packet for local packet @m: one linear mbuf from @pool with
- * the payload copied, the pad and the ICRC. @m is left as it is. NULL when
- * the pool is empty or the packet does not fit one mbuf.
+ * The wire packets of local packet @m, each whole (payload copied, pad,
+ * ICRC) in mbufs from @pool, chained as the length needs: one, or as many
+ * as it holds. @m is left as it is. Returns how many are in @out (at most
+ * @max, VUR_PKT_MAX_SEGS is always enough), 0 when @m is malformed, does
+ * not fit, or @pool is empty.
  */
-struct rte_mbuf *vur_pkt_to_wire(const struct rte_mbuf *m, struct rte_mempool *pool);
+uint16_t vur_pkt_to_wire(const struct rte_mbuf *m, struct rte_mempool *pool, struct rte_mbuf **out,
+		uint16_t max);
 
 /* A 16-bit flow hash of a QP pair, as the UDP source port (49152 and up). */
 uint16_t vur_pkt_sport(uint32_t src_qpn, uint32_t dst_qpn, uint32_t flow_label);

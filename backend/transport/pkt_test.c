@@ -4,7 +4,8 @@
  * this code (the IBTA A17 masking done by hand over a hand-built packet,
  * CRC-32 by Python's zlib) and against frames Linux rxe sent, build and
  * parse both ways for IPv4 and IPv6,
- * local packets with borrowed payload segments, the opcode table, and a
+ * local packets with borrowed payload segments, local packets that hold
+ * several and their cutting into wire packets, the opcode table, and a
  * parser that takes truncated and mutated frames without a crash.
  */
 #include <stdlib.h>
@@ -140,8 +141,7 @@ build_matches_vector(void)
 	if (m == NULL)
 		return;
 	TAP_CHECK(vur_pkt_is_local(m));
-	w = vur_pkt_to_wire(m, pool);
-	TAP_CHECK(w != NULL && !vur_pkt_is_local(w));
+	TAP_CHECK(vur_pkt_to_wire(m, pool, &w, 1) == 1 && !vur_pkt_is_local(w));
 	if (w != NULL) {
 		TAP_CHECK(w->pkt_len == RTE_ETHER_HDR_LEN + n + 4);
 		TAP_CHECK(memcmp(rte_pktmbuf_mtod_offset(w, uint8_t *, RTE_ETHER_HDR_LEN), want,
@@ -193,7 +193,9 @@ parse_round_trip(bool ipv6, uint8_t opcode, uint32_t pay_len, bool wire)
 	TAP_CHECK(vur_pkt_append_ref(m, ext_pool, payload, pay_len / 2) == 0);
 	TAP_CHECK(vur_pkt_append_ref(m, ext_pool, payload + pay_len / 2, pay_len - pay_len / 2) ==
 			0);
-	w = wire ? vur_pkt_to_wire(m, pool) : m;
+	w = m;
+	if (wire && vur_pkt_to_wire(m, pool, &w, 1) != 1)
+		w = NULL;
 	TAP_CHECK(w != NULL);
 	if (w == NULL) {
 		rte_pktmbuf_free(m);
@@ -244,6 +246,174 @@ round_trips(void)
 	parse_round_trip(false, VUR_OP_READ_REQ, 0, false);
 }
 
+/* A packet's bytes, flat; its length. */
+static uint32_t
+flat(const struct rte_mbuf *m, uint8_t *buf, uint32_t room)
+{
+	const void *p;
+
+	if (m->pkt_len > room)
+		return 0;
+	p = rte_pktmbuf_read(m, 0, m->pkt_len, buf);
+	if (p != buf)
+		memcpy(buf, p, m->pkt_len);
+	return m->pkt_len;
+}
+
+/* Wire packet @i of those @op (@len bytes in @seg-byte packets from PSN 0xfffffe) stands for. */
+static struct rte_mbuf *
+one_of(const struct vur_pkt_addr *a, struct vur_pkt_hdrs h, const uint8_t *payload, uint32_t len,
+		uint32_t seg, uint32_t i, uint32_t n)
+{
+	const uint32_t mask = vur_opcode_info(h.opcode)->mask;
+	bool last = (mask & VUR_OPM_LAST) && i + 1 == n;
+	uint32_t plen = RTE_MIN(seg, len - i * seg);
+	struct rte_mbuf *m, *w = NULL;
+
+	h.opcode = vur_op_segment(h.opcode, (mask & VUR_OPM_FIRST) && i == 0, last);
+	h.psn = vur_psn_add(h.psn, i);
+	h.se = h.se && last;
+	h.ack_req = h.ack_req && i + 1 == n;
+	m = vur_pkt_build(pool, a, &h, plen);
+	if (m != NULL && vur_pkt_append_copy(m, payload + i * seg, plen) == 0)
+		vur_pkt_to_wire(m, pool, &w, 1);
+	rte_pktmbuf_free(m);
+	return w;
+}
+
+/*
+ * ROCE-DEV-WIRE-7: a local packet that holds several, cut by to_wire (into
+ * chained 2 KiB mbufs), gives byte for byte the packets built one by one:
+ * opcodes, PSNs across the wrap, RETH first, ImmDt/SE last, pad, ICRC.
+ */
+static void
+segments_cut_as_built(void)
+{
+	static const struct {
+		uint8_t op;
+		uint32_t len, seg;
+		bool ipv6;
+	} cases[] = {
+		{ VUR_OP_SEND_ONLY_IMM, 3 * 1024 + 501, 1024, false },
+		{ VUR_OP_WRITE_ONLY, 4 * 1024, 1024, true },
+		{ VUR_OP_WRITE_FIRST, 2 * 1024, 1024, false },
+		{ VUR_TRANSPORT_UC | VUR_OP_SEND_LAST, 1024 + 3, 1024, true },
+		{ VUR_OP_READ_RESP_ONLY, 2 * 4096 + 1, 4096, false },
+		{ VUR_OP_READ_RESP_MIDDLE, 3 * 256, 256, true },
+	};
+	static uint8_t payload[3 * 4096], got[5000], want[5000];
+	struct rte_mempool *small = rte_pktmbuf_pool_create(
+			"s", 255, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	struct rte_mbuf *w[VUR_PKT_MAX_SEGS], *m, *one;
+	struct vur_pkt p;
+	uint32_t n, glen, wlen;
+
+	TAP_CHECK(small != NULL);
+	for (uint32_t i = 0; i < sizeof(payload); i++)
+		payload[i] = (uint8_t)(i * 13 + 1);
+	for (size_t c = 0; small != NULL && c < RTE_DIM(cases); c++) {
+		struct vur_pkt_addr a = addr4();
+		struct vur_pkt_hdrs h = { .opcode = cases[c].op,
+			.dest_qpn = 0x123,
+			.psn = 0xfffffe,
+			.se = true,
+			.ack_req = true,
+			.va = 0x1000,
+			.rkey = 0x77,
+			.dma_len = cases[c].len,
+			.syndrome = 0x1f,
+			.msn = 5,
+			.imm = RTE_BE32(0x12345678) };
+
+		if (cases[c].ipv6) {
+			a.ipv6 = true;
+			a.sgid[0] = a.dgid[0] = 0xfd;
+			a.flow_label = 0x12345;
+		}
+		m = vur_pkt_build(pool, &a, &h, cases[c].len);
+		TAP_CHECK(m != NULL);
+		if (m == NULL)
+			continue;
+		TAP_CHECK(vur_pkt_append_ref(m, ext_pool, payload, 700) == 0);
+		TAP_CHECK(vur_pkt_append_ref(m, ext_pool, payload + 700, cases[c].len - 700) == 0);
+		vur_pkt_set_seg_size(m, cases[c].seg);
+		TAP_CHECK(vur_pkt_parse(m, &p) == VUR_PKT_OK);
+		n = (cases[c].len + cases[c].seg - 1) / cases[c].seg;
+		TAP_CHECK(p.npkts == n && p.seg_size == cases[c].seg);
+		TAP_CHECK(vur_pkt_to_wire(m, small, w, (uint16_t)(n - 1)) == 0); /* no room */
+		TAP_CHECK(vur_pkt_to_wire(m, small, w, RTE_DIM(w)) == n);
+		for (uint32_t i = 0; i < n && i < RTE_DIM(w); i++) {
+			one = one_of(&a, h, payload, cases[c].len, cases[c].seg, i, n);
+			TAP_CHECK(one != NULL && !vur_pkt_is_local(w[i]));
+			glen = flat(w[i], got, sizeof(got));
+			wlen = one != NULL ? flat(one, want, sizeof(want)) : 0;
+			TAP_CHECK(glen != 0 && glen == wlen && memcmp(got, want, glen) == 0);
+			TAP_CHECK(vur_pkt_parse(w[i], &p) == VUR_PKT_OK && p.npkts == 1);
+			rte_pktmbuf_free(one);
+			rte_pktmbuf_free(w[i]);
+		}
+		rte_pktmbuf_free(m);
+	}
+	TAP_CHECK(small == NULL || rte_mempool_full(small));
+	rte_mempool_free(small);
+}
+
+/* What a local packet that holds several may be, and skipping what a receiver took. */
+static void
+segments_parse_and_skip(void)
+{
+	static uint8_t payload[8192];
+	struct vur_pkt_addr a = addr4();
+	struct vur_pkt_hdrs h = {
+		.opcode = VUR_OP_WRITE_ONLY_IMM, .psn = 0xffffff, .dma_len = 2600
+	};
+	struct rte_mbuf *m = vur_pkt_build(pool, &a, &h, 2600);
+	struct vur_pkt p;
+
+	TAP_CHECK(m != NULL && vur_pkt_append_ref(m, ext_pool, payload, 2600) == 0);
+	if (m == NULL)
+		return;
+	vur_pkt_set_seg_size(m, 1024);
+	TAP_CHECK(vur_pkt_parse(m, &p) == VUR_PKT_OK && p.npkts == 3);
+	TAP_CHECK(!vur_pkt_skip(&p, 3) && vur_pkt_skip(&p, 0) && p.npkts == 3);
+	TAP_CHECK(vur_pkt_skip(&p, 2));
+	TAP_CHECK(p.h.opcode == VUR_OP_WRITE_LAST_IMM && !(p.mask & VUR_OPM_RETH));
+	TAP_CHECK(p.h.psn == 1 && p.npkts == 1 && p.pay_len == 2600 - 2048);
+	vur_pkt_set_seg_size(m, 1000); /* a last packet may end short: 1000 + 1000 + 600 */
+	TAP_CHECK(vur_pkt_parse(m, &p) == VUR_PKT_OK && p.npkts == 3);
+	rte_pktmbuf_free(m);
+
+	h.opcode = VUR_OP_SEND_FIRST; /* not a last packet: whole packets only */
+	m = vur_pkt_build(pool, &a, &h, 2600);
+	TAP_CHECK(m != NULL && vur_pkt_append_ref(m, ext_pool, payload, 2600) == 0);
+	vur_pkt_set_seg_size(m, 1024);
+	TAP_CHECK(vur_pkt_parse(m, &p) == VUR_PKT_ERR_SHORT);
+	rte_pktmbuf_free(m);
+
+	h.opcode = VUR_TRANSPORT_UD | VUR_OP_SEND_ONLY; /* UD messages are one packet */
+	m = vur_pkt_build(pool, &a, &h, 2048);
+	TAP_CHECK(m != NULL && vur_pkt_append_ref(m, ext_pool, payload, 2048) == 0);
+	vur_pkt_set_seg_size(m, 1024);
+	TAP_CHECK(vur_pkt_parse(m, &p) == VUR_PKT_ERR_OPCODE);
+	rte_pktmbuf_free(m);
+
+	h.opcode = VUR_OP_SEND_ONLY; /* more than VUR_PKT_MAX_SEGS */
+	m = vur_pkt_build(pool, &a, &h, 65 * 64);
+	TAP_CHECK(m != NULL && vur_pkt_append_ref(m, ext_pool, payload, 65 * 64) == 0);
+	vur_pkt_set_seg_size(m, 64);
+	TAP_CHECK(vur_pkt_parse(m, &p) == VUR_PKT_ERR_SHORT);
+	rte_pktmbuf_free(m);
+
+	/* within the IPv4 total length whatever the path MTU */
+	for (uint32_t pmtu = 256; pmtu <= 4096; pmtu *= 2)
+		TAP_CHECK(vur_pkt_max_segs(pmtu) * pmtu + 120 <= UINT16_MAX &&
+				vur_pkt_max_segs(pmtu) <= VUR_PKT_MAX_SEGS);
+	TAP_CHECK(vur_pkt_max_segs(1024) == 63 && vur_pkt_max_segs(256) == VUR_PKT_MAX_SEGS);
+	TAP_CHECK(vur_op_segment(VUR_OP_ACK, true, true) == 0xff);
+	TAP_CHECK(vur_op_segment(VUR_TRANSPORT_UC | VUR_OP_SEND_ONLY_IMM, false, false) ==
+			(VUR_TRANSPORT_UC | VUR_OP_SEND_MIDDLE));
+}
+
 static void
 opcode_table(void)
 {
@@ -276,7 +446,8 @@ wire_frame(uint8_t *buf, uint8_t opcode, uint32_t pay_len)
 	m = vur_pkt_build(pool, &a, &h, pay_len);
 
 	vur_pkt_append_copy(m, payload, pay_len);
-	w = vur_pkt_to_wire(m, pool);
+	if (vur_pkt_to_wire(m, pool, &w, 1) != 1)
+		return 0;
 	len = w->pkt_len;
 	memcpy(buf, rte_pktmbuf_mtod(w, uint8_t *), len);
 	rte_pktmbuf_free(w);
@@ -376,6 +547,8 @@ main(void)
 	TAP_RUN(build_matches_vector);
 	TAP_RUN(round_trips);
 	TAP_RUN(opcode_table);
+	TAP_RUN(segments_cut_as_built);
+	TAP_RUN(segments_parse_and_skip);
 	TAP_RUN(rejects);
 	TAP_RUN(fuzz);
 	rte_mempool_free(pool);

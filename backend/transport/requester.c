@@ -53,33 +53,46 @@ transport_of(const struct vur_tp_qp *t)
 	return is_ud(t) ? VUR_TRANSPORT_UD : is_rc(t) ? VUR_TRANSPORT_RC : VUR_TRANSPORT_UC;
 }
 
-/* The BTH opcode of packet @k of @w. */
+/* The BTH opcode of the packet that holds packets [@k, @k + @n) of @w. */
 static uint8_t
-opcode_of(const struct vur_tp_qp *t, const struct vur_swqe *w, uint32_t k)
+opcode_of(const struct vur_tp_qp *t, const struct vur_swqe *w, uint32_t k, uint32_t n)
 {
-	bool first = k == 0, last = k + 1 == w->npkts, imm;
-	uint8_t op;
+	uint8_t kind;
 
 	switch (w->opcode) {
 	case VIRTIO_IB_WR_RDMA_READ:
-		return VUR_OP_READ_REQ;
+		return (uint8_t)(transport_of(t) | VUR_OP_READ_REQ);
 	case VIRTIO_IB_WR_RDMA_WRITE:
+		kind = VUR_OP_WRITE_ONLY;
+		break;
 	case VIRTIO_IB_WR_RDMA_WRITE_WITH_IMM:
-		imm = w->opcode == VIRTIO_IB_WR_RDMA_WRITE_WITH_IMM;
-		op = first && last      ? (imm ? VUR_OP_WRITE_ONLY_IMM : VUR_OP_WRITE_ONLY)
-				: first ? VUR_OP_WRITE_FIRST
-				: last  ? (imm ? VUR_OP_WRITE_LAST_IMM : VUR_OP_WRITE_LAST)
-					: VUR_OP_WRITE_MIDDLE;
+		kind = VUR_OP_WRITE_ONLY_IMM;
+		break;
+	case VIRTIO_IB_WR_SEND_WITH_IMM:
+		kind = VUR_OP_SEND_ONLY_IMM;
 		break;
 	default:
-		imm = w->opcode == VIRTIO_IB_WR_SEND_WITH_IMM;
-		op = first && last      ? (imm ? VUR_OP_SEND_ONLY_IMM : VUR_OP_SEND_ONLY)
-				: first ? VUR_OP_SEND_FIRST
-				: last  ? (imm ? VUR_OP_SEND_LAST_IMM : VUR_OP_SEND_LAST)
-					: VUR_OP_SEND_MIDDLE;
+		kind = VUR_OP_SEND_ONLY;
 		break;
 	}
-	return (uint8_t)(transport_of(t) | op);
+	return vur_op_segment((uint8_t)(transport_of(t) | kind), k == 0, k + n == w->npkts);
+}
+
+/*
+ * How many packets of @w from packet @k the next one holds. A peer that is
+ * an engine of this backend gets a message in as few packets as the IP
+ * length allows (ROCE-DEV-WIRE-7, see pkt.h); vur_pkt_to_wire() cuts them
+ * at the path MTU again should one leave through a link after all.
+ */
+static uint32_t
+segments(const struct vur_tp_dev *td, const struct vur_tp_qp *t, const struct vur_swqe *w,
+		uint32_t k)
+{
+	uint32_t pmtu = vur_tp_pmtu(td, t);
+
+	if (!t->peer_local || w->opcode == VIRTIO_IB_WR_RDMA_READ || is_ud(t))
+		return 1;
+	return RTE_MAX(1u, RTE_MIN(w->npkts - k, vur_pkt_max_segs(pmtu)));
 }
 
 struct rte_mbuf *
@@ -112,20 +125,23 @@ ud_path(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_swqe *w,
 	return true;
 }
 
-/* Packet @w->next_pkt of @w; NULL when out of mbufs or when the WR failed (status set). */
+/*
+ * The next packet of @w, holding @n of its packets from @w->next_pkt; NULL
+ * when out of mbufs or when the WR failed (status set).
+ */
 static struct rte_mbuf *
-build_packet(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w)
+build_packet(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w, uint32_t n)
 {
 	const struct vur_rdma_qp *qp = t->qp;
 	uint32_t k = w->next_pkt, pmtu = vur_tp_pmtu(td, t), off, len;
 	struct vur_pkt_hdrs h = {
-		.opcode = opcode_of(t, w, k),
+		.opcode = opcode_of(t, w, k, n),
 		.dest_qpn = qp->attr.dest_qp_num,
 		.psn = vur_psn_add(w->first_psn, k),
 	};
 	struct vur_pkt_addr ud;
 	struct rte_mbuf *m;
-	bool last = k + 1 == w->npkts;
+	bool last = k + n == w->npkts;
 
 	if (w->opcode == VIRTIO_IB_WR_RDMA_READ) {
 		h.va = w->remote_addr;
@@ -135,9 +151,10 @@ build_packet(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w)
 		return vur_tp_build(td, t, &h, 0);
 	}
 	off = k * pmtu;
-	len = RTE_MIN(pmtu, w->length - off);
+	len = RTE_MIN(n * pmtu, w->length - off);
 	h.se = last && (w->flags & VIRTIO_IB_SEND_SOLICITED); /* ROCE-DEV-SEND-2 */
-	h.ack_req = is_rc(t) && (last || k % ACK_REQ_EVERY == ACK_REQ_EVERY - 1);
+	/* the last packet, and every ACK_REQ_EVERY-th, asks for an ACK */
+	h.ack_req = is_rc(t) && (last || (k + n) / ACK_REQ_EVERY > k / ACK_REQ_EVERY);
 	h.imm = w->imm;
 	if (k == 0) { /* RETH rides on the first packet of a WRITE */
 		h.va = w->remote_addr;
@@ -159,6 +176,8 @@ build_packet(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w)
 	}
 	if (m == NULL)
 		return NULL;
+	if (n > 1)
+		vur_pkt_set_seg_size(m, pmtu);
 	if (w->flags & VIRTIO_IB_SEND_INLINE) {
 		if (vur_pkt_append_copy(m, w->inline_data + off, len) == 0)
 			return m;
@@ -240,6 +259,7 @@ vur_tp_requester(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **o
 	struct vur_rdma_qp *qp = t->qp;
 	struct vur_swqe *w;
 	struct rte_mbuf *m;
+	uint32_t segs;
 	uint16_t n = 0;
 
 	if (t->flush_pending || qp->attr.state == VIRTIO_IB_QPS_ERR ||
@@ -272,15 +292,17 @@ vur_tp_requester(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **o
 			start(td, t, w);
 		}
 		while (n < max && w->next_pkt < w->npkts) {
-			m = build_packet(td, t, w);
+			segs = segments(td, t, w, w->next_pkt);
+			m = build_packet(td, t, w, segs);
 			if (m == NULL)
 				break;
 			if (w->next_pkt < w->sent_max)
-				VUR_TP_COUNT(td, t, retransmits, 1);
+				VUR_TP_COUNT(td, t, retransmits,
+						RTE_MIN(segs, w->sent_max - w->next_pkt));
 			out[n++] = m;
-			VUR_TP_COUNT(td, t, tx_pkts, 1);
+			VUR_TP_COUNT(td, t, tx_pkts, segs);
 			VUR_TP_COUNT(td, t, tx_bytes, m->pkt_len - m->data_len);
-			w->next_pkt++;
+			w->next_pkt += segs;
 			w->sent_max = RTE_MAX(w->sent_max, w->next_pkt);
 		}
 		if (w->next_pkt < w->npkts)

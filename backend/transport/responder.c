@@ -401,16 +401,34 @@ uc_resync(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p)
 		vur_tp_drop(td, t, VUR_TP_DROP_UC_ERROR);
 		t->uc_drop = !(p->mask & VUR_OPM_LAST);
 		t->in_send = t->in_write = false;
-		t->epsn = vur_psn_add(p->h.psn, 1);
+		t->epsn = vur_psn_add(p->h.psn, p->npkts);
 		return false;
 	}
 	return true;
 }
 
+/*
+ * Only the last packet of a message may be short of the path MTU; a local
+ * packet that holds several is as long as they are together (pkt.h).
+ */
+static bool
+length_ok(const struct vur_pkt *p, uint32_t pmtu)
+{
+	uint64_t whole = (uint64_t)p->npkts * pmtu;
+
+	if (!(p->mask & VUR_OPM_PAYLOAD))
+		return true;
+	if (p->seg_size != 0 && p->seg_size != pmtu)
+		return false;
+	return (p->mask & VUR_OPM_LAST) ? p->pay_len <= whole : p->pay_len == whole;
+}
+
 void
-vur_tp_responder(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p)
+vur_tp_responder(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *pkt)
 {
 	uint32_t pmtu = vur_tp_pmtu(td, t);
+	struct vur_pkt trimmed;
+	const struct vur_pkt *p = pkt;
 	int32_t d;
 	bool ok;
 
@@ -423,6 +441,13 @@ vur_tp_responder(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pk
 			return;
 	} else {
 		d = vur_psn_diff(p->h.psn, t->epsn);
+		if (d < 0 && (uint32_t)-d < p->npkts) {
+			/* a retransmission that holds packets taken and new ones: the new */
+			trimmed = *pkt;
+			vur_pkt_skip(&trimmed, (uint32_t)-d);
+			p = &trimmed;
+			d = 0;
+		}
 		if (d < 0) {
 			duplicate(td, t, p);
 			return;
@@ -440,9 +465,7 @@ vur_tp_responder(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pk
 			return;
 		}
 	}
-	/* Only the last packet of a message may be short of the path MTU. */
-	if ((p->mask & VUR_OPM_PAYLOAD) &&
-			(p->pay_len > pmtu || (!(p->mask & VUR_OPM_LAST) && p->pay_len != pmtu))) {
+	if (!length_ok(p, pmtu)) {
 		refuse(td, t, p, VUR_NAK_INV_REQ, "payload length against the path MTU");
 		return;
 	}
@@ -455,18 +478,18 @@ vur_tp_responder(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pk
 	if (!ok)
 		return;
 	VUR_TP_COUNT(td, t, rx_bytes, p->pay_len);
-	t->epsn = vur_psn_add(t->epsn, 1);
+	t->epsn = vur_psn_add(t->epsn, p->npkts);
 	if (p->mask & VUR_OPM_LAST)
 		t->msn = vur_psn_add(t->msn, 1);
 	if (is_rc(t) && p->h.ack_req && !(p->mask & VUR_OPM_READ))
-		ack(td, t, p->h.psn);
+		ack(td, t, vur_psn_add(p->h.psn, p->npkts - 1));
 }
 
 uint16_t
 vur_tp_read_responses(
 		struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **out, uint16_t max)
 {
-	uint32_t pmtu = vur_tp_pmtu(td, t), off, len, done, n;
+	uint32_t pmtu = vur_tp_pmtu(td, t), off, len, done, n, segs;
 	struct vur_pkt_hdrs h = { .dest_qpn = t->qp->attr.dest_qp_num, .msn = t->msn };
 	struct vur_rd_res *r = NULL;
 	struct rte_mbuf *m;
@@ -488,17 +511,19 @@ vur_tp_read_responses(
 		}
 		if (r == NULL)
 			break;
+		/* to an engine of this backend, as few packets as can be (pkt.h) */
+		segs = t->peer_local ? RTE_MIN(r->npkts - r->next_pkt, vur_pkt_max_segs(pmtu)) : 1;
 		off = r->next_pkt * pmtu;
-		len = r->len == 0 ? 0 : RTE_MIN(pmtu, r->len - off);
+		len = r->len == 0 ? 0 : RTE_MIN(segs * pmtu, r->len - off);
 		h.psn = vur_psn_add(r->psn, r->next_pkt);
-		h.opcode = r->npkts == 1                      ? VUR_OP_READ_RESP_ONLY
-				: r->next_pkt == 0            ? VUR_OP_READ_RESP_FIRST
-				: r->next_pkt + 1 == r->npkts ? VUR_OP_READ_RESP_LAST
-							      : VUR_OP_READ_RESP_MIDDLE;
+		h.opcode = vur_op_segment(VUR_TRANSPORT_RC | VUR_OP_READ_RESP_ONLY,
+				r->next_pkt == 0, r->next_pkt + segs == r->npkts);
 		h.syndrome = VUR_AETH_ACK | VUR_AETH_CREDIT_INVALID;
 		m = vur_tp_build(td, t, &h, len);
 		if (m == NULL)
 			break;
+		if (segs > 1)
+			vur_pkt_set_seg_size(m, pmtu);
 		for (done = 0; done < len; done += n) {
 			n = len - done;
 			hva = vur_tp_mr_hva(td, t->qp->pdn, r->rkey, true,
@@ -513,9 +538,9 @@ vur_tp_read_responses(
 			break;
 		}
 		out[count++] = m;
-		VUR_TP_COUNT(td, t, tx_pkts, 1);
+		VUR_TP_COUNT(td, t, tx_pkts, segs);
 		VUR_TP_COUNT(td, t, tx_bytes, len);
-		r->next_pkt++;
+		r->next_pkt += segs;
 	}
 	return count;
 }

@@ -125,6 +125,7 @@ struct vur_tp_qp {
 	bool seq_nak_seen;     /* a PSN sequence NAK came, at seq_nak_psn */
 	uint32_t seq_nak_psn;
 	bool flush_pending; /* went to ERR/SQE on its own: flush at the next pass */
+	bool peer_local;    /* its peer's last packet came from an engine of this backend */
 
 	/* Responder. */
 	uint32_t epsn;        /* expected PSN */

@@ -344,7 +344,7 @@ rx_one(struct vur_tp_dev *td, struct rte_mbuf *m, uint64_t now_ns)
 		td->stats.drops[VUR_TP_DROP_NO_QP]++;
 		return;
 	}
-	VUR_TP_COUNT(td, t, rx_pkts, 1);
+	VUR_TP_COUNT(td, t, rx_pkts, p.npkts);
 	if (!vur_tp_state_receives(t->qp->attr.state)) {
 		vur_tp_drop(td, t, VUR_TP_DROP_QP_STATE);
 		return;
@@ -353,6 +353,8 @@ rx_one(struct vur_tp_dev *td, struct rte_mbuf *m, uint64_t now_ns)
 		vur_tp_drop(td, t, VUR_TP_DROP_TRANSPORT);
 		return;
 	}
+	/* whether to send it whole messages: a guess, pkt.h says why a wrong one is safe */
+	t->peer_local = vur_pkt_is_local(m);
 	if (p.mask & (VUR_OPM_RRESP | VUR_OPM_ACK))
 		vur_tp_completer(td, t, &p, now_ns);
 	else

@@ -396,7 +396,7 @@ vur_tp_qp_reset_state(struct vur_tp_qp *t)
 	t->epsn = t->msn = 0;
 	t->nak_sent = t->uc_drop = t->in_send = t->in_write = t->rwqe_held = false;
 	t->seq_nak_seen = false;
-	t->flush_pending = false;
+	t->flush_pending = t->peer_local = false;
 	t->roff = t->wleft = t->wlen = 0;
 	memset(t->res, 0, sizeof(t->res));
 	t->res_next = 0;

@@ -486,6 +486,32 @@ qp_counter(struct rdma_ep *e, uint32_t qpn, const char *name)
 }
 
 /*
+ * ROCE-DEV-WIRE-7: once QP @qa has heard from its peer @qb, an engine of
+ * this backend, a 5000-byte SEND reaches b as one frame that holds its five
+ * packets (b's engine took one frame and counts five packets, placed once).
+ */
+static void
+whole_messages(uint32_t qa, uint32_t qb)
+{
+	struct vur_user_sge s = rdma_sge(&a, 0, 5000), r = rdma_sge(&b, 0, 5000);
+	struct vur_user_send_wr q =
+			rdma_req(0xc02, VUR_USER_WR_SEND, VUR_USER_SEND_SIGNALED, &s, 1);
+	uint64_t frames = counter(&b, "eth_roce_rx"), pkts = qp_counter(&b, qb, "rx_pkts");
+	uint64_t bytes = qp_counter(&b, qb, "rx_bytes");
+
+	fill(a.buf, 5000, 0x5a);
+	memset(b.buf, 0, 5000);
+	TAP_EQ(rdma_post_recv(&b, qb, 0xc03, &r, 1), 0);
+	TAP_EQ(rdma_post_send(&a, qa, &q), 0);
+	EXPECT_CQE(&b, 0xc03, 0, VUR_USER_WC_RECV, 5000, qb);
+	EXPECT_CQE(&a, 0xc02, 0, VUR_USER_WC_SEND, 5000, qa);
+	TAP_EQ(counter(&b, "eth_roce_rx") - frames, 1);
+	TAP_EQ(qp_counter(&b, qb, "rx_pkts") - pkts, 5);
+	TAP_EQ(qp_counter(&b, qb, "rx_bytes") - bytes, 5000);
+	TAP_CHECK(memcmp(a.buf, b.buf, 5000) == 0);
+}
+
+/*
  * Per-QP counters in telemetry (/vur/qps) and the admin RPC (get_qps): a
  * 5000-byte SEND on a fresh RC pair is five packets at path MTU 1024, each
  * counted on the QPs that sent and took it as well as on the devices.
@@ -541,6 +567,7 @@ qp_counters(void)
 			       sizeof(reply)),
 			-EREMOTEIO);
 	TAP_CHECK(strstr(reply, "-19") != NULL);
+	whole_messages(qa, qb);
 	/* a destroyed QP leaves the list */
 	TAP_EQ(vur_user_destroy_qp(a.d, qa), 0);
 	TAP_EQ(vur_user_destroy_qp(b.d, qb), 0);
