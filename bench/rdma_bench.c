@@ -6,13 +6,14 @@
  * memcpy bandwidth of the same run. It prints figures; it never fails on
  * a timing.
  *
- *   rdma_bench SOCKET0 SOCKET1 [SECONDS_PER_FIGURE]
+ *   rdma_bench SOCKET0 SOCKET1 [SECONDS_PER_FIGURE [all|bw|rate|rtt]]
  *
  * The client drives the devices through libvirtio_rdma_user's data verbs
  * (vur_user_post_send/post_recv/poll_cq) and busy-polls its CQs (it owns
  * its core, as a benchmark may); the backend's data path runs on its own
  * thread.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,7 @@
 #define MEM_SIZE (16u << 20)
 #define DEPTH    16 /* WRs in flight per QP */
 #define LAT_N    2000
-#define NSIZES   5 /* message sizes */
+#define DIM(a)   (sizeof(a) / sizeof((a)[0]))
 
 static struct rdma_ep a, b;
 static uint32_t qa, qb;
@@ -164,19 +165,68 @@ latency(uint32_t len, double *p50, double *p99)
 	return 0;
 }
 
-int
-main(int argc, char **argv)
+/* RC WRITE, READ and SEND bandwidth by message size, beside memcpy of each size. */
+static void
+bandwidth(double secs)
 {
-	static const uint32_t sizes[NSIZES] = { 64, 1024, 4096, 65536, 1u << 20 };
+	static const uint32_t sizes[] = { 64, 1024, 4096, 65536, 1u << 20 };
 	static const struct {
 		const char *name;
 		uint8_t op;
 	} ops[] = { { "WRITE", VUR_USER_WR_RDMA_WRITE }, { "READ", VUR_USER_WR_RDMA_READ },
 		{ "SEND", VUR_USER_WR_SEND } };
-	double secs = argc > 3 ? atof(argv[3]) : 1.0, memcpy_gb[NSIZES], r, p50, p99;
+	double memcpy_gb[DIM(sizes)], r;
 
-	if (argc < 3) {
-		fprintf(stderr, "usage: %s SOCKET0 SOCKET1 [SECONDS_PER_FIGURE]\n", argv[0]);
+	printf("reference: memcpy %.2f GB/s (one core, 64 MiB: memory-bound)\n", memcpy_gbps());
+	/*
+	 * The engine copies each message between the same two buffers again
+	 * and again, as the loop below does: the scale for each size.
+	 */
+	printf("  memcpy");
+	for (size_t i = 0; i < DIM(sizes); i++) {
+		memcpy_gb[i] = memcpy_gbps_len(sizes[i]);
+		printf(" %7u B: %6.3f        ", sizes[i], memcpy_gb[i]);
+	}
+	printf("\nRC bandwidth, %d WRs in flight, path MTU 1024 (GB/s, and x memcpy of that "
+	       "size):\n",
+			DEPTH);
+	for (size_t o = 0; o < DIM(ops); o++) {
+		printf("  %-6s", ops[o].name);
+		for (size_t i = 0; i < DIM(sizes); i++) {
+			r = rate(ops[o].op, sizes[i], secs);
+			printf(" %7u B: %6.3f (%.2fx)", sizes[i], r * sizes[i] / 1e9,
+					r * sizes[i] / 1e9 / memcpy_gb[i]);
+		}
+		printf("\n");
+	}
+}
+
+static void
+round_trips(void)
+{
+	double p50, p99;
+
+	for (uint32_t len = 8; len <= 4096; len *= 512) {
+		if (latency(len, &p50, &p99) == 0)
+			printf("SEND round trip %4u B: p50 %.1f us, p99 %.1f us (%d round trips)\n",
+					len, p50, p99, LAT_N);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	double secs = argc > 3 ? atof(argv[3]) : 1.0;
+	const char *what = argc > 4 ? argv[4] : "all";
+	bool all = strcmp(what, "all") == 0;
+
+	if (argc < 3 ||
+			(!all && strcmp(what, "bw") != 0 && strcmp(what, "rate") != 0 &&
+					strcmp(what, "rtt") != 0)) {
+		fprintf(stderr,
+				"usage: %s SOCKET0 SOCKET1 [SECONDS_PER_FIGURE "
+				"[all|bw|rate|rtt]]\n",
+				argv[0]);
 		return 2;
 	}
 	if (rdma_ep_open(&a, argv[1], 1, BUF_LEN, MEM_SIZE) < 0 ||
@@ -188,35 +238,13 @@ main(int argc, char **argv)
 		fprintf(stderr, "rdma_bench: cannot set the two devices up\n");
 		return 1;
 	}
-	printf("reference: memcpy %.2f GB/s (one core, 64 MiB: memory-bound)\n", memcpy_gbps());
-	/*
-	 * The engine copies each message between the same two buffers again
-	 * and again, as the loop below does: the scale for each size.
-	 */
-	printf("  memcpy");
-	for (size_t i = 0; i < NSIZES; i++) {
-		memcpy_gb[i] = memcpy_gbps_len(sizes[i]);
-		printf(" %7u B: %6.3f        ", sizes[i], memcpy_gb[i]);
-	}
-	printf("\nRC bandwidth, %d WRs in flight, path MTU 1024 (GB/s, and x memcpy of that "
-	       "size):\n",
-			DEPTH);
-	for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
-		printf("  %-6s", ops[o].name);
-		for (size_t i = 0; i < NSIZES; i++) {
-			r = rate(ops[o].op, sizes[i], secs);
-			printf(" %7u B: %6.3f (%.2fx)", sizes[i], r * sizes[i] / 1e9,
-					r * sizes[i] / 1e9 / memcpy_gb[i]);
-		}
-		printf("\n");
-	}
-	r = rate(VUR_USER_WR_SEND, 64, secs);
-	printf("64 B SEND message rate: %.0f messages/s (one data-path thread)\n", r);
-	for (uint32_t len = 8; len <= 4096; len *= 512) {
-		if (latency(len, &p50, &p99) == 0)
-			printf("SEND round trip %4u B: p50 %.1f us, p99 %.1f us (%d round trips)\n",
-					len, p50, p99, LAT_N);
-	}
+	if (all || strcmp(what, "bw") == 0)
+		bandwidth(secs);
+	if (all || strcmp(what, "rate") == 0)
+		printf("64 B SEND message rate: %.0f messages/s (one data-path thread)\n",
+				rate(VUR_USER_WR_SEND, 64, secs));
+	if (all || strcmp(what, "rtt") == 0)
+		round_trips();
 	vur_user_close(a.d);
 	vur_user_close(b.d);
 	return 0;

@@ -23,7 +23,7 @@ vur_split_ring_init(struct vur_split_ring *vr, uint16_t size, void *desc, void *
 	vr->desc = desc;
 	vr->avail = avail;
 	vr->used = used;
-	vr->last_avail = last_avail;
+	vr->last_avail = vr->avail_seen = last_avail;
 	vr->used_idx = used_idx;
 	vr->event_idx = event_idx;
 }
@@ -158,7 +158,14 @@ vur_split_ring_pop(struct vur_split_ring *vr, struct rte_vhost_memory *mem, stru
 		*why = vr->broken_reason;
 		return VUR_POP_BROKEN;
 	}
-	avail_idx = read_avail_idx(vr);
+	/*
+	 * The driver writes the avail index as it adds entries: reading it
+	 * once for the entries it announced, not for each, spares a cache
+	 * miss per entry (as librte_vhost does per burst).
+	 */
+	avail_idx = vr->avail_seen;
+	if (avail_idx == vr->last_avail)
+		avail_idx = read_avail_idx(vr);
 	if (avail_idx == vr->last_avail && vr->event_idx && !vr->no_kick) {
 		/*
 		 * 2.7.10: with EVENT_IDX the driver kicks only when it passes
@@ -173,6 +180,7 @@ vur_split_ring_pop(struct vur_split_ring *vr, struct rte_vhost_memory *mem, stru
 	}
 	if ((uint16_t)(avail_idx - vr->last_avail) > vr->size)
 		return mark_broken(vr, "driver moved the avail index past the ring", why);
+	vr->avail_seen = avail_idx;
 	if (avail_idx == vr->last_avail)
 		return VUR_POP_EMPTY;
 

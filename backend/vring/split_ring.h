@@ -26,6 +26,7 @@ struct vur_split_ring {
 	struct vring_avail *avail;
 	struct vring_used *used;
 	uint16_t last_avail; /* next avail entry the device reads */
+	uint16_t avail_seen; /* the avail index as last read: entries up to it are there */
 	uint16_t used_idx;   /* next used entry the device writes */
 	uint16_t signalled_used;
 	bool signalled_valid;
