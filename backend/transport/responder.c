@@ -55,7 +55,7 @@ vur_tp_rnr_ns(uint8_t code)
 }
 
 static void
-send_aeth(struct vur_tp_dev *td, struct vur_tp_qp *t, uint8_t syndrome, uint32_t psn)
+put_aeth(struct vur_tp_dev *td, struct vur_tp_qp *t, uint8_t syndrome, uint32_t psn)
 {
 	struct vur_pkt_hdrs h = {
 		.opcode = VUR_TRANSPORT_RC | VUR_OP_ACK,
@@ -73,10 +73,48 @@ send_aeth(struct vur_tp_dev *td, struct vur_tp_qp *t, uint8_t syndrome, uint32_t
 	vur_tp_send_reply(td, t, m);
 }
 
+/* Send what waits before anything else, so that the requester sees the PSNs in order. */
+static void
+send_aeth(struct vur_tp_dev *td, struct vur_tp_qp *t, uint8_t syndrome, uint32_t psn)
+{
+	if (t->ack_pending) {
+		t->ack_pending = false;
+		put_aeth(td, t, VUR_AETH_ACK | VUR_AETH_CREDIT_INVALID, t->ack_psn);
+	}
+	put_aeth(td, t, syndrome, psn);
+}
+
+/*
+ * ACKs are cumulative (IBTA 9.7.5.1.1): the requests of one burst that ask
+ * for one get a single ACK of the last, once the burst is taken.
+ */
 static void
 ack(struct vur_tp_dev *td, struct vur_tp_qp *t, uint32_t psn)
 {
-	send_aeth(td, t, VUR_AETH_ACK | VUR_AETH_CREDIT_INVALID, psn);
+	if (!t->ack_pending) {
+		if (td->n_acks == VUR_TP_ACK_BATCH) {
+			send_aeth(td, t, VUR_AETH_ACK | VUR_AETH_CREDIT_INVALID, psn);
+			return;
+		}
+		td->acks[td->n_acks++] = t;
+		t->ack_pending = true;
+	}
+	t->ack_psn = psn;
+}
+
+void
+vur_tp_flush_acks(struct vur_tp_dev *td)
+{
+	struct vur_tp_qp *t;
+
+	for (uint16_t i = 0; i < td->n_acks; i++) {
+		t = td->acks[i];
+		if (t->ack_pending) {
+			t->ack_pending = false;
+			put_aeth(td, t, VUR_AETH_ACK | VUR_AETH_CREDIT_INVALID, t->ack_psn);
+		}
+	}
+	td->n_acks = 0;
 }
 
 /* A class B error: NAK @code, the QP to ERR. */

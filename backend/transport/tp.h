@@ -128,9 +128,11 @@ struct vur_tp_qp {
 	bool peer_local;    /* its peer's last packet came from an engine of this backend */
 
 	/* Responder. */
-	uint32_t epsn;        /* expected PSN */
-	uint32_t msn;         /* messages completed */
-	bool nak_sent;        /* a PSN sequence NAK for epsn is out (C9-113) */
+	uint32_t epsn;    /* expected PSN */
+	uint32_t msn;     /* messages completed */
+	bool nak_sent;    /* a PSN sequence NAK for epsn is out (C9-113) */
+	bool ack_pending; /* an ACK of ack_psn waits for the end of the burst */
+	uint32_t ack_psn;
 	bool uc_drop;         /* UC: dropping the rest of a message */
 	bool in_send;         /* a SEND message is being received */
 	bool in_write;        /* an RDMA WRITE message is being received */
@@ -253,6 +255,8 @@ uint64_t vur_tp_rnr_ns(uint8_t code);
 
 /* responder.c */
 void vur_tp_responder(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p);
+/* The ACKs the packets taken since the last call asked for (the end of vur_tp_rx). */
+void vur_tp_flush_acks(struct vur_tp_dev *td);
 uint16_t vur_tp_read_responses(
 		struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **out, uint16_t max);
 

@@ -369,6 +369,7 @@ vur_tp_rx(struct vur_tp_dev *td, struct rte_mbuf **pkts, uint16_t n, uint64_t no
 			rx_one(td, pkts[i], now_ns);
 		rte_pktmbuf_free(pkts[i]);
 	}
+	vur_tp_flush_acks(td);
 }
 
 unsigned int

@@ -395,6 +395,7 @@ vur_tp_qp_reset_state(struct vur_tp_qp *t)
 	t->retry_left = t->rnr_left = 0;
 	t->epsn = t->msn = 0;
 	t->nak_sent = t->uc_drop = t->in_send = t->in_write = t->rwqe_held = false;
+	t->ack_pending = false;
 	t->seq_nak_seen = false;
 	t->flush_pending = t->peer_local = false;
 	t->roff = t->wleft = t->wlen = 0;

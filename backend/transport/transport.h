@@ -100,13 +100,20 @@ struct vur_tp_qp_info {
 	struct vur_tp_qp_stats stats;
 };
 
+struct vur_tp_qp;
+
+/* ACKs a burst of received packets asks for: one per QP, sent once the burst is taken. */
+#define VUR_TP_ACK_BATCH 32
+
 struct vur_tp_dev {
 	struct vur_rdma_dev *rd;
 	struct vur_net_dev *nd; /* its Ethernet port: MAC, switch, slot */
 	int vid;
-	bool active;                  /* rings may be touched */
-	struct rte_vhost_memory *mem; /* this engine's copy of the memory table */
-	uint64_t next_deadline_ns;    /* earliest timer of any QP, 0 for none */
+	bool active;                              /* rings may be touched */
+	struct rte_vhost_memory *mem;             /* this engine's copy of the memory table */
+	uint64_t next_deadline_ns;                /* earliest timer of any QP, 0 for none */
+	struct vur_tp_qp *acks[VUR_TP_ACK_BATCH]; /* QPs with an ACK to send (vur_tp_rx) */
+	uint16_t n_acks;
 	struct vur_tp_stats stats;
 };
 

@@ -512,6 +512,36 @@ whole_messages(uint32_t qa, uint32_t qb)
 }
 
 /*
+ * Eight SENDs posted at once reach b in one burst, and b acknowledges them
+ * with fewer ACKs than requests (ACKs are cumulative, IBTA 9.7.5.1.1); a
+ * completes all eight.
+ */
+static void
+coalesced_acks(uint32_t qa, uint32_t qb)
+{
+	struct vur_user_sge s = rdma_sge(&a, 0, 64), r = rdma_sge(&b, 0, 64);
+	struct vur_user_send_wr q[8];
+	struct vur_user_recv_wr rq[8];
+	uint64_t acks = qp_counter(&b, qb, "tx_pkts"), got = qp_counter(&a, qa, "rx_pkts");
+
+	for (int i = 0; i < 8; i++) {
+		q[i] = rdma_req(0xd00 + i, VUR_USER_WR_SEND, VUR_USER_SEND_SIGNALED, &s, 1);
+		rq[i] = (struct vur_user_recv_wr){
+			.wr_id = 0xe00 + i, .sg_list = &r, .num_sge = 1
+		};
+	}
+	TAP_EQ(vur_user_post_recv(b.d, qb, rq, 8, NULL), 0);
+	TAP_EQ(vur_user_post_send(a.d, qa, q, 8, NULL), 0);
+	for (int i = 0; i < 8; i++)
+		EXPECT_CQE(&b, 0xe00 + i, 0, VUR_USER_WC_RECV, 64, qb);
+	for (int i = 0; i < 8; i++)
+		EXPECT_CQE(&a, 0xd00 + i, 0, VUR_USER_WC_SEND, 64, qa);
+	acks = qp_counter(&b, qb, "tx_pkts") - acks;
+	TAP_CHECK(acks >= 1 && acks < 8);
+	TAP_EQ(qp_counter(&a, qa, "rx_pkts") - got, acks);
+}
+
+/*
  * Per-QP counters in telemetry (/vur/qps) and the admin RPC (get_qps): a
  * 5000-byte SEND on a fresh RC pair is five packets at path MTU 1024, each
  * counted on the QPs that sent and took it as well as on the devices.
@@ -568,6 +598,7 @@ qp_counters(void)
 			-EREMOTEIO);
 	TAP_CHECK(strstr(reply, "-19") != NULL);
 	whole_messages(qa, qb);
+	coalesced_acks(qa, qb);
 	/* a destroyed QP leaves the list */
 	TAP_EQ(vur_user_destroy_qp(a.d, qa), 0);
 	TAP_EQ(vur_user_destroy_qp(b.d, qb), 0);
