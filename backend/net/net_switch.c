@@ -355,16 +355,20 @@ deliver(struct vur_switch *sw, int slot, struct rte_mbuf **pkts, const struct bu
 		vur_switch_nudge_owner(sw, slot);
 }
 
+static void forward(struct vur_switch *sw, uint16_t in_port, struct rte_mbuf **pkts,
+		const struct vur_frame_info *fi, uint16_t n, uint64_t now_ns);
+
 void
 vur_switch_send_rdma(struct vur_switch *sw, int slot, struct rte_mbuf **pkts, uint16_t n,
 		uint64_t now_ns)
 {
 	struct vur_net_dev *nd = __atomic_load_n(&sw->slots[slot], __ATOMIC_ACQUIRE);
 	struct rte_mbuf *self[VUR_SW_BURST], *other[VUR_SW_BURST];
+	struct vur_frame_info fi[VUR_SW_BURST];
 	uint8_t buf[VUR_FRAME_PARSE_LEN];
 	uint16_t n_self = 0, n_other = 0;
-	struct vur_frame_info fi;
 	const uint8_t *p;
+	bool parsed;
 
 	if (nd == NULL) {
 		rte_pktmbuf_free_bulk(pkts, n);
@@ -378,13 +382,16 @@ vur_switch_send_rdma(struct vur_switch *sw, int slot, struct rte_mbuf **pkts, ui
 	for (uint16_t i = 0; i < n; i++) {
 		p = rte_pktmbuf_read(
 				pkts[i], 0, RTE_MIN(pkts[i]->pkt_len, (uint32_t)sizeof(buf)), buf);
-		if (p != NULL &&
-				vur_frame_parse(p, RTE_MIN(pkts[i]->pkt_len, sizeof(buf)), &fi) ==
-						0 &&
-				!nd->link_down && for_rdma(nd, &fi))
+		parsed = p != NULL &&
+				vur_frame_parse(p, RTE_MIN(pkts[i]->pkt_len, sizeof(buf)),
+						&fi[n_other]) == 0;
+		if (parsed && !nd->link_down && for_rdma(nd, &fi[n_other])) {
 			self[n_self++] = pkts[i];
-		else
+		} else if (parsed) {
 			other[n_other++] = pkts[i];
+		} else { /* the engine builds whole headers: never */
+			rte_pktmbuf_free(pkts[i]);
+		}
 	}
 	if (n_self > 0) {
 		nd->stats.roce_rx += n_self;
@@ -394,7 +401,7 @@ vur_switch_send_rdma(struct vur_switch *sw, int slot, struct rte_mbuf **pkts, ui
 	if (n_self > 0)
 		vur_switch_nudge_owner(sw, slot);
 	if (n_other > 0)
-		vur_switch_forward(sw, (uint16_t)slot, other, n_other, now_ns);
+		forward(sw, (uint16_t)slot, other, fi, n_other, now_ns);
 }
 
 /* Queue @m for the uplinks, after sending what a full queue holds. */
@@ -409,18 +416,25 @@ queue_uplink(struct vur_switch *sw, struct burst_plan *bp, struct rte_mbuf *m, u
 	bp->up_hash[bp->n_up++] = hash;
 }
 
+/* @fi: the frame's parsed headers, or NULL to parse them here. */
 static void
-plan(struct vur_switch *sw, uint16_t in_port, struct rte_mbuf *m, uint16_t i, struct burst_plan *bp,
-		uint64_t now_ns)
+plan(struct vur_switch *sw, uint16_t in_port, struct rte_mbuf *m, const struct vur_frame_info *fi,
+		uint16_t i, struct burst_plan *bp, uint64_t now_ns)
 {
 	uint8_t buf[VUR_FRAME_PARSE_LEN];
 	const uint8_t *p;
 	uint64_t devs;
 	struct vur_fwd f;
 
-	p = rte_pktmbuf_read(m, 0, RTE_MIN(m->pkt_len, (uint32_t)sizeof(buf)), buf);
-	if (p == NULL || vur_frame_parse(p, RTE_MIN(m->pkt_len, sizeof(buf)), &bp->fi[i]) < 0)
-		return; /* a runt: nowhere */
+	if (fi != NULL) {
+		bp->fi[i] = *fi;
+	} else {
+		p = rte_pktmbuf_read(m, 0, RTE_MIN(m->pkt_len, (uint32_t)sizeof(buf)), buf);
+		if (p == NULL ||
+				vur_frame_parse(p, RTE_MIN(m->pkt_len, sizeof(buf)), &bp->fi[i]) <
+						0)
+			return; /* a runt: nowhere */
+	}
 	rte_spinlock_lock(&sw->fdb_lock);
 	vur_fwd_decide(&sw->fdb, in_port, &bp->fi[i],
 			__atomic_load_n(&sw->attached, __ATOMIC_ACQUIRE), now_ns, &f);
@@ -449,9 +463,10 @@ plan(struct vur_switch *sw, uint16_t in_port, struct rte_mbuf *m, uint16_t i, st
 	}
 }
 
-void
-vur_switch_forward(struct vur_switch *sw, uint16_t in_port, struct rte_mbuf **pkts, uint16_t n,
-		uint64_t now_ns)
+/* @fi: the frames' parsed headers (an engine's packets, parsed already), or NULL. */
+static void
+forward(struct vur_switch *sw, uint16_t in_port, struct rte_mbuf **pkts,
+		const struct vur_frame_info *fi, uint16_t n, uint64_t now_ns)
 {
 	struct burst_plan bp;
 
@@ -459,10 +474,17 @@ vur_switch_forward(struct vur_switch *sw, uint16_t in_port, struct rte_mbuf **pk
 	bp.n_up = 0;
 	memset(bp.n, 0, sizeof(bp.n));
 	for (uint16_t i = 0; i < n; i++)
-		plan(sw, in_port, pkts[i], i, &bp, now_ns);
+		plan(sw, in_port, pkts[i], fi != NULL ? &fi[i] : NULL, i, &bp, now_ns);
 	for (uint64_t devs = bp.devs; devs != 0; devs &= devs - 1)
 		deliver(sw, __builtin_ctzll(devs), pkts, &bp, now_ns);
 	if (bp.n_up > 0)
 		vur_switch_uplink_tx(sw, bp.up, bp.up_hash, bp.n_up);
 	rte_pktmbuf_free_bulk(pkts, n);
+}
+
+void
+vur_switch_forward(struct vur_switch *sw, uint16_t in_port, struct rte_mbuf **pkts, uint16_t n,
+		uint64_t now_ns)
+{
+	forward(sw, in_port, pkts, NULL, n, now_ns);
 }
