@@ -10,7 +10,8 @@ RDMA traffic through the backend's switch between the two devices. Every
 packet rxe sends reaches the engine whole, with its ICRC checked there;
 every packet the engine sends to rxe is made whole for it (ICRC computed by
 the backend, checked by Linux). RC, UC and UD, each a few iterations with the
-data validated on both ends.
+data validated on both ends, and RC once more at path MTU 4096 over jumbo
+frames.
 
 Usage: scenario9_rxe_interop.py PATH/TO/vhost-user-rdma PATH/TO/vur-pingpong
 Builds QEMU and the guest image first. Prints TAP. Needs root (net_tap).
@@ -41,13 +42,18 @@ def link_local(mac):
     return 'fe80::' + ':'.join(f'{eui[i] << 8 | eui[i + 1]:x}' for i in range(0, 8, 2))
 ITERS = 5
 MODULES = 'virtio_pci,virtio_net,crc32_generic,ib_uverbs,rdma_rxe'
-# (guest tool, vur-pingpong transport, message size)
-RUNS = [('ibv_rc_pingpong', 'rc', 4096), ('ibv_uc_pingpong', 'uc', 4096),
-        ('ibv_ud_pingpong', 'ud', 1024)]
+# (guest tool, vur-pingpong transport, message size, path MTU). The last
+# one's 4 KiB packets fit no 2 KiB mbuf: the backend makes them whole for
+# rxe in chained mbufs, and takes rxe's in chains from the transmit queue.
+RUNS = [('ibv_rc_pingpong', 'rc', 4096, 1024), ('ibv_uc_pingpong', 'uc', 4096, 1024),
+        ('ibv_ud_pingpong', 'ud', 1024, 1024), ('ibv_rc_pingpong', 'rc', 16384, 4096)]
+# Jumbo frames on both devices and in the guest, for path MTU 4096.
+MTU = 9000
 
 GUEST_SCRIPT = r'''
 . /lib/vur.sh
 
+ip link set eth0 mtu @MTU@ || vur_result eth0_mtu fail "$(ip link show eth0)"
 vur_net_up 10.0.9.1/24 || vur_result eth0_up fail "$(ip link show eth0)"
 # RoCE v2 finds a peer's MAC through the IP stack (neighbour discovery, even
 # for a link-local GID); vur-pingpong's device has no IP stack to answer it.
@@ -59,10 +65,14 @@ rdma link add rxe0 type rxe netdev eth0 || vur_result rxe_link fail "rdma link a
 gid=$(vur_roce_v2_gid rxe0 fe80:)
 vur_expect rxe_has_link_local_roce_v2_gid yes "$([ -n "$gid" ] && echo yes)"
 for run in @RUNS@; do
-    tool=${run%%:*} size=${run##*:}
+    tool=${run%%:*} mtu=${run##*:} size=${run#*:}
+    size=${size%%:*}
+    # (ibv_ud_pingpong has no -m: UD packets take the port's MTU)
+    mopt=
+    [ "$mtu" = 1024 ] || mopt="-m $mtu"
     vur_step "start_$tool"
     vur_pingpong_client "$tool" @ITERS@ \
-        $tool -d rxe0 -g "${gid:-0}" -s "$size" -n @ITERS@ -p @PORT@ -c 10.0.9.254
+        $tool -d rxe0 -g "${gid:-0}" -s "$size" $mopt -n @ITERS@ -p @PORT@ -c 10.0.9.254
 done
 '''
 
@@ -71,26 +81,27 @@ def scenario(tap, qemu, image, sock_dir):
     socks = [os.path.join(sock_dir, f'vhost-rdma{i}') for i in range(2)]
     iface = guest.iface_name('s9')
     backend = harness.Backend(BACKEND, '-s', socks[0], '-s', socks[1], '--no-admin',
-                              '--mac', MACS[0], prefix='vurq9',
+                              '--mac', MACS[0], '--mtu', str(MTU), prefix='vurq9',
                               eal_extra=['--vdev', f'net_tap0,iface={iface}'])
     g = None
     try:
         guest.wait_ready(backend)
         guest.host_address(iface, HOST)
-        runs = ' '.join(f'{tool}:{size}' for tool, _, size in RUNS)
+        runs = ' '.join(f'{tool}:{size}:{mtu}' for tool, _, size, mtu in RUNS)
         script = (GUEST_SCRIPT.replace('@RUNS@', runs).replace('@ITERS@', str(ITERS))
+                  .replace('@MTU@', str(MTU))
                   .replace('@PORT@', PORT).replace('@PEER_GID@', link_local(MACS[1]))
                   .replace('@PEER_MAC@', MACS[1]))
         g = guest.Guest(qemu, image, script, [socks[0]], mem_mb=384,
                         append=f'vur.modules={MODULES}')
-        for tool, transport, size in RUNS:
+        for tool, transport, size, mtu in RUNS:
             what = g.wait_step(180)
             if what != f'start_{tool}':
                 tap.case(f'guest_ready_for_{tool}', False, g.output()[-4000:])
                 break
             # The server: the guest's tool connects to it through the tap.
             pp = subprocess.Popen([PINGPONG, '-d', socks[1], '-T', transport, '-s', str(size),
-                                   '-n', str(ITERS), '-p', PORT, '-c'],
+                                   '-m', str(mtu), '-n', str(ITERS), '-p', PORT, '-c'],
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             try:
                 time.sleep(0.5)
@@ -100,7 +111,8 @@ def scenario(tap, qemu, image, sock_dir):
                 pp.kill()
                 out = f'{e}\n' + pp.communicate()[0]
             ok = pp.returncode == 0 and f'{ITERS} iters in' in out
-            tap.case(f'vur_pingpong_{transport}_with_{tool}', ok,
+            name = f'vur_pingpong_{transport}_with_{tool}'
+            tap.case(name if mtu == 1024 else f'{name}_mtu{mtu}', ok,
                      f'exit {pp.returncode}\n{out[-3000:]}' + ('' if ok else
                                                               '\n' + g.output()[-3000:]))
         guest.finish(tap, g, 120)
@@ -108,6 +120,9 @@ def scenario(tap, qemu, image, sock_dir):
         tap.case('rxe_packets_reached_the_engine_whole',
                  d['eth_roce_rx'] > 0 and d['rdma_rx_bad_icrc'] == 0,
                  {k: v for k, v in d.items() if k.startswith(('eth_roce', 'rdma_rx'))})
+        d = backend.device(socks[0])
+        tap.case('engine_packets_reached_rxe_whole', d['eth_drop_rx_no_mbuf'] == 0,
+                 {k: v for k, v in d.items() if k.startswith('eth_')})
     finally:
         if g is not None:
             g.close()
