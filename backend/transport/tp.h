@@ -43,6 +43,9 @@ struct vur_tp_ring {
 	bool kick_watched;
 	struct rte_epoll_event kick_ev; /* the data path's wake-up, send queues only */
 	struct vur_split_ring ring;
+	bool is_cq;
+	bool dirty;     /* used entries or a notification wait for vur_tp_publish() */
+	bool notify_cq; /* CQ: its armed notification is due */
 };
 
 struct vur_tp_cq {
@@ -199,6 +202,21 @@ bool vur_tp_sge_append(struct vur_tp_dev *td, uint32_t pdn, const struct vur_tp_
 
 /* tp_ring.c: bound virtqueues. */
 void vur_tp_ring_bind(struct vur_tp_ring *r, uint32_t vq);
+
+/*
+ * Mark @head used (length @len), published with the rest of the pass by
+ * vur_tp_publish(); @notify_cq: the CQ's armed notification is due then.
+ */
+void vur_tp_ring_push(struct vur_tp_dev *td, struct vur_tp_ring *r, uint16_t head, uint32_t len);
+void vur_tp_ring_notify_cq(struct vur_tp_dev *td, struct vur_tp_ring *r);
+
+/*
+ * Publish what the pass made used, completion queues first (a WR's buffer
+ * goes used after its CQE, ROCE-DEV-WR-5), each ring's index once, with one
+ * notification check per ring. Every entry point that completes work
+ * (vur_tp_poll, vur_tp_rx, the QP hooks) calls it before it returns.
+ */
+void vur_tp_publish(struct vur_tp_dev *td);
 void vur_tp_ring_activate(struct vur_tp_dev *td, struct vur_tp_ring *r, bool kick);
 void vur_tp_ring_deactivate(struct vur_tp_dev *td, struct vur_tp_ring *r);
 

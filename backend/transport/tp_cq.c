@@ -4,17 +4,14 @@
  * virtqueue, the notification when the CQ is armed for it, and the overrun
  * (IBTA has no CQ flow control, so a CQ without room is in error).
  */
-#include <sys/eventfd.h>
-
 #include "transport/tp.h"
 
+/* The notification goes with the CQEs, when the pass publishes them. */
 static void
-notify(struct vur_rdma_cq *cq)
+notify(struct vur_tp_dev *td, struct vur_rdma_cq *cq)
 {
-	/* ROCE-DEV-NOTIFY-3, -4: one-shot, whatever the driver's suppression says. */
 	cq->armed = 0;
-	if (cq->tp->ring.callfd >= 0)
-		eventfd_write(cq->tp->ring.callfd, 1);
+	vur_tp_ring_notify_cq(td, &cq->tp->ring);
 }
 
 struct overrun_ctx {
@@ -44,7 +41,7 @@ overrun(struct vur_tp_dev *td, struct vur_rdma_cq *cq, const char *why)
 			why);
 	vur_pool_foreach(&td->rd->qps, fail_user, &o);
 	if (cq->armed != 0) /* ROCE-DEV-OVR-4 */
-		notify(cq);
+		notify(td, cq);
 }
 
 void
@@ -97,11 +94,11 @@ vur_tp_cq_post(struct vur_tp_dev *td, uint32_t cqn, const struct vur_tp_cqe *e)
 		w.wc_flags = rte_cpu_to_le_32(e->wc_flags);
 	}
 	vur_chain_write(&chain, 0, &w, sizeof(w));
-	vur_split_ring_push(&r->ring, chain.head, sizeof(w));
+	vur_tp_ring_push(td, r, chain.head, sizeof(w));
 	td->stats.cqes++;
 	/* ROCE-DEV-NOTIFY-1, -6: NEXT_COMPLETION prevails when both are armed. */
 	if ((cq->armed & VIRTIO_IB_NOTIFY_NEXT_COMPLETION) ||
 			((cq->armed & VIRTIO_IB_NOTIFY_SOLICITED) &&
 					(e->solicited || e->status != VIRTIO_IB_WC_SUCCESS)))
-		notify(cq);
+		notify(td, cq);
 }

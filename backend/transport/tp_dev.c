@@ -96,6 +96,7 @@ cq_bind(void *arg, struct vur_rdma_cq *cq)
 	if (cq->tp == NULL)
 		return -ENOMEM;
 	vur_tp_ring_bind(&cq->tp->ring, cq->vq);
+	cq->tp->ring.is_cq = true;
 	vur_tp_ring_activate(td, &cq->tp->ring, false);
 	return 0;
 }
@@ -172,6 +173,7 @@ qp_modified(void *arg, struct vur_rdma_qp *qp, uint8_t old)
 	} else if (now == VIRTIO_IB_QPS_RTS && old == VIRTIO_IB_QPS_SQE) {
 		t->flush_pending = false;
 	}
+	vur_tp_publish(td);
 	wake(td);
 }
 
@@ -309,6 +311,7 @@ vur_tp_poll(struct vur_tp_dev *td, struct rte_mbuf **out, uint16_t max, uint64_t
 		deadline(td, t->retx_deadline);
 		deadline(td, t->rnr_deadline);
 	}
+	vur_tp_publish(td);
 	return n;
 }
 
@@ -370,6 +373,7 @@ vur_tp_rx(struct vur_tp_dev *td, struct rte_mbuf **pkts, uint16_t n, uint64_t no
 		rte_pktmbuf_free(pkts[i]);
 	}
 	vur_tp_flush_acks(td);
+	vur_tp_publish(td);
 }
 
 unsigned int

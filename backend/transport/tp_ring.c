@@ -6,6 +6,7 @@
  * memory remap), handing them to librte_vhost for GET_VRING_BASE.
  */
 #include <string.h>
+#include <sys/eventfd.h>
 
 #include <rte_vhost.h>
 
@@ -19,6 +20,58 @@ vur_tp_ring_bind(struct vur_tp_ring *r, uint32_t vq)
 	memset(r, 0, sizeof(*r));
 	r->vq = vq;
 	r->callfd = r->kickfd = -1;
+}
+
+static void
+mark_dirty(struct vur_tp_dev *td, struct vur_tp_ring *r)
+{
+	if (r->dirty)
+		return;
+	if (td->n_dirty == VUR_TP_DIRTY_MAX)
+		vur_tp_publish(td);
+	r->dirty = true;
+	td->dirty[td->n_dirty++] = r;
+}
+
+void
+vur_tp_ring_push(struct vur_tp_dev *td, struct vur_tp_ring *r, uint16_t head, uint32_t len)
+{
+	vur_split_ring_push_later(&r->ring, head, len);
+	mark_dirty(td, r);
+}
+
+void
+vur_tp_ring_notify_cq(struct vur_tp_dev *td, struct vur_tp_ring *r)
+{
+	r->notify_cq = true;
+	mark_dirty(td, r);
+}
+
+static void
+publish(struct vur_tp_ring *r)
+{
+	r->dirty = false;
+	vur_split_ring_publish(&r->ring);
+	if (r->is_cq) {
+		/* ROCE-DEV-NOTIFY-3, -4: one-shot, whatever the driver's suppression says */
+		if (r->notify_cq && r->callfd >= 0)
+			eventfd_write(r->callfd, 1);
+		r->notify_cq = false;
+	} else if (r->callfd >= 0 && vur_split_ring_need_notify(&r->ring)) {
+		eventfd_write(r->callfd, 1);
+	}
+}
+
+void
+vur_tp_publish(struct vur_tp_dev *td)
+{
+	for (uint16_t i = 0; i < td->n_dirty; i++)
+		if (td->dirty[i]->is_cq)
+			publish(td->dirty[i]);
+	for (uint16_t i = 0; i < td->n_dirty; i++)
+		if (td->dirty[i]->dirty)
+			publish(td->dirty[i]);
+	td->n_dirty = 0;
 }
 
 void
@@ -55,6 +108,8 @@ vur_tp_ring_deactivate(struct vur_tp_dev *td, struct vur_tp_ring *r)
 {
 	if (!r->active)
 		return;
+	if (r->dirty) /* never between passes; the index handed over must count them */
+		vur_tp_publish(td);
 	if (r->kick_watched)
 		vur_switch_unwatch_rdma_kick(td->nd->sw, td->nd->slot, &r->kick_ev);
 	r->kick_watched = false;

@@ -6,7 +6,6 @@
  */
 #include <inttypes.h>
 #include <string.h>
-#include <sys/eventfd.h>
 
 #include "rdma/qp_state.h"
 #include "rdma/rdma_ops.h"
@@ -25,12 +24,10 @@ vur_tp_qp_get(struct vur_tp_dev *td, uint32_t qpn)
 }
 
 static void
-ring_push(struct vur_tp_ring *r, uint16_t head)
+ring_push(struct vur_tp_dev *td, struct vur_tp_ring *r, uint16_t head)
 {
-	/* ROCE-DEV-WR-5: used length 0. */
-	vur_split_ring_push(&r->ring, head, 0);
-	if (r->callfd >= 0 && vur_split_ring_need_notify(&r->ring))
-		eventfd_write(r->callfd, 1);
+	/* ROCE-DEV-WR-5: used length 0, published after the CQEs (vur_tp_publish). */
+	vur_tp_ring_push(td, r, head, 0);
 }
 
 static void
@@ -215,7 +212,7 @@ vur_tp_sq_complete_head(struct vur_tp_dev *td, struct vur_tp_qp *t, uint8_t stat
 			(w->flags & VIRTIO_IB_SEND_SIGNALED))
 		vur_tp_cq_post(td, qp->send_cqn, &e);
 	if (t->sq.active)
-		ring_push(&t->sq, w->head);
+		ring_push(td, &t->sq, w->head);
 	w->state = VUR_SWQE_DONE;
 	t->head++;
 	if ((int32_t)(t->send - t->head) < 0)
@@ -296,7 +293,7 @@ vur_tp_rq_complete(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_tp_cqe
 	e->qp_num = t->qp->obj.index;
 	vur_tp_cq_post(td, t->qp->recv_cqn, e); /* a receive WR always has a CQE */
 	if (t->rq.active)
-		ring_push(&t->rq, t->rwqe.head);
+		ring_push(td, &t->rq, t->rwqe.head);
 	t->rwqe_held = false;
 	t->roff = 0;
 	t->in_send = false;
@@ -367,7 +364,7 @@ discard_ring(struct vur_tp_dev *td, struct vur_tp_ring *r)
 		res = vur_split_ring_pop(&r->ring, td->mem, &chain, &why);
 		if (res != VUR_POP_OK && res != VUR_POP_BAD_CHAIN)
 			break;
-		ring_push(r, chain.head);
+		ring_push(td, r, chain.head);
 	}
 }
 
@@ -377,10 +374,10 @@ vur_tp_qp_discard(struct vur_tp_dev *td, struct vur_tp_qp *t)
 	/* ROCE-DEV-QPS-5: used, in order, without CQEs. */
 	for (; t->head != t->tail; t->head++)
 		if (t->sq.active)
-			ring_push(&t->sq, t->wqe[t->head % t->nwqe].head);
+			ring_push(td, &t->sq, t->wqe[t->head % t->nwqe].head);
 	discard_ring(td, &t->sq);
 	if (t->rwqe_held && t->rq.active)
-		ring_push(&t->rq, t->rwqe.head);
+		ring_push(td, &t->rq, t->rwqe.head);
 	t->rwqe_held = false;
 	discard_ring(td, &t->rq);
 	vur_tp_qp_reset_state(t);

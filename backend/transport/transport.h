@@ -101,6 +101,10 @@ struct vur_tp_qp_info {
 };
 
 struct vur_tp_qp;
+struct vur_tp_ring;
+
+/* Rings a pass may leave used entries in before they are published at once. */
+#define VUR_TP_DIRTY_MAX 64
 
 /* ACKs a burst of received packets asks for: one per QP, sent once the burst is taken. */
 #define VUR_TP_ACK_BATCH 32
@@ -114,6 +118,8 @@ struct vur_tp_dev {
 	uint64_t next_deadline_ns;                /* earliest timer of any QP, 0 for none */
 	struct vur_tp_qp *acks[VUR_TP_ACK_BATCH]; /* QPs with an ACK to send (vur_tp_rx) */
 	uint16_t n_acks;
+	struct vur_tp_ring *dirty[VUR_TP_DIRTY_MAX]; /* rings to publish (vur_tp_publish) */
+	uint16_t n_dirty;
 	struct vur_tp_stats stats;
 };
 

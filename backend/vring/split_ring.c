@@ -220,6 +220,23 @@ vur_split_ring_push(struct vur_split_ring *vr, uint16_t head, uint32_t len)
 }
 
 void
+vur_split_ring_push_later(struct vur_split_ring *vr, uint16_t head, uint32_t len)
+{
+	vur_split_ring_fill(vr, vr->used_later++, head, len);
+}
+
+uint16_t
+vur_split_ring_publish(struct vur_split_ring *vr)
+{
+	uint16_t n = vr->used_later;
+
+	if (n > 0)
+		vur_split_ring_flush(vr, n);
+	vr->used_later = 0;
+	return n;
+}
+
+void
 vur_split_ring_unpop(struct vur_split_ring *vr, uint16_t n)
 {
 	vr->last_avail -= n;

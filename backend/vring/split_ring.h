@@ -28,6 +28,7 @@ struct vur_split_ring {
 	uint16_t last_avail; /* next avail entry the device reads */
 	uint16_t avail_seen; /* the avail index as last read: entries up to it are there */
 	uint16_t used_idx;   /* next used entry the device writes */
+	uint16_t used_later; /* entries filled after used_idx, not yet published */
 	uint16_t signalled_used;
 	bool signalled_valid;
 	bool event_idx; /* VIRTIO_RING_F_EVENT_IDX negotiated */
@@ -80,6 +81,16 @@ void vur_split_ring_unpop(struct vur_split_ring *vr, uint16_t n);
 
 /* Whether the driver asked to be notified of what was pushed since the last notification. */
 bool vur_split_ring_need_notify(struct vur_split_ring *vr);
+
+/*
+ * Fill the next used entry without publishing it: vur_split_ring_publish()
+ * makes every entry filled so far visible with one index store, as
+ * librte_vhost's shadow used ring does per burst.
+ */
+void vur_split_ring_push_later(struct vur_split_ring *vr, uint16_t head, uint32_t len);
+
+/* Publish the entries pushed later; returns how many. */
+uint16_t vur_split_ring_publish(struct vur_split_ring *vr);
 
 /* Copy up to @len bytes from the chain's readable part, starting at @off. Returns bytes copied. */
 uint32_t vur_chain_read(const struct vur_chain *c, uint32_t off, void *dst, uint32_t len);

@@ -257,6 +257,28 @@ push_and_notify(void)
 	TAP_CHECK(!vur_split_ring_need_notify(&vr)); /* 2 -> 3 does not */
 }
 
+/* Entries pushed later stay unseen until one index store publishes them all, in order. */
+static void
+push_later_then_publish(void)
+{
+	setup();
+	vur_split_ring_push(&vr, 9, 0);
+	vur_split_ring_push_later(&vr, 3, 48);
+	vur_split_ring_push_later(&vr, 4, 0);
+	TAP_CHECK(used->idx == 1 && used->ring[1].id == 3 && used->ring[2].id == 4);
+	TAP_CHECK(used->ring[1].len == 48);
+	TAP_CHECK(vur_split_ring_publish(&vr) == 2 && used->idx == 3);
+	TAP_CHECK(vur_split_ring_publish(&vr) == 0 && used->idx == 3);
+	vur_split_ring_push_later(&vr, 7, 0);
+	TAP_CHECK(vur_split_ring_publish(&vr) == 1 && used->idx == 4 && used->ring[3].id == 7);
+	/* across the wrap of the 16-bit index */
+	vur_split_ring_init(&vr, QSZ, desc, avail, used, 0, 0xffff, false);
+	vur_split_ring_push_later(&vr, 1, 0);
+	vur_split_ring_push_later(&vr, 2, 0);
+	TAP_CHECK(vur_split_ring_publish(&vr) == 2 && used->idx == 1);
+	TAP_CHECK(used->ring[QSZ - 1].id == 1 && used->ring[0].id == 2);
+}
+
 static uint16_t
 avail_event(void)
 {
@@ -331,6 +353,7 @@ main(void)
 	TAP_RUN(indirect);
 	TAP_RUN(broken_ring);
 	TAP_RUN(push_and_notify);
+	TAP_RUN(push_later_then_publish);
 	TAP_RUN(event_idx_asks_for_the_next_kick);
 	TAP_RUN(polled_ring_asks_for_no_kick);
 	free(mem);
