@@ -127,6 +127,7 @@ qp_bind(void *arg, struct vur_rdma_qp *qp)
 	}
 	t->qp = qp;
 	qp->tp = t;
+	td->qp_bound[qp->obj.index / 64] |= 1ULL << (qp->obj.index % 64);
 	vur_tp_ring_bind(&t->sq, qp->sq_vq);
 	vur_tp_ring_bind(&t->rq, qp->rq_vq);
 	/* receive kicks too: a WR posted in ERR is flushed at once (ROCE-DEV-QPS-6) */
@@ -138,13 +139,15 @@ qp_bind(void *arg, struct vur_rdma_qp *qp)
 static void
 qp_unbind(void *arg, struct vur_rdma_qp *qp)
 {
+	struct vur_tp_dev *td = arg;
 	struct vur_tp_qp *t = qp->tp;
 
 	if (t == NULL)
 		return;
+	td->qp_bound[qp->obj.index / 64] &= ~(1ULL << (qp->obj.index % 64));
 	/* ROCE-DEV-QP-16: outstanding WRs are forgotten, not completed nor used. */
-	vur_tp_ring_deactivate(arg, &t->sq);
-	vur_tp_ring_deactivate(arg, &t->rq);
+	vur_tp_ring_deactivate(td, &t->sq);
+	vur_tp_ring_deactivate(td, &t->rq);
 	free(t->wqe);
 	free(t);
 	qp->tp = NULL;
@@ -285,32 +288,41 @@ deadline(struct vur_tp_dev *td, uint64_t t)
 		td->next_deadline_ns = t;
 }
 
+/* One QP's timers, READ responses and requests: the packets in @out after @n. */
+static uint16_t
+poll_qp(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **out, uint16_t n, uint16_t max,
+		uint64_t now_ns, bool arm)
+{
+	vur_tp_timers(td, t, now_ns);
+	t->sq.ring.no_kick = !arm;
+	if (n < max)
+		n += vur_tp_read_responses(td, t, out + n,
+				RTE_MIN((uint16_t)(max - n), (uint16_t)VUR_TP_BURST));
+	if (n < max)
+		n += vur_tp_requester(td, t, out + n,
+				RTE_MIN((uint16_t)(max - n), (uint16_t)VUR_TP_BURST), now_ns);
+	deadline(td, t->retx_deadline);
+	deadline(td, t->rnr_deadline);
+	return n;
+}
+
 uint16_t
 vur_tp_poll(struct vur_tp_dev *td, struct rte_mbuf **out, uint16_t max, uint64_t now_ns, bool arm)
 {
-	uint32_t nqp = td->rd->limits.max_qps;
+	uint32_t words = (td->rd->limits.max_qps + 63) / 64;
 	struct vur_tp_qp *t;
 	uint16_t n = 0;
+	uint64_t bits;
 
 	td->next_deadline_ns = 0;
 	if (!td->active)
 		return 0;
-	for (uint32_t q = 0; q < nqp; q++) {
-		t = vur_tp_qp_get(td, q);
-		if (t == NULL)
-			continue;
-		vur_tp_timers(td, t, now_ns);
-		t->sq.ring.no_kick = !arm;
-		if (n < max)
-			n += vur_tp_read_responses(td, t, out + n,
-					RTE_MIN((uint16_t)(max - n), (uint16_t)VUR_TP_BURST));
-		if (n < max)
-			n += vur_tp_requester(td, t, out + n,
-					RTE_MIN((uint16_t)(max - n), (uint16_t)VUR_TP_BURST),
-					now_ns);
-		deadline(td, t->retx_deadline);
-		deadline(td, t->rnr_deadline);
-	}
+	for (uint32_t w = 0; w < words; w++)
+		for (bits = td->qp_bound[w]; bits != 0; bits &= bits - 1) {
+			t = vur_tp_qp_get(td, w * 64 + (uint32_t)__builtin_ctzll(bits));
+			if (t != NULL)
+				n = poll_qp(td, t, out, n, max, now_ns, arm);
+		}
 	vur_tp_publish(td);
 	return n;
 }

@@ -22,6 +22,8 @@
 
 #include <rte_mbuf.h>
 
+#include <linux/virtio_net_roce.h>
+
 struct rte_vhost_memory;
 struct vur_net_dev;
 struct vur_rdma_dev;
@@ -120,6 +122,8 @@ struct vur_tp_dev {
 	uint16_t n_acks;
 	struct vur_tp_ring *dirty[VUR_TP_DIRTY_MAX]; /* rings to publish (vur_tp_publish) */
 	uint16_t n_dirty;
+	/* the bound QPs, by number: a pass visits those, not every slot of the table */
+	uint64_t qp_bound[VIRTIO_NET_ROCE_MAX_QPS / 64];
 	struct vur_tp_stats stats;
 };
 
