@@ -379,11 +379,9 @@ rx_one(struct vur_tp_dev *td, struct rte_mbuf *m, uint64_t now_ns)
 void
 vur_tp_rx(struct vur_tp_dev *td, struct rte_mbuf **pkts, uint16_t n, uint64_t now_ns)
 {
-	for (uint16_t i = 0; i < n; i++) {
-		if (td->active)
-			rx_one(td, pkts[i], now_ns);
-		rte_pktmbuf_free(pkts[i]);
-	}
+	for (uint16_t i = 0; i < n && td->active; i++)
+		rx_one(td, pkts[i], now_ns);
+	rte_pktmbuf_free_bulk(pkts, n);
 	vur_tp_flush_acks(td);
 	vur_tp_publish(td);
 }
