@@ -121,6 +121,9 @@ expect_cqe(struct rdma_ep *e, uint64_t wr_id, uint8_t status, uint8_t opcode, ui
 }
 #define EXPECT_CQE(e, id, st, op, len, qpn) expect_cqe(e, id, st, op, len, qpn, __LINE__)
 
+static uint64_t counter(struct rdma_ep *e, const char *name);
+static uint64_t qp_counter(struct rdma_ep *e, uint32_t qpn, const char *name);
+
 static int
 open_ep(struct rdma_ep *e, unsigned int sock, uint8_t last_octet)
 {
@@ -344,6 +347,38 @@ ud_send(void)
 }
 
 /* UC: SEND and WRITE, no ACKs; the WR completes once sent. */
+/*
+ * ROCE-DEV-WIRE-7 on UC, which has no ACKs: once a has heard from b (b's
+ * SEND), a's 3000-byte SEND reaches b as one frame counted as its three
+ * packets.
+ */
+static void
+uc_whole_messages(uint32_t qa, uint32_t qb)
+{
+	struct vur_user_sge ra = rdma_sge(&a, 16384, 64), sb = rdma_sge(&b, 16384, 64);
+	struct vur_user_sge r = rdma_sge(&b, 0, 3000), s = rdma_sge(&a, 0, 3000);
+	struct vur_user_send_wr q =
+			rdma_req(0x805, VUR_USER_WR_SEND, VUR_USER_SEND_SIGNALED, NULL, 0);
+	uint64_t frames, pkts;
+
+	TAP_EQ(rdma_post_recv(&a, qa, 0x804, &ra, 1), 0);
+	TAP_EQ(post(&b, qb, &q, &sb, 1), 0);
+	EXPECT_CQE(&b, 0x805, 0, VUR_USER_WC_SEND, 64, qb);
+	EXPECT_CQE(&a, 0x804, 0, VUR_USER_WC_RECV, 64, qa);
+	frames = counter(&b, "eth_roce_rx");
+	pkts = qp_counter(&b, qb, "rx_pkts");
+	fill(a.buf, 3000, 4);
+	memset(b.buf, 0, 3000);
+	TAP_EQ(rdma_post_recv(&b, qb, 0x806, &r, 1), 0);
+	q = rdma_req(0x807, VUR_USER_WR_SEND, VUR_USER_SEND_SIGNALED, NULL, 0);
+	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
+	EXPECT_CQE(&a, 0x807, 0, VUR_USER_WC_SEND, 3000, qa);
+	EXPECT_CQE(&b, 0x806, 0, VUR_USER_WC_RECV, 3000, qb);
+	TAP_EQ(counter(&b, "eth_roce_rx") - frames, 1);
+	TAP_EQ(qp_counter(&b, qb, "rx_pkts") - pkts, 3);
+	TAP_CHECK(memcmp(a.buf, b.buf, 3000) == 0);
+}
+
 static void
 uc_send_write(void)
 {
@@ -374,6 +409,7 @@ uc_send_write(void)
 	for (int i = 0; i < 1000 && memcmp(a.buf, b.buf + 8192, 3000) != 0; i++)
 		poll(NULL, 0, 1);
 	TAP_CHECK(memcmp(a.buf, b.buf + 8192, 3000) == 0);
+	uc_whole_messages(qa, qb);
 	/* READ is not a UC operation (READ-1) */
 	q = rdma_req(0x803, VUR_USER_WR_RDMA_READ, VUR_USER_SEND_SIGNALED, NULL, 0);
 	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
