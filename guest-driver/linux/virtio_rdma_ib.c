@@ -24,7 +24,8 @@ static int virtio_rdma_query_device(struct ib_device *ibdev,
 	u64 caps;
 	int ret;
 
-	if (udata->inlen || udata->outlen)
+	/* ib_core's own query at registration has no udata on 7.x. */
+	if (udata && (udata->inlen || udata->outlen))
 		return -EINVAL;
 	ret = virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_QUERY_DEVICE,
 				   NULL, 0, &ack, sizeof(ack));
