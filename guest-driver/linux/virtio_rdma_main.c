@@ -372,7 +372,11 @@ static int __init virtio_rdma_init(void)
 {
 	int ret;
 
-	virtio_rdma_wq = alloc_workqueue("virtio_rdma", 0, 0);
+	/*
+	 * Unbound: a re-probe sleeps and needs no particular CPU; 7.x warns
+	 * about a workqueue that says neither WQ_UNBOUND nor WQ_PERCPU.
+	 */
+	virtio_rdma_wq = alloc_workqueue("virtio_rdma", WQ_UNBOUND, 0);
 	if (!virtio_rdma_wq)
 		return -ENOMEM;
 	ret = register_virtio_driver(&virtio_rdma_driver);
