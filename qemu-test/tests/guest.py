@@ -147,7 +147,10 @@ class Guest:
                     '-device', f'vhost-user-rdma-pci,{props},chardev=vrdma{i}{device_opts}']
         cmd += list(extra)
         self.cmd = cmd
-        self.log = open(os.path.join(self.dir, 'console'), 'w+')
+        # Append mode: QEMU's stdout shares this file's offset, which
+        # output() moves to the start to read; without O_APPEND, what QEMU
+        # writes meanwhile lands there, over the first lines.
+        self.log = open(os.path.join(self.dir, 'console'), 'a+')
         self.started = time.monotonic()
         # stdin is the guest's console input (send()).
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=self.log,
