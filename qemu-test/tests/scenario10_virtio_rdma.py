@@ -272,7 +272,7 @@ IB_MAD = {'pds': 1, 'mrs': 1, 'cqs': 1, 'qps': 1, 'ahs': 0}
 
 def scenario(tap, qemu, image, sock_dir):
     try:
-        ko = guest.build_module()
+        ko = guest.build_module(image)
         tool = guest.build_tool('uverbs_tool.c', sock_dir)
     except Exception as e:  # noqa: BLE001 - reported as a failed case
         tap.case('build_module_and_tool', False, e)
