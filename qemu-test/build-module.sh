@@ -20,17 +20,13 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 
 # Inside the chroot: $2 the kernel version, $3 the build folder.
 if [ "${1:-}" = --in-sid ]; then
-    pkgs=(make gcc "linux-headers-$2")
-    missing=()
-    for p in "${pkgs[@]}"; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-            missing+=("$p")
-    done
-    if [ ${#missing[@]} -gt 0 ]; then
-        apt-get -qq update
-        apt-get -qq install -y "${missing[@]}" >/dev/null
-    fi
-    exec make -C "$3" KVER="$2" VIRTIO_ROCE_ABI=/vur/virtio-spec/include
+    ME=build-module
+    PACKAGES=(make gcc "linux-headers-$2")
+    # shellcheck source=qemu-test/lib.sh
+    . "$top/qemu-test/lib.sh"
+    install_packages
+    make -C "$3" KVER="$2" VIRTIO_ROCE_ABI=/vur/virtio-spec/include
+    exit
 fi
 
 kver=${1:-$(cat "$top/build-guest/kernel-version" 2>/dev/null || true)}
