@@ -9,19 +9,80 @@
 # libraries, qemu-test/guest/init as /init and
 # qemu-test/guest/vur.sh as /lib/vur.sh.
 #
-# Output, in build-guest/: vmlinuz and initrd.img (gzip'd newc cpio, padded
-# to 4 bytes so that a test can append its own archive). Reused as long as
+# The kernel is one of:
+#   debian12  Debian 12's (what linux-image-amd64 points to on the host's
+#             bookworm); output in build-guest/. The default.
+#   linux72   Debian unstable's Linux 7.2 (what linux-image-amd64 points to
+#             there; its linux-base-*, linux-binary-* and linux-modules-*
+#             fetched and unpacked in the Debian unstable chroot, lib.sh's
+#             in_sid); output in build-guest72/. Its modules are xz'd: they
+#             are decompressed into the image (busybox's insmod loads plain
+#             .ko files), and virtio_pci is built in. Another version there
+#             fails the build: the driver's version guards were checked on
+#             6.1 and 7.2 only.
+# The rest of the image is the same for both.
+#
+# Output: vmlinuz, initrd.img (gzip'd newc cpio, padded to 4 bytes so that a
+# test can append its own archive) and kernel-version. Reused as long as
 # the inputs (this script, the guest files, the package versions, the host
 # tools) are unchanged. Quiet: prints the output directory as its last line.
-#   qemu-test/build-image.sh
+#   qemu-test/build-image.sh [debian12|linux72]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 
-# Modules a scenario may load; their dependencies come along.
+# Inside the Debian unstable chroot: resolve, download and unpack unstable's
+# kernel into $2/<linux-image package> (once per version); write
+# "<package> <version>" to $2/kernel.
+if [ "${1:-}" = --in-sid ]; then
+    work=$2
+    resolve() {
+        apt-cache depends linux-image-amd64 2>/dev/null |
+            awk '/Depends: linux-image-[0-9]/ && !n { print $2; n = 1 }'
+    }
+    kpkg=$(resolve)
+    [ -n "$kpkg" ] || { apt-get -qq update && kpkg=$(resolve); }
+    [ -n "$kpkg" ] || { echo "cannot resolve linux-image-amd64" >&2; exit 1; }
+    ver=$(apt-cache policy "$kpkg" | awk '/Candidate:/ && !n { print $2; n = 1 }')
+    dir=$work/$kpkg
+    if [ "$(cat "$dir.version" 2>/dev/null)" != "$ver" ] || [ ! -d "$dir" ]; then
+        # The image package is empty since 7.x: the kernel, its modules and
+        # their lists (modules.builtin, modules.order) are in the packages it
+        # depends on.
+        mapfile -t pkgs < <(apt-cache depends "$kpkg" |
+            awk '/Depends: linux-(base|binary|modules)-[0-9]/ { print $2 }')
+        [ ${#pkgs[@]} -eq 3 ] || { echo "$kpkg: no linux-base/binary/modules" >&2; exit 1; }
+        rm -rf "$dir" "$dir.version" "$work/debs" && mkdir -p "$work/debs"
+        (cd "$work/debs" && apt-get -qq -o APT::Sandbox::User=root download "${pkgs[@]}")
+        for deb in "$work"/debs/*.deb; do
+            dpkg -x "$deb" "$dir"
+        done
+        rm -rf "$work/debs"
+        # usrmerge: the modules are in usr/lib/modules; modprobe -d wants lib/.
+        [ -e "$dir/lib" ] || ln -s usr/lib "$dir/lib"
+        echo "$ver" >"$dir.version"
+    fi
+    echo "$kpkg $ver" >"$work/kernel"
+    exit 0
+fi
+
+KERNEL=${1:-debian12}
+case "$KERNEL" in
+debian12) out=$top/build-guest deps=$top/.deps/guest ;;
+linux72) out=$top/build-guest72 deps=$top/.deps/guest72 ;;
+*)
+    echo "usage: build-image.sh [debian12|linux72]" >&2
+    exit 2
+    ;;
+esac
+
+# Modules a scenario may load; their dependencies come along. 6.1's rxe
+# needs a crc32 module (ENVIRONMENT: "failed to init crc32 algorithm");
+# 7.x has crc32 in its library, built in.
 MODULES=(
     virtio_pci virtio_net
-    ib_core ib_uverbs rdma_ucm rdma_rxe crc32_generic crc32-pclmul
+    ib_core ib_uverbs rdma_ucm rdma_rxe
 )
+[ "$KERNEL" != debian12 ] || MODULES+=(crc32_generic crc32-pclmul)
 # Host tools copied with the libraries ldd lists (bookworm's, like the guest's):
 # besides the network tools, rdma-core's verbs tools and its soft-RoCE
 # provider, for a guest that runs Linux rxe over the device (scenarios 8, 9;
@@ -34,11 +95,9 @@ TOOLS=(
 )
 # Copied as they are: libibverbs finds its providers through these.
 CONFIG_FILES=(/etc/libibverbs.d/rxe.driver)
-PACKAGES=(ethtool iproute2 kmod dpkg gzip ibverbs-utils ibverbs-providers perftest)
+PACKAGES=(ethtool iproute2 kmod dpkg gzip xz-utils ibverbs-utils ibverbs-providers perftest)
 
 guest=$top/qemu-test/guest
-deps=$top/.deps/guest
-out=$top/build-guest
 
 ME=build-image
 # shellcheck source=qemu-test/lib.sh
@@ -104,6 +163,9 @@ add_modules() {
                 path=${path%% *}
                 mkdir -p "$root/$(dirname "${path#"$kroot"}")"
                 cp "$path" "$root/${path#"$kroot"}"
+                case "$path" in
+                *.ko.xz) xz -df "$root/${path#"$kroot"}" ;;
+                esac
                 ;;
             esac
         done <"$log"
@@ -136,19 +198,38 @@ add_busybox() {
     done
 }
 
+# Unstable's kernel, unpacked by the chroot into $deps/<package>; prints
+# "<package> <version>".
+sid_kernel() {
+    in_sid nice bash /vur/qemu-test/build-image.sh --in-sid "/vur/${deps#"$top"/}" >"$log" 2>&1 ||
+        fail "fetching Debian unstable's kernel in the chroot failed"
+    cat "$deps/kernel"
+}
+
 main() {
-    local kpkg kver want stamp
+    local kpkg kver kversion want stamp vmlinuz
 
     mkdir -p "$deps"
     exec 9>"$deps.lock"
     flock 9 # one build at a time (tests may run in parallel)
 
     install_packages
-    kpkg=$(kernel_package)
+    if [ "$KERNEL" = debian12 ]; then
+        kpkg=$(kernel_package)
+        kversion=$(candidate "$kpkg")
+    else
+        kpkg=$(sid_kernel)
+        kversion=${kpkg#* }
+        kpkg=${kpkg%% *}
+        case "$kpkg" in
+        linux-image-7.2.*) ;;
+        *) fail "unstable's kernel is now $kpkg, not 7.2: check the driver there, then this script" ;;
+        esac
+    fi
     kver=${kpkg#linux-image-}
     want=$( {
         sha256sum "$0" "$guest"/* "${TOOLS[@]}" "${CONFIG_FILES[@]}" | cut -d' ' -f1
-        echo "$kpkg $(candidate "$kpkg") busybox-static $(candidate busybox-static)"
+        echo "$kpkg $kversion busybox-static $(candidate busybox-static)"
         echo "${MODULES[*]}"
     } | sha256sum | cut -d' ' -f1)
     stamp=$out/.stamp
@@ -158,7 +239,7 @@ main() {
         return
     fi
 
-    unpack "$kpkg"
+    [ "$KERNEL" != debian12 ] || unpack "$kpkg"
     unpack busybox-static
 
     root=$deps/root
@@ -175,7 +256,10 @@ main() {
         fail "cpio failed"
     # Appended archives must start on a 4-byte boundary; zeros are skipped.
     truncate -s $(( ($(stat -c %s "$out/initrd.img") + 3) / 4 * 4 )) "$out/initrd.img"
-    cp "$deps/$kpkg/boot/vmlinuz-$kver" "$out/vmlinuz"
+    # 6.1 ships it in /boot, 7.x beside its modules.
+    vmlinuz=$deps/$kpkg/boot/vmlinuz-$kver
+    [ -f "$vmlinuz" ] || vmlinuz=$deps/$kpkg/lib/modules/$kver/vmlinuz
+    cp "$vmlinuz" "$out/vmlinuz"
     echo "$kver" >"$out/kernel-version"
     rm -rf "$root"
     echo "$want" >"$stamp"

@@ -16,10 +16,15 @@
 # tools keep their libraries and libibverbs 65 finds only its own
 # providers.
 #
-# Output, in build-guest-sid/: vmlinuz, initrd.img, kernel-version (as
-# build-image.sh's). Reused as long as its inputs are unchanged. Quiet:
-# prints the output directory as its last line.
-#   qemu-test/build-sid-image.sh
+# The kernel is build-image.sh's choice: debian12 (Debian 12's Linux 6.1,
+# the default; output in build-guest-sid/) or linux72 (Debian unstable's
+# Linux 7.2; output in build-guest-sid72/). The /sid archive is the same
+# for both, made once.
+#
+# Output: vmlinuz, initrd.img, kernel-version (as build-image.sh's),
+# sid-packages. Reused as long as its inputs are unchanged. Quiet: prints
+# the output directory as its last line.
+#   qemu-test/build-sid-image.sh [debian12|linux72]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -99,23 +104,37 @@ PACKAGES=()
 # shellcheck source=qemu-test/lib.sh
 . "$top/qemu-test/lib.sh"
 
-image=$("$top/qemu-test/build-image.sh")
+KERNEL=${1:-debian12}
+case "$KERNEL" in
+debian12) out=$top/build-guest-sid ;;
+linux72) out=$top/build-guest-sid72 ;;
+*)
+    echo "usage: build-sid-image.sh [debian12|linux72]" >&2
+    exit 2
+    ;;
+esac
+image=$("$top/qemu-test/build-image.sh" "$KERNEL")
 "$top/guest-driver/rdma-core/build.sh" >/dev/null
 deps=$top/.deps/sid-image
-out=$top/build-guest-sid
 mkdir -p "$deps"
 exec 9>"$deps.lock"
 flock 9
+# The /sid archive, whatever the kernel: remade when its own inputs change.
+sid=$(sha256sum "$0" "$top/qemu-test/guest/sid" "$top/qemu-test/tests/verbs_probe.c" \
+    "$top"/build-rdma-core/* | cut -d' ' -f1 | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$deps/.stamp" 2>/dev/null)" != "$sid" ] || [ ! -f "$deps/sid.cpio.gz" ]; then
+    in_sid nice bash /vur/qemu-test/build-sid-image.sh --in-sid "/vur/.deps/sid-image" \
+        >"$log" 2>&1 || fail "building the Debian unstable userspace in the chroot failed"
+    echo "$sid" >"$deps/.stamp"
+fi
 want=$( {
-    sha256sum "$0" "$top/qemu-test/guest/sid" "$top/qemu-test/tests/verbs_probe.c" \
-        "$top"/build-rdma-core/* "$image/initrd.img" "$image/vmlinuz" | cut -d' ' -f1
+    echo "$sid"
+    sha256sum "$image/initrd.img" "$image/vmlinuz" | cut -d' ' -f1
 } | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$out/.stamp" 2>/dev/null)" = "$want" ] && [ -f "$out/initrd.img" ]; then
     echo "$out"
     exit 0
 fi
-in_sid nice bash /vur/qemu-test/build-sid-image.sh --in-sid "/vur/.deps/sid-image" >"$log" 2>&1 ||
-    fail "building the Debian unstable userspace in the chroot failed"
 rm -rf "$out" && mkdir -p "$out"
 cp "$image/vmlinuz" "$image/kernel-version" "$out/"
 cp "$deps/packages" "$out/sid-packages"

@@ -24,7 +24,8 @@ static int virtio_rdma_query_device(struct ib_device *ibdev,
 	u64 caps;
 	int ret;
 
-	if (udata->inlen || udata->outlen)
+	/* ib_core's own query at registration has no udata on 7.x. */
+	if (udata && (udata->inlen || udata->outlen))
 		return -EINVAL;
 	ret = virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_QUERY_DEVICE,
 				   NULL, 0, &ack, sizeof(ack));
@@ -97,6 +98,20 @@ static int virtio_rdma_query_port_speed(struct ib_device *ibdev, u32 port_num,
 		return -EOPNOTSUPP;
 	*speed = virtio_rdma_port_speed(dev);
 	return 0;
+}
+#endif
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
+/*
+ * Without this op, 7.x's ib_core dispatches PORT_ACTIVE and PORT_ERR
+ * itself on each carrier change of the netdev: a second event for each one
+ * the driver raises from the device's link bit (virtio_rdma_port.c, as on
+ * 6.1). The driver's events stay the only ones.
+ */
+static void virtio_rdma_report_port_event(struct ib_device *ibdev,
+					  struct net_device *ndev,
+					  unsigned long event)
+{
 }
 #endif
 
@@ -332,6 +347,9 @@ static const struct ib_device_ops virtio_rdma_ib_ops = {
 	.req_notify_cq = virtio_rdma_req_notify_cq,
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 0, 0)
 	.query_port_speed = virtio_rdma_query_port_speed,
+#endif
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
+	.report_port_event = virtio_rdma_report_port_event,
 #endif
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, virtio_rdma_ah, ibah),

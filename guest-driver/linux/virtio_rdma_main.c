@@ -299,6 +299,14 @@ static int virtio_rdma_probe(struct virtio_device *vdev)
 	 * what changed since port_init, and the carrier of the netdev.
 	 */
 	virtio_rdma_set_ready(dev, true);
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
+	/*
+	 * virtio_net turns the driver's configuration change reporting off
+	 * until its netdev is opened and again at close, in the virtio_device,
+	 * where it stays when virtio_net is unbound: enable it for this driver.
+	 */
+	virtio_config_driver_enable(vdev);
+#endif
 	schedule_work(&dev->config_work);
 
 	dev_info(&vdev->dev, "%s on %s: %pM, %u QPs, %u CQs, speed %s, user queues %s\n",
@@ -372,7 +380,11 @@ static int __init virtio_rdma_init(void)
 {
 	int ret;
 
-	virtio_rdma_wq = alloc_workqueue("virtio_rdma", 0, 0);
+	/*
+	 * Unbound: a re-probe sleeps and needs no particular CPU; 7.x warns
+	 * about a workqueue that says neither WQ_UNBOUND nor WQ_PERCPU.
+	 */
+	virtio_rdma_wq = alloc_workqueue("virtio_rdma", WQ_UNBOUND, 0);
 	if (!virtio_rdma_wq)
 		return -ENOMEM;
 	ret = register_virtio_driver(&virtio_rdma_driver);

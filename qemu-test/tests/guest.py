@@ -24,10 +24,11 @@ STEP = re.compile(r'VUR-WAIT ?([^\r\n]*)')
 CTL = os.path.join(os.path.dirname(QEMU_TEST), 'backend', 'mgmt', 'vhost-user-rdma-ctl')
 
 
-def build(script, timeout):
-    """Run a build script of qemu-test/; returns the path it prints last."""
-    r = subprocess.run([os.path.join(QEMU_TEST, script)], capture_output=True, text=True,
-                       timeout=timeout)
+def build(script, timeout, *args):
+    """Run a build script of qemu-test/ with @args; returns the path it
+    prints last."""
+    r = subprocess.run([os.path.join(QEMU_TEST, script), *args], capture_output=True,
+                       text=True, timeout=timeout)
     if r.returncode != 0 or not r.stdout.strip():
         raise RuntimeError(f'{script} failed ({r.returncode}):\n{r.stderr[-4000:]}')
     return r.stdout.strip().splitlines()[-1]
@@ -42,22 +43,31 @@ def build_qemu(timeout=1500):
     return build('build-qemu.sh', timeout)
 
 
+def kernel():
+    """The guest kernel, build-image.sh's choice: VUR_GUEST_KERNEL, debian12
+    (Debian 12's Linux 6.1, the default) or linux72 (Debian unstable's
+    Linux 7.2). meson registers a scenario a second time with linux72."""
+    return os.environ.get('VUR_GUEST_KERNEL', 'debian12')
+
+
 def build_image(timeout=600):
-    """The guest image directory: vmlinuz, initrd.img."""
-    return build('build-image.sh', timeout)
+    """The guest image directory of kernel(): vmlinuz, initrd.img,
+    kernel-version."""
+    return build('build-image.sh', timeout, kernel())
 
 
 def build_sid_image(timeout=1200):
-    """The guest image with Debian unstable's verbs userspace and the
-    rdma-core provider under /sid (build-sid-image.sh; it builds the
+    """The guest image of kernel() with Debian unstable's verbs userspace
+    and the rdma-core provider under /sid (build-sid-image.sh; it builds the
     provider in a Debian unstable chroot): vmlinuz, initrd.img."""
-    return build('build-sid-image.sh', timeout)
+    return build('build-sid-image.sh', timeout, kernel())
 
 
-def build_module(timeout=600):
-    """The guest kernel driver, virtio_rdma.ko, built for the image's kernel
-    (after build_image()); its path."""
-    return build('build-module.sh', timeout)
+def build_module(image, timeout=600):
+    """The guest kernel driver, virtio_rdma.ko, built for the kernel of
+    @image (an image directory); its path."""
+    with open(os.path.join(image, 'kernel-version')) as f:
+        return build('build-module.sh', timeout, f.read().strip())
 
 
 def build_tool(source, out_dir):
@@ -147,7 +157,10 @@ class Guest:
                     '-device', f'vhost-user-rdma-pci,{props},chardev=vrdma{i}{device_opts}']
         cmd += list(extra)
         self.cmd = cmd
-        self.log = open(os.path.join(self.dir, 'console'), 'w+')
+        # Append mode: QEMU's stdout shares this file's offset, which
+        # output() moves to the start to read; without O_APPEND, what QEMU
+        # writes meanwhile lands there, over the first lines.
+        self.log = open(os.path.join(self.dir, 'console'), 'a+')
         self.started = time.monotonic()
         # stdin is the guest's console input (send()).
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=self.log,

@@ -4,7 +4,8 @@ two guests through the guest verbs stack (virtio_rdma.ko and the provider)
 and the backend's RDMA engine, and a guest talks to vur-pingpong on the host.
 
 One backend serves three devices: one per guest (build-sid-image.sh's
-image: Debian 12's kernel with the module, Debian unstable's rdma-core 65
+image: Debian 12's kernel, or Debian unstable's Linux 7.2 with
+VUR_GUEST_KERNEL=linux72, with the module, Debian unstable's rdma-core 65
 userspace with the provider under /sid), and one driven on the host by
 vur-pingpong. A tap uplink (host side 10.0.12.254) carries the ping-pong
 tools' TCP exchange with the host. Each guest takes 10.0.12.N/24 on the
@@ -176,7 +177,7 @@ def guest_script(i):
 def scenario(tap, qemu, image, sock_dir):
     try:
         sid_image = guest.build_sid_image()
-        ko = guest.build_module()
+        ko = guest.build_module(sid_image)
     except Exception as e:  # noqa: BLE001 - reported as a failed case
         tap.case('build_sid_image_and_module', False, e)
         return

@@ -142,7 +142,7 @@ def objects(d):
 def scenario(tap, qemu, image, sock_dir):
     try:
         sid_image = guest.build_sid_image()
-        ko = guest.build_module()
+        ko = guest.build_module(sid_image)
     except Exception as e:  # noqa: BLE001 - reported as a failed case
         tap.case('build_sid_image_and_module', False, e)
         return
