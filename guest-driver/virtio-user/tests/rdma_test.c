@@ -124,6 +124,25 @@ expect_cqe(struct rdma_ep *e, uint64_t wr_id, uint8_t status, uint8_t opcode, ui
 static uint64_t counter(struct rdma_ep *e, const char *name);
 static uint64_t qp_counter(struct rdma_ep *e, uint32_t qpn, const char *name);
 
+/*
+ * A signaled @len-byte SEND (WR @id) from a's QP @qa into a receive (WR
+ * @id + 1) of b's QP @qb, both CQEs checked and the bytes compared.
+ */
+static void
+send_checked(uint32_t qa, uint32_t qb, uint32_t len, uint64_t id, uint32_t seed)
+{
+	struct vur_user_sge s = rdma_sge(&a, 0, len), r = rdma_sge(&b, 0, len);
+	struct vur_user_send_wr q = rdma_req(id, VUR_USER_WR_SEND, VUR_USER_SEND_SIGNALED, &s, 1);
+
+	fill(a.buf, len, seed);
+	memset(b.buf, 0, len);
+	TAP_EQ(rdma_post_recv(&b, qb, id + 1, &r, 1), 0);
+	TAP_EQ(rdma_post_send(&a, qa, &q), 0);
+	EXPECT_CQE(&a, id, 0, VUR_USER_WC_SEND, len, qa);
+	EXPECT_CQE(&b, id + 1, 0, VUR_USER_WC_RECV, len, qb);
+	TAP_CHECK(memcmp(a.buf, b.buf, len) == 0);
+}
+
 static int
 open_ep(struct rdma_ep *e, unsigned int sock, uint8_t last_octet)
 {
@@ -356,34 +375,26 @@ static void
 uc_whole_messages(uint32_t qa, uint32_t qb)
 {
 	struct vur_user_sge ra = rdma_sge(&a, 16384, 64), sb = rdma_sge(&b, 16384, 64);
-	struct vur_user_sge r = rdma_sge(&b, 0, 3000), s = rdma_sge(&a, 0, 3000);
 	struct vur_user_send_wr q =
-			rdma_req(0x805, VUR_USER_WR_SEND, VUR_USER_SEND_SIGNALED, NULL, 0);
+			rdma_req(0x805, VUR_USER_WR_SEND, VUR_USER_SEND_SIGNALED, &sb, 1);
 	uint64_t frames, pkts;
 
 	TAP_EQ(rdma_post_recv(&a, qa, 0x804, &ra, 1), 0);
-	TAP_EQ(post(&b, qb, &q, &sb, 1), 0);
+	TAP_EQ(rdma_post_send(&b, qb, &q), 0);
 	EXPECT_CQE(&b, 0x805, 0, VUR_USER_WC_SEND, 64, qb);
 	EXPECT_CQE(&a, 0x804, 0, VUR_USER_WC_RECV, 64, qa);
 	frames = counter(&b, "eth_roce_rx");
 	pkts = qp_counter(&b, qb, "rx_pkts");
-	fill(a.buf, 3000, 4);
-	memset(b.buf, 0, 3000);
-	TAP_EQ(rdma_post_recv(&b, qb, 0x806, &r, 1), 0);
-	q = rdma_req(0x807, VUR_USER_WR_SEND, VUR_USER_SEND_SIGNALED, NULL, 0);
-	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
-	EXPECT_CQE(&a, 0x807, 0, VUR_USER_WC_SEND, 3000, qa);
-	EXPECT_CQE(&b, 0x806, 0, VUR_USER_WC_RECV, 3000, qb);
+	send_checked(qa, qb, 3000, 0x806, 4);
 	TAP_EQ(counter(&b, "eth_roce_rx") - frames, 1);
 	TAP_EQ(qp_counter(&b, qb, "rx_pkts") - pkts, 3);
-	TAP_CHECK(memcmp(a.buf, b.buf, 3000) == 0);
 }
 
 static void
 uc_send_write(void)
 {
 	uint32_t qa, qb;
-	struct vur_user_sge r = rdma_sge(&b, 0, 3000), s = rdma_sge(&a, 0, 3000);
+	struct vur_user_sge s = rdma_sge(&a, 0, 3000);
 	struct vur_user_send_wr q;
 
 	if (!ready())
@@ -392,13 +403,7 @@ uc_send_write(void)
 	TAP_EQ(rdma_create_qp(&b, VUR_USER_QPT_UC, &qb), 0);
 	TAP_EQ(rdma_connect_qp(&a, qa, VUR_USER_QPT_UC, &b, qb, 0, 0, 0), 0);
 	TAP_EQ(rdma_connect_qp(&b, qb, VUR_USER_QPT_UC, &a, qa, 0, 0, 0), 0);
-	fill(a.buf, 3000, 3);
-	TAP_EQ(rdma_post_recv(&b, qb, 0x800, &r, 1), 0);
-	q = rdma_req(0x801, VUR_USER_WR_SEND, VUR_USER_SEND_SIGNALED, NULL, 0);
-	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
-	EXPECT_CQE(&a, 0x801, 0, VUR_USER_WC_SEND, 3000, qa);
-	EXPECT_CQE(&b, 0x800, 0, VUR_USER_WC_RECV, 3000, qb);
-	TAP_CHECK(memcmp(a.buf, b.buf, 3000) == 0);
+	send_checked(qa, qb, 3000, 0x800, 3);
 	memset(b.buf + 8192, 0, 3000);
 	q = rdma_req(0x802, VUR_USER_WR_RDMA_WRITE, VUR_USER_SEND_SIGNALED, NULL, 0);
 	q.rdma.remote_addr = b.addr + 8192;
@@ -529,22 +534,13 @@ qp_counter(struct rdma_ep *e, uint32_t qpn, const char *name)
 static void
 whole_messages(uint32_t qa, uint32_t qb)
 {
-	struct vur_user_sge s = rdma_sge(&a, 0, 5000), r = rdma_sge(&b, 0, 5000);
-	struct vur_user_send_wr q =
-			rdma_req(0xc02, VUR_USER_WR_SEND, VUR_USER_SEND_SIGNALED, &s, 1);
 	uint64_t frames = counter(&b, "eth_roce_rx"), pkts = qp_counter(&b, qb, "rx_pkts");
 	uint64_t bytes = qp_counter(&b, qb, "rx_bytes");
 
-	fill(a.buf, 5000, 0x5a);
-	memset(b.buf, 0, 5000);
-	TAP_EQ(rdma_post_recv(&b, qb, 0xc03, &r, 1), 0);
-	TAP_EQ(rdma_post_send(&a, qa, &q), 0);
-	EXPECT_CQE(&b, 0xc03, 0, VUR_USER_WC_RECV, 5000, qb);
-	EXPECT_CQE(&a, 0xc02, 0, VUR_USER_WC_SEND, 5000, qa);
+	send_checked(qa, qb, 5000, 0xc02, 0x5a);
 	TAP_EQ(counter(&b, "eth_roce_rx") - frames, 1);
 	TAP_EQ(qp_counter(&b, qb, "rx_pkts") - pkts, 5);
 	TAP_EQ(qp_counter(&b, qb, "rx_bytes") - bytes, 5000);
-	TAP_CHECK(memcmp(a.buf, b.buf, 5000) == 0);
 }
 
 /*
