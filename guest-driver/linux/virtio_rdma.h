@@ -116,7 +116,7 @@ struct virtio_rdma_dev {
 	spinlock_t cq_lock;		/* cqs[] and each CQ's ibcq */
 	struct virtio_rdma_cq_res **cqs;	/* max_rdma_cqs, by CQN */
 	spinlock_t qp_lock;		/* qps[] */
-	struct virtio_rdma_qp_res **qps;	/* kernel QPs, by QPN (poll_cq) */
+	struct virtio_rdma_qp_res **qps;	/* QPs by QPN: poll_cq, CQ errors */
 	bool dead;			/* reset: no more commands */
 	struct mutex zombie_lock;
 	struct list_head zombies;	/* memory the device may still use */
@@ -218,7 +218,8 @@ struct virtio_rdma_qp_res {
 	u8 qp_type;			/* VIRTIO_IB_QPT_* */
 	bool sq_sig_all;
 	bool kernel;			/* posted by the driver, not mapped */
-	struct ib_qp *ibqp;		/* kernel QPs: what ib_wc.qp names */
+	struct ib_qp *ibqp;		/* while in dev->qps[]: ib_wc.qp, events */
+	bool fatal_reported;		/* IB_EVENT_QP_FATAL dispatched */
 	struct virtio_rdma_pd_res *pd;
 	struct virtio_rdma_cq_res *scq;
 	struct virtio_rdma_cq_res *rcq;

@@ -227,12 +227,42 @@ int virtio_rdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 }
 
 /*
+ * The QPs of a CQ that overran are in ERR at the device (ROCE-DEV-OVR-2),
+ * which has no event queue to say so: their consumers hear it from here,
+ * IB_EVENT_QP_FATAL once per QP, as from a NIC's work queue catastrophic
+ * error. Under qp_lock, so that no QP is destroyed meanwhile; the handlers
+ * run in atomic context, as ib_core allows.
+ */
+static void cq_qps_fatal(struct virtio_rdma_cq_res *cq)
+{
+	struct virtio_rdma_dev *dev = cq->dev;
+	struct ib_event ev = { .device = &dev->ib, .event = IB_EVENT_QP_FATAL };
+	struct virtio_rdma_qp_res *qp;
+	unsigned long flags;
+	u32 i;
+
+	spin_lock_irqsave(&dev->qp_lock, flags);
+	for (i = 0; i < dev->max_rdma_qps; i++) {
+		qp = dev->qps[i];
+		if (!qp || qp->fatal_reported || (qp->scq != cq && qp->rcq != cq))
+			continue;
+		qp->fatal_reported = true;
+		if (qp->ibqp->event_handler) {
+			ev.element.qp = qp->ibqp;
+			qp->ibqp->event_handler(&ev, qp->ibqp->qp_context);
+		}
+	}
+	spin_unlock_irqrestore(&dev->qp_lock, flags);
+}
+
+/*
  * ibv_req_notify_cq() through the kernel (ibv_cmd_req_notify_cq), or
  * ib_req_notify_cq() of a kernel consumer, which may call it in softirq or
  * from its completion handler: then the command busy-waits
  * (virtio_rdma_ctrl.c). The arm fails on a CQ in error (an overrun,
  * ROCE-DEV-CQ-7): that is the only way the device tells it, so the CQ's
- * consumer gets IB_EVENT_CQ_ERR, once (ROCE-DRV-OVR-2). A kernel CQ
+ * consumer gets IB_EVENT_CQ_ERR, once (ROCE-DRV-OVR-2), and its QPs'
+ * consumers IB_EVENT_QP_FATAL (ROCE-DRV-OVR-3). A kernel CQ
  * reports missed events (CQEs that arrived before the arm) with 1; a user
  * CQ cannot: it is the process's own ring.
  */
@@ -268,9 +298,11 @@ int virtio_rdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags f)
 	}
 	if (ret != -EREMOTEIO)
 		return ret;
-	if (!cq->error_reported && ibcq->event_handler) {
+	if (!cq->error_reported) {
 		cq->error_reported = true;
-		ibcq->event_handler(&ev, ibcq->cq_context);
+		if (ibcq->event_handler)
+			ibcq->event_handler(&ev, ibcq->cq_context);
+		cq_qps_fatal(cq);
 	}
 	return -EIO;
 }

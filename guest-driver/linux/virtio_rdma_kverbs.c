@@ -392,7 +392,7 @@ static bool cqe_to_wc(struct virtio_rdma_dev *dev,
 
 	spin_lock(&dev->qp_lock);
 	qp = qpn < dev->max_rdma_qps ? dev->qps[qpn] : NULL;
-	if (!qp) {
+	if (!qp || !qp->kernel) {	/* a process's QP on a kernel CQ: never */
 		spin_unlock(&dev->qp_lock);
 		return false;
 	}

@@ -255,20 +255,14 @@ out_unlock:
 	return ret;
 }
 
-/* A kernel QP: the driver's indices, and an entry in the QPN table. */
-static void qp_kernel_init(struct virtio_rdma_qp_res *qp, struct ib_qp *ibqp,
+/* A kernel QP: the driver's indices. */
+static void qp_kernel_init(struct virtio_rdma_qp_res *qp,
 			   const struct ib_qp_cap *cap)
 {
-	struct virtio_rdma_dev *dev = qp->dev;
-
 	qp->kernel = true;
-	qp->ibqp = ibqp;
 	virtio_rdma_kq_init(&qp->sq, cap->max_send_wr, cap->max_send_sge,
 			    cap->max_inline_data);
 	virtio_rdma_kq_init(&qp->rq, cap->max_recv_wr, cap->max_recv_sge, 0);
-	spin_lock_irq(&dev->qp_lock);
-	dev->qps[qp->qpn] = qp;
-	spin_unlock_irq(&dev->qp_lock);
 }
 
 static int qp_check_init(struct virtio_rdma_dev *dev,
@@ -343,10 +337,15 @@ int virtio_rdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	kref_get(&qp->rcq->ref);
 	to_vqp(ibqp)->res = qp;
 	ibqp->qp_num = qp->qpn;
-	if (!udata) {
-		qp_kernel_init(qp, ibqp, &init->cap);
+	if (!udata)
+		qp_kernel_init(qp, &init->cap);
+	/* In the QPN table: what poll_cq names, whom a CQ error concerns. */
+	qp->ibqp = ibqp;
+	spin_lock_irq(&dev->qp_lock);
+	dev->qps[qp->qpn] = qp;
+	spin_unlock_irq(&dev->qp_lock);
+	if (!udata)
 		return 0;
-	}
 
 	uctx = rdma_udata_to_drv_context(udata, struct virtio_rdma_ucontext,
 					 ibuc);
@@ -507,12 +506,10 @@ int virtio_rdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	};
 	int ret;
 
-	if (qp->kernel) {
-		/* poll_cq drops what is left of it on its CQs. */
-		spin_lock_irq(&qp->dev->qp_lock);
-		qp->dev->qps[qp->qpn] = NULL;
-		spin_unlock_irq(&qp->dev->qp_lock);
-	}
+	/* poll_cq drops what is left of it on its CQs; no event names it. */
+	spin_lock_irq(&qp->dev->qp_lock);
+	qp->dev->qps[qp->qpn] = NULL;
+	spin_unlock_irq(&qp->dev->qp_lock);
 	virtio_rdma_uq_unpublish(&qp->sq);
 	virtio_rdma_uq_unpublish(&qp->rq);
 	if (kref_read(&qp->ref) > 1 && !qp->dev->dead) {

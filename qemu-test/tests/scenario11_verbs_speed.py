@@ -39,6 +39,10 @@ READ (completions and data byte by byte) and post_send's EINVAL; then
 unmodified `ibv_rc_pingpong` (4 KiB x 100, and x 20 with completion
 events, -e), `ibv_uc_pingpong` (4 KiB x 100) and `ibv_ud_pingpong` (2 KiB
 x 100), server and client in the guest over 127.0.0.1, all with -c.
+Last, `verbs_probe overrun` overruns the two QPs' CQ (one signaled WRITE
+more than it has buffers, none polled): once an arm meets the CQ in error
+(uverbs does not return the arm's failure: the driver's event says it), the
+process gets IBV_EVENT_CQ_ERR once and IBV_EVENT_QP_FATAL for each QP.
 `ibv_asyncwatch -d virtio_rdma0` runs in the background while the host's
 admin CLI takes A through ConnectX-7's sequence: a member down (250), the
 other member down too (the loopback speed: 500), A's link down (0,
@@ -224,6 +228,10 @@ else
         "driver's port_state_events $(cat $P/port_state_events)"
 fi
 kill $AW
+# A CQ that overruns: its consumer and its QPs' hear it (ROCE-DRV-OVR-2, -3).
+# Last: the arm that finds the CQ in error is a failed control command.
+vur_expect verbs_cq_overrun_events "overrun ok cq_err 1 qp_fatal 2" \
+    "$(timeout 300 sid verbs_probe overrun $IA ${GIDX:-0} 2>&1)"
 vur_expect c_ibv_query_port_speed_still_unsupported "error EOPNOTSUPP 95" "$(sid verbs_probe speed $IC)"
 if dmesg | grep -q -E 'BUG|WARNING|Call Trace'; then
     vur_result kernel_log_clean fail "$(dmesg | grep -A5 -E 'BUG|WARNING|Call Trace' | head -20)"

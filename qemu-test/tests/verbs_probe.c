@@ -21,6 +21,13 @@
  *	elements, RDMA READ, and post_send's EINVAL with *bad_wr. Prints
  *	"loop ok <step>..." or "error <step> <detail>".
  *
+ *   verbs_probe overrun DEVICE GID_INDEX
+ *	The same two QPs on their one CQ, and more signaled RDMA WRITEs than
+ *	the CQ holds without polling it: the CQ overruns. Once an arm
+ *	(ibv_req_notify_cq) has met the CQ in error, the context's
+ *	asynchronous events are IBV_EVENT_CQ_ERR for the CQ and
+ *	IBV_EVENT_QP_FATAL for each QP, and both QPs are in ERR. Prints "overrun ok cq_err qp_fatal 2" or "error <step> <detail>".
+ *
  * Exits 0 when every call went as printed, 1 on an error, 2 on bad usage.
  */
 #include <errno.h>
@@ -32,6 +39,7 @@
 #include <string.h>
 #include <time.h>
 #include <arpa/inet.h>
+#include <poll.h>
 
 #include <infiniband/verbs.h>
 
@@ -572,6 +580,95 @@ static int loop_einval(struct loop *l)
 	return 0;
 }
 
+/* Post @wr again until the send queue has room (its used ring, not the CQ, frees it). */
+static int overrun_post(struct loop *l, struct ibv_send_wr *wr)
+{
+	struct ibv_send_wr *bad;
+	time_t end = time(NULL) + 60;
+	int ret;
+
+	for (;;) {
+		ret = ibv_post_send(l->qp[0], wr, &bad);
+		if (ret != ENOMEM)
+			break;
+		if (time(NULL) > end)
+			return fail("overrun", "send queue stays full");
+		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+	}
+	return ret ? fail("overrun", "post_send %s %d", errno_name(ret), ret) : 0;
+}
+
+/*
+ * The next asynchronous event within 60 s. The driver finds the CQ in error
+ * when an arm fails, and uverbs does not return that failure (it ignores
+ * what the driver's req_notify_cq says): arm again while nothing comes.
+ */
+static int overrun_event(struct loop *l, struct ibv_async_event *ev)
+{
+	struct pollfd p = { .fd = l->ctx->async_fd, .events = POLLIN };
+	time_t end = time(NULL) + 60;
+
+	while (poll(&p, 1, 100) != 1) {
+		if (time(NULL) > end)
+			return fail("overrun", "no asynchronous event");
+		ibv_req_notify_cq(l->cq, 0);
+	}
+	if (ibv_get_async_event(l->ctx, ev))
+		return fail("overrun", "get_async_event %d", errno);
+	return 0;
+}
+
+static int overrun(struct ibv_context *ctx, int gidx)
+{
+	struct loop l = { .ctx = ctx, .gidx = gidx };
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = {
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_async_event ev;
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr attr;
+	int ret = 1, cq_err = 0, qp_fatal[2] = { 0, 0 }, i, n;
+
+	if (loop_setup(&l))
+		goto out;
+	sge = (struct ibv_sge){ (uintptr_t)l.buf[0], 8, l.mr[0]->lkey };
+	wr.wr.rdma.remote_addr = (uintptr_t)l.buf[1];
+	wr.wr.rdma.rkey = l.mr[1]->rkey;
+	/* one CQE more than the CQ has buffers for, none polled */
+	for (n = 0; n <= l.cq->cqe; n++)
+		if (overrun_post(&l, &wr))
+			goto out;
+	while (!cq_err || !qp_fatal[0] || !qp_fatal[1]) {
+		if (overrun_event(&l, &ev))
+			goto out;
+		if (ev.event_type == IBV_EVENT_CQ_ERR && ev.element.cq == l.cq)
+			cq_err++;
+		else if (ev.event_type == IBV_EVENT_QP_FATAL &&
+			 (ev.element.qp == l.qp[0] || ev.element.qp == l.qp[1]))
+			qp_fatal[ev.element.qp == l.qp[1]]++;
+		else
+			printf("event %s\n", ibv_event_type_str(ev.event_type));
+		ibv_ack_async_event(&ev);
+	}
+	for (i = 0; i < 2; i++) {
+		if (ibv_query_qp(l.qp[i], &attr, IBV_QP_STATE, &init) ||
+		    attr.qp_state != IBV_QPS_ERR) {
+			fail("overrun", "QP %d in state %d", i, attr.qp_state);
+			goto out;
+		}
+	}
+	ret = 0;
+	printf("overrun ok cq_err %d qp_fatal %d\n", cq_err,
+	       qp_fatal[0] + qp_fatal[1]);
+out:
+	loop_teardown(&l);
+	return ret;
+}
+
 static int loop(struct ibv_context *ctx, int gidx)
 {
 	struct loop l = { .ctx = ctx, .gidx = gidx };
@@ -591,12 +688,14 @@ int main(int argc, char **argv)
 	struct ibv_context *ctx;
 	int ret;
 
+	bool gid_mode = argc > 1 && (!strcmp(argv[1], "loop") ||
+				     !strcmp(argv[1], "overrun"));
+
 	if (argc < 3 || (strcmp(argv[1], "speed") && strcmp(argv[1], "pd") &&
-			 strcmp(argv[1], "loop")) ||
-	    (!strcmp(argv[1], "loop") && argc < 4)) {
+			 !gid_mode) || (gid_mode && argc < 4)) {
 		fprintf(stderr,
 			"usage: %s speed DEVICE [PORT] | pd DEVICE | "
-			"loop DEVICE GID_INDEX\n",
+			"loop DEVICE GID_INDEX | overrun DEVICE GID_INDEX\n",
 			argv[0]);
 		return 2;
 	}
@@ -607,6 +706,8 @@ int main(int argc, char **argv)
 		ret = speed(ctx, argc > 3 ? strtoul(argv[3], NULL, 0) : 1);
 	else if (!strcmp(argv[1], "pd"))
 		ret = pd(ctx);
+	else if (!strcmp(argv[1], "overrun"))
+		ret = overrun(ctx, atoi(argv[3]));
 	else
 		ret = loop(ctx, atoi(argv[3]));
 	ibv_close_device(ctx);
