@@ -70,6 +70,19 @@ def build_module(image, timeout=600):
         return build('build-module.sh', timeout, f.read().strip())
 
 
+def sid_image_and_module(tap):
+    """build_sid_image() and build_module() for it, reported as the case
+    build_sid_image_and_module: (image, ko), or None when a build failed."""
+    try:
+        sid_image = build_sid_image()
+        ko = build_module(sid_image)
+    except Exception as e:  # noqa: BLE001 - reported as a failed case
+        tap.case('build_sid_image_and_module', False, e)
+        return None
+    tap.case('build_sid_image_and_module', True)
+    return sid_image, ko
+
+
 def build_tool(source, out_dir):
     """Compile @source (a C file beside this one) into a static binary in
     @out_dir for the guest (which has no libc); its path."""

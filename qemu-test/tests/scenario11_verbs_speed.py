@@ -242,13 +242,10 @@ fi
 
 
 def scenario(tap, qemu, image, sock_dir):
-    try:
-        sid_image = guest.build_sid_image()
-        ko = guest.build_module(sid_image)
-    except Exception as e:  # noqa: BLE001 - reported as a failed case
-        tap.case('build_sid_image_and_module', False, e)
+    built = guest.sid_image_and_module(tap)
+    if built is None:
         return
-    tap.case('build_sid_image_and_module', True)
+    sid_image, ko = built
     sock_a = os.path.join(sock_dir, 'vhost-rdma-a')
     sock_b = os.path.join(sock_dir, 'vhost-rdma-b')
     sock_c = os.path.join(sock_dir, 'vhost-rdma-c')

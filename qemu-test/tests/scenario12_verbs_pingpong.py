@@ -175,13 +175,10 @@ def guest_script(i):
 
 
 def scenario(tap, qemu, image, sock_dir):
-    try:
-        sid_image = guest.build_sid_image()
-        ko = guest.build_module(sid_image)
-    except Exception as e:  # noqa: BLE001 - reported as a failed case
-        tap.case('build_sid_image_and_module', False, e)
+    built = guest.sid_image_and_module(tap)
+    if built is None:
         return
-    tap.case('build_sid_image_and_module', True)
+    sid_image, ko = built
     socks = [os.path.join(sock_dir, f'vhost-rdma{i}') for i in range(3)]
     iface = guest.iface_name('s12')
     backend = harness.Backend(BACKEND, '-s', socks[0], '-s', socks[1], '-s', socks[2],

@@ -140,13 +140,10 @@ def objects(d):
 
 
 def scenario(tap, qemu, image, sock_dir):
-    try:
-        sid_image = guest.build_sid_image()
-        ko = guest.build_module(sid_image)
-    except Exception as e:  # noqa: BLE001 - reported as a failed case
-        tap.case('build_sid_image_and_module', False, e)
+    built = guest.sid_image_and_module(tap)
+    if built is None:
         return
-    tap.case('build_sid_image_and_module', True)
+    sid_image, ko = built
     sock = os.path.join(sock_dir, 'vhost-rdma0')
 
     def start_backend(tag):
