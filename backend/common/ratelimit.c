@@ -9,18 +9,23 @@
 bool
 vur_ratelimit_allow(struct vur_ratelimit *rl, uint64_t now_ns, uint32_t *dropped)
 {
+	bool allow;
+
+	rte_spinlock_lock(&rl->lock);
 	if (now_ns - rl->start_ns >= VUR_RATELIMIT_INTERVAL_NS) {
 		rl->start_ns = now_ns;
 		rl->printed = 0;
 	}
-	if (rl->printed >= VUR_RATELIMIT_BURST) {
+	allow = rl->printed < VUR_RATELIMIT_BURST;
+	if (allow) {
+		rl->printed++;
+		*dropped = rl->dropped;
+		rl->dropped = 0;
+	} else {
 		rl->dropped++;
-		return false;
 	}
-	rl->printed++;
-	*dropped = rl->dropped;
-	rl->dropped = 0;
-	return true;
+	rte_spinlock_unlock(&rl->lock);
+	return allow;
 }
 
 void

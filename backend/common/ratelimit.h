@@ -10,13 +10,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_spinlock.h>
+
 #define VUR_RATELIMIT_BURST       10 /* lines per interval */
 #define VUR_RATELIMIT_INTERVAL_NS 1000000000ULL
 
 struct vur_ratelimit {
-	uint64_t start_ns; /* start of the current interval */
-	uint32_t printed;  /* lines in the current interval */
-	uint32_t dropped;  /* lines dropped since the last printed one */
+	rte_spinlock_t lock; /* several data-path threads log for one device */
+	uint64_t start_ns;   /* start of the current interval */
+	uint32_t printed;    /* lines in the current interval */
+	uint32_t dropped;    /* lines dropped since the last printed one */
 };
 
 /*

@@ -69,6 +69,7 @@ qp_dict(const struct vur_tp_qp_info *q)
 	rte_tel_data_add_dict_string(d, "type", vur_tp_qp_type_name(q->type));
 	rte_tel_data_add_dict_string(d, "state", vur_qp_state_name(q->state));
 	rte_tel_data_add_dict_uint(d, "dest_qpn", q->dest_qpn);
+	rte_tel_data_add_dict_uint(d, "data_path", q->data_path);
 	rte_tel_data_add_dict_uint(d, "sq_psn", q->sq_psn);
 	rte_tel_data_add_dict_uint(d, "rq_psn", q->rq_psn);
 	rte_tel_data_add_dict_uint(d, "outstanding", q->outstanding);

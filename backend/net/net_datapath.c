@@ -3,8 +3,8 @@
  * A data-path thread: poll while there is traffic, sleep when there is
  * none. Polling takes the transmit queue of each device the thread owns
  * under the device's lock, then (the first thread) the uplinks' receive
- * queues, then the owned devices' RDMA engines. After VUR_DP_IDLE_NS
- * without work the thread arms what wakes it (the engines' send queue
+ * queues, then the QPs it serves on every device's RDMA engine. After
+ * VUR_DP_IDLE_NS without work the thread arms what wakes it (its QPs' queue
  * kicks; the first, the uplinks' receive interrupts), looks once more, and
  * sleeps in epoll. On a 2-CPU machine the backend then costs nothing while
  * idle.
@@ -92,10 +92,14 @@ poll_devices(struct vur_dp *dp, uint64_t now)
 		nd = __atomic_load_n(&sw->slots[slot], __ATOMIC_ACQUIRE);
 		if (nd == NULL)
 			continue;
-		pthread_mutex_lock(nd->lock);
+		/*
+		 * To read: the transmit queue and its counters are this thread's
+		 * alone, and the engines of other threads are not held up.
+		 */
+		pthread_rwlock_rdlock(nd->lock);
 		track_port(sw, slot, nd, now);
 		n = nd->txq.active ? vur_net_txq_burst(nd, sw->pool, pkts, VUR_SW_BURST) : 0;
-		pthread_mutex_unlock(nd->lock);
+		pthread_rwlock_unlock(nd->lock);
 		if (n > 0)
 			vur_switch_forward(sw, slot, pkts, n, now);
 		total += n;
@@ -127,14 +131,18 @@ vur_switch_outbox_add(struct vur_switch *sw, int slot, struct rte_mbuf *m)
 }
 
 void
-vur_switch_nudge_owner(struct vur_switch *sw, int slot)
+vur_switch_nudge(struct vur_switch *sw, uint32_t dps)
 {
-	struct vur_dp *dp = vur_switch_dp_of(sw, slot);
+	struct vur_dp *dp;
 
 	/* Pairs with the fence in sleep_until_work(): it sees the work, or we see it asleep. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (dp != RTE_PER_LCORE(cur_dp) && __atomic_load_n(&dp->asleep, __ATOMIC_RELAXED))
-		eventfd_write(dp->wake_fd, 1);
+	for (; dps != 0; dps &= dps - 1) {
+		dp = &sw->dp[__builtin_ctz(dps)];
+		if (dp != RTE_PER_LCORE(cur_dp) && dp->id < sw->n_dp &&
+				__atomic_load_n(&dp->asleep, __ATOMIC_RELAXED))
+			eventfd_write(dp->wake_fd, 1);
+	}
 }
 
 static uint32_t
@@ -166,7 +174,10 @@ drain_outbox(struct vur_dp *dp, uint64_t now)
 	return total;
 }
 
-/* The RDMA engines: send queues, READ responses, timers (@arm: see vur_tp_poll()). */
+/*
+ * The RDMA engines: the send queues, READ responses and timers of the QPs
+ * this thread serves, on every device (@arm: see vur_tp_poll()).
+ */
 static uint32_t
 poll_rdma(struct vur_dp *dp, uint64_t now, bool arm)
 {
@@ -178,16 +189,15 @@ poll_rdma(struct vur_dp *dp, uint64_t now, bool arm)
 	uint16_t n;
 
 	dp->rdma_deadline_ns = 0;
-	for (int slot = (int)dp->id; slot < VUR_SW_MAX_DEVS; slot += (int)sw->n_dp) {
-		if (!(ports & (1ULL << slot)))
-			continue;
+	for (; ports != 0; ports &= ports - 1) {
+		int slot = __builtin_ctzll(ports);
+
 		nd = __atomic_load_n(&sw->slots[slot], __ATOMIC_ACQUIRE);
-		if (nd == NULL || nd->tp == NULL)
+		if (nd == NULL || nd->tp == NULL || !vur_tp_serves(nd->tp, dp->id))
 			continue;
-		pthread_mutex_lock(nd->lock);
-		n = vur_tp_poll(nd->tp, pkts, VUR_SW_BURST, now, arm);
-		dl = nd->tp->next_deadline_ns;
-		pthread_mutex_unlock(nd->lock);
+		pthread_rwlock_rdlock(nd->lock);
+		n = vur_tp_poll(nd->tp, dp->id, pkts, VUR_SW_BURST, now, arm, &dl);
+		pthread_rwlock_unlock(nd->lock);
 		if (dl != 0 && (dp->rdma_deadline_ns == 0 || dl < dp->rdma_deadline_ns))
 			dp->rdma_deadline_ns = dl;
 		if (n > 0) {
@@ -207,10 +217,10 @@ clear_kick(struct vur_switch *sw, int slot, int fd)
 
 	if (nd == NULL)
 		return;
-	pthread_mutex_lock(nd->lock);
+	pthread_rwlock_rdlock(nd->lock); /* as poll_devices() */
 	if (nd->txq.active && nd->txq.kickfd == fd)
 		eventfd_read(fd, &v);
-	pthread_mutex_unlock(nd->lock);
+	pthread_rwlock_unlock(nd->lock);
 }
 
 static void
@@ -279,6 +289,7 @@ dp_loop(struct vur_dp *dp)
 	uint32_t work;
 
 	RTE_PER_LCORE(cur_dp) = dp;
+	vur_tp_thread_register(dp->id);
 	if (dp->lcore != LCORE_ID_ANY) { /* a control thread has its name already */
 		snprintf(name, sizeof(name), dp->id == 0 ? "vur-net" : "vur-net%u", dp->id);
 		prctl(PR_SET_NAME, name);

@@ -45,7 +45,7 @@ vq_init(struct vur_net_vq *q, uint16_t qid)
 }
 
 void
-vur_net_dev_init(struct vur_net_dev *nd, pthread_mutex_t *lock, const char *name,
+vur_net_dev_init(struct vur_net_dev *nd, pthread_rwlock_t *lock, const char *name,
 		const struct vur_net_state *filter, struct vur_rdma_dev *rdma)
 {
 	memset(nd, 0, sizeof(*nd));

@@ -65,8 +65,8 @@ struct vur_net_vq {
 };
 
 struct vur_net_dev {
-	pthread_mutex_t *lock; /* the device's */
-	const char *name;      /* its socket path, for logs */
+	pthread_rwlock_t *lock; /* the device's (common/dev_lock.h) */
+	const char *name;       /* its socket path, for logs */
 	const struct vur_net_state *filter;
 	struct vur_rdma_dev *rdma;
 	struct vur_tp_dev *tp; /* the RDMA engine, for RoCE v2 frames it owns */
@@ -87,7 +87,7 @@ struct vur_net_dev {
 /* Telemetry key of each drop reason. */
 const char *vur_net_drop_name(enum vur_net_drop why);
 
-void vur_net_dev_init(struct vur_net_dev *nd, pthread_mutex_t *lock, const char *name,
+void vur_net_dev_init(struct vur_net_dev *nd, pthread_rwlock_t *lock, const char *name,
 		const struct vur_net_state *filter, struct vur_rdma_dev *rdma);
 
 /* Become a port of @sw. Returns 0 or -ENOSPC. Without the device lock. */

@@ -92,22 +92,27 @@ vur_switch_unwatch_kick(struct vur_switch *sw, int slot)
 }
 
 int
-vur_switch_watch_rdma_kick(struct vur_switch *sw, int slot, int fd, struct rte_epoll_event *ev)
+vur_switch_watch_rdma_kick(
+		struct vur_switch *sw, unsigned int dp, int fd, struct rte_epoll_event *ev)
 {
-	int epfd;
-
 	memset(ev, 0, sizeof(*ev));
 	ev->epdata.event = EPOLLIN | EPOLLET;
 	ev->epdata.data = (void *)(uintptr_t)RDMA_KICK_TAG;
-	epfd = vur_switch_dp_of(sw, slot)->epfd;
-	return rte_epoll_ctl(epfd, EPOLL_CTL_ADD, fd, ev) < 0 ? -EINVAL : 0;
+	return rte_epoll_ctl(sw->dp[dp].epfd, EPOLL_CTL_ADD, fd, ev) < 0 ? -EINVAL : 0;
 }
 
 void
-vur_switch_unwatch_rdma_kick(struct vur_switch *sw, int slot, struct rte_epoll_event *ev)
+vur_switch_unwatch_rdma_kick(struct vur_switch *sw, unsigned int dp, struct rte_epoll_event *ev)
 {
 	/* librte_vhost may have closed the fd already, which removed it: no complaint */
-	rte_epoll_ctl(vur_switch_dp_of(sw, slot)->epfd, EPOLL_CTL_DEL, ev->fd, ev);
+	rte_epoll_ctl(sw->dp[dp].epfd, EPOLL_CTL_DEL, ev->fd, ev);
+}
+
+unsigned int
+vur_switch_qp_dp(const struct vur_switch *sw, int slot, uint32_t qpn)
+{
+	/* Neighbouring QPs, and a device's and its peer's QPs of one number, apart. */
+	return sw->n_dp == 0 ? 0 : ((unsigned int)slot + qpn) % sw->n_dp;
 }
 
 void
@@ -310,30 +315,35 @@ deliver_wire(struct vur_switch *sw, struct vur_net_dev *nd, const struct rte_mbu
 	rte_pktmbuf_free_bulk(w, n);
 }
 
+/*
+ * RoCE v2 packets for the device's engine, taken with the device lock held
+ * to read: the engine locks the QPs it gives them to, so several threads
+ * deliver to one device at once.
+ */
 static void
-deliver(struct vur_switch *sw, int slot, struct rte_mbuf **pkts, const struct burst_plan *bp,
-		uint64_t now_ns)
+deliver_rdma(struct vur_net_dev *nd, struct rte_mbuf **pkts, uint16_t n, uint64_t now_ns)
 {
-	struct vur_net_dev *nd = __atomic_load_n(&sw->slots[slot], __ATOMIC_ACQUIRE);
-	struct rte_mbuf *net[VUR_SW_BURST], *roce[VUR_SW_BURST];
-	uint16_t n_net = 0, n_roce = 0;
+	VUR_STAT_ADD(nd->stats.roce_rx, n);
+	vur_tp_rx(nd->tp, pkts, n, now_ns);
+}
 
-	if (nd == NULL)
-		return;
-	pthread_mutex_lock(nd->lock);
-	for (int i = 0; i < bp->n[slot]; i++) {
-		const struct vur_frame_info *fi = &bp->fi[bp->idx[slot][i]];
-		struct rte_mbuf *m = pkts[bp->idx[slot][i]];
+/* Ethernet frames for the device's receive queue, device lock held to write. */
+static void
+deliver_net(struct vur_switch *sw, struct vur_net_dev *nd, struct rte_mbuf **pkts,
+		const struct vur_frame_info **fi, uint16_t n)
+{
+	struct rte_mbuf *net[VUR_SW_BURST];
+	uint16_t n_net = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
 
 		if (nd->link_down) {
 			nd->stats.drops[VUR_NET_DROP_LINK_DOWN]++;
-		} else if (for_rdma(nd, fi)) {
-			rte_pktmbuf_refcnt_update(m, 1);
-			roce[n_roce++] = m;
 		} else if (!nd->rxq.active) {
 			nd->stats.drops[VUR_NET_DROP_RX_NOT_READY]++;
-		} else if (!vur_net_state_accepts(nd->filter, fi->dst.addr_bytes, fi->vlan_tagged,
-					   fi->vid)) {
+		} else if (!vur_net_state_accepts(nd->filter, fi[i]->dst.addr_bytes,
+					   fi[i]->vlan_tagged, fi[i]->vid)) {
 			nd->stats.drops[VUR_NET_DROP_RX_FILTERED]++;
 		} else if (vur_pkt_is_local(m)) {
 			if (n_net > 0) /* the frames before it go first */
@@ -346,13 +356,45 @@ deliver(struct vur_switch *sw, int slot, struct rte_mbuf **pkts, const struct bu
 	}
 	if (n_net > 0)
 		vur_net_rxq_enqueue(nd, net, n_net);
-	if (n_roce > 0) {
-		nd->stats.roce_rx += n_roce;
-		vur_tp_rx(nd->tp, roce, n_roce, now_ns);
+}
+
+/*
+ * A burst's frames for one device: its engine's first, under the read lock,
+ * then the rest, under the write lock. The two never share a queue, so
+ * their order across the two does not matter.
+ */
+static void
+deliver(struct vur_switch *sw, int slot, struct rte_mbuf **pkts, const struct burst_plan *bp,
+		uint64_t now_ns)
+{
+	struct vur_net_dev *nd = __atomic_load_n(&sw->slots[slot], __ATOMIC_ACQUIRE);
+	struct rte_mbuf *net[VUR_SW_BURST], *roce[VUR_SW_BURST];
+	const struct vur_frame_info *net_fi[VUR_SW_BURST];
+	uint16_t n_net = 0, n_roce = 0;
+
+	if (nd == NULL)
+		return;
+	pthread_rwlock_rdlock(nd->lock);
+	for (int i = 0; i < bp->n[slot]; i++) {
+		const struct vur_frame_info *fi = &bp->fi[bp->idx[slot][i]];
+		struct rte_mbuf *m = pkts[bp->idx[slot][i]];
+
+		if (!nd->link_down && for_rdma(nd, fi)) {
+			rte_pktmbuf_refcnt_update(m, 1);
+			roce[n_roce++] = m;
+		} else {
+			net_fi[n_net] = fi;
+			net[n_net++] = m;
+		}
 	}
-	pthread_mutex_unlock(nd->lock);
 	if (n_roce > 0)
-		vur_switch_nudge_owner(sw, slot);
+		deliver_rdma(nd, roce, n_roce, now_ns);
+	pthread_rwlock_unlock(nd->lock);
+	if (n_net == 0)
+		return;
+	pthread_rwlock_wrlock(nd->lock);
+	deliver_net(sw, nd, net, net_fi, n_net);
+	pthread_rwlock_unlock(nd->lock);
 }
 
 static void forward(struct vur_switch *sw, uint16_t in_port, struct rte_mbuf **pkts,
@@ -378,7 +420,7 @@ vur_switch_send_rdma(struct vur_switch *sw, int slot, struct rte_mbuf **pkts, ui
 	 * Between two QPs of one device the switch, which never sends a frame
 	 * back where it came from, is not the way: the device takes its own.
 	 */
-	pthread_mutex_lock(nd->lock);
+	pthread_rwlock_rdlock(nd->lock);
 	for (uint16_t i = 0; i < n; i++) {
 		p = rte_pktmbuf_read(
 				pkts[i], 0, RTE_MIN(pkts[i]->pkt_len, (uint32_t)sizeof(buf)), buf);
@@ -393,13 +435,9 @@ vur_switch_send_rdma(struct vur_switch *sw, int slot, struct rte_mbuf **pkts, ui
 			rte_pktmbuf_free(pkts[i]);
 		}
 	}
-	if (n_self > 0) {
-		nd->stats.roce_rx += n_self;
-		vur_tp_rx(nd->tp, self, n_self, now_ns);
-	}
-	pthread_mutex_unlock(nd->lock);
 	if (n_self > 0)
-		vur_switch_nudge_owner(sw, slot);
+		deliver_rdma(nd, self, n_self, now_ns);
+	pthread_rwlock_unlock(nd->lock);
 	if (n_other > 0)
 		forward(sw, (uint16_t)slot, other, fi, n_other, now_ns);
 }

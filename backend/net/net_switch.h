@@ -6,19 +6,22 @@
  * The data path is one thread per EAL worker lcore (one control thread
  * when EAL gives no worker). Each owns the devices whose port slot it is
  * given (slot modulo the number of threads): it polls their transmit
- * queues and RDMA engines while there is traffic, and when idle sleeps in
- * epoll on their kick eventfds. The first also owns the uplinks' receive
- * queues and interrupts (with a bounded timeout when an uplink has none,
- * or is an 802.3ad bond that needs bursts to run LACP).
+ * queues while there is traffic, and when idle sleeps in epoll on their
+ * kick eventfds. The first also owns the uplinks' receive queues and
+ * interrupts (with a bounded timeout when an uplink has none, or is an
+ * 802.3ad bond that needs bursts to run LACP).
  *
- * A device is the unit because everything of its engine (MR, CQ and QP
- * tables, a CQ shared by many QPs) is under the device's lock; spreading
- * one device's QPs over threads would only make them wait for each other.
- * A thread delivers what it forwards itself, taking the destination
- * device's lock, and holds one device lock at a time. A packet that
- * borrows guest memory never leaves the thread that built it: replies go
- * to that thread's own outbox, sent before its next quiescent state. The
- * FDB and the uplinks' transmit queues are shared, each under a spinlock.
+ * RDMA QPs are spread over the threads one by one, whatever their device
+ * (vur_switch_qp_dp): a thread polls the send queues and keeps the timers
+ * of its QPs and sleeps on their kicks. The engine takes the device lock to
+ * read and the QP's own lock (transport/transport.h), so two threads serve
+ * two QPs of one device at once. A thread delivers what it forwards itself,
+ * taking the destination device's lock, and holds one device lock at a
+ * time; a QP that took packets from another thread than its own has that
+ * thread woken (vur_switch_nudge). A packet that borrows guest memory never
+ * leaves the thread that built it: replies go to that thread's own outbox,
+ * sent before its next quiescent state. The FDB and the uplinks' transmit
+ * queues are shared, each under a spinlock.
  *
  * Devices attach and detach from other threads. Detach waits, through an
  * RCU quiescent-state variable (rte_rcu_qsbr, one reader per data-path
@@ -155,22 +158,27 @@ int vur_switch_watch_kick(struct vur_switch *sw, int slot, int fd);
 void vur_switch_unwatch_kick(struct vur_switch *sw, int slot);
 
 /*
- * The RDMA engines' send queue kicks wake the data path of device port
- * @slot (edge-triggered: never read, the engine looks at the rings
- * itself). @ev must stay put while watched.
+ * A QP's queue kicks wake data-path thread @dp, its own (edge-triggered:
+ * never read, the engine looks at the rings itself). @ev must stay put
+ * while watched.
  */
-int vur_switch_watch_rdma_kick(struct vur_switch *sw, int slot, int fd, struct rte_epoll_event *ev);
-void vur_switch_unwatch_rdma_kick(struct vur_switch *sw, int slot, struct rte_epoll_event *ev);
+int vur_switch_watch_rdma_kick(
+		struct vur_switch *sw, unsigned int dp, int fd, struct rte_epoll_event *ev);
+void vur_switch_unwatch_rdma_kick(
+		struct vur_switch *sw, unsigned int dp, struct rte_epoll_event *ev);
+
+/* The data-path thread that serves QP @qpn of device port @slot. */
+unsigned int vur_switch_qp_dp(const struct vur_switch *sw, int slot, uint32_t qpn);
 
 /* Wake the data paths (they have new work that no kick announces). */
 void vur_switch_wake(struct vur_switch *sw);
 
 /*
- * Data path: packets were given to the engine of device port @slot; if
- * another thread owns it and sleeps, wake it (the engine may have work now:
- * READ responses to send, timers to keep).
+ * Data path: the engine gave work to the QPs of data-path threads @dps (a
+ * bit each); those that sleep, but the caller, are woken (READ responses to
+ * send, timers to keep, a flush).
  */
-void vur_switch_nudge_owner(struct vur_switch *sw, int slot);
+void vur_switch_nudge(struct vur_switch *sw, uint32_t dps);
 
 /* The data-path thread that owns device port @slot. */
 static inline struct vur_dp *

@@ -91,12 +91,15 @@ send_aeth(struct vur_tp_dev *td, struct vur_tp_qp *t, uint8_t syndrome, uint32_t
 static void
 ack(struct vur_tp_dev *td, struct vur_tp_qp *t, uint32_t psn)
 {
+	struct vur_tp_self *self = vur_tp_self();
+
+	/* pending on another thread's list: that thread sends it, with this PSN */
 	if (!t->ack_pending) {
-		if (td->n_acks == VUR_TP_ACK_BATCH) {
+		if (self->n_acks == VUR_TP_ACK_BATCH) {
 			send_aeth(td, t, VUR_AETH_ACK | VUR_AETH_CREDIT_INVALID, psn);
 			return;
 		}
-		td->acks[td->n_acks++] = t;
+		self->acks[self->n_acks++] = t;
 		t->ack_pending = true;
 	}
 	t->ack_psn = psn;
@@ -105,16 +108,19 @@ ack(struct vur_tp_dev *td, struct vur_tp_qp *t, uint32_t psn)
 void
 vur_tp_flush_acks(struct vur_tp_dev *td)
 {
+	struct vur_tp_self *self = vur_tp_self();
 	struct vur_tp_qp *t;
 
-	for (uint16_t i = 0; i < td->n_acks; i++) {
-		t = td->acks[i];
+	for (uint16_t i = 0; i < self->n_acks; i++) {
+		t = self->acks[i];
+		vur_tp_qp_lock(t);
 		if (t->ack_pending) {
 			t->ack_pending = false;
 			put_aeth(td, t, VUR_AETH_ACK | VUR_AETH_CREDIT_INVALID, t->ack_psn);
 		}
+		vur_tp_qp_unlock(t);
 	}
-	td->n_acks = 0;
+	self->n_acks = 0;
 }
 
 /* A class B error: NAK @code, the QP to ERR. */

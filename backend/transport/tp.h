@@ -2,7 +2,10 @@
 /*
  * What the files of the transport share: the state of a bound CQ and QP,
  * the work queue entries the engine keeps, and each role's entry points.
- * Everything here runs with the device lock held.
+ * Everything here runs with the device lock held: to read on the data path,
+ * which then holds the lock of the QP it works on (vur_tp_qp_lock) and takes
+ * a CQ's lock to write a CQE; to write on the other threads, which see the
+ * engine at rest. Lock order: QP, then CQ; a thread holds one QP at a time.
  *
  * A send WR is copied out of guest memory when the engine takes it from
  * the send virtqueue (struct vur_swqe): the driver can rewrite the request
@@ -18,6 +21,8 @@
 
 #include <rte_epoll.h>
 #include <rte_mbuf.h>
+#include <rte_per_lcore.h>
+#include <rte_spinlock.h>
 
 #include <linux/virtio_net_roce.h>
 
@@ -41,14 +46,17 @@ struct vur_tp_ring {
 	int callfd;
 	int kickfd;
 	bool kick_watched;
-	struct rte_epoll_event kick_ev; /* the data path's wake-up, send queues only */
+	struct rte_epoll_event kick_ev; /* wakes the data path it names, QP rings only */
+	uint8_t dp;                     /* QP rings: the data-path thread of the QP */
 	struct vur_split_ring ring;
 	bool is_cq;
-	bool dirty;     /* used entries or a notification wait for vur_tp_publish() */
-	bool notify_cq; /* CQ: its armed notification is due */
+	bool notify_cq;       /* CQ: its armed notification is due */
+	uint32_t dirty;       /* shards whose thread has used entries to publish (a bit each) */
+	rte_spinlock_t *lock; /* its QP's or CQ's */
 };
 
 struct vur_tp_cq {
+	rte_spinlock_t lock; /* its ring, armed and error */
 	struct vur_tp_ring ring;
 };
 
@@ -110,6 +118,8 @@ struct vur_rd_res {
 };
 
 struct vur_tp_qp {
+	rte_spinlock_t lock; /* everything below, and the QP's state */
+	uint8_t dp;          /* the data-path thread that polls it */
 	struct vur_rdma_qp *qp;
 	struct vur_tp_ring sq, rq;
 	struct vur_pkt_addr path; /* RC/UC: the QP's address vector, resolved */
@@ -152,18 +162,62 @@ struct vur_tp_qp {
 	struct vur_tp_qp_stats stats;
 };
 
-/* Count @n on the device and on its QP @t (both written under the device lock only). */
-#define VUR_TP_COUNT(td, t, field, n)     \
-	do {                              \
-		(td)->stats.field += (n); \
-		(t)->stats.field += (n);  \
+/*
+ * What the calling thread keeps between the steps of one entry point
+ * (vur_tp_poll, vur_tp_rx, a hook), per thread (tp_thread.c): the device is
+ * the same throughout, and all of it is done before the entry point returns.
+ */
+#define VUR_TP_DIRTY_MAX 256 /* a device's vrings: each ring is listed once */
+#define VUR_TP_ACK_BATCH 32  /* QPs whose ACK waits for the end of a burst */
+#define VUR_TP_CQ_MAX    256 /* a device's vrings: each CQ overruns once */
+
+struct vur_tp_self {
+	unsigned int shard;       /* its counters: 0, or a data-path thread's id + 1 */
+	struct vur_tp_qp *locked; /* the QP it holds */
+	uint32_t wake;            /* data-path threads with new work (a bit each) */
+	uint16_t n_dirty;
+	uint16_t n_acks;
+	uint16_t n_overrun;
+	struct vur_tp_ring *dirty[VUR_TP_DIRTY_MAX]; /* rings to publish (vur_tp_publish) */
+	struct vur_tp_qp *acks[VUR_TP_ACK_BATCH];    /* QPs with an ACK to send */
+	uint32_t overrun[VUR_TP_CQ_MAX];             /* CQs whose QPs go to ERR */
+};
+
+RTE_DECLARE_PER_LCORE(struct vur_tp_self, vur_tp_self);
+
+static inline struct vur_tp_self *
+vur_tp_self(void)
+{
+	return &RTE_PER_LCORE(vur_tp_self);
+}
+
+/* The calling thread's shard of the device's counters. */
+static inline struct vur_tp_stats *
+vur_tp_stats(struct vur_tp_dev *td)
+{
+	return &td->stats[RTE_PER_LCORE(vur_tp_self).shard].s;
+}
+
+/*
+ * Hold QP @t (one at a time). Its data-path thread, if not the caller, is
+ * woken at the end of the entry point (it may have work now: a READ
+ * response to send, a timer to keep, a flush).
+ */
+void vur_tp_qp_lock(struct vur_tp_qp *t);
+void vur_tp_qp_unlock(struct vur_tp_qp *t);
+
+/* Count @n on the device and on its QP @t (whose lock the caller holds). */
+#define VUR_TP_COUNT(td, t, field, n)           \
+	do {                                    \
+		vur_tp_stats(td)->field += (n); \
+		(t)->stats.field += (n);        \
 	} while (0)
 
 /* A packet of QP @t dropped, for @why. */
 static inline void
 vur_tp_drop(struct vur_tp_dev *td, struct vur_tp_qp *t, enum vur_tp_drop why)
 {
-	td->stats.drops[why]++;
+	vur_tp_stats(td)->drops[why]++;
 	t->stats.drops++;
 }
 
@@ -200,8 +254,8 @@ bool vur_tp_sge_write_buf(struct vur_tp_dev *td, uint32_t pdn, const struct vur_
 bool vur_tp_sge_append(struct vur_tp_dev *td, uint32_t pdn, const struct vur_tp_sge *sge,
 		uint32_t num_sge, uint64_t off, uint32_t len, struct rte_mbuf *m);
 
-/* tp_ring.c: bound virtqueues. */
-void vur_tp_ring_bind(struct vur_tp_ring *r, uint32_t vq);
+/* tp_ring.c: bound virtqueues, guarded by @lock (their QP's or CQ's). */
+void vur_tp_ring_bind(struct vur_tp_ring *r, uint32_t vq, rte_spinlock_t *lock);
 
 /*
  * Mark @head used (length @len), published with the rest of the pass by
@@ -211,10 +265,12 @@ void vur_tp_ring_push(struct vur_tp_dev *td, struct vur_tp_ring *r, uint16_t hea
 void vur_tp_ring_notify_cq(struct vur_tp_dev *td, struct vur_tp_ring *r);
 
 /*
- * Publish what the pass made used, completion queues first (a WR's buffer
- * goes used after its CQE, ROCE-DEV-WR-5), each ring's index once, with one
- * notification check per ring. Every entry point that completes work
- * (vur_tp_poll, vur_tp_rx, the QP hooks) calls it before it returns.
+ * End an entry point's work (holding no QP): the QPs of CQs that overran go
+ * to ERR (tp_cq.c), then what the calling thread made used is published,
+ * completion queues first (a WR's buffer goes used after its CQE,
+ * ROCE-DEV-WR-5), each ring's index once, with one notification check per
+ * ring. Every entry point that completes work (vur_tp_poll, vur_tp_rx, the
+ * QP hooks) calls it before it returns.
  */
 void vur_tp_publish(struct vur_tp_dev *td);
 void vur_tp_ring_activate(struct vur_tp_dev *td, struct vur_tp_ring *r, bool kick);
@@ -238,6 +294,8 @@ struct vur_tp_cqe {
  * A CQ without a usable buffer overruns (ROCE-DEV-OVR-1, -2).
  */
 void vur_tp_cq_post(struct vur_tp_dev *td, uint32_t cqn, const struct vur_tp_cqe *e);
+/* The QPs of the CQs that overran since the last call go to ERR (ROCE-DEV-OVR-2). */
+void vur_tp_cq_settle(struct vur_tp_dev *td);
 
 /* tp_wq.c: the send and receive queues of a QP. */
 struct vur_tp_qp *vur_tp_qp_get(struct vur_tp_dev *td, uint32_t qpn);

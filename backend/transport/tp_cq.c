@@ -24,42 +24,68 @@ fail_user(void *obj, void *arg)
 {
 	struct vur_rdma_qp *qp = obj;
 	struct overrun_ctx *o = arg;
+	struct vur_tp_qp *t = qp->tp;
 
-	if (qp->tp != NULL && (qp->send_cqn == o->cqn || qp->recv_cqn == o->cqn))
-		vur_tp_qp_error(o->td, qp->tp, VIRTIO_IB_QPS_ERR); /* ROCE-DEV-OVR-2 */
+	if (t == NULL || (qp->send_cqn != o->cqn && qp->recv_cqn != o->cqn))
+		return;
+	vur_tp_qp_lock(t);
+	vur_tp_qp_error(o->td, t, VIRTIO_IB_QPS_ERR); /* ROCE-DEV-OVR-2 */
+	vur_tp_qp_unlock(t);
 }
 
+void
+vur_tp_cq_settle(struct vur_tp_dev *td)
+{
+	struct vur_tp_self *self = vur_tp_self();
+	struct overrun_ctx o = { .td = td };
+
+	for (uint16_t i = 0; i < self->n_overrun; i++) {
+		o.cqn = self->overrun[i];
+		vur_pool_foreach(&td->rd->qps, fail_user, &o);
+	}
+	self->n_overrun = 0;
+}
+
+/*
+ * CQ lock held. The CQ's QPs go to ERR when the entry point ends
+ * (vur_tp_cq_settle): the caller holds a QP, and other threads may hold the
+ * others, each of which may be waiting for this CQ. The QP the caller holds
+ * goes at once, so it takes no more work; the others before any control
+ * command can look (the device lock is still held to read).
+ */
 static void
 overrun(struct vur_tp_dev *td, struct vur_rdma_cq *cq, const char *why)
 {
-	struct overrun_ctx o = { .td = td, .cqn = cq->obj.index };
+	struct vur_tp_self *self = vur_tp_self();
+	struct vur_tp_qp *cur = self->locked;
 
 	cq->error = true; /* ROCE-DEV-OVR-1, -5 */
-	td->stats.cq_overrun++;
-	td->stats.cqe_lost++;
+	vur_tp_stats(td)->cq_overrun++;
+	vur_tp_stats(td)->cqe_lost++;
 	VUR_TP_LOG(td, NOTICE, "CQ %u overran (%s): in error, its QPs go to ERR", cq->obj.index,
 			why);
-	vur_pool_foreach(&td->rd->qps, fail_user, &o);
+	if (cur != NULL &&
+			(cur->qp->send_cqn == cq->obj.index || cur->qp->recv_cqn == cq->obj.index))
+		vur_tp_qp_error(td, cur, VIRTIO_IB_QPS_ERR);
+	/* once per CQ (it stays in error), so the list holds them all */
+	RTE_VERIFY(self->n_overrun < VUR_TP_CQ_MAX);
+	self->overrun[self->n_overrun++] = cq->obj.index;
 	if (cq->armed != 0) /* ROCE-DEV-OVR-4 */
 		notify(td, cq);
 }
 
-void
-vur_tp_cq_post(struct vur_tp_dev *td, uint32_t cqn, const struct vur_tp_cqe *e)
+static void
+post(struct vur_tp_dev *td, struct vur_rdma_cq *cq, const struct vur_tp_cqe *e)
 {
-	struct vur_rdma_cq *cq = vur_pool_get(&td->rd->cqs, cqn);
 	struct virtio_rdma_cq_req w;
+	struct vur_tp_ring *r = &cq->tp->ring;
 	struct vur_chain chain;
-	struct vur_tp_ring *r;
 	const char *why = NULL;
 
-	if (cq == NULL || cq->tp == NULL)
-		return;
 	if (cq->error) { /* ROCE-DEV-OVR-3: lost, never written */
-		td->stats.cqe_lost++;
+		vur_tp_stats(td)->cqe_lost++;
 		return;
 	}
-	r = &cq->tp->ring;
 	if (!r->active) {
 		overrun(td, cq, "its virtqueue is not ready");
 		return;
@@ -95,10 +121,23 @@ vur_tp_cq_post(struct vur_tp_dev *td, uint32_t cqn, const struct vur_tp_cqe *e)
 	}
 	vur_chain_write(&chain, 0, &w, sizeof(w));
 	vur_tp_ring_push(td, r, chain.head, sizeof(w));
-	td->stats.cqes++;
+	vur_tp_stats(td)->cqes++;
 	/* ROCE-DEV-NOTIFY-1, -6: NEXT_COMPLETION prevails when both are armed. */
 	if ((cq->armed & VIRTIO_IB_NOTIFY_NEXT_COMPLETION) ||
 			((cq->armed & VIRTIO_IB_NOTIFY_SOLICITED) &&
 					(e->solicited || e->status != VIRTIO_IB_WC_SUCCESS)))
 		notify(td, cq);
+}
+
+/* The CQ's lock is taken here: the caller holds at most a QP (lock order: QP, then CQ). */
+void
+vur_tp_cq_post(struct vur_tp_dev *td, uint32_t cqn, const struct vur_tp_cqe *e)
+{
+	struct vur_rdma_cq *cq = vur_pool_get(&td->rd->cqs, cqn);
+
+	if (cq == NULL || cq->tp == NULL)
+		return;
+	rte_spinlock_lock(&cq->tp->lock);
+	post(td, cq, e);
+	rte_spinlock_unlock(&cq->tp->lock);
 }

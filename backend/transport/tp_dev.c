@@ -95,7 +95,8 @@ cq_bind(void *arg, struct vur_rdma_cq *cq)
 	cq->tp = calloc(1, sizeof(*cq->tp));
 	if (cq->tp == NULL)
 		return -ENOMEM;
-	vur_tp_ring_bind(&cq->tp->ring, cq->vq);
+	rte_spinlock_init(&cq->tp->lock);
+	vur_tp_ring_bind(&cq->tp->ring, cq->vq, &cq->tp->lock);
 	cq->tp->ring.is_cq = true;
 	vur_tp_ring_activate(td, &cq->tp->ring, false);
 	return 0;
@@ -125,11 +126,15 @@ qp_bind(void *arg, struct vur_rdma_qp *qp)
 		free(t);
 		return -ENOMEM;
 	}
+	rte_spinlock_init(&t->lock);
 	t->qp = qp;
+	t->dp = td->nd->sw != NULL ? vur_switch_qp_dp(td->nd->sw, td->nd->slot, qp->obj.index) : 0;
 	qp->tp = t;
 	td->qp_bound[qp->obj.index / 64] |= 1ULL << (qp->obj.index % 64);
-	vur_tp_ring_bind(&t->sq, qp->sq_vq);
-	vur_tp_ring_bind(&t->rq, qp->rq_vq);
+	__atomic_fetch_add(&td->qp_count[t->dp], 1, __ATOMIC_RELAXED);
+	vur_tp_ring_bind(&t->sq, qp->sq_vq, &t->lock);
+	vur_tp_ring_bind(&t->rq, qp->rq_vq, &t->lock);
+	t->sq.dp = t->rq.dp = t->dp;
 	/* receive kicks too: a WR posted in ERR is flushed at once (ROCE-DEV-QPS-6) */
 	vur_tp_ring_activate(td, &t->sq, true);
 	vur_tp_ring_activate(td, &t->rq, true);
@@ -145,6 +150,7 @@ qp_unbind(void *arg, struct vur_rdma_qp *qp)
 	if (t == NULL)
 		return;
 	td->qp_bound[qp->obj.index / 64] &= ~(1ULL << (qp->obj.index % 64));
+	__atomic_fetch_sub(&td->qp_count[t->dp], 1, __ATOMIC_RELAXED);
 	/* ROCE-DEV-QP-16: outstanding WRs are forgotten, not completed nor used. */
 	vur_tp_ring_deactivate(td, &t->sq);
 	vur_tp_ring_deactivate(td, &t->rq);
@@ -282,17 +288,18 @@ vur_tp_stop(struct vur_tp_dev *td)
 }
 
 static void
-deadline(struct vur_tp_dev *td, uint64_t t)
+deadline(uint64_t *dl, uint64_t t)
 {
-	if (t != 0 && (td->next_deadline_ns == 0 || t < td->next_deadline_ns))
-		td->next_deadline_ns = t;
+	if (t != 0 && (*dl == 0 || t < *dl))
+		*dl = t;
 }
 
 /* One QP's timers, READ responses and requests: the packets in @out after @n. */
 static uint16_t
 poll_qp(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **out, uint16_t n, uint16_t max,
-		uint64_t now_ns, bool arm)
+		uint64_t now_ns, bool arm, uint64_t *dl)
 {
+	vur_tp_qp_lock(t);
 	vur_tp_timers(td, t, now_ns);
 	t->sq.ring.no_kick = !arm;
 	if (n < max)
@@ -301,27 +308,29 @@ poll_qp(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **out, uint1
 	if (n < max)
 		n += vur_tp_requester(td, t, out + n,
 				RTE_MIN((uint16_t)(max - n), (uint16_t)VUR_TP_BURST), now_ns);
-	deadline(td, t->retx_deadline);
-	deadline(td, t->rnr_deadline);
+	deadline(dl, t->retx_deadline);
+	deadline(dl, t->rnr_deadline);
+	vur_tp_qp_unlock(t);
 	return n;
 }
 
 uint16_t
-vur_tp_poll(struct vur_tp_dev *td, struct rte_mbuf **out, uint16_t max, uint64_t now_ns, bool arm)
+vur_tp_poll(struct vur_tp_dev *td, unsigned int dp, struct rte_mbuf **out, uint16_t max,
+		uint64_t now_ns, bool arm, uint64_t *deadline_ns)
 {
 	uint32_t words = (td->rd->limits.max_qps + 63) / 64;
 	struct vur_tp_qp *t;
 	uint16_t n = 0;
 	uint64_t bits;
 
-	td->next_deadline_ns = 0;
+	*deadline_ns = 0;
 	if (!td->active)
 		return 0;
 	for (uint32_t w = 0; w < words; w++)
 		for (bits = td->qp_bound[w]; bits != 0; bits &= bits - 1) {
 			t = vur_tp_qp_get(td, w * 64 + (uint32_t)__builtin_ctzll(bits));
-			if (t != NULL)
-				n = poll_qp(td, t, out, n, max, now_ns, arm);
+			if (t != NULL && t->dp == dp)
+				n = poll_qp(td, t, out, n, max, now_ns, arm, deadline_ns);
 		}
 	vur_tp_publish(td);
 	return n;
@@ -340,8 +349,24 @@ transport_matches(const struct vur_rdma_qp *qp, uint8_t opcode)
 	}
 }
 
-static void
-rx_one(struct vur_tp_dev *td, struct rte_mbuf *m, uint64_t now_ns)
+/* The QP that takes packet @p, locked; the one held before is let go unless it is the same. */
+static struct vur_tp_qp *
+rx_qp(struct vur_tp_dev *td, struct vur_tp_qp *held, uint32_t qpn)
+{
+	struct vur_tp_qp *t = vur_tp_qp_get(td, qpn);
+
+	if (t == held)
+		return t;
+	if (held != NULL)
+		vur_tp_qp_unlock(held);
+	if (t != NULL)
+		vur_tp_qp_lock(t);
+	return t;
+}
+
+/* Take @m; returns the QP held now (consecutive packets for one QP keep it). */
+static struct vur_tp_qp *
+rx_one(struct vur_tp_dev *td, struct vur_tp_qp *held, struct rte_mbuf *m, uint64_t now_ns)
 {
 	enum vur_pkt_err e;
 	struct vur_tp_qp *t;
@@ -349,24 +374,24 @@ rx_one(struct vur_tp_dev *td, struct rte_mbuf *m, uint64_t now_ns)
 
 	e = vur_pkt_parse(m, &p);
 	if (e != VUR_PKT_OK) {
-		td->stats.pkt_err[e]++;
-		td->stats.drops[VUR_TP_DROP_MALFORMED]++;
-		return;
+		vur_tp_stats(td)->pkt_err[e]++;
+		vur_tp_stats(td)->drops[VUR_TP_DROP_MALFORMED]++;
+		return held;
 	}
-	t = vur_tp_qp_get(td, p.h.dest_qpn);
+	t = rx_qp(td, held, p.h.dest_qpn);
 	if (t == NULL) { /* ROCE-DEV-WIRE-4 */
-		td->stats.rx_pkts++;
-		td->stats.drops[VUR_TP_DROP_NO_QP]++;
-		return;
+		vur_tp_stats(td)->rx_pkts++;
+		vur_tp_stats(td)->drops[VUR_TP_DROP_NO_QP]++;
+		return NULL;
 	}
 	VUR_TP_COUNT(td, t, rx_pkts, p.npkts);
 	if (!vur_tp_state_receives(t->qp->attr.state)) {
 		vur_tp_drop(td, t, VUR_TP_DROP_QP_STATE);
-		return;
+		return t;
 	}
 	if (!transport_matches(t->qp, p.h.opcode)) {
 		vur_tp_drop(td, t, VUR_TP_DROP_TRANSPORT);
-		return;
+		return t;
 	}
 	/* whether to send it whole messages: a guess, pkt.h says why a wrong one is safe */
 	t->peer_local = vur_pkt_is_local(m);
@@ -374,13 +399,18 @@ rx_one(struct vur_tp_dev *td, struct rte_mbuf *m, uint64_t now_ns)
 		vur_tp_completer(td, t, &p, now_ns);
 	else
 		vur_tp_responder(td, t, &p);
+	return t;
 }
 
 void
 vur_tp_rx(struct vur_tp_dev *td, struct rte_mbuf **pkts, uint16_t n, uint64_t now_ns)
 {
+	struct vur_tp_qp *held = NULL;
+
 	for (uint16_t i = 0; i < n && td->active; i++)
-		rx_one(td, pkts[i], now_ns);
+		held = rx_one(td, held, pkts[i], now_ns);
+	if (held != NULL)
+		vur_tp_qp_unlock(held);
 	rte_pktmbuf_free_bulk(pkts, n);
 	vur_tp_flush_acks(td);
 	vur_tp_publish(td);
@@ -402,6 +432,7 @@ vur_tp_qp_infos(struct vur_tp_dev *td, struct vur_tp_qp_info *out, unsigned int 
 				.type = t->qp->type,
 				.state = t->qp->attr.state,
 				.dest_qpn = t->qp->attr.dest_qp_num,
+				.data_path = t->dp,
 				.sq_psn = t->psn,
 				.rq_psn = t->epsn,
 				.outstanding = t->tail - t->head,

@@ -15,42 +15,58 @@
 #include "transport/tp.h"
 
 void
-vur_tp_ring_bind(struct vur_tp_ring *r, uint32_t vq)
+vur_tp_ring_bind(struct vur_tp_ring *r, uint32_t vq, rte_spinlock_t *lock)
 {
 	memset(r, 0, sizeof(*r));
 	r->vq = vq;
 	r->callfd = r->kickfd = -1;
+	r->lock = lock;
 }
 
+/*
+ * The ring waits for the calling thread's vur_tp_publish(). Each thread
+ * lists a ring once (its bit in r->dirty, under the ring's lock), and the
+ * list holds every ring of a device, so it never fills before the publish.
+ */
 static void
-mark_dirty(struct vur_tp_dev *td, struct vur_tp_ring *r)
+mark_dirty(struct vur_tp_ring *r)
 {
-	if (r->dirty)
+	struct vur_tp_self *self = vur_tp_self();
+	uint32_t bit = 1u << self->shard;
+
+	if (r->dirty & bit)
 		return;
-	if (td->n_dirty == VUR_TP_DIRTY_MAX)
-		vur_tp_publish(td);
-	r->dirty = true;
-	td->dirty[td->n_dirty++] = r;
+	RTE_VERIFY(self->n_dirty < VUR_TP_DIRTY_MAX);
+	r->dirty |= bit;
+	self->dirty[self->n_dirty++] = r;
 }
 
 void
 vur_tp_ring_push(struct vur_tp_dev *td, struct vur_tp_ring *r, uint16_t head, uint32_t len)
 {
+	RTE_SET_USED(td);
 	vur_split_ring_push_later(&r->ring, head, len);
-	mark_dirty(td, r);
+	mark_dirty(r);
 }
 
 void
 vur_tp_ring_notify_cq(struct vur_tp_dev *td, struct vur_tp_ring *r)
 {
+	RTE_SET_USED(td);
 	r->notify_cq = true;
-	mark_dirty(td, r);
+	mark_dirty(r);
 }
 
+/*
+ * Another thread may have pushed to the ring too since: its entries are
+ * complete (pushed under the lock), and go out with ours, which is early,
+ * never late, for its ROCE-DEV-WR-5 order.
+ */
 static void
-publish(struct vur_tp_ring *r)
+publish(struct vur_tp_ring *r, uint32_t bit)
 {
-	r->dirty = false;
+	rte_spinlock_lock(r->lock);
+	r->dirty &= ~bit;
 	vur_split_ring_publish(&r->ring);
 	if (r->is_cq) {
 		/* ROCE-DEV-NOTIFY-3, -4: one-shot, whatever the driver's suppression says */
@@ -60,18 +76,26 @@ publish(struct vur_tp_ring *r)
 	} else if (r->callfd >= 0 && vur_split_ring_need_notify(&r->ring)) {
 		eventfd_write(r->callfd, 1);
 	}
+	rte_spinlock_unlock(r->lock);
 }
 
 void
 vur_tp_publish(struct vur_tp_dev *td)
 {
-	for (uint16_t i = 0; i < td->n_dirty; i++)
-		if (td->dirty[i]->is_cq)
-			publish(td->dirty[i]);
-	for (uint16_t i = 0; i < td->n_dirty; i++)
-		if (td->dirty[i]->dirty)
-			publish(td->dirty[i]);
-	td->n_dirty = 0;
+	struct vur_tp_self *self = vur_tp_self();
+	uint32_t bit = 1u << self->shard;
+
+	vur_tp_cq_settle(td);
+	for (uint16_t i = 0; i < self->n_dirty; i++)
+		if (self->dirty[i]->is_cq)
+			publish(self->dirty[i], bit);
+	for (uint16_t i = 0; i < self->n_dirty; i++)
+		if (!self->dirty[i]->is_cq)
+			publish(self->dirty[i], bit);
+	self->n_dirty = 0;
+	if (self->wake != 0 && td->nd->sw != NULL)
+		vur_switch_nudge(td->nd->sw, self->wake);
+	self->wake = 0;
 }
 
 void
@@ -99,8 +123,8 @@ vur_tp_ring_activate(struct vur_tp_dev *td, struct vur_tp_ring *r, bool kick)
 	r->started = true;
 	r->active = true;
 	if (kick && td->nd->sw != NULL && r->kickfd >= 0)
-		r->kick_watched = vur_switch_watch_rdma_kick(td->nd->sw, td->nd->slot, r->kickfd,
-						  &r->kick_ev) == 0;
+		r->kick_watched = vur_switch_watch_rdma_kick(
+						  td->nd->sw, r->dp, r->kickfd, &r->kick_ev) == 0;
 }
 
 void
@@ -111,7 +135,7 @@ vur_tp_ring_deactivate(struct vur_tp_dev *td, struct vur_tp_ring *r)
 	if (r->dirty) /* never between passes; the index handed over must count them */
 		vur_tp_publish(td);
 	if (r->kick_watched)
-		vur_switch_unwatch_rdma_kick(td->nd->sw, td->nd->slot, &r->kick_ev);
+		vur_switch_unwatch_rdma_kick(td->nd->sw, r->dp, &r->kick_ev);
 	r->kick_watched = false;
 	r->active = false;
 	rte_vhost_set_vring_base(td->vid, (uint16_t)r->vq, r->ring.last_avail, r->ring.used_idx);

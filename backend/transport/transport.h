@@ -4,18 +4,23 @@
  * virtqueues, and the RoCE v2 transport (requester, responder, completer)
  * between its QPs and their peers.
  *
- * Threads and locks. Everything of a device's engine is guarded by the
- * device's lock. The control thread binds and unbinds CQs and QPs and
+ * Threads and locks. The control thread binds and unbinds CQs and QPs and
  * changes QP states (through the hooks of struct vur_rdma_hooks); the
  * vhost thread starts and stops the engine around remaps, pauses and
- * disconnects; the data-path thread polls the send queues, runs the timers
- * and hands received packets to the engine. After the engine stops, the
- * caller waits for the data path to pass a quiescent state (without the
- * lock) before guest memory may go: packets in flight refer to it.
+ * disconnects. Both hold the device lock to write (common/dev_lock.h), so
+ * they see the engine at rest. The data path holds it to read: each QP
+ * belongs to one data-path thread, which polls its send queue and keeps its
+ * timers (vur_tp_poll); received packets are taken by whichever thread
+ * delivers them (vur_tp_rx). Either way a QP is touched under its own lock
+ * and a CQ under its own, so the QPs of one device run on several threads
+ * at once. After the engine stops, the caller waits for the data path to
+ * pass a quiescent state (without the lock) before guest memory may go:
+ * packets in flight refer to it.
  */
 #ifndef VUR_TRANSPORT_H
 #define VUR_TRANSPORT_H
 
+#include <stdalign.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -42,7 +47,11 @@ enum vur_tp_drop {
 	VUR_TP_DROP_COUNT
 };
 
-/* Per device; single writer (under the device lock), read by telemetry. */
+/*
+ * Per device, in shards: one per data-path thread and one for the threads
+ * that hold the device lock to write; each shard has one writer at a time.
+ * Telemetry reads their sum (vur_tp_stats_sum).
+ */
 struct vur_tp_stats {
 	uint64_t tx_pkts, tx_bytes;                    /* packets built, payload bytes */
 	uint64_t rx_pkts, rx_bytes;                    /* packets taken, payload bytes */
@@ -95,6 +104,7 @@ struct vur_tp_qp_info {
 	uint8_t type;  /* VIRTIO_IB_QPT_* */
 	uint8_t state; /* VIRTIO_IB_QPS_* */
 	uint32_t dest_qpn;
+	uint8_t data_path;    /* the data-path thread that polls its send queue */
 	uint32_t sq_psn;      /* next new request PSN */
 	uint32_t rq_psn;      /* expected PSN */
 	uint32_t outstanding; /* send WRs taken and not completed */
@@ -105,26 +115,29 @@ struct vur_tp_qp_info {
 struct vur_tp_qp;
 struct vur_tp_ring;
 
-/* Rings a pass may leave used entries in before they are published at once. */
-#define VUR_TP_DIRTY_MAX 64
+/* Data-path threads the engine tells apart (net_switch.h's VUR_SW_MAX_DP). */
+#define VUR_TP_MAX_THREADS 16
+/*
+ * Counter shards: the first for the threads that hold the device lock to
+ * write, then one per data-path thread.
+ */
+#define VUR_TP_SHARDS (VUR_TP_MAX_THREADS + 1)
 
-/* ACKs a burst of received packets asks for: one per QP, sent once the burst is taken. */
-#define VUR_TP_ACK_BATCH 32
+struct vur_tp_stats_shard {
+	alignas(RTE_CACHE_LINE_SIZE) struct vur_tp_stats s; /* no false sharing */
+};
 
 struct vur_tp_dev {
 	struct vur_rdma_dev *rd;
 	struct vur_net_dev *nd; /* its Ethernet port: MAC, switch, slot */
 	int vid;
-	bool active;                              /* rings may be touched */
-	struct rte_vhost_memory *mem;             /* this engine's copy of the memory table */
-	uint64_t next_deadline_ns;                /* earliest timer of any QP, 0 for none */
-	struct vur_tp_qp *acks[VUR_TP_ACK_BATCH]; /* QPs with an ACK to send (vur_tp_rx) */
-	uint16_t n_acks;
-	struct vur_tp_ring *dirty[VUR_TP_DIRTY_MAX]; /* rings to publish (vur_tp_publish) */
-	uint16_t n_dirty;
+	bool active;                  /* rings may be touched */
+	struct rte_vhost_memory *mem; /* this engine's copy of the memory table */
 	/* the bound QPs, by number: a pass visits those, not every slot of the table */
 	uint64_t qp_bound[VIRTIO_NET_ROCE_MAX_QPS / 64];
-	struct vur_tp_stats stats;
+	/* how many of them each data-path thread serves: a thread skips a device with none */
+	uint32_t qp_count[VUR_TP_MAX_THREADS];
+	struct vur_tp_stats_shard stats[VUR_TP_SHARDS];
 };
 
 const char *vur_tp_drop_name(enum vur_tp_drop why);
@@ -135,25 +148,48 @@ extern const struct vur_rdma_hooks vur_tp_hooks;
 void vur_tp_init(struct vur_tp_dev *td, struct vur_rdma_dev *rd, struct vur_net_dev *nd);
 
 /*
- * Serve the bound rings of frontend @vid that are ready (lock held).
+ * The calling thread is data-path thread @id (below VUR_TP_MAX_THREADS): its
+ * counters go to a shard of its own. Other threads share the first shard,
+ * which they write under the device's write lock only.
+ */
+void vur_tp_thread_register(unsigned int id);
+
+/* The device's counters: the sum of the shards. */
+void vur_tp_stats_sum(const struct vur_tp_dev *td, struct vur_tp_stats *out);
+
+/*
+ * Serve the bound rings of frontend @vid that are ready (write lock held).
  * Returns 0 or a negative errno.
  */
 int vur_tp_start(struct vur_tp_dev *td, int vid);
 
-/* Stop touching rings and guest memory (lock held); indices go back to librte_vhost. */
+/* Stop touching rings and guest memory (write lock held); indices go back to librte_vhost. */
 void vur_tp_stop(struct vur_tp_dev *td);
 
-/*
- * Data path, lock held: run the send queues, the read responses and the
- * timers; up to @max new packets in @out. Returns how many. @arm: the data
- * path sleeps after this pass unless it finds work, so an empty send queue
- * asks its driver to kick again; without it the drivers need not kick (a
- * system call each) for a thread that polls anyway.
- */
-uint16_t vur_tp_poll(struct vur_tp_dev *td, struct rte_mbuf **out, uint16_t max, uint64_t now_ns,
-		bool arm);
+/* Whether data-path thread @dp serves a QP of the device (a hint: read without the lock). */
+static inline bool
+vur_tp_serves(const struct vur_tp_dev *td, unsigned int dp)
+{
+	return __atomic_load_n(&td->qp_count[dp], __ATOMIC_RELAXED) != 0;
+}
 
-/* Data path, lock held: take @n RoCE v2 frames for this device; consumes them. */
+/*
+ * Data path, read lock held: run the send queues, the READ responses and
+ * the timers of the QPs data-path thread @dp serves; up to @max new packets
+ * in @out. Returns how many; *@deadline_ns: their earliest timer, 0 for
+ * none. @arm: the data path sleeps after this pass unless it finds work, so
+ * an empty send queue asks its driver to kick again; without it the
+ * drivers need not kick (a system call each) for a thread that polls
+ * anyway.
+ */
+uint16_t vur_tp_poll(struct vur_tp_dev *td, unsigned int dp, struct rte_mbuf **out, uint16_t max,
+		uint64_t now_ns, bool arm, uint64_t *deadline_ns);
+
+/*
+ * Data path, read lock held: take @n RoCE v2 frames for this device;
+ * consumes them. The data-path threads of the QPs that took them are woken
+ * if they sleep: they may have work now (READ responses, timers).
+ */
 void vur_tp_rx(struct vur_tp_dev *td, struct rte_mbuf **pkts, uint16_t n, uint64_t now_ns);
 
 /*

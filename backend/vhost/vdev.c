@@ -22,6 +22,7 @@
 #include <rte_errno.h>
 #include <rte_vhost.h>
 
+#include "common/dev_lock.h"
 #include "common/dpdk_compat.h"
 #include "common/log.h"
 #include "vdev.h"
@@ -85,14 +86,14 @@ vur_dev_config_snapshot(struct vur_dev *dev, uint8_t *buf)
 	struct vur_config_state st;
 	size_t len;
 
-	pthread_mutex_lock(&dev->lock);
+	pthread_rwlock_wrlock(&dev->lock);
 	st = dev->cfg_state;
 	if (dev->rdma_ready) {
 		memcpy(st.mac, dev->net.mac, sizeof(st.mac));
 		st.announce = dev->net.announce_pending;
 	}
 	len = vur_config_build(&st, buf);
-	pthread_mutex_unlock(&dev->lock);
+	pthread_rwlock_unlock(&dev->lock);
 	return len;
 }
 
@@ -184,9 +185,9 @@ pre_msg_handle(int vid, void *raw)
 	if (dev == NULL)
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 	if (remaps_rings(msg->request)) {
-		pthread_mutex_lock(&dev->lock);
+		pthread_rwlock_wrlock(&dev->lock);
 		stop_queues(dev);
-		pthread_mutex_unlock(&dev->lock);
+		pthread_rwlock_unlock(&dev->lock);
 		sync_datapath(dev);
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 	}
@@ -198,9 +199,9 @@ pre_msg_handle(int vid, void *raw)
 	if (msg->request == VUR_VHOST_USER_SET_VRING_ENABLE &&
 			msg->size >= sizeof(msg->payload.state) && msg->payload.state.num == 0 &&
 			msg->payload.state.index == virtio_net_roce_ctrl_vq(1)) {
-		pthread_mutex_lock(&dev->lock);
+		pthread_rwlock_wrlock(&dev->lock);
 		vur_ctrlq_stop(&dev->ctrlq);
-		pthread_mutex_unlock(&dev->lock);
+		pthread_rwlock_unlock(&dev->lock);
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 	}
 	/*
@@ -209,14 +210,14 @@ pre_msg_handle(int vid, void *raw)
 	 */
 	if (msg->request == VUR_VHOST_USER_GET_VRING_BASE &&
 			msg->size >= sizeof(msg->payload.state)) {
-		pthread_mutex_lock(&dev->lock);
+		pthread_rwlock_wrlock(&dev->lock);
 		vur_net_dev_stop(&dev->eth, (int)msg->payload.state.index);
 		if (msg->payload.state.index == virtio_net_roce_ctrl_vq(1))
 			vur_ctrlq_stop(&dev->ctrlq);
 		/* QEMU stops every vring one by one: the engine stops at the first of its own */
 		if (msg->payload.state.index > virtio_net_roce_ctrl_vq(1))
 			vur_tp_stop(&dev->tp);
-		pthread_mutex_unlock(&dev->lock);
+		pthread_rwlock_unlock(&dev->lock);
 		sync_datapath(dev);
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 	}
@@ -240,9 +241,9 @@ post_msg_handle(int vid, void *raw)
 
 	if (dev == NULL || !remaps_rings(msg->request))
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
-	pthread_mutex_lock(&dev->lock);
+	pthread_rwlock_wrlock(&dev->lock);
 	start_queues(dev);
-	pthread_mutex_unlock(&dev->lock);
+	pthread_rwlock_unlock(&dev->lock);
 	return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 }
 
@@ -271,7 +272,7 @@ dev_from_path(const char *path)
 static void
 fill_info(struct vur_dev *dev, struct vur_dev_info *info)
 {
-	pthread_mutex_lock(&dev->lock);
+	pthread_rwlock_wrlock(&dev->lock);
 	strcpy(info->path, dev->path);
 	info->vid = dev->vid;
 	info->started = dev->started;
@@ -291,8 +292,8 @@ fill_info(struct vur_dev *dev, struct vur_dev_info *info)
 			: -1;
 	info->ctrl = dev->ctrlq.stats;
 	info->eth = dev->eth.stats;
-	info->rdma_tp = dev->tp.stats;
-	pthread_mutex_unlock(&dev->lock);
+	vur_tp_stats_sum(&dev->tp, &info->rdma_tp);
+	pthread_rwlock_unlock(&dev->lock);
 }
 
 int
@@ -325,9 +326,9 @@ vur_dev_qps(const char *path, struct vur_tp_qp_info *out, unsigned int max)
 	for (unsigned int i = 0; i < RTE_DIM(devs); i++) {
 		if (devs[i] == NULL || strcmp(devs[i]->path, path) != 0)
 			continue;
-		pthread_mutex_lock(&devs[i]->lock);
+		pthread_rwlock_wrlock(&devs[i]->lock);
 		ret = devs[i]->rdma_ready ? (int)vur_tp_qp_infos(&devs[i]->tp, out, max) : 0;
-		pthread_mutex_unlock(&devs[i]->lock);
+		pthread_rwlock_unlock(&devs[i]->lock);
 		break;
 	}
 	pthread_mutex_unlock(&vid_lock);
@@ -418,7 +419,7 @@ on_new_connection(int vid)
 		return -1;
 
 	/* One socket is one device: a second frontend would share its state. */
-	pthread_mutex_lock(&dev->lock);
+	pthread_rwlock_wrlock(&dev->lock);
 	busy = dev->vid;
 	if (busy < 0) {
 		dev->vid = vid;
@@ -426,7 +427,7 @@ on_new_connection(int vid)
 		dev->negotiated = 0;
 		reset_rdma(dev); /* a new frontend starts from nothing */
 	}
-	pthread_mutex_unlock(&dev->lock);
+	pthread_rwlock_unlock(&dev->lock);
 	if (busy >= 0) {
 		VUR_DEV_LOG(dev, WARNING,
 				"refusing a second frontend (vid %d) while vid %d is connected",
@@ -451,7 +452,7 @@ drop_connection(struct vur_dev *dev)
 {
 	int vid;
 
-	pthread_mutex_lock(&dev->lock);
+	pthread_rwlock_wrlock(&dev->lock);
 	vid = dev->vid;
 	stop_queues(dev);
 	if (dev->rdma_ready)
@@ -459,7 +460,7 @@ drop_connection(struct vur_dev *dev)
 	dev->rdma_ready = false;
 	dev->vid = -1;
 	dev->started = false;
-	pthread_mutex_unlock(&dev->lock);
+	pthread_rwlock_unlock(&dev->lock);
 	sync_datapath(dev);
 	if (vid < 0)
 		return;
@@ -610,14 +611,14 @@ handle_reset_device(struct vur_dev *dev)
 		VUR_DEV_LOG(dev, ERR, "RESET_DEVICE without its protocol feature: refused");
 		return RTE_VHOST_MSG_RESULT_ERR;
 	}
-	pthread_mutex_lock(&dev->lock);
+	pthread_rwlock_wrlock(&dev->lock);
 	stop_queues(dev);
 	if (dev->rdma_ready)
 		vur_rdma_dev_fini(&dev->rdma);
 	dev->negotiated = 0;
 	ret = reset_rdma(dev);
 	log_started(dev, update_started(dev));
-	pthread_mutex_unlock(&dev->lock);
+	pthread_rwlock_unlock(&dev->lock);
 	sync_datapath(dev);
 	if (ret < 0) {
 		VUR_DEV_LOG(dev, ERR, "device reset: cannot set the device up again: %s",
@@ -636,12 +637,12 @@ on_new_device(int vid)
 
 	if (dev == NULL)
 		return -1;
-	pthread_mutex_lock(&dev->lock);
+	pthread_rwlock_wrlock(&dev->lock);
 	learn_features(dev);
 	start_queues(dev);
 	changed = update_started(dev);
 	log_started(dev, changed);
-	pthread_mutex_unlock(&dev->lock);
+	pthread_rwlock_unlock(&dev->lock);
 	return 0;
 }
 
@@ -653,11 +654,11 @@ on_destroy_device(int vid)
 
 	if (dev == NULL)
 		return;
-	pthread_mutex_lock(&dev->lock);
+	pthread_rwlock_wrlock(&dev->lock);
 	stop_queues(dev);
 	changed = update_started(dev);
 	log_started(dev, changed);
-	pthread_mutex_unlock(&dev->lock);
+	pthread_rwlock_unlock(&dev->lock);
 	sync_datapath(dev);
 }
 
@@ -674,7 +675,7 @@ on_vring_state_changed(int vid, uint16_t queue_id, int enable)
 
 	if (dev == NULL || queue_id >= VUR_MAX_VRINGS)
 		return 0;
-	pthread_mutex_lock(&dev->lock);
+	pthread_rwlock_wrlock(&dev->lock);
 	if (enable)
 		dev->vq_ready[queue_id / 64] |= 1ULL << (queue_id % 64);
 	else
@@ -697,7 +698,7 @@ on_vring_state_changed(int vid, uint16_t queue_id, int enable)
 		start_queues(dev);
 	}
 	log_started(dev, update_started(dev));
-	pthread_mutex_unlock(&dev->lock);
+	pthread_rwlock_unlock(&dev->lock);
 	if (!enable)
 		sync_datapath(dev);
 	return 0;
@@ -856,7 +857,12 @@ vur_dev_create(const struct vur_dev_params *p)
 			(1ULL << VHOST_USER_PROTOCOL_F_BACKEND_REQ) |
 			(1ULL << VHOST_USER_PROTOCOL_F_CONFIG) |
 			(1ULL << VUR_VHOST_USER_PROTOCOL_F_RESET_DEVICE);
-	pthread_mutex_init(&dev->lock, NULL);
+	ret = vur_dev_lock_init(&dev->lock);
+	if (ret < 0) {
+		free(dev);
+		rte_errno = -ret;
+		return NULL;
+	}
 	init_config(dev, p);
 	vur_rdma_limits_default(&dev->limits, p->max_qps, p->max_cqs);
 	dev->ctrl_table.cmds = dev->cmds;
@@ -890,7 +896,7 @@ unlist:
 	registry_del(dev);
 	vur_net_dev_detach(&dev->eth);
 free_dev:
-	pthread_mutex_destroy(&dev->lock);
+	pthread_rwlock_destroy(&dev->lock);
 	free(dev);
 	rte_errno = -ret;
 	return NULL;
@@ -919,7 +925,7 @@ vur_dev_set_speed(struct vur_dev *dev, const struct vur_speed_result *r)
 	bool notify;
 	int vid;
 
-	pthread_mutex_lock(&dev->lock);
+	pthread_rwlock_wrlock(&dev->lock);
 	notify = driver_live(dev) && guest_sees_change(dev->negotiated, &dev->speed, r);
 	dev->speed = *r;
 	dev->cfg_state.link_up = r->link_up;
@@ -930,7 +936,7 @@ vur_dev_set_speed(struct vur_dev *dev, const struct vur_speed_result *r)
 	vid = dev->vid;
 	if (notify)
 		dev->config_changes++;
-	pthread_mutex_unlock(&dev->lock);
+	pthread_rwlock_unlock(&dev->lock);
 
 	/*
 	 * Without need_reply: QEMU does not read its backend channel while it
@@ -963,6 +969,6 @@ vur_dev_stop(struct vur_dev *dev)
 void
 vur_dev_free(struct vur_dev *dev)
 {
-	pthread_mutex_destroy(&dev->lock);
+	pthread_rwlock_destroy(&dev->lock);
 	free(dev);
 }

@@ -46,9 +46,9 @@ struct vur_dev {
 	uint64_t features; /* offered to the frontend */
 	uint64_t protocol_features;
 
-	pthread_mutex_t lock; /* guards everything below */
-	int vid;              /* -1 while no frontend is connected */
-	bool started;         /* between new_device and destroy_device */
+	pthread_rwlock_t lock; /* guards everything below (common/dev_lock.h) */
+	int vid;               /* -1 while no frontend is connected */
+	bool started;          /* between new_device and destroy_device */
 	uint64_t negotiated;
 	struct vur_config_state cfg_state;
 	struct vur_speed_result speed; /* as the speed policy last computed it */

@@ -13,7 +13,7 @@
 #define EVENT_IDX_BIT 29 /* VIRTIO_RING_F_EVENT_IDX */
 
 void
-vur_ctrlq_init(struct vur_ctrlq *q, pthread_mutex_t *lock, const char *name,
+vur_ctrlq_init(struct vur_ctrlq *q, pthread_rwlock_t *lock, const char *name,
 		struct vur_event_loop *loop)
 {
 	memset(q, 0, sizeof(*q));
@@ -86,10 +86,10 @@ on_kick(int fd, void *arg)
 	/* Clear the kick first: a kick after this read wakes us again. */
 	if (eventfd_read(fd, &n) < 0 && errno != EAGAIN)
 		return;
-	pthread_mutex_lock(q->lock);
+	pthread_rwlock_wrlock(q->lock);
 	if (q->active)
 		process(q);
-	pthread_mutex_unlock(q->lock);
+	pthread_rwlock_unlock(q->lock);
 }
 
 int

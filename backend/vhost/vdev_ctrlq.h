@@ -27,8 +27,8 @@ struct vur_ctrlq_stats {
 };
 
 struct vur_ctrlq {
-	pthread_mutex_t *lock; /* the device's lock */
-	const char *name;      /* the device's name, for logs */
+	pthread_rwlock_t *lock; /* the device's lock */
+	const char *name;       /* the device's name, for logs */
 	struct vur_event_loop *loop;
 	struct vur_event_watch watch;
 	bool active;
@@ -44,7 +44,7 @@ struct vur_ctrlq {
 	struct vur_ratelimit log_rl; /* what the driver sends decides what we log */
 };
 
-void vur_ctrlq_init(struct vur_ctrlq *q, pthread_mutex_t *lock, const char *name,
+void vur_ctrlq_init(struct vur_ctrlq *q, pthread_rwlock_t *lock, const char *name,
 		struct vur_event_loop *loop);
 
 /* Start serving queue @qid of @vid. Called with the device lock held. */

@@ -923,7 +923,37 @@ read_needs_rd_atomic(void)
 	TAP_EQ(qp_state(&a, qa), VUR_USER_QPS_ERR);
 }
 
-/* 64 QPs at once, 32 on each side, a message each way on every pair. */
+/*
+ * Which data-path thread serves each of a device's QPs: with two, both
+ * serve some (QPs are spread one by one, not by device), while the QPs
+ * share the device's one CQ.
+ */
+static void
+qps_spread(struct rdma_ep *e, const uint32_t *qpn, int n)
+{
+	uint64_t dp;
+	int on[2] = { 0, 0 }, other = 0;
+
+	for (int i = 0; i < n; i++) {
+		dp = qp_counter(e, qpn[i], "data_path");
+		if (dp < 2)
+			on[dp]++;
+		else
+			other++;
+	}
+	printf("# %s: %d QPs on data path 0, %d on 1\n", e->path, on[0], on[1]);
+	TAP_EQ(other, 0);
+	if (eal_args == NULL) {
+		TAP_EQ(on[0], n);
+		return;
+	}
+	TAP_CHECK(on[0] >= n / 4 && on[1] >= n / 4);
+}
+
+/*
+ * 64 QPs at once, 32 on each side, a message each way on every pair; with
+ * two data paths each device's QPs are on both, completing into one CQ.
+ */
 static void
 many_qps(void)
 {
@@ -962,6 +992,8 @@ many_qps(void)
 		ok += memcmp(b.buf + (uint64_t)i * 4096, a.buf + (uint64_t)i * 4096 + (BUF_LEN / 2),
 				      4096) == 0;
 	TAP_EQ(ok, n);
+	qps_spread(&a, qa, n);
+	qps_spread(&b, qb, n);
 }
 
 /* ROCE-DEV-SEND-9: the peer's frontend is gone; retransmissions run out. */
