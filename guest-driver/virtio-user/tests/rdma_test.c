@@ -951,8 +951,81 @@ qps_spread(struct rdma_ep *e, const uint32_t *qpn, int n)
 }
 
 /*
- * 64 QPs at once, 32 on each side, a message each way on every pair; with
- * two data paths each device's QPs are on both, completing into one CQ.
+ * Rounds of traffic on every pair at once: an unsignaled WRITE and a SEND,
+ * or a READ, of 8 KiB each, every byte checked. With two data paths both
+ * threads work on each device's QPs and CQ at the same time.
+ */
+static void
+pairs_at_once(const uint32_t *qa, const uint32_t *qb, int n)
+{
+	enum { ROUNDS = 24, LEN = 8192, SLOT = 2 * LEN };
+	const uint64_t src = BUF_LEN / 2;
+	struct vur_user_send_wr q;
+	struct vur_user_sge s, r;
+	struct vur_user_wc wc;
+	int bad = 0, cqes = 0, want = 0;
+
+	for (int round = 0; round < ROUNDS && bad == 0; round++) {
+		bool read = round % 3 == 2;
+
+		for (int i = 0; i < n; i++) {
+			uint64_t off = (uint64_t)i * SLOT;
+
+			if (read) { /* a reads what b holds */
+				fill(b.buf + off, LEN, (uint32_t)(round * 64 + i));
+				s = rdma_sge(&a, src + off, LEN);
+				q = rdma_req(i, VUR_USER_WR_RDMA_READ, VUR_USER_SEND_SIGNALED, NULL,
+						0);
+				q.rdma.remote_addr = b.addr + off;
+				q.rdma.rkey = b.mr.rkey;
+				bad += post(&a, qa[i], &q, &s, 1) != 0;
+				want++;
+				continue;
+			}
+			fill(a.buf + src + off, SLOT, (uint32_t)(round * 64 + i));
+			r = rdma_sge(&b, off + LEN, LEN);
+			bad += rdma_post_recv(&b, qb[i], i, &r, 1) != 0;
+			s = rdma_sge(&a, src + off, LEN);
+			q = rdma_req(i, VUR_USER_WR_RDMA_WRITE, 0, NULL, 0);
+			q.rdma.remote_addr = b.addr + off;
+			q.rdma.rkey = b.mr.rkey;
+			bad += post(&a, qa[i], &q, &s, 1) != 0;
+			s = rdma_sge(&a, src + off + LEN, LEN);
+			q = rdma_req(i, VUR_USER_WR_SEND, VUR_USER_SEND_SIGNALED, NULL, 0);
+			bad += post(&a, qa[i], &q, &s, 1) != 0;
+			want += 2; /* the SEND's on a, the receive's on b */
+		}
+		for (int got = 0; got < (read ? n : 2 * n);) {
+			int ga = next_cqe(&a, &wc);
+
+			bad += ga == 1 && wc.status != VUR_USER_WC_SUCCESS;
+			got += ga;
+			if (!read && next_cqe(&b, &wc) == 1) {
+				bad += wc.status != VUR_USER_WC_SUCCESS || wc.byte_len != LEN;
+				got++;
+			} else if (ga == 0) {
+				break;
+			}
+		}
+		for (int i = 0; i < n; i++) {
+			uint64_t off = (uint64_t)i * SLOT;
+
+			if (read)
+				bad += memcmp(a.buf + src + off, b.buf + off, LEN) != 0;
+			else
+				bad += memcmp(b.buf + off, a.buf + src + off, SLOT) != 0;
+		}
+		cqes = want;
+	}
+	printf("# %d rounds on %d pairs: %d CQEs\n", ROUNDS, n, cqes);
+	TAP_EQ(bad, 0);
+	TAP_CHECK(no_cqe(&a, 10) && no_cqe(&b, 10));
+}
+
+/*
+ * 64 QPs at once, 32 on each side, a message each way on every pair, then
+ * rounds of traffic on all of them; with two data paths each device's QPs
+ * are on both, completing into one CQ.
  */
 static void
 many_qps(void)
@@ -994,6 +1067,7 @@ many_qps(void)
 	TAP_EQ(ok, n);
 	qps_spread(&a, qa, n);
 	qps_spread(&b, qb, n);
+	pairs_at_once(qa, qb, n);
 }
 
 /* ROCE-DEV-SEND-9: the peer's frontend is gone; retransmissions run out. */
