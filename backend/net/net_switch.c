@@ -216,6 +216,7 @@ vur_switch_start(struct vur_switch *sw)
 			goto fail;
 	}
 	sw->n_dp = n;
+	vur_tp_set_threads(n);
 	sw->running = true;
 	for (unsigned int i = 0; i < n; i++) {
 		ret = vur_dp_launch(&sw->dp[i]);

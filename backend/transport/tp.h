@@ -22,7 +22,7 @@
 #include <rte_epoll.h>
 #include <rte_mbuf.h>
 #include <rte_per_lcore.h>
-#include <rte_spinlock.h>
+#include <rte_ticketlock.h>
 
 #include <linux/virtio_net_roce.h>
 
@@ -50,13 +50,13 @@ struct vur_tp_ring {
 	uint8_t dp;                     /* QP rings: the data-path thread of the QP */
 	struct vur_split_ring ring;
 	bool is_cq;
-	bool notify_cq;       /* CQ: its armed notification is due */
-	uint32_t dirty;       /* shards whose thread has used entries to publish (a bit each) */
-	rte_spinlock_t *lock; /* its QP's or CQ's */
+	bool notify_cq;         /* CQ: its armed notification is due */
+	uint32_t dirty;         /* shards whose thread has used entries to publish (a bit each) */
+	rte_ticketlock_t *lock; /* its QP's or CQ's */
 };
 
 struct vur_tp_cq {
-	rte_spinlock_t lock; /* its ring, armed and error */
+	rte_ticketlock_t lock; /* its ring, armed and error (vur_tp_lock) */
 	struct vur_tp_ring ring;
 };
 
@@ -118,8 +118,8 @@ struct vur_rd_res {
 };
 
 struct vur_tp_qp {
-	rte_spinlock_t lock; /* everything below, and the QP's state */
-	uint8_t dp;          /* the data-path thread that polls it */
+	rte_ticketlock_t lock; /* everything below, and the QP's state (vur_tp_lock) */
+	uint8_t dp;            /* the data-path thread that polls it */
 	struct vur_rdma_qp *qp;
 	struct vur_tp_ring sq, rq;
 	struct vur_pkt_addr path; /* RC/UC: the QP's address vector, resolved */
@@ -198,6 +198,30 @@ vur_tp_stats(struct vur_tp_dev *td)
 	return &td->stats[RTE_PER_LCORE(vur_tp_self).shard].s;
 }
 
+extern bool vur_tp_many_threads;
+
+/*
+ * The lock of a QP or a CQ. With one data-path thread nothing else runs
+ * the engine while it holds the device lock to read (every other thread
+ * takes it to write), so the lock is not taken: each acquisition is a full
+ * barrier, which stalls on the stores to guest memory before it. A ticket
+ * lock: fair between data-path threads, and its release is a plain store
+ * (DPDK's x86 spinlock releases with xchg, a second barrier).
+ */
+static inline void
+vur_tp_lock(rte_ticketlock_t *l)
+{
+	if (vur_tp_many_threads)
+		rte_ticketlock_lock(l);
+}
+
+static inline void
+vur_tp_unlock(rte_ticketlock_t *l)
+{
+	if (vur_tp_many_threads)
+		rte_ticketlock_unlock(l);
+}
+
 /*
  * Hold QP @t (one at a time). Its data-path thread, if not the caller, is
  * woken at the end of the entry point (it may have work now: a READ
@@ -255,7 +279,7 @@ bool vur_tp_sge_append(struct vur_tp_dev *td, uint32_t pdn, const struct vur_tp_
 		uint32_t num_sge, uint64_t off, uint32_t len, struct rte_mbuf *m);
 
 /* tp_ring.c: bound virtqueues, guarded by @lock (their QP's or CQ's). */
-void vur_tp_ring_bind(struct vur_tp_ring *r, uint32_t vq, rte_spinlock_t *lock);
+void vur_tp_ring_bind(struct vur_tp_ring *r, uint32_t vq, rte_ticketlock_t *lock);
 
 /*
  * Mark @head used (length @len), published with the rest of the pass by

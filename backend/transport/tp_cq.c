@@ -137,7 +137,7 @@ vur_tp_cq_post(struct vur_tp_dev *td, uint32_t cqn, const struct vur_tp_cqe *e)
 
 	if (cq == NULL || cq->tp == NULL)
 		return;
-	rte_spinlock_lock(&cq->tp->lock);
+	vur_tp_lock(&cq->tp->lock);
 	post(td, cq, e);
-	rte_spinlock_unlock(&cq->tp->lock);
+	vur_tp_unlock(&cq->tp->lock);
 }

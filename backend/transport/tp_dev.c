@@ -95,7 +95,7 @@ cq_bind(void *arg, struct vur_rdma_cq *cq)
 	cq->tp = calloc(1, sizeof(*cq->tp));
 	if (cq->tp == NULL)
 		return -ENOMEM;
-	rte_spinlock_init(&cq->tp->lock);
+	rte_ticketlock_init(&cq->tp->lock);
 	vur_tp_ring_bind(&cq->tp->ring, cq->vq, &cq->tp->lock);
 	cq->tp->ring.is_cq = true;
 	vur_tp_ring_activate(td, &cq->tp->ring, false);
@@ -126,7 +126,7 @@ qp_bind(void *arg, struct vur_rdma_qp *qp)
 		free(t);
 		return -ENOMEM;
 	}
-	rte_spinlock_init(&t->lock);
+	rte_ticketlock_init(&t->lock);
 	t->qp = qp;
 	t->dp = td->nd->sw != NULL ? vur_switch_qp_dp(td->nd->sw, td->nd->slot, qp->obj.index) : 0;
 	qp->tp = t;

@@ -15,7 +15,7 @@
 #include "transport/tp.h"
 
 void
-vur_tp_ring_bind(struct vur_tp_ring *r, uint32_t vq, rte_spinlock_t *lock)
+vur_tp_ring_bind(struct vur_tp_ring *r, uint32_t vq, rte_ticketlock_t *lock)
 {
 	memset(r, 0, sizeof(*r));
 	r->vq = vq;
@@ -65,7 +65,7 @@ vur_tp_ring_notify_cq(struct vur_tp_dev *td, struct vur_tp_ring *r)
 static void
 publish(struct vur_tp_ring *r, uint32_t bit)
 {
-	rte_spinlock_lock(r->lock);
+	vur_tp_lock(r->lock);
 	r->dirty &= ~bit;
 	vur_split_ring_publish(&r->ring);
 	if (r->is_cq) {
@@ -76,7 +76,7 @@ publish(struct vur_tp_ring *r, uint32_t bit)
 	} else if (r->callfd >= 0 && vur_split_ring_need_notify(&r->ring)) {
 		eventfd_write(r->callfd, 1);
 	}
-	rte_spinlock_unlock(r->lock);
+	vur_tp_unlock(r->lock);
 }
 
 void

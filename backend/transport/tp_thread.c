@@ -13,6 +13,14 @@
 
 RTE_DEFINE_PER_LCORE(struct vur_tp_self, vur_tp_self);
 
+bool vur_tp_many_threads;
+
+void
+vur_tp_set_threads(unsigned int n)
+{
+	vur_tp_many_threads = n > 1;
+}
+
 _Static_assert(VUR_TP_MAX_THREADS == VUR_SW_MAX_DP, "a shard per data-path thread");
 _Static_assert(VUR_TP_SHARDS <= 32, "a dirty bit per shard");
 
@@ -43,7 +51,7 @@ vur_tp_qp_lock(struct vur_tp_qp *t)
 {
 	struct vur_tp_self *self = vur_tp_self();
 
-	rte_spinlock_lock(&t->lock);
+	vur_tp_lock(&t->lock);
 	self->locked = t;
 	if ((unsigned int)t->dp + 1 != self->shard)
 		self->wake |= 1u << t->dp;
@@ -53,5 +61,5 @@ void
 vur_tp_qp_unlock(struct vur_tp_qp *t)
 {
 	vur_tp_self()->locked = NULL;
-	rte_spinlock_unlock(&t->lock);
+	vur_tp_unlock(&t->lock);
 }

@@ -154,6 +154,12 @@ void vur_tp_init(struct vur_tp_dev *td, struct vur_rdma_dev *rd, struct vur_net_
  */
 void vur_tp_thread_register(unsigned int id);
 
+/*
+ * @n data-path threads run the engine (before they start). With one, the
+ * QP and CQ locks are left out.
+ */
+void vur_tp_set_threads(unsigned int n);
+
 /* The device's counters: the sum of the shards. */
 void vur_tp_stats_sum(const struct vur_tp_dev *td, struct vur_tp_stats *out);
 
