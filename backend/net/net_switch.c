@@ -279,7 +279,34 @@ struct burst_plan {
 	struct rte_mbuf *up[VUR_SW_BURST];
 	uint32_t up_hash[VUR_SW_BURST];
 	uint16_t n_up;
+	bool have_last; /* last_fwd holds the decision for the burst's last addresses */
+	struct vur_fwd last_fwd;
 };
+
+/*
+ * Where a frame goes. The frames of a burst mostly share their addresses
+ * (an engine's packets to one peer): for the same pair as the frame before,
+ * the decision stands, without the FDB (its lock, learning and lookup).
+ */
+static void
+decide(struct vur_switch *sw, uint16_t in_port, struct burst_plan *bp, uint16_t i, uint64_t now_ns,
+		struct vur_fwd *f)
+{
+	const struct vur_frame_info *fi = &bp->fi[i];
+
+	/* have_last: a frame before this one was planned */
+	if (bp->have_last && rte_is_same_ether_addr(&fi->src, &bp->fi[i - 1].src) &&
+			rte_is_same_ether_addr(&fi->dst, &bp->fi[i - 1].dst)) {
+		*f = bp->last_fwd;
+		return;
+	}
+	rte_spinlock_lock(&sw->fdb_lock);
+	vur_fwd_decide(&sw->fdb, in_port, fi, __atomic_load_n(&sw->attached, __ATOMIC_ACQUIRE),
+			now_ns, f);
+	rte_spinlock_unlock(&sw->fdb_lock);
+	bp->last_fwd = *f;
+	bp->have_last = true;
+}
 
 /*
  * ROCE-DEV-WIRE-3: a RoCE v2 packet belongs to the device (its RDMA engine)
@@ -471,13 +498,12 @@ plan(struct vur_switch *sw, uint16_t in_port, struct rte_mbuf *m, const struct v
 		p = rte_pktmbuf_read(m, 0, RTE_MIN(m->pkt_len, (uint32_t)sizeof(buf)), buf);
 		if (p == NULL ||
 				vur_frame_parse(p, RTE_MIN(m->pkt_len, sizeof(buf)), &bp->fi[i]) <
-						0)
+						0) {
+			bp->have_last = false;
 			return; /* a runt: nowhere */
+		}
 	}
-	rte_spinlock_lock(&sw->fdb_lock);
-	vur_fwd_decide(&sw->fdb, in_port, &bp->fi[i],
-			__atomic_load_n(&sw->attached, __ATOMIC_ACQUIRE), now_ns, &f);
-	rte_spinlock_unlock(&sw->fdb_lock);
+	decide(sw, in_port, bp, i, now_ns, &f);
 	if (f.flood)
 		VUR_STAT_ADD(sw->stats.flooded, 1);
 	for (devs = f.devs; devs != 0; devs &= devs - 1) {
@@ -511,6 +537,7 @@ forward(struct vur_switch *sw, uint16_t in_port, struct rte_mbuf **pkts,
 
 	bp.devs = 0;
 	bp.n_up = 0;
+	bp.have_last = false;
 	memset(bp.n, 0, sizeof(bp.n));
 	for (uint16_t i = 0; i < n; i++)
 		plan(sw, in_port, pkts[i], fi != NULL ? &fi[i] : NULL, i, &bp, now_ns);
