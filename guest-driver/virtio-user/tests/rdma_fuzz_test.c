@@ -45,6 +45,7 @@
 #define FILL    0xc3
 
 static const char *backend_bin;
+static const char *const *eal_args; /* more EAL arguments for the backend, or NULL */
 static struct child backend;
 static struct rdma_ep a, b;
 static struct vur_user_mr umr;
@@ -305,7 +306,7 @@ create_b_qp(uint8_t type, uint32_t *qpn)
 static void
 set_up(void)
 {
-	const struct child_opts o = { .n_sockets = 2 };
+	const struct child_opts o = { .eal_args = eal_args, .n_sockets = 2 };
 	char path[128];
 	int ret = child_start(&backend, backend_bin, &o);
 
@@ -460,6 +461,8 @@ main(int argc, char **argv)
 		return 1;
 	}
 	backend_bin = argv[1];
+	if (argc > 2)
+		eal_args = (const char *const *)argv + 2; /* NULL-terminated, as argv is */
 	signal(SIGPIPE, SIG_IGN);
 	TAP_RUN(set_up);
 	TAP_RUN(fuzz);
