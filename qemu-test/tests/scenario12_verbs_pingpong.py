@@ -48,6 +48,10 @@ PORT = str(20000 + os.getpid() % 10000)
 MACS = ['02:00:00:00:0c:01', '02:00:00:00:0c:02', '02:00:00:00:0c:03']
 # bench/guest_verbs.sh asks for more (VUR_PP_ITERS, VUR_PP_BW=1).
 ITERS = int(os.environ.get('VUR_PP_ITERS', '20'))
+# VUR_DATA_PATHS=2: the backend on two data-path threads (two EAL worker lcores that float
+# over the CPUs there are), the guests' QPs spread over both.
+DATA_PATHS = int(os.environ.get('VUR_DATA_PATHS', '1'))
+TWO_DATA_PATHS = ['--lcores=0@(0-1),1@(0-1),2@(0-1)']
 BW_N = 200 if os.environ.get('VUR_PP_BW') == '1' else 50
 # (name, tool and arguments between the guests, what its output must have or
 # None, how it finds its peer): rdma-core's tools take the GID index with -g,
@@ -183,10 +187,13 @@ def scenario(tap, qemu, image, sock_dir):
     iface = guest.iface_name('s12')
     backend = harness.Backend(BACKEND, '-s', socks[0], '-s', socks[1], '-s', socks[2],
                               '--no-admin', '--mac', MACS[0], prefix='vurq12',
-                              eal_extra=['--vdev', f'net_tap0,iface={iface}'])
+                              eal_extra=['--vdev', f'net_tap0,iface={iface}']
+                              + (TWO_DATA_PATHS if DATA_PATHS == 2 else []))
     guests = []
     try:
         guest.wait_ready(backend)
+        n_dp = backend.telemetry('/vur/switch')['/vur/switch'].get('data_paths')
+        tap.case('data_paths', n_dp == DATA_PATHS, f'{n_dp}, want {DATA_PATHS}')
         guest.host_address(iface, HOST)
         for i in range(2):
             script = guest_script(i)
@@ -203,6 +210,8 @@ def scenario(tap, qemu, image, sock_dir):
             host_runs(tap, guests[0], socks[2])
             why = guest.barrier(guests, 240)
             tap.case('guests_done', why is None, why or '')
+        if DATA_PATHS == 2:
+            qps_on_both_data_paths(tap, backend, socks[:2])
         for g in guests:
             guest.finish(tap, g, 120)
         for s in socks:
@@ -214,6 +223,16 @@ def scenario(tap, qemu, image, sock_dir):
         for g in guests:
             g.close()
         guest.stop_backend(tap, backend, 'backend_stops_cleanly')
+
+
+def qps_on_both_data_paths(tap, backend, socks):
+    """The guests' QPs (their kernels' GSI QPs at least) are on both data-path threads."""
+    where = {}
+    for s in socks:
+        qps = backend.telemetry('/vur/qps,' + s)['/vur/qps'] or {}
+        where[os.path.basename(s)] = {n: q['data_path'] for n, q in qps.items()}
+    seen = {dp for qps in where.values() for dp in qps.values()}
+    tap.case('qps_on_both_data_paths', seen == {0, 1}, where)
 
 
 def host_runs(tap, g, sock):
