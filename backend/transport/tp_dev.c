@@ -349,7 +349,7 @@ transport_matches(const struct vur_rdma_qp *qp, uint8_t opcode)
 	}
 }
 
-/* The QP that takes packet @p, locked; the one held before is let go unless it is the same. */
+/* QP @qpn, locked; the one held before (@held) is let go unless it is the same. */
 static struct vur_tp_qp *
 rx_qp(struct vur_tp_dev *td, struct vur_tp_qp *held, uint32_t qpn)
 {

@@ -952,8 +952,9 @@ qps_spread(struct rdma_ep *e, const uint32_t *qpn, int n)
 
 /*
  * Rounds of traffic on every pair at once: an unsignaled WRITE and a SEND,
- * or a READ, of 8 KiB each, every byte checked. With two data paths both
- * threads work on each device's QPs and CQ at the same time.
+ * or a READ, of 8 KiB each, every byte checked; a QP created, destroyed and
+ * another queried while they run. With two data paths both threads work on
+ * each device's QPs and CQ at the same time.
  */
 static void
 pairs_at_once(const uint32_t *qa, const uint32_t *qb, int n)
@@ -964,6 +965,7 @@ pairs_at_once(const uint32_t *qa, const uint32_t *qb, int n)
 	struct vur_user_sge s, r;
 	struct vur_user_wc wc;
 	int bad = 0, cqes = 0, want = 0;
+	uint32_t extra;
 
 	for (int round = 0; round < ROUNDS && bad == 0; round++) {
 		bool read = round % 3 == 2;
@@ -995,6 +997,10 @@ pairs_at_once(const uint32_t *qa, const uint32_t *qb, int n)
 			bad += post(&a, qa[i], &q, &s, 1) != 0;
 			want += 2; /* the SEND's on a, the receive's on b */
 		}
+		/* control commands meanwhile: the device lock, to write, while both threads work */
+		bad += rdma_create_qp(&a, VUR_USER_QPT_RC, &extra) != 0 ||
+				vur_user_destroy_qp(a.d, extra) != 0 ||
+				qp_state(&a, qa[round % n]) != VUR_USER_QPS_RTS;
 		for (int got = 0; got < (read ? n : 2 * n);) {
 			int ga = next_cqe(&a, &wc);
 
