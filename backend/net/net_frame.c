@@ -27,7 +27,8 @@ read_ports(const uint8_t *p, uint32_t len, uint32_t off, struct l4_ports *ports)
 	return true;
 }
 
-static void
+/* The IPv4 header at @off; false when there is none (the frame is hashed by its MACs). */
+static bool
 parse_ipv4(const uint8_t *p, uint32_t len, uint32_t off, struct vur_frame_info *fi)
 {
 	struct rte_ipv4_hdr ip;
@@ -35,11 +36,11 @@ parse_ipv4(const uint8_t *p, uint32_t len, uint32_t off, struct vur_frame_info *
 	uint32_t ihl, words[3];
 
 	if (len - off < sizeof(ip))
-		return;
+		return false;
 	memcpy(&ip, p + off, sizeof(ip));
 	ihl = (ip.version_ihl & RTE_IPV4_HDR_IHL_MASK) * RTE_IPV4_IHL_MULTIPLIER;
 	if ((ip.version_ihl >> 4) != 4 || ihl < sizeof(ip))
-		return;
+		return false;
 	/* A fragment has no UDP header of its own: never RoCE, hashed by addresses. */
 	if ((rte_be_to_cpu_16(ip.fragment_offset) & IPV4_FRAG_MASK) == 0 &&
 			(ip.next_proto_id == IPPROTO_UDP || ip.next_proto_id == IPPROTO_TCP))
@@ -55,10 +56,11 @@ parse_ipv4(const uint8_t *p, uint32_t len, uint32_t off, struct vur_frame_info *
 	words[1] = ip.dst_addr;
 	words[2] = ((uint32_t)ports.src << 16 | ports.dst) ^ ip.next_proto_id;
 	fi->flow_hash = rte_jhash_32b(words, RTE_DIM(words), 0);
+	return true;
 }
 
 /* RoCE v2 puts UDP right after the fixed IPv6 header (no extension headers). */
-static void
+static bool
 parse_ipv6(const uint8_t *p, uint32_t len, uint32_t off, struct vur_frame_info *fi)
 {
 	struct rte_ipv6_hdr ip;
@@ -66,10 +68,10 @@ parse_ipv6(const uint8_t *p, uint32_t len, uint32_t off, struct vur_frame_info *
 	uint32_t words[9];
 
 	if (len - off < sizeof(ip))
-		return;
+		return false;
 	memcpy(&ip, p + off, sizeof(ip));
 	if ((rte_be_to_cpu_32(ip.vtc_flow) >> 28) != 6)
-		return;
+		return false;
 	if (ip.proto == IPPROTO_UDP || ip.proto == IPPROTO_TCP)
 		read_ports(p, len, off + sizeof(ip), &ports);
 	fi->roce_v2 = ip.proto == IPPROTO_UDP && ports.dst == RTE_BE16(VUR_ROCE_V2_UDP_PORT);
@@ -80,6 +82,7 @@ parse_ipv6(const uint8_t *p, uint32_t len, uint32_t off, struct vur_frame_info *
 	memcpy(words + 4, &ip.dst_addr, 16);
 	words[8] = ((uint32_t)ports.src << 16 | ports.dst) ^ ip.proto;
 	fi->flow_hash = rte_jhash_32b(words, RTE_DIM(words), 0);
+	return true;
 }
 
 static bool
@@ -115,11 +118,11 @@ vur_frame_parse(const uint8_t *p, uint32_t len, struct vur_frame_info *fi)
 		fi->ether_type = rte_be_to_cpu_16(vlan.eth_proto);
 		off += sizeof(vlan);
 	}
+	if (fi->ether_type == RTE_ETHER_TYPE_IPV4 && parse_ipv4(p, len, off, fi))
+		return 0;
+	if (fi->ether_type == RTE_ETHER_TYPE_IPV6 && parse_ipv6(p, len, off, fi))
+		return 0;
 	memcpy(macs, &eth, 12);
 	fi->flow_hash = rte_jhash_32b(macs, RTE_DIM(macs), 0);
-	if (fi->ether_type == RTE_ETHER_TYPE_IPV4)
-		parse_ipv4(p, len, off, fi);
-	else if (fi->ether_type == RTE_ETHER_TYPE_IPV6)
-		parse_ipv6(p, len, off, fi);
 	return 0;
 }
