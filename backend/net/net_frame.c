@@ -19,10 +19,13 @@ struct l4_ports {
 
 /* The UDP or TCP ports at @off, or false when they are not all there. */
 static bool
-read_ports(const uint8_t *p, uint32_t len, uint32_t off, struct l4_ports *ports)
+read_ports(const uint8_t *p, uint32_t len, uint32_t off, struct l4_ports *ports,
+		struct vur_frame_info *fi)
 {
-	if (off > len || len - off < sizeof(*ports))
+	if (off > len || len - off < sizeof(*ports)) {
+		fi->truncated = true;
 		return false;
+	}
 	memcpy(ports, p + off, sizeof(*ports));
 	return true;
 }
@@ -35,8 +38,10 @@ parse_ipv4(const uint8_t *p, uint32_t len, uint32_t off, struct vur_frame_info *
 	struct l4_ports ports = { 0, 0 };
 	uint32_t ihl, words[3];
 
-	if (len - off < sizeof(ip))
+	if (len - off < sizeof(ip)) {
+		fi->truncated = true;
 		return false;
+	}
 	memcpy(&ip, p + off, sizeof(ip));
 	ihl = (ip.version_ihl & RTE_IPV4_HDR_IHL_MASK) * RTE_IPV4_IHL_MULTIPLIER;
 	if ((ip.version_ihl >> 4) != 4 || ihl < sizeof(ip))
@@ -44,7 +49,7 @@ parse_ipv4(const uint8_t *p, uint32_t len, uint32_t off, struct vur_frame_info *
 	/* A fragment has no UDP header of its own: never RoCE, hashed by addresses. */
 	if ((rte_be_to_cpu_16(ip.fragment_offset) & IPV4_FRAG_MASK) == 0 &&
 			(ip.next_proto_id == IPPROTO_UDP || ip.next_proto_id == IPPROTO_TCP))
-		read_ports(p, len, off + ihl, &ports);
+		read_ports(p, len, off + ihl, &ports, fi);
 	fi->roce_v2 = ip.next_proto_id == IPPROTO_UDP &&
 			ports.dst == RTE_BE16(VUR_ROCE_V2_UDP_PORT);
 	if (fi->roce_v2) {
@@ -67,13 +72,15 @@ parse_ipv6(const uint8_t *p, uint32_t len, uint32_t off, struct vur_frame_info *
 	struct l4_ports ports = { 0, 0 };
 	uint32_t words[9];
 
-	if (len - off < sizeof(ip))
+	if (len - off < sizeof(ip)) {
+		fi->truncated = true;
 		return false;
+	}
 	memcpy(&ip, p + off, sizeof(ip));
 	if ((rte_be_to_cpu_32(ip.vtc_flow) >> 28) != 6)
 		return false;
 	if (ip.proto == IPPROTO_UDP || ip.proto == IPPROTO_TCP)
-		read_ports(p, len, off + sizeof(ip), &ports);
+		read_ports(p, len, off + sizeof(ip), &ports, fi);
 	fi->roce_v2 = ip.proto == IPPROTO_UDP && ports.dst == RTE_BE16(VUR_ROCE_V2_UDP_PORT);
 	/* uint8_t[16] before DPDK 24.11, struct rte_ipv6_addr since: same bytes. */
 	if (fi->roce_v2)
@@ -108,8 +115,10 @@ vur_frame_parse(const uint8_t *p, uint32_t len, struct vur_frame_info *fi)
 	fi->ether_type = rte_be_to_cpu_16(eth.ether_type);
 	/* The VLAN filter (virtio 5.1.6.5.3) looks at the outer tag. */
 	for (int i = 0; i < MAX_VLAN_TAGS && is_vlan_type(fi->ether_type); i++) {
-		if (len - off < sizeof(vlan))
+		if (len - off < sizeof(vlan)) {
+			fi->truncated = true;
 			break;
+		}
 		memcpy(&vlan, p + off, sizeof(vlan));
 		if (i == 0) {
 			fi->vlan_tagged = true;

@@ -27,13 +27,15 @@ struct vur_frame_info {
 	bool roce_v2;
 	uint8_t dst_gid[16]; /* RoCE v2: the destination IP as a GID (IPv4-mapped for IPv4) */
 	uint32_t flow_hash;  /* IP addresses and UDP/TCP ports, else the MACs */
+	bool truncated;      /* the headers went on past the bytes parsed */
 };
 
 /*
  * Parse the @len bytes at @p (the frame, or its first VUR_FRAME_PARSE_LEN
  * bytes). Returns 0, or -EINVAL for less than an Ethernet header.
  * Truncated inner headers are not an error: the frame is then simply not
- * RoCE and is hashed by its MACs.
+ * RoCE and is hashed by its MACs, and @fi->truncated says so, for a caller
+ * that parsed part of what it has (a first segment) and can give more.
  */
 int vur_frame_parse(const uint8_t *p, uint32_t len, struct vur_frame_info *fi);
 

@@ -169,6 +169,27 @@ flow_hash_follows_the_flow(void)
 	TAP_CHECK(a.flow_hash != b.flow_hash);
 }
 
+/* Headers cut by the end of what was parsed are told apart from frames that have none. */
+static void
+truncated_headers(void)
+{
+	struct vur_frame_info fi;
+	uint32_t len;
+
+	len = put_ipv4(put_eth(RTE_ETHER_TYPE_IPV4, 0), IPPROTO_UDP, 0, 4791);
+	TAP_CHECK(vur_frame_parse(buf, len, &fi) == 0 && !fi.truncated && fi.roce_v2);
+	TAP_CHECK(vur_frame_parse(buf, len - 5, &fi) == 0 && fi.truncated && !fi.roce_v2);
+	TAP_CHECK(vur_frame_parse(buf, 30, &fi) == 0 && fi.truncated && !fi.roce_v2);
+	len = put_ipv6(put_eth(RTE_ETHER_TYPE_IPV6, 2), IPPROTO_UDP, 4791);
+	TAP_CHECK(vur_frame_parse(buf, len, &fi) == 0 && !fi.truncated && fi.roce_v2);
+	TAP_CHECK(vur_frame_parse(buf, len - 10, &fi) == 0 && fi.truncated);
+	TAP_CHECK(vur_frame_parse(buf, 20, &fi) == 0 && fi.truncated); /* within the tags */
+	/* no IP at all, or TCP: nothing to cut */
+	TAP_CHECK(vur_frame_parse(buf, put_eth(0x88b5, 0), &fi) == 0 && !fi.truncated);
+	len = put_ipv4(put_eth(RTE_ETHER_TYPE_IPV4, 0), IPPROTO_TCP, 0, 80);
+	TAP_CHECK(vur_frame_parse(buf, len, &fi) == 0 && !fi.truncated);
+}
+
 int
 main(void)
 {
@@ -178,5 +199,6 @@ main(void)
 	TAP_RUN(roce_over_ipv6);
 	TAP_RUN(vlan_tagged);
 	TAP_RUN(flow_hash_follows_the_flow);
+	TAP_RUN(truncated_headers);
 	return tap_done();
 }

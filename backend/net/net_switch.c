@@ -428,6 +428,27 @@ deliver(struct vur_switch *sw, int slot, struct rte_mbuf **pkts, const struct bu
 static void forward(struct vur_switch *sw, uint16_t in_port, struct rte_mbuf **pkts,
 		const struct vur_frame_info *fi, uint16_t n, uint64_t now_ns);
 
+/*
+ * The headers of frame @m; false for a runt. An engine's packet has them in
+ * its first segment and its payload (guest memory) after: they are parsed
+ * where they are, copied out only when they go on past the first segment.
+ */
+static bool
+frame_info(const struct rte_mbuf *m, struct vur_frame_info *fi)
+{
+	uint8_t buf[VUR_FRAME_PARSE_LEN];
+	uint32_t len = RTE_MIN(m->pkt_len, (uint32_t)sizeof(buf));
+	const uint8_t *p;
+
+	if (m->data_len < len &&
+			vur_frame_parse(rte_pktmbuf_mtod(m, const uint8_t *), m->data_len, fi) ==
+					0 &&
+			!fi->truncated)
+		return true;
+	p = rte_pktmbuf_read(m, 0, len, buf);
+	return p != NULL && vur_frame_parse(p, len, fi) == 0;
+}
+
 void
 vur_switch_send_rdma(struct vur_switch *sw, int slot, struct rte_mbuf **pkts, uint16_t n,
 		uint64_t now_ns)
@@ -435,9 +456,7 @@ vur_switch_send_rdma(struct vur_switch *sw, int slot, struct rte_mbuf **pkts, ui
 	struct vur_net_dev *nd = __atomic_load_n(&sw->slots[slot], __ATOMIC_ACQUIRE);
 	struct rte_mbuf *self[VUR_SW_BURST], *other[VUR_SW_BURST];
 	struct vur_frame_info fi[VUR_SW_BURST];
-	uint8_t buf[VUR_FRAME_PARSE_LEN];
 	uint16_t n_self = 0, n_other = 0;
-	const uint8_t *p;
 	bool parsed;
 
 	if (nd == NULL) {
@@ -450,11 +469,7 @@ vur_switch_send_rdma(struct vur_switch *sw, int slot, struct rte_mbuf **pkts, ui
 	 */
 	pthread_rwlock_rdlock(nd->lock);
 	for (uint16_t i = 0; i < n; i++) {
-		p = rte_pktmbuf_read(
-				pkts[i], 0, RTE_MIN(pkts[i]->pkt_len, (uint32_t)sizeof(buf)), buf);
-		parsed = p != NULL &&
-				vur_frame_parse(p, RTE_MIN(pkts[i]->pkt_len, sizeof(buf)),
-						&fi[n_other]) == 0;
+		parsed = frame_info(pkts[i], &fi[n_other]);
 		if (parsed && !nd->link_down && for_rdma(nd, &fi[n_other])) {
 			self[n_self++] = pkts[i];
 		} else if (parsed) {
@@ -487,21 +502,14 @@ static void
 plan(struct vur_switch *sw, uint16_t in_port, struct rte_mbuf *m, const struct vur_frame_info *fi,
 		uint16_t i, struct burst_plan *bp, uint64_t now_ns)
 {
-	uint8_t buf[VUR_FRAME_PARSE_LEN];
-	const uint8_t *p;
 	uint64_t devs;
 	struct vur_fwd f;
 
 	if (fi != NULL) {
 		bp->fi[i] = *fi;
-	} else {
-		p = rte_pktmbuf_read(m, 0, RTE_MIN(m->pkt_len, (uint32_t)sizeof(buf)), buf);
-		if (p == NULL ||
-				vur_frame_parse(p, RTE_MIN(m->pkt_len, sizeof(buf)), &bp->fi[i]) <
-						0) {
-			bp->have_last = false;
-			return; /* a runt: nowhere */
-		}
+	} else if (!frame_info(m, &bp->fi[i])) {
+		bp->have_last = false;
+		return; /* a runt: nowhere */
 	}
 	decide(sw, in_port, bp, i, now_ns, &f);
 	if (f.flood)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <rte_errno.h>
@@ -279,6 +280,8 @@ vur_pkt_append_ref(struct rte_mbuf *m, struct rte_mempool *ext_pool, void *p, ui
 }
 
 /* The IP header at @p (@avail bytes): addresses, and the L4 length it declares. */
+const uint8_t vur_pkt_v4_mapped[12] = { [10] = 0xff, [11] = 0xff };
+
 static enum vur_pkt_err
 parse_ip(const uint8_t *p, uint32_t avail, struct vur_pkt *pk, uint32_t *l4_len)
 {
@@ -305,9 +308,9 @@ parse_ip(const uint8_t *p, uint32_t avail, struct vur_pkt *pk, uint32_t *l4_len)
 			return VUR_PKT_ERR_L3; /* options or a fragment */
 		if (rte_be_to_cpu_16(ip->total_length) < IPV4_LEN)
 			return VUR_PKT_ERR_SHORT;
-		memset(pk->sgid, 0, 10);
-		pk->sgid[10] = pk->sgid[11] = 0xff;
-		memcpy(pk->dgid, pk->sgid, 12);
+		/* each from the constant: reading back the bytes just stored stalls forwarding */
+		memcpy(pk->sgid, vur_pkt_v4_mapped, 12);
+		memcpy(pk->dgid, vur_pkt_v4_mapped, 12);
 		memcpy(&pk->sgid[12], &ip->src_addr, 4);
 		memcpy(&pk->dgid[12], &ip->dst_addr, 4);
 		memset(pk->grh, 0, 20); /* as Linux RDMA stacks lay out an IPv4 "GRH" */
@@ -376,24 +379,38 @@ parse_segments(struct vur_pkt *pk, uint32_t seg)
 	return VUR_PKT_OK;
 }
 
-enum vur_pkt_err
-vur_pkt_parse(struct rte_mbuf *m, struct vur_pkt *pk)
+/*
+ * A parse's start: every field but the addresses, which a parse sets before
+ * it succeeds. Field by field: a memset of this size is a rep stos, whose
+ * start-up cost was 3% of a 64 B message.
+ */
+static void
+clear(struct vur_pkt *pk, struct rte_mbuf *m)
 {
-	uint8_t buf[VUR_PKT_MAX_HDR + 8];
-	uint32_t avail = RTE_MIN(m->pkt_len, (uint32_t)sizeof(buf)), l4_len, l4, bth_off;
+	_Static_assert(offsetof(struct vur_pkt, sgid) == offsetof(struct vur_pkt, ipv6) + 1,
+			"the fields before the addresses are those cleared here");
+	pk->m = m;
+	pk->mask = 0;
+	pk->h = (struct vur_pkt_hdrs){ 0 };
+	pk->pay_off = pk->pay_len = pk->seg_size = pk->npkts = 0;
+	pk->ipv6 = false;
+}
+
+/* Parse @m whose first @avail bytes are at @p (only its headers are read there). */
+static enum vur_pkt_err
+parse(struct rte_mbuf *m, const uint8_t *p, uint32_t avail, uint8_t *buf, struct vur_pkt *pk)
+{
+	uint32_t l4_len, l4, bth_off;
 	uint32_t roce_len, hdr_len, pad, frame_len, icrc_off;
 	rte_le32_t icrc;
 	const struct vur_opcode_info *oi;
 	const struct rte_ether_hdr *eth;
 	const struct rte_udp_hdr *udp;
-	const uint8_t *p;
 	enum vur_pkt_err e;
 	uint16_t type;
 
-	memset(pk, 0, sizeof(*pk));
-	pk->m = m;
-	p = rte_pktmbuf_read(m, 0, avail, buf);
-	if (p == NULL || avail < RTE_ETHER_HDR_LEN)
+	clear(pk, m);
+	if (avail < RTE_ETHER_HDR_LEN)
 		return VUR_PKT_ERR_SHORT;
 	eth = (const struct rte_ether_hdr *)p;
 	rte_ether_addr_copy(&eth->src_addr, &pk->smac);
@@ -444,13 +461,41 @@ vur_pkt_parse(struct rte_mbuf *m, struct vur_pkt *pk)
 	}
 	if (m->pkt_len < frame_len) /* more is Ethernet padding */
 		return VUR_PKT_ERR_SHORT;
-	p = rte_pktmbuf_read(m, icrc_off, sizeof(icrc), buf);
+	p = rte_pktmbuf_read(m, icrc_off, sizeof(icrc), buf); /* the headers are read */
 	if (p == NULL)
 		return VUR_PKT_ERR_SHORT;
 	memcpy(&icrc, p, sizeof(icrc));
 	if (rte_le_to_cpu_32(icrc) != vur_icrc_compute(m, RTE_ETHER_HDR_LEN, icrc_off, pk->ipv6))
 		return VUR_PKT_ERR_ICRC; /* ROCE-DEV-WIRE-2 */
 	return VUR_PKT_OK;
+}
+
+enum vur_pkt_err
+vur_pkt_parse(struct rte_mbuf *m, struct vur_pkt *pk)
+{
+	uint8_t buf[VUR_PKT_MAX_HDR + 8];
+	uint32_t avail = RTE_MIN(m->pkt_len, (uint32_t)sizeof(buf));
+	const uint8_t *p;
+	enum vur_pkt_err e;
+
+	/*
+	 * An engine's packet has its headers in the first segment and its
+	 * payload (the sender's guest memory) after: parse the headers where
+	 * they are, without copying them or touching the payload. Bytes past
+	 * the first segment are needed only if the headers go on beyond it.
+	 */
+	if (rte_pktmbuf_data_len(m) < avail) {
+		e = parse(m, rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m), buf,
+				pk);
+		if (e != VUR_PKT_ERR_SHORT)
+			return e;
+	}
+	p = rte_pktmbuf_read(m, 0, avail, buf);
+	if (p == NULL) {
+		clear(pk, m);
+		return VUR_PKT_ERR_SHORT;
+	}
+	return parse(m, p, avail, buf, pk);
 }
 
 uint32_t

@@ -38,6 +38,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_ether.h>
 #include <rte_mbuf.h>
@@ -88,6 +89,7 @@ struct vur_pkt {
 	uint32_t seg_size; /* a local packet holding several: their size, else 0 */
 	uint32_t npkts;    /* the packets it stands for: 1 unless it holds several */
 	bool ipv6;
+	/* from here on set by a parse that succeeds (and only read then) */
 	uint8_t sgid[16];
 	uint8_t dgid[16];
 	struct rte_ether_addr smac;
@@ -156,5 +158,15 @@ uint16_t vur_pkt_to_wire(const struct rte_mbuf *m, struct rte_mempool *pool, str
 
 /* A 16-bit flow hash of a QP pair, as the UDP source port (49152 and up). */
 uint16_t vur_pkt_sport(uint32_t src_qpn, uint32_t dst_qpn, uint32_t flow_label);
+
+/* The first 12 bytes of an IPv4-mapped address (::ffff:0:0/96): an IPv4 address's GID. */
+extern const uint8_t vur_pkt_v4_mapped[12];
+
+/* Whether GID @gid is an IPv6 address, not an IPv4-mapped one (RoCE v2 over IPv6). */
+static inline bool
+vur_pkt_gid_is_ipv6(const uint8_t *gid)
+{
+	return memcmp(gid, vur_pkt_v4_mapped, sizeof(vur_pkt_v4_mapped)) != 0;
+}
 
 #endif /* VUR_PKT_H */

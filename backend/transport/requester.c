@@ -108,7 +108,6 @@ ud_path(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_swqe *w,
 		struct vur_pkt_addr *a)
 {
 	const struct vur_rdma_ah *ah = vur_pool_get(&td->rd->ahs, w->ah);
-	static const uint8_t v4[12] = { [10] = 0xff, [11] = 0xff };
 
 	if (ah == NULL || ah->pdn != t->qp->pdn)
 		return false;
@@ -117,7 +116,7 @@ ud_path(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_swqe *w,
 	memcpy(a->dmac.addr_bytes, ah->av.dmac, RTE_ETHER_ADDR_LEN);
 	memcpy(a->sgid, ah->av.sgid, 16);
 	memcpy(a->dgid, ah->av.dgid, 16);
-	a->ipv6 = memcmp(ah->av.dgid, v4, sizeof(v4)) != 0;
+	a->ipv6 = vur_pkt_gid_is_ipv6(ah->av.dgid);
 	a->traffic_class = ah->av.traffic_class;
 	a->hop_limit = ah->av.hop_limit;
 	a->flow_label = ah->av.flow_label;

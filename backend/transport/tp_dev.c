@@ -71,7 +71,6 @@ wake(struct vur_tp_dev *td)
 static void
 set_path(struct vur_tp_qp *t)
 {
-	static const uint8_t v4[12] = { [10] = 0xff, [11] = 0xff };
 	const struct vur_rdma_qp *qp = t->qp;
 	const struct vur_rdma_av *av = &qp->attr.av;
 	struct vur_pkt_addr *a = &t->path;
@@ -80,7 +79,7 @@ set_path(struct vur_tp_qp *t)
 	memcpy(a->dmac.addr_bytes, av->dmac, RTE_ETHER_ADDR_LEN);
 	memcpy(a->sgid, av->sgid, 16);
 	memcpy(a->dgid, av->dgid, 16);
-	a->ipv6 = memcmp(av->dgid, v4, sizeof(v4)) != 0;
+	a->ipv6 = vur_pkt_gid_is_ipv6(av->dgid);
 	a->traffic_class = av->traffic_class;
 	a->hop_limit = av->hop_limit;
 	a->flow_label = av->flow_label;
