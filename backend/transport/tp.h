@@ -85,7 +85,6 @@ struct vur_swqe {
 	uint32_t rkey;
 	uint32_t ah, remote_qpn, remote_qkey;
 	uint32_t num_sge;
-	struct vur_tp_sge sge[VUR_TP_MAX_SGE];
 	uint16_t inline_len;
 	uint32_t length;    /* the message */
 	uint32_t first_psn; /* given when its first packet is sent */
@@ -94,7 +93,9 @@ struct vur_swqe {
 	uint32_t next_pkt;  /* packets sent so far (rewound on retransmission) */
 	uint32_t sent_max;  /* packets ever sent: beyond next_pkt is a retransmission */
 	uint32_t read_got;  /* READ: response bytes placed */
-	uint8_t inline_data[VIRTIO_NET_ROCE_MAX_INLINE]; /* last: not cleared on reuse */
+	/* last, not cleared on reuse: only the first num_sge and inline_len are read */
+	struct vur_tp_sge sge[VUR_TP_MAX_SGE];
+	uint8_t inline_data[VIRTIO_NET_ROCE_MAX_INLINE];
 };
 
 struct vur_rwqe {
@@ -102,8 +103,8 @@ struct vur_rwqe {
 	uint8_t status; /* an error found when it was taken */
 	uint64_t wr_id;
 	uint32_t num_sge;
-	struct vur_tp_sge sge[VUR_TP_MAX_SGE];
-	uint64_t length; /* the room its s/g elements describe */
+	uint64_t length;                       /* the room its s/g elements describe */
+	struct vur_tp_sge sge[VUR_TP_MAX_SGE]; /* last, not cleared: the first num_sge are read */
 };
 
 /* A READ the responder serves (IBTA 9.7.5.1.3: max_dest_rd_atomic resources). */

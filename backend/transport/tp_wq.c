@@ -84,7 +84,7 @@ decode_send(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_chain *
 	struct vur_rdma_ah *ah;
 	uint64_t wr_id = 0;
 
-	memset(w, 0, offsetof(struct vur_swqe, inline_data));
+	memset(w, 0, offsetof(struct vur_swqe, sge));
 	w->head = c->head;
 	w->status = VIRTIO_IB_WC_LOC_QP_OP_ERR; /* until proven otherwise */
 	if (c->out_len >= sizeof(wr_id))        /* else the CQE says wr_id 0 */
@@ -163,7 +163,7 @@ vur_tp_sq_fetch(struct vur_tp_dev *td, struct vur_tp_qp *t)
 		case VUR_POP_BAD_CHAIN:
 			VUR_TP_LOG(td, NOTICE, "QP %u: unusable send WR: %s", t->qp->obj.index,
 					why);
-			memset(w, 0, offsetof(struct vur_swqe, inline_data));
+			memset(w, 0, offsetof(struct vur_swqe, sge));
 			w->head = chain.head;
 			w->status = VIRTIO_IB_WC_LOC_QP_OP_ERR;
 			break;
@@ -242,7 +242,7 @@ vur_tp_rq_take(struct vur_tp_dev *td, struct vur_tp_qp *t)
 		return true;
 	if (!t->rq.active || t->rq.broken)
 		return false;
-	memset(w, 0, sizeof(*w));
+	memset(w, 0, offsetof(struct vur_rwqe, sge));
 	switch (vur_split_ring_pop(&t->rq.ring, td->mem, &chain, &why)) {
 	case VUR_POP_EMPTY:
 		return false;
