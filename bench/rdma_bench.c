@@ -8,6 +8,12 @@
  *
  *   rdma_bench SOCKET0 SOCKET1 [SECONDS_PER_FIGURE [all|bw|rate|rtt]]
  *
+ * With VUR_BENCH_PREFIX set to the backend's EAL file prefix, the message
+ * rate comes with the data path's busy time (telemetry's /vur/switch
+ * busy_ns): the share of the run its threads spent in passes that found
+ * work, and the rate per busy second, what one data-path core sustains when
+ * the client is not the limit.
+ *
  * The client drives the devices through libvirtio_rdma_user's data verbs
  * (vur_user_post_send/post_recv/poll_cq) and busy-polls its CQs (it owns
  * its core, as a benchmark may); the backend's data path runs on its own
@@ -21,6 +27,7 @@
 
 #include "bench_util.h"
 #include "rdma_pair.h"
+#include "telemetry.h"
 
 #define BUF_LEN  (4u << 20)
 #define MEM_SIZE (16u << 20)
@@ -201,6 +208,41 @@ bandwidth(double secs)
 	}
 }
 
+/* The data-path threads' busy time, summed (/vur/switch busy_ns); false when unknown. */
+static bool
+busy_ns(uint64_t *sum)
+{
+	const char *prefix = getenv("VUR_BENCH_PREFIX");
+	char json[8192], key[16];
+	uint64_t v;
+
+	*sum = 0;
+	if (prefix == NULL || telemetry_query(prefix, "/vur/switch", json, sizeof(json)) < 0)
+		return false;
+	for (unsigned int i = 0;; i++) {
+		snprintf(key, sizeof(key), "dp%u", i);
+		if (telemetry_field(json, key, &v) < 0)
+			return i > 0;
+		*sum += v;
+	}
+}
+
+static void
+message_rate(double secs)
+{
+	uint64_t busy0, busy;
+	bool known = busy_ns(&busy0);
+	double t0 = now_s(), r = rate(VUR_USER_WR_SEND, 64, secs), t = now_s() - t0;
+
+	printf("64 B SEND message rate: %.0f messages/s (one data-path thread)\n", r);
+	if (!known || !busy_ns(&busy) || busy <= busy0)
+		return;
+	busy -= busy0;
+	/* the sender's engine, the switch and the receiver's all run on the data path */
+	printf("  data path busy %.0f%% of the run: %.0f messages per busy second\n",
+			100.0 * busy / 1e9 / t, r * t / (busy / 1e9));
+}
+
 static void
 round_trips(void)
 {
@@ -241,8 +283,7 @@ main(int argc, char **argv)
 	if (all || strcmp(what, "bw") == 0)
 		bandwidth(secs);
 	if (all || strcmp(what, "rate") == 0)
-		printf("64 B SEND message rate: %.0f messages/s (one data-path thread)\n",
-				rate(VUR_USER_WR_SEND, 64, secs));
+		message_rate(secs);
 	if (all || strcmp(what, "rtt") == 0)
 		round_trips();
 	vur_user_close(a.d);

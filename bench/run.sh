@@ -52,7 +52,8 @@ for part in sys.argv[1].split(","):
 free = [c for c in range(int(sys.argv[2])) if c not in busy]
 print(free[0] if free else 0)' "${dp_cpus:-}" "$(nproc)")
 echo "data path on CPU(s) ${dp_cpus:-?}; client on CPU $client_cpu"
-taskset -c "$client_cpu" "$dir/bench/rdma_bench" "$tmp/sock" "$tmp/sock1" "${RDMA_SECONDS:-1}"
+VUR_BENCH_PREFIX="$prefix" taskset -c "$client_cpu" "$dir/bench/rdma_bench" "$tmp/sock" "$tmp/sock1" \
+    "${RDMA_SECONDS:-1}"
 
 # Speed-change notification latency, on a second backend with two tap members
 # (needs root and /dev/net/tun for net_tap).

@@ -60,6 +60,24 @@ add_uplink(struct rte_tel_data *d, uint16_t i)
 	return rte_tel_data_add_dict_container(d, name, u, 0);
 }
 
+/* "busy_ns": {"dp0": N, ...}: each data-path thread's time in passes that found work. */
+static int
+add_busy(struct rte_tel_data *d, const struct vur_switch *sw)
+{
+	struct rte_tel_data *b = rte_tel_data_alloc();
+	char key[16];
+
+	if (b == NULL)
+		return -ENOMEM;
+	rte_tel_data_start_dict(b);
+	for (unsigned int i = 0; i < sw->n_dp; i++) {
+		snprintf(key, sizeof(key), "dp%u", i);
+		rte_tel_data_add_dict_uint(
+				b, key, __atomic_load_n(&sw->dp[i].busy_ns, __ATOMIC_RELAXED));
+	}
+	return rte_tel_data_add_dict_container(d, "busy_ns", b, 0);
+}
+
 static int
 show_switch(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -74,6 +92,9 @@ show_switch(const char *cmd, const char *params, struct rte_tel_data *d)
 		goto out;
 	vur_switch_stats(tel_sw, &st);
 	rte_tel_data_add_dict_uint(d, "data_paths", tel_sw->n_dp);
+	ret = add_busy(d, tel_sw);
+	if (ret != 0)
+		goto out;
 	rte_tel_data_add_dict_uint(d, "flooded", st.flooded);
 	rte_tel_data_add_dict_uint(d, "drop_no_uplink", st.no_uplink);
 	rte_tel_data_add_dict_uint(d, "drop_uplink_down", st.uplink_down);

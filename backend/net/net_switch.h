@@ -98,6 +98,7 @@ struct vur_dp {
 	uint8_t outbox_slot[VUR_SW_OUTBOX];
 	uint16_t n_outbox;
 	uint64_t rdma_deadline_ns; /* its engines' earliest timer, 0 for none */
+	uint64_t busy_ns;          /* time in passes that found work (the rest polls or sleeps) */
 	bool asleep; /* about to sleep or sleeping: another thread's delivery wakes it */
 };
 

@@ -950,6 +950,24 @@ qps_spread(struct rdma_ep *e, const uint32_t *qpn, int n)
 	TAP_CHECK(on[0] >= n / 4 && on[1] >= n / 4);
 }
 
+/* Each data-path thread counted time in passes that did work (/vur/switch busy_ns). */
+static void
+data_paths_busy(void)
+{
+	char json[4096];
+	uint64_t dp0 = 0, dp1 = 0;
+
+	TAP_CHECK(telemetry_query(backend.prefix, "/vur/switch", json, sizeof(json)) > 0);
+	TAP_EQ(telemetry_field(json, "dp0", &dp0), 0);
+	printf("# busy: data path 0 %" PRIu64 " ns", dp0);
+	if (eal_args != NULL) { /* two data paths, both served QPs */
+		TAP_EQ(telemetry_field(json, "dp1", &dp1), 0);
+		printf(", 1 %" PRIu64 " ns", dp1);
+	}
+	printf("\n");
+	TAP_CHECK(dp0 > 0 && (eal_args == NULL || dp1 > 0));
+}
+
 /*
  * Rounds of traffic on every pair at once: an unsignaled WRITE and a SEND,
  * or a READ, of 8 KiB each, every byte checked; a QP created, destroyed and
@@ -1026,6 +1044,7 @@ pairs_at_once(const uint32_t *qa, const uint32_t *qb, int n)
 	printf("# %d rounds on %d pairs: %d CQEs\n", ROUNDS, n, cqes);
 	TAP_EQ(bad, 0);
 	TAP_CHECK(no_cqe(&a, 10) && no_cqe(&b, 10));
+	data_paths_busy();
 }
 
 /*
