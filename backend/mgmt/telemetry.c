@@ -153,8 +153,8 @@ vur_telemetry_register(struct vur_port_mgr *pm)
 					"One device's state and counters. Parameter: socket "
 					"path") != 0 ||
 			rte_telemetry_register_cmd("/vur/qps", vur_telemetry_show_qps,
-					"One device's QPs: state, PSNs and counters. "
-					"Parameter: socket path") != 0)
+					"One device's QPs: state, PSNs, window and counters. "
+					"Parameters: socket path[,QPN]") != 0)
 		return -EINVAL;
 	return 0;
 }

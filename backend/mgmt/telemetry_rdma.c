@@ -4,8 +4,10 @@
  * and its QPs with theirs (/vur/qps,PATH).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <rte_telemetry.h>
 
@@ -29,6 +31,7 @@ vur_telemetry_add_rdma(struct rte_tel_data *d, const struct vur_tp_stats *st)
 		F(rx_pkts),
 		F(rx_bytes),
 		F(retransmits),
+		F(retx_bytes),
 		F(nak_seq),
 		F(nak_inv),
 		F(nak_access),
@@ -74,19 +77,50 @@ qp_dict(const struct vur_tp_qp_info *q)
 	rte_tel_data_add_dict_uint(d, "rq_psn", q->rq_psn);
 	rte_tel_data_add_dict_uint(d, "outstanding", q->outstanding);
 	rte_tel_data_add_dict_uint(d, "reads_out", q->reads_out);
+	rte_tel_data_add_dict_uint(d, "una", q->una);
+	rte_tel_data_add_dict_uint(d, "window", q->window);
 	for (unsigned int i = 0; i < vur_tp_qp_stat_nfields; i++)
 		rte_tel_data_add_dict_uint(
 				d, vur_tp_qp_stat_fields[i].name, vur_tp_qp_stat(&q->stats, i));
 	return d;
 }
 
-/* /vur/qps,PATH: one dict per bound QP, keyed by its number. */
+/*
+ * Split "PATH,QPN" into @path and *@qpn; false when @params has no such
+ * tail. A device whose path is all of @params is asked for first, so a
+ * path with a comma still works.
+ */
+static bool
+split_qpn(const char *params, char *path, size_t size, uint32_t *qpn)
+{
+	const char *comma = strrchr(params, ',');
+	char *end;
+	unsigned long v;
+
+	if (comma == NULL || comma[1] == '\0' || (size_t)(comma - params) >= size)
+		return false;
+	errno = 0;
+	v = strtoul(comma + 1, &end, 10);
+	if (*end != '\0' || errno != 0 || v > UINT32_MAX)
+		return false;
+	memcpy(path, params, (size_t)(comma - params));
+	path[comma - params] = '\0';
+	*qpn = (uint32_t)v;
+	return true;
+}
+
+/*
+ * /vur/qps,PATH: one dict per bound QP, keyed by its number;
+ * /vur/qps,PATH,QPN: that QP's alone (telemetry's reply is bounded: a
+ * device with many QPs does not fit in one).
+ */
 int
 vur_telemetry_show_qps(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct vur_tp_qp_info *qps;
 	struct rte_tel_data *q;
-	char key[16];
+	char key[16], path[PATH_MAX];
+	uint32_t only = UINT32_MAX;
 	int n;
 
 	(void)cmd;
@@ -96,12 +130,16 @@ vur_telemetry_show_qps(const char *cmd, const char *params, struct rte_tel_data 
 	if (qps == NULL)
 		return -ENOMEM;
 	n = vur_dev_qps(params, qps, VUR_DEV_MAX_QPS);
+	if (n < 0 && split_qpn(params, path, sizeof(path), &only))
+		n = vur_dev_qps(path, qps, VUR_DEV_MAX_QPS);
 	if (n < 0) {
 		free(qps);
 		return -EINVAL; /* telemetry answers null: no such device */
 	}
 	rte_tel_data_start_dict(d);
 	for (int i = 0; i < RTE_MIN(n, VUR_DEV_MAX_QPS); i++) {
+		if (only != UINT32_MAX && qps[i].qpn != only)
+			continue;
 		q = qp_dict(&qps[i]);
 		if (q == NULL)
 			break;

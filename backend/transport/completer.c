@@ -1,13 +1,26 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The completer: responses that reach an RC requester. An ACK completes
- * every WR whose last PSN it covers (ACKs are cumulative, IBTA 9.7.5.1);
- * READ responses are placed into the WR's s/g list in PSN order; an RNR
- * NAK waits the time it names and retries up to rnr_retry times (7: for
- * ever, ROCE-DEV-SEND-8); a PSN sequence NAK sends again from its PSN; the
- * other NAKs complete the WR with their error (ROCE-DEV-WRITE-4).
+ * The completer: responses that reach an RC requester. ACKs are cumulative
+ * (IBTA 9.7.5.1): one completes every WR whose last PSN it covers, and one
+ * that lands inside a message acknowledges its packets so far; any that
+ * moves the first unacknowledged PSN renews the retry counts and the timer
+ * (ROCE-DEV-RETX-1). READ responses are placed into the WR's s/g list in
+ * PSN order; a gap in them, or an ACK beyond a READ that lacks responses,
+ * asks for the rest at once (ROCE-DEV-RETX-3). An RNR NAK waits the time it
+ * names and retries up to rnr_retry times (7: for ever, ROCE-DEV-SEND-8); a
+ * PSN sequence NAK sends again from its PSN; the other NAKs complete the
+ * WR they name with their error, also one not yet sent whole
+ * (ROCE-DEV-RETX-4, WRITE-4). A response for a PSN that was never sent, or
+ * one older than what is already acknowledged, is dropped.
  */
 #include "transport/tp.h"
+
+/* Whether anything sent is unacknowledged. */
+static bool
+outstanding(const struct vur_tp_qp *t)
+{
+	return vur_psn_diff(t->sent_psn, t->una) > 0;
+}
 
 static void
 progress(struct vur_tp_qp *t, uint64_t now_ns)
@@ -17,32 +30,60 @@ progress(struct vur_tp_qp *t, uint64_t now_ns)
 	t->retry_left = qp->attr.retry_cnt;
 	t->rnr_left = qp->attr.rnr_retry;
 	t->seq_nak_seen = false;
-	t->retx_deadline = t->head != t->send && qp->attr.timeout != 0
+	t->retx_deadline = outstanding(t) && qp->attr.timeout != 0
 			? now_ns + vur_tp_timeout_ns(qp->attr.timeout)
 			: 0;
 }
 
-/* Complete every WR whose packets PSN @psn acknowledges. */
+/* Everything before PSN @to is acknowledged: the window and the timer move on. */
+static void
+advance(struct vur_tp_qp *t, uint32_t to, uint64_t now_ns)
+{
+	int32_t n = vur_psn_diff(to, t->una);
+
+	if (n <= 0)
+		return;
+	t->una = to;
+	vur_tp_win_acked(&t->win, (uint32_t)n, to);
+	progress(t, now_ns);
+}
+
+/* The head READ @w lacks responses the peer has gone past: ask for the rest, once. */
+static void
+read_lost(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w)
+{
+	uint32_t from = vur_tp_read_resume_psn(td, t, w);
+
+	if (w->rereq)
+		return;
+	vur_tp_win_loss(&t->win, from, t->sent_psn, false);
+	vur_tp_rewind(t, from);
+}
+
+/* Complete every WR whose packets PSN @psn acknowledges; acknowledge the packets up to it. */
 static void
 ack_upto(struct vur_tp_dev *td, struct vur_tp_qp *t, uint32_t psn, uint64_t now_ns)
 {
+	uint32_t to = vur_psn_add(psn, 1);
 	struct vur_swqe *w;
-	bool moved = false;
 
-	while (t->head != t->send && vur_tp_state_sends(t->qp->attr.state)) {
+	while (t->head != t->started && vur_tp_state_sends(t->qp->attr.state)) {
 		w = &t->wqe[t->head % t->nwqe];
-		if (vur_psn_diff(psn, vur_psn_add(w->first_psn, w->span - 1)) < 0)
-			break;
 		if (w->opcode == VIRTIO_IB_WR_RDMA_READ) {
-			/* later PSNs acknowledged, the READ's responses lost: ask again */
-			vur_tp_rewind(t, w->first_psn);
+			/* its PSNs are its responses: acknowledged as they are placed */
+			if (vur_psn_diff(psn, w->first_psn) >= 0) {
+				to = vur_tp_read_resume_psn(td, t, w);
+				/* later PSNs acknowledged, responses missing: lost */
+				if (vur_psn_diff(psn, vur_psn_add(w->first_psn, w->span - 1)) >= 0)
+					read_lost(td, t, w);
+			}
 			break;
 		}
+		if (vur_psn_diff(psn, vur_psn_add(w->first_psn, w->span - 1)) < 0)
+			break; /* ROCE-DEV-RETX-1: inside the message, its packets so far */
 		vur_tp_sq_complete_head(td, t, VIRTIO_IB_WC_SUCCESS);
-		moved = true;
 	}
-	if (moved)
-		progress(t, now_ns);
+	advance(t, to, now_ns);
 }
 
 static uint8_t
@@ -60,19 +101,59 @@ nak_status(uint8_t code)
 	}
 }
 
+/* Whether WR @w holds PSN @psn. */
+static bool
+holds(const struct vur_swqe *w, uint32_t psn)
+{
+	return vur_psn_diff(psn, w->first_psn) >= 0 &&
+			vur_psn_diff(psn, vur_psn_add(w->first_psn, w->span)) < 0;
+}
+
+static void
+on_seq_nak(struct vur_tp_dev *td, struct vur_tp_qp *t, uint32_t psn)
+{
+	/* Packets sent behind an RNR-NAKed one: the RNR wait resends them. */
+	if (t->rnr_deadline != 0)
+		return;
+	/* The same gap again, no progress: that costs a retry (bounded). */
+	if (t->seq_nak_seen && t->seq_nak_psn == psn) {
+		if (t->retry_left == 0) {
+			vur_tp_sq_complete_head(td, t, VIRTIO_IB_WC_RETRY_EXC_ERR);
+			return;
+		}
+		t->retry_left--;
+	}
+	t->seq_nak_seen = true;
+	t->seq_nak_psn = psn;
+	vur_tp_win_loss(&t->win, psn, t->sent_psn, false);
+	vur_tp_rewind(t, psn);
+}
+
 static void
 on_aeth(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p, uint64_t now_ns)
 {
 	uint8_t syn = p->h.syndrome;
-	uint32_t before = vur_psn_add(p->h.psn, VUR_PSN_MASK); /* psn - 1 */
+	uint32_t psn = p->h.psn;
+	uint32_t before = vur_psn_add(psn, VUR_PSN_MASK); /* psn - 1 */
+	struct vur_swqe *w;
 
+	/*
+	 * An ACK names a PSN from the last acknowledged one to the last sent;
+	 * a NAK one after the last acknowledged: anything else is stale (a
+	 * duplicate, or reordered behind a later response) or never sent.
+	 */
+	if (vur_psn_diff(psn, t->sent_psn) >= 0 ||
+			vur_psn_diff(psn, t->una) < (VUR_AETH_TYPE(syn) == VUR_AETH_ACK ? -1 : 0)) {
+		vur_tp_drop(td, t, VUR_TP_DROP_PSN);
+		return;
+	}
 	switch (VUR_AETH_TYPE(syn)) {
 	case VUR_AETH_ACK:
-		ack_upto(td, t, p->h.psn, now_ns);
+		ack_upto(td, t, psn, now_ns);
 		return;
 	case VUR_AETH_RNR_NAK:
 		ack_upto(td, t, before, now_ns);
-		if (t->head == t->send)
+		if (t->head == t->started)
 			return;
 		VUR_TP_COUNT(td, t, rnr_waits, 1);
 		if (t->qp->attr.rnr_retry != 7) {
@@ -82,30 +163,23 @@ on_aeth(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p, uin
 			}
 			t->rnr_left--;
 		}
-		t->rnr_psn = p->h.psn;
+		/* ROCE-DEV-RETX-4: nothing more goes until the wait ends, then from @psn */
+		t->rnr_psn = psn;
 		t->rnr_deadline = now_ns + vur_tp_rnr_ns(syn & 0x1f);
 		t->retx_deadline = 0;
 		return;
 	case VUR_AETH_NAK:
 		ack_upto(td, t, before, now_ns);
-		if (t->head == t->send)
+		if (t->head == t->started)
 			return;
 		if ((syn & 0x1f) == VUR_NAK_PSN_SEQ) {
-			/* Packets sent behind an RNR-NAKed one: the RNR wait resends them. */
-			if (t->rnr_deadline != 0)
-				return;
-			/* The same gap again, no progress: that costs a retry (bounded). */
-			if (t->seq_nak_seen && t->seq_nak_psn == p->h.psn) {
-				if (t->retry_left == 0) {
-					vur_tp_sq_complete_head(td, t, VIRTIO_IB_WC_RETRY_EXC_ERR);
-					return;
-				}
-				t->retry_left--;
-			}
-			t->seq_nak_seen = true;
-			t->seq_nak_psn = p->h.psn;
-			VUR_TP_COUNT(td, t, retransmits, 1);
-			vur_tp_rewind(t, p->h.psn);
+			on_seq_nak(td, t, psn);
+			return;
+		}
+		/* ROCE-DEV-RETX-4: the WR it names ends, sent whole or not */
+		w = &t->wqe[t->head % t->nwqe];
+		if (!holds(w, psn)) { /* behind a READ that lacks responses */
+			vur_tp_drop(td, t, VUR_TP_DROP_PSN);
 			return;
 		}
 		vur_tp_sq_complete_head(td, t, nak_status(syn & 0x1f));
@@ -127,19 +201,23 @@ on_read_response(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pk
 	bool first_or_only, last;
 
 	/* Responses acknowledge the requests before their READ. */
-	if (p->mask & VUR_OPM_AETH) {
-		if (VUR_AETH_TYPE(p->h.syndrome) != VUR_AETH_ACK) {
-			on_aeth(td, t, p, now_ns);
-			return;
-		}
+	if ((p->mask & VUR_OPM_AETH) && VUR_AETH_TYPE(p->h.syndrome) != VUR_AETH_ACK) {
+		on_aeth(td, t, p, now_ns);
+		return;
+	}
+	if (vur_psn_diff(p->h.psn, t->sent_psn) >= 0) { /* never asked for */
+		vur_tp_drop(td, t, VUR_TP_DROP_PSN);
+		return;
 	}
 	w = &t->wqe[t->head % t->nwqe];
-	while (t->head != t->send && w->opcode != VIRTIO_IB_WR_RDMA_READ &&
+	while (t->head != t->started && w->opcode != VIRTIO_IB_WR_RDMA_READ &&
 			vur_psn_diff(p->h.psn, w->first_psn) > 0) {
 		ack_upto(td, t, vur_psn_add(w->first_psn, w->span - 1), now_ns);
+		if (t->head == t->started)
+			break;
 		w = &t->wqe[t->head % t->nwqe];
 	}
-	if (t->head == t->send || w->opcode != VIRTIO_IB_WR_RDMA_READ) {
+	if (t->head == t->started || w->opcode != VIRTIO_IB_WR_RDMA_READ) {
 		vur_tp_drop(td, t, VUR_TP_DROP_PSN);
 		return;
 	}
@@ -152,8 +230,11 @@ on_read_response(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pk
 		vur_pkt_skip(&trimmed, (uint32_t)behind);
 		p = &trimmed;
 	}
-	if (p->h.psn != expect) { /* a duplicate or a gap: the timer decides */
+	if (p->h.psn != expect) {
 		vur_tp_drop(td, t, VUR_TP_DROP_PSN);
+		/* ROCE-DEV-RETX-3: a gap (not a duplicate) asks for the rest now */
+		if (behind < 0 && holds(w, p->h.psn))
+			read_lost(td, t, w);
 		return;
 	}
 	left = w->length - w->read_got;
@@ -172,12 +253,13 @@ on_read_response(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pk
 		return;
 	}
 	w->read_got += p->pay_len;
+	w->rereq = false; /* what was asked again is coming: a later gap is a new loss */
 	VUR_TP_COUNT(td, t, rx_bytes, p->pay_len);
 	if (last) { /* ROCE-DEV-READ-5 */
 		vur_tp_sq_complete_head(td, t, VIRTIO_IB_WC_SUCCESS);
-		progress(t, now_ns);
-	} else if (t->qp->attr.timeout != 0) {
-		t->retx_deadline = now_ns + vur_tp_timeout_ns(t->qp->attr.timeout);
+		advance(t, vur_psn_add(w->first_psn, w->span), now_ns);
+	} else {
+		advance(t, vur_psn_add(expect, p->npkts), now_ns);
 	}
 }
 
@@ -189,7 +271,7 @@ vur_tp_completer(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pk
 		vur_tp_drop(td, t, VUR_TP_DROP_TRANSPORT);
 		return;
 	}
-	if (!vur_tp_state_sends(t->qp->attr.state) || t->head == t->send) {
+	if (!vur_tp_state_sends(t->qp->attr.state) || t->head == t->started) {
 		vur_tp_drop(td, t, VUR_TP_DROP_PSN); /* nothing waits for it */
 		return;
 	}

@@ -4,8 +4,12 @@
  * path MTU (first, middle, last, only), each packet takes the next PSN, the
  * last of an RC message asks for an ACK; READs wait while max_rd_atomic
  * are outstanding, a FENCE waits for earlier READs (ROCE-DEV-SEND-3,
- * READ-2). Unacknowledged RC requests are sent again from the oldest one
- * (go-back-N) when the ACK timer expires or a NAK or RNR NAK says so.
+ * READ-2). An RC QP keeps at most its window unacknowledged (tp_window.h)
+ * and asks for an ACK at least four times per window. Unacknowledged
+ * requests are sent again from the first unacknowledged PSN (go-back-N),
+ * also from inside a message, when the ACK timer expires or a NAK or RNR
+ * NAK says so; a READ is asked again for the responses that did not come
+ * (ROCE-DEV-RETX-1 to -4).
  */
 #include <rte_vhost.h>
 
@@ -14,7 +18,10 @@
 #include "rdma/rdma_ops.h"
 #include "transport/tp.h"
 
-/* Ask for an ACK at least this often within a long message, to bound what a loss costs. */
+/*
+ * Ask for an ACK at least this often within a long message, to bound what a
+ * loss costs, and at least four times per window so that it keeps moving.
+ */
 #define ACK_REQ_EVERY 64
 
 uint32_t
@@ -124,6 +131,28 @@ ud_path(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_swqe *w,
 	return true;
 }
 
+uint32_t
+vur_tp_read_resume_psn(
+		const struct vur_tp_dev *td, const struct vur_tp_qp *t, const struct vur_swqe *w)
+{
+	return vur_psn_add(w->first_psn, w->read_got / vur_tp_pmtu(td, t));
+}
+
+/*
+ * Whether a packet that ends at @last_psn asks for an ACK: when
+ * ACK_REQ_EVERY packets, or a quarter of the window, went since the last
+ * that asked; and when it resends PSNs before that one (its ACK may be
+ * what was lost).
+ */
+static bool
+ack_due(const struct vur_tp_qp *t, uint32_t last_psn)
+{
+	int32_t since = vur_psn_diff(last_psn, t->ack_req_psn);
+	uint32_t every = RTE_MIN((uint32_t)ACK_REQ_EVERY, RTE_MAX(t->win.cwnd / 4, 1u));
+
+	return since < 0 || (uint32_t)since >= every;
+}
+
 /*
  * The next packet of @w, holding @n of its packets from @w->next_pkt; NULL
  * when out of mbufs or when the WR failed (status set).
@@ -143,17 +172,24 @@ build_packet(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w, uin
 	bool last = k + n == w->npkts;
 
 	if (w->opcode == VIRTIO_IB_WR_RDMA_READ) {
-		h.va = w->remote_addr;
+		/*
+		 * ROCE-DEV-RETX-3: asked again, a READ asks for the responses it
+		 * lacks: the PSN, address and length of its first missing one on.
+		 */
+		h.psn = vur_tp_read_resume_psn(td, t, w);
+		h.va = w->remote_addr + w->read_got;
 		h.rkey = w->rkey;
-		h.dma_len = w->length;
+		h.dma_len = w->length - w->read_got;
 		h.ack_req = true;
+		t->ack_req_psn = h.psn;
 		return vur_tp_build(td, t, &h, 0);
 	}
 	off = k * pmtu;
 	len = RTE_MIN(n * pmtu, w->length - off);
 	h.se = last && (w->flags & VIRTIO_IB_SEND_SOLICITED); /* ROCE-DEV-SEND-2 */
-	/* the last packet, and every ACK_REQ_EVERY-th, asks for an ACK */
-	h.ack_req = is_rc(t) && (last || (k + n) / ACK_REQ_EVERY > k / ACK_REQ_EVERY);
+	h.ack_req = is_rc(t) && (last || ack_due(t, vur_psn_add(h.psn, n - 1)));
+	if (h.ack_req)
+		t->ack_req_psn = vur_psn_add(h.psn, n - 1);
 	h.imm = w->imm;
 	if (k == 0) { /* RETH rides on the first packet of a WRITE */
 		h.va = w->remote_addr;
@@ -190,12 +226,12 @@ build_packet(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w, uin
 	return NULL;
 }
 
-static uint32_t
-reads_outstanding(const struct vur_tp_qp *t)
+uint32_t
+vur_tp_reads_outstanding(const struct vur_tp_qp *t)
 {
 	uint32_t n = 0;
 
-	for (uint32_t i = t->head; i != t->send; i++)
+	for (uint32_t i = t->head; i != t->started; i++)
 		n += t->wqe[i % t->nwqe].opcode == VIRTIO_IB_WR_RDMA_READ;
 	return n;
 }
@@ -210,9 +246,10 @@ may_start(const struct vur_tp_qp *t, const struct vur_swqe *w)
 		return false;
 	if (!is_rc(t))
 		return true;
-	if ((w->flags & VIRTIO_IB_SEND_FENCE) && reads_outstanding(t) > 0)
+	if ((w->flags & VIRTIO_IB_SEND_FENCE) && vur_tp_reads_outstanding(t) > 0)
 		return false;
-	return w->opcode != VIRTIO_IB_WR_RDMA_READ || reads_outstanding(t) < qp->attr.max_rd_atomic;
+	return w->opcode != VIRTIO_IB_WR_RDMA_READ ||
+			vur_tp_reads_outstanding(t) < qp->attr.max_rd_atomic;
 }
 
 static void
@@ -230,7 +267,61 @@ start(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w)
 	t->psn = vur_psn_add(t->psn, w->span);
 	w->next_pkt = 0;
 	w->read_got = 0;
+	w->rereq = false;
 	w->state = VUR_SWQE_SENDING;
+	t->started = t->send + 1;
+}
+
+/*
+ * Whether the window lets the next packet of @w, holding @segs of its
+ * packets, go now: the PSNs it takes (a READ: the responses it asks for)
+ * on top of those unacknowledged before it. A peer on this backend loses
+ * nothing (ROCE-DEV-WIRE-7): no window.
+ */
+static bool
+window_allows(const struct vur_tp_dev *td, const struct vur_tp_qp *t, const struct vur_swqe *w,
+		uint32_t segs)
+{
+	uint32_t psn, pkts;
+	int32_t before;
+
+	if (!is_rc(t) || t->peer_local)
+		return true;
+	if (w->opcode == VIRTIO_IB_WR_RDMA_READ) {
+		psn = vur_tp_read_resume_psn(td, t, w);
+		pkts = (uint32_t)vur_psn_diff(vur_psn_add(w->first_psn, w->span), psn);
+	} else {
+		psn = vur_psn_add(w->first_psn, w->next_pkt);
+		pkts = segs;
+	}
+	before = vur_psn_diff(psn, t->una);
+	return vur_tp_win_allows(&t->win, before > 0 ? (uint32_t)before : 0, pkts);
+}
+
+/* Packet @m of @w, holding @segs packets from @w->next_pkt, is going: count it. */
+static void
+sent(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w, struct rte_mbuf *m,
+		uint32_t segs, uint64_t now_ns)
+{
+	uint32_t end = w->opcode == VIRTIO_IB_WR_RDMA_READ
+			? vur_psn_add(w->first_psn, w->span)
+			: vur_psn_add(w->first_psn, w->next_pkt + segs);
+
+	if (w->next_pkt < w->sent_max) {
+		VUR_TP_COUNT(td, t, retransmits, RTE_MIN(segs, w->sent_max - w->next_pkt));
+		VUR_TP_COUNT(td, t, retx_bytes, m->pkt_len - m->data_len);
+	}
+	VUR_TP_COUNT(td, t, tx_pkts, segs);
+	VUR_TP_COUNT(td, t, tx_bytes, m->pkt_len - m->data_len);
+	w->next_pkt += segs;
+	w->sent_max = RTE_MAX(w->sent_max, w->next_pkt);
+	if (!is_rc(t))
+		return;
+	if (vur_psn_diff(end, t->sent_psn) > 0)
+		t->sent_psn = end;
+	/* ROCE-DEV-SEND-9: the timer runs while anything sent is unacknowledged */
+	if (t->retx_deadline == 0 && t->qp->attr.timeout != 0)
+		t->retx_deadline = now_ns + vur_tp_timeout_ns(t->qp->attr.timeout);
 }
 
 /* UC and UD WRs complete once sent; any WR with an error completes at the head. */
@@ -292,24 +383,18 @@ vur_tp_requester(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **o
 		}
 		while (n < max && w->next_pkt < w->npkts) {
 			segs = segments(td, t, w, w->next_pkt);
+			if (!window_allows(td, t, w, segs))
+				break;
 			m = build_packet(td, t, w, segs);
 			if (m == NULL)
 				break;
-			if (w->next_pkt < w->sent_max)
-				VUR_TP_COUNT(td, t, retransmits,
-						RTE_MIN(segs, w->sent_max - w->next_pkt));
 			out[n++] = m;
-			VUR_TP_COUNT(td, t, tx_pkts, segs);
-			VUR_TP_COUNT(td, t, tx_bytes, m->pkt_len - m->data_len);
-			w->next_pkt += segs;
-			w->sent_max = RTE_MAX(w->sent_max, w->next_pkt);
+			sent(td, t, w, m, segs, now_ns);
 		}
 		if (w->next_pkt < w->npkts)
-			break; /* out of budget or mbufs; a failed WR completes above */
+			break; /* out of budget, window or mbufs; a failed WR completes above */
 		w->state = VUR_SWQE_SENT;
 		t->send++;
-		if (is_rc(t) && t->retx_deadline == 0 && qp->attr.timeout != 0)
-			t->retx_deadline = now_ns + vur_tp_timeout_ns(qp->attr.timeout);
 	}
 	complete_ready(td, t);
 	return n;
@@ -321,10 +406,8 @@ vur_tp_rewind(struct vur_tp_qp *t, uint32_t psn)
 	uint32_t i, at = t->head;
 	struct vur_swqe *w;
 
-	for (i = t->head; i != t->tail; i++) {
+	for (i = t->head; i != t->started; i++) {
 		w = &t->wqe[i % t->nwqe];
-		if (w->state == VUR_SWQE_POSTED)
-			break;
 		if (vur_psn_diff(psn, w->first_psn) >= 0 &&
 				vur_psn_diff(psn, vur_psn_add(w->first_psn, w->span)) < 0) {
 			at = i;
@@ -333,16 +416,17 @@ vur_tp_rewind(struct vur_tp_qp *t, uint32_t psn)
 	}
 	/* Not found: everything outstanding goes again. */
 	t->send = at;
-	for (i = at; i != t->tail; i++) {
+	for (i = at; i != t->started; i++) {
 		w = &t->wqe[i % t->nwqe];
-		if (w->state == VUR_SWQE_POSTED)
-			break;
 		w->state = VUR_SWQE_SENDING;
-		w->read_got = 0;
 		w->next_pkt = 0;
-		/* A READ is asked again whole; other messages resume at the PSN. */
-		if (i == at && w->opcode != VIRTIO_IB_WR_RDMA_READ &&
-				vur_psn_diff(psn, w->first_psn) > 0)
+		if (w->opcode == VIRTIO_IB_WR_RDMA_READ) {
+			/* asked again for what it lacks (build_packet): an answer is due */
+			w->rereq = true;
+			continue;
+		}
+		/* ROCE-DEV-RETX-2: from the PSN on, not from the message's start */
+		if (i == at && vur_psn_diff(psn, w->first_psn) > 0)
 			w->next_pkt = (uint32_t)vur_psn_diff(psn, w->first_psn);
 	}
 }
@@ -358,18 +442,21 @@ vur_tp_timers(struct vur_tp_dev *td, struct vur_tp_qp *t, uint64_t now_ns)
 	}
 	if (t->retx_deadline == 0 || now_ns < t->retx_deadline)
 		return;
-	if (t->head == t->send || t->rnr_deadline != 0) {
+	if (vur_psn_diff(t->sent_psn, t->una) <= 0 || t->head == t->started ||
+			t->rnr_deadline != 0) {
 		t->retx_deadline = 0;
 		return;
 	}
 	VUR_TP_COUNT(td, t, timeouts, 1);
 	if (t->retry_left == 0) { /* ROCE-DEV-SEND-9 */
-		VUR_TP_LOG(td, NOTICE, "QP %u: no ACK after %u retries", qp->obj.index,
-				qp->attr.retry_cnt);
+		VUR_TP_LOG(td, NOTICE, "QP %u: no ACK of PSN %u after %u retries", qp->obj.index,
+				t->una, qp->attr.retry_cnt);
 		vur_tp_sq_complete_head(td, t, VIRTIO_IB_WC_RETRY_EXC_ERR);
 		return;
 	}
 	t->retry_left--;
-	vur_tp_rewind(t, t->wqe[t->head % t->nwqe].first_psn);
+	vur_tp_win_loss(&t->win, t->una, t->sent_psn, true);
+	/* ROCE-DEV-RETX-2: from the first PSN not acknowledged */
+	vur_tp_rewind(t, t->una);
 	t->retx_deadline = now_ns + vur_tp_timeout_ns(qp->attr.timeout);
 }

@@ -73,13 +73,36 @@ put_aeth(struct vur_tp_dev *td, struct vur_tp_qp *t, uint8_t syndrome, uint32_t 
 	vur_tp_send_reply(td, t, m);
 }
 
-/* Send what waits before anything else, so that the requester sees the PSNs in order. */
+static uint32_t
+reads_pending(const struct vur_tp_qp *t)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < VUR_TP_MAX_RD_RES; i++)
+		n += t->res[i].valid && t->res[i].next_pkt < t->res[i].npkts;
+	return n;
+}
+
+/*
+ * Send what waits before anything else, so that the requester sees the
+ * PSNs in order. While READ responses are still to go, an ACK or NAK of a
+ * later PSN waits behind them (ROCE-DEV-RETX-5): the requester would take
+ * it for their loss. A later one replaces it (it says at least as much);
+ * vur_tp_read_responses() sends it after the last response.
+ */
 static void
 send_aeth(struct vur_tp_dev *td, struct vur_tp_qp *t, uint8_t syndrome, uint32_t psn)
 {
 	if (t->ack_pending) {
 		t->ack_pending = false;
-		put_aeth(td, t, VUR_AETH_ACK | VUR_AETH_CREDIT_INVALID, t->ack_psn);
+		if (reads_pending(t) == 0)
+			put_aeth(td, t, VUR_AETH_ACK | VUR_AETH_CREDIT_INVALID, t->ack_psn);
+	}
+	if (reads_pending(t) > 0) {
+		t->aeth_deferred = true;
+		t->aeth_syndrome = syndrome;
+		t->aeth_psn = psn;
+		return;
 	}
 	put_aeth(td, t, syndrome, psn);
 }
@@ -93,6 +116,10 @@ ack(struct vur_tp_dev *td, struct vur_tp_qp *t, uint32_t psn)
 {
 	struct vur_tp_self *self = vur_tp_self();
 
+	if (reads_pending(t) > 0) {
+		send_aeth(td, t, VUR_AETH_ACK | VUR_AETH_CREDIT_INVALID, psn);
+		return;
+	}
 	/* pending on another thread's list: that thread sends it, with this PSN */
 	if (!t->ack_pending) {
 		if (self->n_acks == VUR_TP_ACK_BATCH) {
@@ -116,7 +143,7 @@ vur_tp_flush_acks(struct vur_tp_dev *td)
 		vur_tp_qp_lock(t);
 		if (t->ack_pending) {
 			t->ack_pending = false;
-			put_aeth(td, t, VUR_AETH_ACK | VUR_AETH_CREDIT_INVALID, t->ack_psn);
+			send_aeth(td, t, VUR_AETH_ACK | VUR_AETH_CREDIT_INVALID, t->ack_psn);
 		}
 		vur_tp_qp_unlock(t);
 	}
@@ -147,9 +174,14 @@ nak(struct vur_tp_dev *td, struct vur_tp_qp *t, enum vur_nak_code code, uint32_t
 		VUR_TP_COUNT(td, t, nak_op, 1);
 		break;
 	}
-	send_aeth(td, t, VUR_AETH_NAK | code, psn);
-	if (code != VUR_NAK_PSN_SEQ)
-		vur_tp_qp_error(td, t, VIRTIO_IB_QPS_ERR);
+	if (code == VUR_NAK_PSN_SEQ) {
+		send_aeth(td, t, VUR_AETH_NAK | code, psn);
+		return;
+	}
+	/* The QP stops here (no more READ responses): the NAK goes now. */
+	t->ack_pending = t->aeth_deferred = false;
+	put_aeth(td, t, VUR_AETH_NAK | code, psn);
+	vur_tp_qp_error(td, t, VIRTIO_IB_QPS_ERR);
 }
 
 static bool
@@ -312,16 +344,6 @@ do_write(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p)
 		}
 	}
 	return true;
-}
-
-static uint32_t
-reads_pending(const struct vur_tp_qp *t)
-{
-	uint32_t n = 0;
-
-	for (uint32_t i = 0; i < VUR_TP_MAX_RD_RES; i++)
-		n += t->res[i].valid && t->res[i].next_pkt < t->res[i].npkts;
-	return n;
 }
 
 static bool
@@ -585,6 +607,21 @@ vur_tp_read_responses(
 		VUR_TP_COUNT(td, t, tx_pkts, segs);
 		VUR_TP_COUNT(td, t, tx_bytes, len);
 		r->next_pkt += segs;
+	}
+	if (t->aeth_deferred && count < max && reads_pending(t) == 0) {
+		h = (struct vur_pkt_hdrs){
+			.opcode = VUR_TRANSPORT_RC | VUR_OP_ACK,
+			.dest_qpn = t->qp->attr.dest_qp_num,
+			.psn = t->aeth_psn,
+			.syndrome = t->aeth_syndrome,
+			.msn = t->msn,
+		};
+		m = vur_tp_build(td, t, &h, 0);
+		if (m != NULL) {
+			t->aeth_deferred = false;
+			out[count++] = m;
+			VUR_TP_COUNT(td, t, tx_pkts, 1);
+		}
 	}
 	return count;
 }

@@ -30,6 +30,7 @@
 #include "rdma/rdma_dev.h"
 #include "transport/pkt.h"
 #include "transport/roce_hdr.h"
+#include "transport/tp_window.h"
 #include "transport/transport.h"
 #include "vring/split_ring.h"
 
@@ -92,7 +93,8 @@ struct vur_swqe {
 	uint32_t span;      /* PSNs it takes: its packets, or a READ's responses */
 	uint32_t next_pkt;  /* packets sent so far (rewound on retransmission) */
 	uint32_t sent_max;  /* packets ever sent: beyond next_pkt is a retransmission */
-	uint32_t read_got;  /* READ: response bytes placed */
+	uint32_t read_got;  /* READ: response bytes placed; a retry asks for the rest */
+	bool rereq;         /* READ: the rest asked again for a gap, not yet answered */
 	/* last, not cleared on reuse: only the first num_sge and inline_len are read */
 	struct vur_tp_sge sge[VUR_TP_MAX_SGE];
 	uint8_t inline_data[VIRTIO_NET_ROCE_MAX_INLINE];
@@ -127,11 +129,19 @@ struct vur_tp_qp {
 
 	/* Requester and completer. */
 	struct vur_swqe *wqe;
-	uint32_t nwqe;             /* entries of wqe[]: the send virtqueue's size */
-	uint32_t head, send, tail; /* completed < head <= send <= tail (counters) */
-	uint32_t psn;              /* next new request PSN */
-	uint32_t reads_out;        /* READs sent and not complete */
-	uint64_t retx_deadline;    /* 0: no timer */
+	uint32_t nwqe; /* entries of wqe[]: the send virtqueue's size */
+	/*
+	 * Counters: completed < head <= send <= started <= tail. WRs from head
+	 * to started have PSNs; send is the next to send (behind started after
+	 * a rewind), tail the next to take from the ring.
+	 */
+	uint32_t head, send, started, tail;
+	uint32_t psn;             /* next new request PSN */
+	uint32_t una;             /* first PSN not acknowledged (or READ response not placed) */
+	uint32_t sent_psn;        /* one past the highest PSN sent (a READ: its responses) */
+	uint32_t ack_req_psn;     /* the last PSN sent that asked for an ACK */
+	struct vur_tp_window win; /* packets that may be unacknowledged */
+	uint64_t retx_deadline;   /* 0: no timer */
 	uint8_t retry_left;
 	uint8_t rnr_left;
 	uint64_t rnr_deadline; /* 0: not waiting */
@@ -147,6 +157,9 @@ struct vur_tp_qp {
 	bool nak_sent;    /* a PSN sequence NAK for epsn is out (C9-113) */
 	bool ack_pending; /* an ACK of ack_psn waits for the end of the burst */
 	uint32_t ack_psn;
+	bool aeth_deferred; /* an ACK or NAK waits behind READ responses */
+	uint8_t aeth_syndrome;
+	uint32_t aeth_psn;
 	bool uc_drop;         /* UC: dropping the rest of a message */
 	bool in_send;         /* a SEND message is being received */
 	bool in_write;        /* an RDMA WRITE message is being received */
@@ -344,9 +357,16 @@ void vur_tp_qp_reset_state(struct vur_tp_qp *t);
 /* requester.c */
 uint16_t vur_tp_requester(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **out,
 		uint16_t max, uint64_t now_ns);
-uint8_t vur_tp_qp_mtu_bytes_shift(const struct vur_tp_qp *t);
+/* READ WRs started and not complete: their requests are out (ROCE-DEV-READ-2). */
+uint32_t vur_tp_reads_outstanding(const struct vur_tp_qp *t);
+/* The PSN of the first response READ @w lacks: where asking it again starts. */
+uint32_t vur_tp_read_resume_psn(
+		const struct vur_tp_dev *td, const struct vur_tp_qp *t, const struct vur_swqe *w);
 uint32_t vur_tp_pmtu(const struct vur_tp_dev *td, const struct vur_tp_qp *t);
-/* Go back to the send WR that holds @psn and send from there (go-back-N). */
+/*
+ * Go back to the send WR that holds @psn and send from there (go-back-N):
+ * from @psn itself inside a message, a READ from its first missing response.
+ */
 void vur_tp_rewind(struct vur_tp_qp *t, uint32_t psn);
 /* The timers of @t that expired by @now (retransmission, RNR wait). */
 void vur_tp_timers(struct vur_tp_dev *td, struct vur_tp_qp *t, uint64_t now_ns);

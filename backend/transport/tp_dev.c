@@ -175,7 +175,9 @@ qp_modified(void *arg, struct vur_rdma_qp *qp, uint8_t old)
 	} else if (now == VIRTIO_IB_QPS_RTR && old == VIRTIO_IB_QPS_INIT) {
 		t->epsn = qp->attr.rq_psn; /* the first PSN it accepts */
 	} else if (now == VIRTIO_IB_QPS_RTS && old == VIRTIO_IB_QPS_RTR) {
-		t->psn = qp->attr.sq_psn;
+		t->psn = t->una = t->sent_psn = qp->attr.sq_psn;
+		t->ack_req_psn = vur_psn_add(qp->attr.sq_psn, VUR_PSN_MASK);
+		vur_tp_win_init(&t->win);
 		t->retry_left = qp->attr.retry_cnt;
 		t->rnr_left = qp->attr.rnr_retry;
 	} else if (now == VIRTIO_IB_QPS_RTS && old == VIRTIO_IB_QPS_SQE) {
@@ -191,7 +193,7 @@ qp_sq_draining(void *arg, const struct vur_rdma_qp *qp)
 	RTE_SET_USED(arg);
 	/* ROCE-DEV-QPS-9: WRs started and not complete */
 	return qp->tp != NULL && qp->attr.state == VIRTIO_IB_QPS_SQD &&
-			qp->tp->send != qp->tp->head;
+			qp->tp->started != qp->tp->head;
 }
 
 const struct vur_rdma_hooks vur_tp_hooks = {
@@ -435,7 +437,9 @@ vur_tp_qp_infos(struct vur_tp_dev *td, struct vur_tp_qp_info *out, unsigned int 
 				.sq_psn = t->psn,
 				.rq_psn = t->epsn,
 				.outstanding = t->tail - t->head,
-				.reads_out = t->reads_out,
+				.reads_out = vur_tp_reads_outstanding(t),
+				.una = t->una,
+				.window = t->win.cwnd,
 				.stats = t->stats,
 			};
 		n++;

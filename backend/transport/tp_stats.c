@@ -19,6 +19,7 @@ const struct vur_tp_qp_stat_field vur_tp_qp_stat_fields[] = {
 	F(rx_pkts),
 	F(rx_bytes),
 	F(retransmits),
+	F(retx_bytes),
 	F(timeouts),
 	F(nak_seq),
 	F(nak_inv),

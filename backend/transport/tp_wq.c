@@ -215,8 +215,11 @@ vur_tp_sq_complete_head(struct vur_tp_dev *td, struct vur_tp_qp *t, uint8_t stat
 		ring_push(td, &t->sq, w->head);
 	w->state = VUR_SWQE_DONE;
 	t->head++;
+	/* a WR completed before all its packets went (a NAK, an error): nothing more of it */
 	if ((int32_t)(t->send - t->head) < 0)
 		t->send = t->head;
+	if ((int32_t)(t->started - t->head) < 0)
+		t->started = t->head;
 	if (status == VIRTIO_IB_WC_WR_FLUSH_ERR) {
 		VUR_TP_COUNT(td, t, flushed, 1);
 	} else if (status != VIRTIO_IB_WC_SUCCESS) {
@@ -386,13 +389,14 @@ vur_tp_qp_discard(struct vur_tp_dev *td, struct vur_tp_qp *t)
 void
 vur_tp_qp_reset_state(struct vur_tp_qp *t)
 {
-	t->head = t->send = t->tail = 0;
-	t->psn = 0;
+	t->head = t->send = t->started = t->tail = 0;
+	t->psn = t->una = t->sent_psn = t->ack_req_psn = 0;
+	vur_tp_win_init(&t->win);
 	t->retx_deadline = t->rnr_deadline = 0;
 	t->retry_left = t->rnr_left = 0;
 	t->epsn = t->msn = 0;
 	t->nak_sent = t->uc_drop = t->in_send = t->in_write = t->rwqe_held = false;
-	t->ack_pending = false;
+	t->ack_pending = t->aeth_deferred = false;
 	t->seq_nak_seen = false;
 	t->flush_pending = t->peer_local = false;
 	t->roff = t->wleft = t->wlen = 0;

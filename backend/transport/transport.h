@@ -56,6 +56,7 @@ struct vur_tp_stats {
 	uint64_t tx_pkts, tx_bytes;                    /* packets built, payload bytes */
 	uint64_t rx_pkts, rx_bytes;                    /* packets taken, payload bytes */
 	uint64_t retransmits;                          /* packets sent again (timeout, NAK, RNR) */
+	uint64_t retx_bytes;                           /* their payload bytes */
 	uint64_t nak_seq, nak_inv, nak_access, nak_op; /* NAKs sent by kind */
 	uint64_t rnr_nak_sent;
 	uint64_t rnr_waits; /* RNR NAKs received */
@@ -77,6 +78,7 @@ struct vur_tp_qp_stats {
 	uint64_t tx_pkts, tx_bytes;
 	uint64_t rx_pkts, rx_bytes;
 	uint64_t retransmits;
+	uint64_t retx_bytes;
 	uint64_t nak_seq, nak_inv, nak_access, nak_op;
 	uint64_t rnr_nak_sent;
 	uint64_t rnr_waits;
@@ -109,6 +111,8 @@ struct vur_tp_qp_info {
 	uint32_t rq_psn;      /* expected PSN */
 	uint32_t outstanding; /* send WRs taken and not completed */
 	uint32_t reads_out;   /* READs sent and not complete */
+	uint32_t una;         /* RC: first PSN not acknowledged */
+	uint32_t window;      /* RC: packets it may have unacknowledged (tp_window.h) */
 	struct vur_tp_qp_stats stats;
 };
 

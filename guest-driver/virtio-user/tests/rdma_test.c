@@ -517,7 +517,7 @@ qp_counter(struct rdma_ep *e, uint32_t qpn, const char *name)
 	const char *q;
 	uint64_t v = 0;
 
-	snprintf(cmd, sizeof(cmd), "/vur/qps,%s", e->path);
+	snprintf(cmd, sizeof(cmd), "/vur/qps,%s,%u", e->path, qpn);
 	if (telemetry_query(backend.prefix, cmd, json, sizeof(json)) < 0)
 		return UINT64_MAX;
 	q = qp_entry(json, qpn);
@@ -607,6 +607,15 @@ qp_counters(void)
 	TAP_CHECK(qp_counter(&a, qa, "rx_pkts") >= 1);
 	TAP_CHECK(qp_counter(&b, qb, "rq_psn") != UINT64_MAX);
 	TAP_EQ(qp_counter(&a, qa, "outstanding"), 0);
+	/* an RC requester's window and first unacknowledged PSN (tp_window.h) */
+	TAP_CHECK(qp_counter(&a, qa, "window") >= 4 && qp_counter(&a, qa, "window") <= 1024);
+	TAP_EQ(qp_counter(&a, qa, "una"), qp_counter(&a, qa, "sq_psn"));
+	TAP_EQ(qp_counter(&a, qa, "retx_bytes"), 0);
+	/* the whole device's list too (one QP: /vur/qps,PATH,QPN) */
+	snprintf(params, sizeof(params), "/vur/qps,%s", b.path);
+	TAP_CHECK(telemetry_query(backend.prefix, params, reply, sizeof(reply)) > 0);
+	snprintf(want, sizeof(want), "\"%u\":{", qb);
+	TAP_CHECK(strstr(reply, want) != NULL);
 	/* the device counts at least what its QPs do */
 	dev_tx = counter(&a, "rdma_tx_pkts");
 	TAP_CHECK(dev_tx != UINT64_MAX && dev_tx >= qp_counter(&a, qa, "tx_pkts"));
