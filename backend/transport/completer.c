@@ -11,7 +11,7 @@
  * PSN sequence NAK sends again from its PSN; the other NAKs complete the
  * WR they name with their error, also one not yet sent whole
  * (ROCE-DEV-RETX-4, WRITE-4). A response for a PSN that was never sent, or
- * one older than what is already acknowledged, is dropped.
+ * one older than what is already acknowledged, is dropped (ROCE-DEV-RETX-6).
  */
 #include "transport/tp.h"
 

@@ -4,8 +4,8 @@
  * path MTU (first, middle, last, only), each packet takes the next PSN, the
  * last of an RC message asks for an ACK; READs wait while max_rd_atomic
  * are outstanding, a FENCE waits for earlier READs (ROCE-DEV-SEND-3,
- * READ-2). An RC QP keeps at most its window unacknowledged (tp_window.h)
- * and asks for an ACK at least four times per window. Unacknowledged
+ * READ-2). An RC QP keeps at most its window unacknowledged (tp_window.h,
+ * ROCE-DEV-RETX-7) and asks for an ACK at least four times per window. Unacknowledged
  * requests are sent again from the first unacknowledged PSN (go-back-N),
  * also from inside a message, when the ACK timer expires or a NAK or RNR
  * NAK says so; a READ is asked again for the responses that did not come
