@@ -32,6 +32,9 @@ vur_telemetry_add_rdma(struct rte_tel_data *d, const struct vur_tp_stats *st)
 		F(rx_bytes),
 		F(retransmits),
 		F(retx_bytes),
+		F(ecn_ce_rx),
+		F(cnp_sent),
+		F(cnp_rx),
 		F(nak_seq),
 		F(nak_inv),
 		F(nak_access),
@@ -79,6 +82,7 @@ qp_dict(const struct vur_tp_qp_info *q)
 	rte_tel_data_add_dict_uint(d, "reads_out", q->reads_out);
 	rte_tel_data_add_dict_uint(d, "una", q->una);
 	rte_tel_data_add_dict_uint(d, "window", q->window);
+	rte_tel_data_add_dict_uint(d, "rate_mbps", q->rate_mbps);
 	for (unsigned int i = 0; i < vur_tp_qp_stat_nfields; i++)
 		rte_tel_data_add_dict_uint(
 				d, vur_tp_qp_stat_fields[i].name, vur_tp_qp_stat(&q->stats, i));

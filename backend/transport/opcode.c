@@ -37,6 +37,8 @@ static const struct vur_opcode_info ops[VUR_OP_COUNT] = {
 	[VUR_OP_ACK] = { "ACKNOWLEDGE", VUR_OPM_ACK | VUR_OPM_AETH | VUR_OPM_RC },
 };
 
+static const struct vur_opcode_info cnp = { "CNP", VUR_OPM_CNP | VUR_OPM_PAYLOAD };
+
 const struct vur_opcode_info *
 vur_opcode_info(uint8_t opcode)
 {
@@ -54,7 +56,8 @@ vur_opcode_info(uint8_t opcode)
 		transport = VUR_OPM_UD;
 		break;
 	default:
-		return NULL; /* RD, CNP, extended and manufacturer opcodes */
+		/* RD, extended and manufacturer opcodes; the CNP alone of its kind */
+		return opcode == VUR_OPCODE_CNP ? &cnp : NULL;
 	}
 	if (oi->name == NULL || !(oi->mask & transport))
 		return NULL;

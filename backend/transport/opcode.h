@@ -28,6 +28,7 @@ enum vur_op_mask {
 	VUR_OPM_RC = 1u << 14,  /* transports that have it */
 	VUR_OPM_UC = 1u << 15,
 	VUR_OPM_UD = 1u << 16,
+	VUR_OPM_CNP = 1u << 17, /* a congestion notification (tp_cc.h) */
 };
 
 struct vur_opcode_info {
@@ -37,7 +38,8 @@ struct vur_opcode_info {
 
 /*
  * What @opcode is on the wire: NULL for an opcode this device does not
- * implement for that transport (RD, atomics, invalidate, CNP...).
+ * implement for that transport (RD, atomics, invalidate...). A CNP is its
+ * own transport: its 16 reserved bytes count as payload.
  */
 const struct vur_opcode_info *vur_opcode_info(uint8_t opcode);
 

@@ -77,12 +77,14 @@ static void
 put_ip(uint8_t *p, const struct vur_pkt_addr *a, uint32_t l4_len)
 {
 	uint8_t hop = a->hop_limit != 0 ? a->hop_limit : 64;
+	uint8_t tc = a->ect ? (uint8_t)((a->traffic_class & ~VUR_ECN_MASK) | VUR_ECN_ECT0)
+			    : a->traffic_class;
 
 	if (a->ipv6) {
 		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)p;
 
-		ip->vtc_flow = rte_cpu_to_be_32(6u << 28 | (uint32_t)a->traffic_class << 20 |
-				(a->flow_label & 0xfffff));
+		ip->vtc_flow = rte_cpu_to_be_32(
+				6u << 28 | (uint32_t)tc << 20 | (a->flow_label & 0xfffff));
 		ip->payload_len = rte_cpu_to_be_16((uint16_t)l4_len);
 		ip->proto = IPPROTO_UDP;
 		ip->hop_limits = hop;
@@ -94,7 +96,7 @@ put_ip(uint8_t *p, const struct vur_pkt_addr *a, uint32_t l4_len)
 
 		memset(ip, 0, sizeof(*ip));
 		ip->version_ihl = 0x45;
-		ip->type_of_service = a->traffic_class;
+		ip->type_of_service = tc;
 		ip->total_length = rte_cpu_to_be_16((uint16_t)(IPV4_LEN + l4_len));
 		ip->fragment_offset = RTE_BE16(RTE_IPV4_HDR_DF_FLAG);
 		ip->time_to_live = hop;
@@ -296,6 +298,7 @@ parse_ip(const uint8_t *p, uint32_t avail, struct vur_pkt *pk, uint32_t *l4_len)
 		memcpy(pk->dgid, &ip->dst_addr, 16);
 		memcpy(pk->grh, p, IPV6_LEN);
 		*l4_len = rte_be_to_cpu_16(ip->payload_len);
+		pk->ce = ((rte_be_to_cpu_32(ip->vtc_flow) >> 20) & VUR_ECN_MASK) == VUR_ECN_CE;
 	} else {
 		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)p;
 		uint16_t frag;
@@ -316,6 +319,7 @@ parse_ip(const uint8_t *p, uint32_t avail, struct vur_pkt *pk, uint32_t *l4_len)
 		memset(pk->grh, 0, 20); /* as Linux RDMA stacks lay out an IPv4 "GRH" */
 		memcpy(pk->grh + 20, p, IPV4_LEN);
 		*l4_len = rte_be_to_cpu_16(ip->total_length) - IPV4_LEN;
+		pk->ce = (ip->type_of_service & VUR_ECN_MASK) == VUR_ECN_CE;
 	}
 	return VUR_PKT_OK;
 }
@@ -393,7 +397,7 @@ clear(struct vur_pkt *pk, struct rte_mbuf *m)
 	pk->mask = 0;
 	pk->h = (struct vur_pkt_hdrs){ 0 };
 	pk->pay_off = pk->pay_len = pk->seg_size = pk->npkts = 0;
-	pk->ipv6 = false;
+	pk->ce = pk->ipv6 = false;
 }
 
 /* Parse @m whose first @avail bytes are at @p (only its headers are read there). */

@@ -59,6 +59,7 @@ struct vur_pkt_addr {
 	uint8_t dgid[16];
 	bool ipv6; /* else both GIDs are IPv4-mapped */
 	uint8_t traffic_class;
+	bool ect; /* ECN-capable: ECT(0) in the traffic class's low bits (tp_cc.h) */
 	uint8_t hop_limit;
 	uint32_t flow_label;
 	uint16_t sport; /* UDP source port */
@@ -88,6 +89,7 @@ struct vur_pkt {
 	uint32_t pay_len;
 	uint32_t seg_size; /* a local packet holding several: their size, else 0 */
 	uint32_t npkts;    /* the packets it stands for: 1 unless it holds several */
+	bool ce;           /* ECN congestion experienced on the way */
 	bool ipv6;
 	/* from here on set by a parse that succeeds (and only read then) */
 	uint8_t sgid[16];

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <rte_eal.h>
+#include <rte_ip.h>
 #include <rte_mbuf.h>
 
 #include "tests/tap.h"
@@ -424,7 +425,8 @@ opcode_table(void)
 	TAP_CHECK(vur_opcode_info(VUR_TRANSPORT_UC | VUR_OP_ACK) == NULL);
 	TAP_CHECK(vur_opcode_info(0x40 | VUR_OP_SEND_ONLY) == NULL); /* RD */
 	TAP_CHECK(vur_opcode_info(0x13) == NULL);                    /* atomics */
-	TAP_CHECK(vur_opcode_info(0x81) == NULL);                    /* CNP */
+	TAP_CHECK(vur_opcode_info(VUR_OPCODE_CNP)->mask == (VUR_OPM_CNP | VUR_OPM_PAYLOAD));
+	TAP_CHECK(vur_opcode_info(0x80) == NULL && vur_opcode_info(0x82) == NULL);
 	TAP_CHECK(vur_opcode_ext_len(vur_opcode_info(VUR_OP_WRITE_ONLY_IMM)->mask) ==
 			VUR_RETH_LEN + VUR_IMM_LEN);
 	TAP_CHECK(vur_opcode_ext_len(vur_opcode_info(VUR_OP_READ_RESP_FIRST)->mask) ==
@@ -453,6 +455,62 @@ wire_frame(uint8_t *buf, uint8_t opcode, uint32_t pay_len)
 	rte_pktmbuf_free(w);
 	rte_pktmbuf_free(m);
 	return len;
+}
+
+/*
+ * ROCE-DEV-ECN-1, -2: RC/UC packets go ECT(0) over IPv4 and IPv6, the
+ * traffic class's DSCP kept; a switch's CE mark leaves the ICRC valid (the
+ * ICRC masks the traffic class) and the parse reports it; a CNP (16
+ * reserved bytes) builds and parses.
+ */
+static void
+ecn_and_cnp(void)
+{
+	for (int v6 = 0; v6 < 2; v6++) {
+		struct vur_pkt_addr a = addr4();
+		struct vur_pkt_hdrs h = { .opcode = VUR_OP_SEND_ONLY, .dest_qpn = 5, .psn = 1 };
+		static const uint8_t rsvd[VUR_CNP_RSVD_LEN];
+		struct rte_mbuf *m, *w;
+		struct vur_pkt p;
+		uint8_t *ip;
+
+		a.ipv6 = v6;
+		a.ect = true;
+		a.traffic_class = 0xb8 | VUR_ECN_CE; /* DSCP 46; the ECN bits are the engine's */
+		m = vur_pkt_build(pool, &a, &h, 4);
+		TAP_CHECK(m != NULL && vur_pkt_append_copy(m, "abcd", 4) == 0);
+		TAP_CHECK(vur_pkt_to_wire(m, pool, &w, 1) == 1);
+		rte_pktmbuf_free(m);
+		ip = rte_pktmbuf_mtod_offset(w, uint8_t *, RTE_ETHER_HDR_LEN);
+		if (v6) /* traffic class: the low nibble of byte 0, the high one of byte 1 */
+			TAP_CHECK(((ip[0] & 0xf) << 4 | ip[1] >> 4) == (0xb8 | VUR_ECN_ECT0));
+		else
+			TAP_CHECK(ip[1] == (0xb8 | VUR_ECN_ECT0));
+		TAP_CHECK(vur_pkt_parse(w, &p) == VUR_PKT_OK);
+		TAP_CHECK(!p.ce);
+		/* a switch marks it CE (IPv4: its header checksum follows) */
+		if (v6) {
+			ip[1] |= VUR_ECN_CE << 4;
+		} else {
+			ip[1] |= VUR_ECN_CE;
+			((struct rte_ipv4_hdr *)ip)->hdr_checksum = 0;
+			((struct rte_ipv4_hdr *)ip)->hdr_checksum =
+					rte_ipv4_cksum((struct rte_ipv4_hdr *)ip);
+		}
+		TAP_CHECK(vur_pkt_parse(w, &p) == VUR_PKT_OK);
+		TAP_CHECK(p.ce && p.pay_len == 4);
+		rte_pktmbuf_free(w);
+
+		h = (struct vur_pkt_hdrs){ .opcode = VUR_OPCODE_CNP, .dest_qpn = 7 };
+		m = vur_pkt_build(pool, &a, &h, VUR_CNP_RSVD_LEN);
+		TAP_CHECK(m != NULL && vur_pkt_append_copy(m, rsvd, sizeof(rsvd)) == 0);
+		TAP_CHECK(vur_pkt_to_wire(m, pool, &w, 1) == 1);
+		rte_pktmbuf_free(m);
+		TAP_CHECK(vur_pkt_parse(w, &p) == VUR_PKT_OK);
+		TAP_CHECK((p.mask & VUR_OPM_CNP) && p.h.dest_qpn == 7 &&
+				p.pay_len == VUR_CNP_RSVD_LEN);
+		rte_pktmbuf_free(w);
+	}
 }
 
 static enum vur_pkt_err
@@ -547,6 +605,7 @@ main(void)
 	TAP_RUN(build_matches_vector);
 	TAP_RUN(round_trips);
 	TAP_RUN(opcode_table);
+	TAP_RUN(ecn_and_cnp);
 	TAP_RUN(segments_cut_as_built);
 	TAP_RUN(segments_parse_and_skip);
 	TAP_RUN(rejects);

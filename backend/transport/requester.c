@@ -313,6 +313,7 @@ sent(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w, struct rte_
 	}
 	VUR_TP_COUNT(td, t, tx_pkts, segs);
 	VUR_TP_COUNT(td, t, tx_bytes, m->pkt_len - m->data_len);
+	vur_tp_cc_sent(&t->cc, m->pkt_len, vur_tp_line_mbps(td), now_ns);
 	w->next_pkt += segs;
 	w->sent_max = RTE_MAX(w->sent_max, w->next_pkt);
 	if (!is_rc(t))
@@ -383,7 +384,7 @@ vur_tp_requester(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **o
 		}
 		while (n < max && w->next_pkt < w->npkts) {
 			segs = segments(td, t, w, w->next_pkt);
-			if (!window_allows(td, t, w, segs))
+			if (!window_allows(td, t, w, segs) || !vur_tp_cc_may_send(&t->cc, now_ns))
 				break;
 			m = build_packet(td, t, w, segs);
 			if (m == NULL)

@@ -94,6 +94,16 @@ enum vur_ib_op {
 	VUR_OP_COUNT = 0x20,
 };
 
+/* The ECN field of the IP header's traffic class (RFC 3168). */
+#define VUR_ECN_MASK 0x3
+#define VUR_ECN_ECT0 0x2
+#define VUR_ECN_CE   0x3
+
+/* RoCE v2's congestion notification packet (IBTA Annex A17.9.3): the whole opcode. */
+#define VUR_OPCODE_CNP 0x81
+/* Its 16 reserved bytes after the BTH. */
+#define VUR_CNP_RSVD_LEN 16
+
 /* PSN arithmetic modulo 2^24: the signed distance from @b to @a. */
 static inline int32_t
 vur_psn_diff(uint32_t a, uint32_t b)

@@ -30,6 +30,7 @@
 #include "rdma/rdma_dev.h"
 #include "transport/pkt.h"
 #include "transport/roce_hdr.h"
+#include "transport/tp_cc.h"
 #include "transport/tp_window.h"
 #include "transport/transport.h"
 #include "vring/split_ring.h"
@@ -141,6 +142,7 @@ struct vur_tp_qp {
 	uint32_t sent_psn;        /* one past the highest PSN sent (a READ: its responses) */
 	uint32_t ack_req_psn;     /* the last PSN sent that asked for an ACK */
 	struct vur_tp_window win; /* packets that may be unacknowledged */
+	struct vur_tp_cc cc;      /* RC, UC on a link: ECN, CNPs, the rate (tp_cc.h) */
 	uint64_t retx_deadline;   /* 0: no timer */
 	uint8_t retry_left;
 	uint8_t rnr_left;
@@ -353,6 +355,9 @@ void vur_tp_qp_flush(struct vur_tp_dev *td, struct vur_tp_qp *t);
 void vur_tp_qp_discard(struct vur_tp_dev *td, struct vur_tp_qp *t);
 /* Forget all transport state: a QP just bound or reset. */
 void vur_tp_qp_reset_state(struct vur_tp_qp *t);
+
+/* The line rate congestion control climbs back to: the port's speed, in Mb/s. */
+uint32_t vur_tp_line_mbps(const struct vur_tp_dev *td);
 
 /* requester.c */
 uint16_t vur_tp_requester(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **out,

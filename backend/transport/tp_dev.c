@@ -84,6 +84,16 @@ set_path(struct vur_tp_qp *t)
 	a->hop_limit = av->hop_limit;
 	a->flow_label = av->flow_label;
 	a->sport = vur_pkt_sport(qp->obj.index, qp->attr.dest_qp_num, av->flow_label);
+	a->ect = true; /* ROCE-DEV-ECN-1: RC, UC; congestion control answers CE (tp_cc.h) */
+}
+
+uint32_t
+vur_tp_line_mbps(const struct vur_tp_dev *td)
+{
+	uint64_t mbps = td->rd->port.speed * 100; /* 100 Mb/s units */
+
+	/* no speed known yet: 100 Gb/s, so that the first cut still means something */
+	return mbps == 0 ? 100000 : (uint32_t)RTE_MIN(mbps, (uint64_t)UINT32_MAX);
 }
 
 static int
@@ -302,6 +312,7 @@ poll_qp(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **out, uint1
 {
 	vur_tp_qp_lock(t);
 	vur_tp_timers(td, t, now_ns);
+	vur_tp_cc_tick(&t->cc, vur_tp_line_mbps(td), now_ns);
 	t->sq.ring.no_kick = !arm;
 	if (n < max)
 		n += vur_tp_read_responses(td, t, out + n,
@@ -311,6 +322,8 @@ poll_qp(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **out, uint1
 				RTE_MIN((uint16_t)(max - n), (uint16_t)VUR_TP_BURST), now_ns);
 	deadline(dl, t->retx_deadline);
 	deadline(dl, t->rnr_deadline);
+	if (t->send != t->tail)
+		deadline(dl, vur_tp_cc_wait(&t->cc)); /* paced: work when the rate allows */
 	vur_tp_qp_unlock(t);
 	return n;
 }
@@ -365,6 +378,40 @@ rx_qp(struct vur_tp_dev *td, struct vur_tp_qp *held, uint32_t qpn)
 	return t;
 }
 
+/* ROCE-DEV-ECN-2: a CNP for the QP that sent @t's CE-marked request, at most one per gap. */
+static void
+on_ce(struct vur_tp_dev *td, struct vur_tp_qp *t, uint64_t now_ns)
+{
+	static const uint8_t rsvd[VUR_CNP_RSVD_LEN];
+	struct vur_pkt_hdrs h = {
+		.opcode = VUR_OPCODE_CNP,
+		.dest_qpn = t->qp->attr.dest_qp_num,
+	};
+	struct rte_mbuf *m;
+
+	VUR_TP_COUNT(td, t, ecn_ce_rx, 1);
+	if ((t->qp->type != VIRTIO_IB_QPT_RC && t->qp->type != VIRTIO_IB_QPT_UC) ||
+			!vur_tp_cc_want_cnp(&t->cc, now_ns))
+		return;
+	m = vur_tp_build(td, t, &h, VUR_CNP_RSVD_LEN);
+	if (m == NULL || vur_pkt_append_copy(m, rsvd, sizeof(rsvd)) != 0) {
+		rte_pktmbuf_free(m);
+		vur_tp_drop(td, t, VUR_TP_DROP_NO_MBUF);
+		return;
+	}
+	VUR_TP_COUNT(td, t, cnp_sent, 1);
+	vur_tp_send_reply(td, t, m);
+}
+
+/* ROCE-DEV-ECN-3: a CNP slows the QP down (RC and UC send; others ignore it). */
+static void
+on_cnp(struct vur_tp_dev *td, struct vur_tp_qp *t, uint64_t now_ns)
+{
+	VUR_TP_COUNT(td, t, cnp_rx, 1);
+	if (t->qp->type == VIRTIO_IB_QPT_RC || t->qp->type == VIRTIO_IB_QPT_UC)
+		vur_tp_cc_on_cnp(&t->cc, vur_tp_line_mbps(td), now_ns);
+}
+
 /* Take @m; returns the QP held now (consecutive packets for one QP keep it). */
 static struct vur_tp_qp *
 rx_one(struct vur_tp_dev *td, struct vur_tp_qp *held, struct rte_mbuf *m, uint64_t now_ns)
@@ -390,12 +437,18 @@ rx_one(struct vur_tp_dev *td, struct vur_tp_qp *held, struct rte_mbuf *m, uint64
 		vur_tp_drop(td, t, VUR_TP_DROP_QP_STATE);
 		return t;
 	}
+	if (p.mask & VUR_OPM_CNP) {
+		on_cnp(td, t, now_ns);
+		return t;
+	}
 	if (!transport_matches(t->qp, p.h.opcode)) {
 		vur_tp_drop(td, t, VUR_TP_DROP_TRANSPORT);
 		return t;
 	}
 	/* whether to send it whole messages: a guess, pkt.h says why a wrong one is safe */
 	t->peer_local = vur_pkt_is_local(m);
+	if (p.ce && (p.mask & VUR_OPM_REQ))
+		on_ce(td, t, now_ns);
 	if (p.mask & (VUR_OPM_RRESP | VUR_OPM_ACK))
 		vur_tp_completer(td, t, &p, now_ns);
 	else
@@ -440,6 +493,7 @@ vur_tp_qp_infos(struct vur_tp_dev *td, struct vur_tp_qp_info *out, unsigned int 
 				.reads_out = vur_tp_reads_outstanding(t),
 				.una = t->una,
 				.window = t->win.cwnd,
+				.rate_mbps = t->cc.rate,
 				.stats = t->stats,
 			};
 		n++;

@@ -392,6 +392,7 @@ vur_tp_qp_reset_state(struct vur_tp_qp *t)
 	t->head = t->send = t->started = t->tail = 0;
 	t->psn = t->una = t->sent_psn = t->ack_req_psn = 0;
 	vur_tp_win_init(&t->win);
+	vur_tp_cc_init(&t->cc);
 	t->retx_deadline = t->rnr_deadline = 0;
 	t->retry_left = t->rnr_left = 0;
 	t->epsn = t->msn = 0;

@@ -57,6 +57,8 @@ struct vur_tp_stats {
 	uint64_t rx_pkts, rx_bytes;                    /* packets taken, payload bytes */
 	uint64_t retransmits;                          /* packets sent again (timeout, NAK, RNR) */
 	uint64_t retx_bytes;                           /* their payload bytes */
+	uint64_t ecn_ce_rx;                            /* requests that came CE-marked */
+	uint64_t cnp_sent, cnp_rx;                     /* congestion notifications */
 	uint64_t nak_seq, nak_inv, nak_access, nak_op; /* NAKs sent by kind */
 	uint64_t rnr_nak_sent;
 	uint64_t rnr_waits; /* RNR NAKs received */
@@ -79,6 +81,7 @@ struct vur_tp_qp_stats {
 	uint64_t rx_pkts, rx_bytes;
 	uint64_t retransmits;
 	uint64_t retx_bytes;
+	uint64_t ecn_ce_rx, cnp_sent, cnp_rx;
 	uint64_t nak_seq, nak_inv, nak_access, nak_op;
 	uint64_t rnr_nak_sent;
 	uint64_t rnr_waits;
@@ -113,6 +116,7 @@ struct vur_tp_qp_info {
 	uint32_t reads_out;   /* READs sent and not complete */
 	uint32_t una;         /* RC: first PSN not acknowledged */
 	uint32_t window;      /* RC: packets it may have unacknowledged (tp_window.h) */
+	uint32_t rate_mbps;   /* RC, UC: the rate congestion control allows; 0: the line rate */
 	struct vur_tp_qp_stats stats;
 };
 
