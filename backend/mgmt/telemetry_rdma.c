@@ -35,6 +35,7 @@ vur_telemetry_add_rdma(struct rte_tel_data *d, const struct vur_tp_stats *st)
 		F(ecn_ce_rx),
 		F(cnp_sent),
 		F(cnp_rx),
+		F(ooo_held),
 		F(nak_seq),
 		F(nak_inv),
 		F(nak_access),

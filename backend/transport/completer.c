@@ -35,6 +35,44 @@ progress(struct vur_tp_qp *t, uint64_t now_ns)
 			: 0;
 }
 
+/* The send WR that holds PSN @psn, from head to started; NULL if none. */
+static struct vur_swqe *
+holding(struct vur_tp_qp *t, uint32_t psn)
+{
+	struct vur_swqe *w;
+
+	for (uint32_t i = t->head; i != t->started; i++) {
+		w = &t->wqe[i % t->nwqe];
+		if (vur_psn_diff(psn, w->first_psn) >= 0 &&
+				vur_psn_diff(psn, vur_psn_add(w->first_psn, w->span)) < 0)
+			return w;
+	}
+	return NULL;
+}
+
+/*
+ * Resending, the requester is behind what the peer acknowledged: a
+ * responder that held what came after a gap (tp_ooo.h) has it all. Skip
+ * to the first unacknowledged PSN instead of sending the rest again. READs
+ * keep their own account (their responses).
+ */
+static void
+skip_acknowledged(struct vur_tp_qp *t)
+{
+	struct vur_swqe *w, *u;
+
+	if (t->send == t->started)
+		return; /* not resending */
+	w = &t->wqe[t->send % t->nwqe];
+	if (w->opcode == VIRTIO_IB_WR_RDMA_READ ||
+			vur_psn_diff(t->una, vur_psn_add(w->first_psn, w->next_pkt)) <= 0)
+		return;
+	u = holding(t, t->una);
+	if (u == NULL || u->opcode == VIRTIO_IB_WR_RDMA_READ)
+		return;
+	vur_tp_rewind(t, t->una);
+}
+
 /* Everything before PSN @to is acknowledged: the window and the timer move on. */
 static void
 advance(struct vur_tp_qp *t, uint32_t to, uint64_t now_ns)
@@ -46,6 +84,7 @@ advance(struct vur_tp_qp *t, uint32_t to, uint64_t now_ns)
 	t->una = to;
 	vur_tp_win_acked(&t->win, (uint32_t)n, to);
 	progress(t, now_ns);
+	skip_acknowledged(t);
 }
 
 /* The head READ @w lacks responses the peer has gone past: ask for the rest, once. */

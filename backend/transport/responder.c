@@ -401,6 +401,15 @@ duplicate(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p)
 	}
 }
 
+/* C9-113: a PSN sequence NAK of the expected PSN, once per gap. */
+static void
+seq_nak(struct vur_tp_dev *td, struct vur_tp_qp *t)
+{
+	if (!t->nak_sent)
+		nak(td, t, VUR_NAK_PSN_SEQ, t->epsn, "a PSN gap");
+	t->nak_sent = true;
+}
+
 /* Whether @p continues the message in progress as its opcode says it must. */
 static bool
 in_sequence(const struct vur_tp_qp *t, const struct vur_pkt *p)
@@ -489,8 +498,9 @@ length_ok(const struct vur_pkt *p, uint32_t pmtu)
 	return (p->mask & VUR_OPM_LAST) ? p->pay_len <= whole : p->pay_len == whole;
 }
 
-void
-vur_tp_responder(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *pkt)
+/* Take one request packet; true when it was the expected one and was taken. */
+static bool
+respond(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *pkt)
 {
 	uint32_t pmtu = vur_tp_pmtu(td, t);
 	struct vur_pkt trimmed;
@@ -500,11 +510,11 @@ vur_tp_responder(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pk
 
 	if (t->qp->type == VIRTIO_IB_QPT_UD || t->qp->type == VIRTIO_IB_QPT_GSI) {
 		ud_recv(td, t, p);
-		return;
+		return false;
 	}
 	if (!is_rc(t)) {
 		if (!uc_resync(td, t, p))
-			return;
+			return false;
 	} else {
 		d = vur_psn_diff(p->h.psn, t->epsn);
 		if (d < 0 && (uint32_t)-d < p->npkts) {
@@ -516,24 +526,25 @@ vur_tp_responder(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pk
 		}
 		if (d < 0) {
 			duplicate(td, t, p);
-			return;
+			return false;
 		}
 		if (d > 0) { /* C9-113: one NAK per gap */
-			vur_tp_drop(td, t, VUR_TP_DROP_PSN);
-			if (!t->nak_sent)
-				nak(td, t, VUR_NAK_PSN_SEQ, t->epsn, "a PSN gap");
-			t->nak_sent = true;
-			return;
+			if (p->npkts == 1 && vur_tp_ooo_hold(&t->ooo, t->epsn, p->h.psn, p->m))
+				VUR_TP_COUNT(td, t, ooo_held, 1);
+			else
+				vur_tp_drop(td, t, VUR_TP_DROP_PSN);
+			seq_nak(td, t);
+			return false;
 		}
 		t->nak_sent = false;
 		if (!in_sequence(t, p)) {
 			nak(td, t, VUR_NAK_INV_REQ, p->h.psn, "opcode out of sequence");
-			return;
+			return false;
 		}
 	}
 	if (!length_ok(p, pmtu)) {
 		refuse(td, t, p, VUR_NAK_INV_REQ, "payload length against the path MTU");
-		return;
+		return false;
 	}
 	if (p->mask & VUR_OPM_SEND)
 		ok = do_send(td, t, p);
@@ -542,13 +553,35 @@ vur_tp_responder(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pk
 	else
 		ok = do_read(td, t, p);
 	if (!ok)
-		return;
+		return false;
 	VUR_TP_COUNT(td, t, rx_bytes, p->pay_len);
 	t->epsn = vur_psn_add(t->epsn, p->npkts);
 	if (p->mask & VUR_OPM_LAST)
 		t->msn = vur_psn_add(t->msn, 1);
 	if (is_rc(t) && p->h.ack_req && !(p->mask & VUR_OPM_READ))
 		ack(td, t, vur_psn_add(p->h.psn, p->npkts - 1));
+	return true;
+}
+
+void
+vur_tp_responder(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *pkt)
+{
+	struct rte_mbuf *m;
+	struct vur_pkt held;
+	bool ok = respond(td, t, pkt), took = false;
+
+	/* The gap is filled: what came after it, held, is taken in order (tp_ooo.h). */
+	while (ok && t->ooo.n > 0 && (m = vur_tp_ooo_take(&t->ooo, t->epsn)) != NULL) {
+		ok = vur_pkt_parse(m, &held) == VUR_PKT_OK && respond(td, t, &held);
+		rte_pktmbuf_free(m);
+		took = true;
+	}
+	/*
+	 * One ACK says how far it got, so that the requester skips what it was
+	 * about to send again; a further gap is its resending's to fill.
+	 */
+	if (took && ok)
+		ack(td, t, vur_psn_add(t->epsn, VUR_PSN_MASK));
 }
 
 uint16_t

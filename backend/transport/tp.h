@@ -31,6 +31,7 @@
 #include "transport/pkt.h"
 #include "transport/roce_hdr.h"
 #include "transport/tp_cc.h"
+#include "transport/tp_ooo.h"
 #include "transport/tp_window.h"
 #include "transport/transport.h"
 #include "vring/split_ring.h"
@@ -173,6 +174,7 @@ struct vur_tp_qp {
 	uint32_t wleft;       /* WRITE: bytes RETH promised and not yet seen */
 	uint32_t wlen;        /* WRITE: the whole length (CQE byte_len with immediate) */
 	struct vur_rd_res res[VUR_TP_MAX_RD_RES]; /* kept after serving, for replays */
+	struct vur_tp_ooo ooo;                    /* RC: packets after a gap (tp_ooo.h) */
 	uint32_t res_next;                        /* slot of the next READ */
 
 	struct vur_tp_qp_stats stats;

@@ -136,6 +136,7 @@ qp_bind(void *arg, struct vur_rdma_qp *qp)
 		return -ENOMEM;
 	}
 	rte_ticketlock_init(&t->lock);
+	vur_tp_qp_reset_state(t);
 	t->qp = qp;
 	t->dp = td->nd->sw != NULL ? vur_switch_qp_dp(td->nd->sw, td->nd->slot, qp->obj.index) : 0;
 	qp->tp = t;
@@ -163,6 +164,7 @@ qp_unbind(void *arg, struct vur_rdma_qp *qp)
 	/* ROCE-DEV-QP-16: outstanding WRs are forgotten, not completed nor used. */
 	vur_tp_ring_deactivate(td, &t->sq);
 	vur_tp_ring_deactivate(td, &t->rq);
+	vur_tp_ooo_clear(&t->ooo);
 	free(t->wqe);
 	free(t);
 	qp->tp = NULL;
@@ -188,6 +190,7 @@ qp_modified(void *arg, struct vur_rdma_qp *qp, uint8_t old)
 		t->psn = t->una = t->sent_psn = qp->attr.sq_psn;
 		t->ack_req_psn = vur_psn_add(qp->attr.sq_psn, VUR_PSN_MASK);
 		vur_tp_win_init(&t->win);
+		vur_tp_cc_init(&t->cc);
 		t->retry_left = qp->attr.retry_cnt;
 		t->rnr_left = qp->attr.rnr_retry;
 	} else if (now == VIRTIO_IB_QPS_RTS && old == VIRTIO_IB_QPS_SQE) {

@@ -23,6 +23,7 @@ const struct vur_tp_qp_stat_field vur_tp_qp_stat_fields[] = {
 	F(ecn_ce_rx),
 	F(cnp_sent),
 	F(cnp_rx),
+	F(ooo_held),
 	F(timeouts),
 	F(nak_seq),
 	F(nak_inv),

@@ -352,6 +352,7 @@ vur_tp_qp_flush(struct vur_tp_dev *td, struct vur_tp_qp *t)
 	flush_rq(td, t);
 	t->in_write = false;
 	memset(t->res, 0, sizeof(t->res));
+	vur_tp_ooo_clear(&t->ooo);
 }
 
 static void
@@ -403,4 +404,5 @@ vur_tp_qp_reset_state(struct vur_tp_qp *t)
 	t->roff = t->wleft = t->wlen = 0;
 	memset(t->res, 0, sizeof(t->res));
 	t->res_next = 0;
+	vur_tp_ooo_clear(&t->ooo);
 }

@@ -59,6 +59,7 @@ struct vur_tp_stats {
 	uint64_t retx_bytes;                           /* their payload bytes */
 	uint64_t ecn_ce_rx;                            /* requests that came CE-marked */
 	uint64_t cnp_sent, cnp_rx;                     /* congestion notifications */
+	uint64_t ooo_held;                             /* requests after a gap, held (tp_ooo.h) */
 	uint64_t nak_seq, nak_inv, nak_access, nak_op; /* NAKs sent by kind */
 	uint64_t rnr_nak_sent;
 	uint64_t rnr_waits; /* RNR NAKs received */
@@ -82,6 +83,7 @@ struct vur_tp_qp_stats {
 	uint64_t retransmits;
 	uint64_t retx_bytes;
 	uint64_t ecn_ce_rx, cnp_sent, cnp_rx;
+	uint64_t ooo_held;
 	uint64_t nak_seq, nak_inv, nak_access, nak_op;
 	uint64_t rnr_nak_sent;
 	uint64_t rnr_waits;
