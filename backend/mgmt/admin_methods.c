@@ -229,14 +229,14 @@ qp_json(const struct vur_tp_qp_info *q)
 	for (unsigned int i = 0; i < vur_tp_qp_stat_nfields; i++)
 		json_object_set_new(counters, vur_tp_qp_stat_fields[i].name,
 				json_integer((json_int_t)vur_tp_qp_stat(&q->stats, i)));
-	return json_pack("{s:I, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "qpn",
-			(json_int_t)q->qpn, "type", vur_tp_qp_type_name(q->type), "state",
+	return json_pack("{s:I, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
+			"qpn", (json_int_t)q->qpn, "type", vur_tp_qp_type_name(q->type), "state",
 			vur_qp_state_name(q->state), "dest_qpn", (json_int_t)q->dest_qpn,
 			"data_path", (json_int_t)q->data_path, "sq_psn", (json_int_t)q->sq_psn,
 			"rq_psn", (json_int_t)q->rq_psn, "outstanding", (json_int_t)q->outstanding,
 			"reads_out", (json_int_t)q->reads_out, "una", (json_int_t)q->una, "window",
-			(json_int_t)q->window, "rate_mbps", (json_int_t)q->rate_mbps, "counters",
-			counters);
+			(json_int_t)q->window, "rate_mbps", (json_int_t)q->rate_mbps, "srtt_us",
+			(json_int_t)q->srtt_us, "counters", counters);
 }
 
 /* {"device": PATH} -> the device's bound QPs, lowest number first. */

@@ -36,6 +36,7 @@ vur_telemetry_add_rdma(struct rte_tel_data *d, const struct vur_tp_stats *st)
 		F(cnp_sent),
 		F(cnp_rx),
 		F(ooo_held),
+		F(probes),
 		F(nak_seq),
 		F(nak_inv),
 		F(nak_access),
@@ -84,6 +85,7 @@ qp_dict(const struct vur_tp_qp_info *q)
 	rte_tel_data_add_dict_uint(d, "una", q->una);
 	rte_tel_data_add_dict_uint(d, "window", q->window);
 	rte_tel_data_add_dict_uint(d, "rate_mbps", q->rate_mbps);
+	rte_tel_data_add_dict_uint(d, "srtt_us", q->srtt_us);
 	for (unsigned int i = 0; i < vur_tp_qp_stat_nfields; i++)
 		rte_tel_data_add_dict_uint(
 				d, vur_tp_qp_stat_fields[i].name, vur_tp_qp_stat(&q->stats, i));

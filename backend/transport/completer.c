@@ -84,6 +84,7 @@ advance(struct vur_tp_qp *t, uint32_t to, uint64_t now_ns)
 	t->una = to;
 	vur_tp_win_acked(&t->win, (uint32_t)n, to);
 	progress(t, now_ns);
+	vur_tp_acked(t, to, now_ns);
 	skip_acknowledged(t);
 }
 
@@ -164,6 +165,7 @@ on_seq_nak(struct vur_tp_dev *td, struct vur_tp_qp *t, uint32_t psn)
 	}
 	t->seq_nak_seen = true;
 	t->seq_nak_psn = psn;
+	t->probing = false;
 	vur_tp_win_loss(&t->win, psn, t->sent_psn, false);
 	vur_tp_rewind(t, psn);
 }

@@ -298,6 +298,53 @@ window_allows(const struct vur_tp_dev *td, const struct vur_tp_qp *t, const stru
 	return vur_tp_win_allows(&t->win, before > 0 ? (uint32_t)before : 0, pkts);
 }
 
+/*
+ * The tail-loss probe (TCP's, RFC 8985, in IBTA's terms): when the last
+ * packets of a burst are lost, no later packet makes the responder NAK,
+ * and only the local ACK timer (67 ms at rdma-core's default timeout 14)
+ * would notice. A probe due two round trips after the last answer resends
+ * the first unacknowledged packet alone: the responder acknowledges how
+ * far it got (or takes it), and the requester goes on from there. Any
+ * requester may send an unacknowledged packet again (IBTA 9.7.4.1.4); a
+ * probe costs no retry and does not touch the window.
+ */
+#define PROBE_MIN_NS 500000ULL /* the round trips of a software link vary that much */
+
+static uint64_t
+probe_after(const struct vur_tp_qp *t)
+{
+	uint64_t pto = RTE_MAX(2 * t->srtt_ns, PROBE_MIN_NS);
+	uint64_t timeout = vur_tp_timeout_ns(t->qp->attr.timeout);
+
+	/* the ACK timer's job when it comes as soon (and none without a timer either way) */
+	return timeout == 0 || pto >= timeout / 2 ? 0 : pto;
+}
+
+static void
+arm_probe(struct vur_tp_qp *t, uint64_t now_ns)
+{
+	uint64_t pto = probe_after(t);
+
+	t->probe_deadline = pto != 0 ? now_ns + pto : 0;
+}
+
+void
+vur_tp_acked(struct vur_tp_qp *t, uint32_t to, uint64_t now_ns)
+{
+	uint64_t sample;
+
+	t->probing = false;
+	if (t->rtt_timing && vur_psn_diff(to, t->rtt_psn) > 0) {
+		sample = now_ns - t->rtt_sent_ns;
+		t->srtt_ns = t->srtt_ns == 0 ? sample : (7 * t->srtt_ns + sample) / 8;
+		t->rtt_timing = false;
+	}
+	if (vur_psn_diff(t->sent_psn, to) > 0)
+		arm_probe(t, now_ns);
+	else
+		t->probe_deadline = 0;
+}
+
 /* Packet @m of @w, holding @segs packets from @w->next_pkt, is going: count it. */
 static void
 sent(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w, struct rte_mbuf *m,
@@ -307,7 +354,10 @@ sent(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w, struct rte_
 			? vur_psn_add(w->first_psn, w->span)
 			: vur_psn_add(w->first_psn, w->next_pkt + segs);
 
-	if (w->next_pkt < w->sent_max) {
+	uint32_t last = vur_psn_add(w->first_psn, w->next_pkt + segs - 1);
+	bool again = w->next_pkt < w->sent_max;
+
+	if (again) {
 		VUR_TP_COUNT(td, t, retransmits, RTE_MIN(segs, w->sent_max - w->next_pkt));
 		VUR_TP_COUNT(td, t, retx_bytes, m->pkt_len - m->data_len);
 	}
@@ -323,6 +373,17 @@ sent(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w, struct rte_
 	/* ROCE-DEV-SEND-9: the timer runs while anything sent is unacknowledged */
 	if (t->retx_deadline == 0 && t->qp->attr.timeout != 0)
 		t->retx_deadline = now_ns + vur_tp_timeout_ns(t->qp->attr.timeout);
+	/* a first transmission that asks for an ACK times the round trip (Karn) */
+	if (!again && !t->rtt_timing && w->opcode != VIRTIO_IB_WR_RDMA_READ &&
+			t->ack_req_psn == last) {
+		t->rtt_timing = true;
+		t->rtt_psn = last;
+		t->rtt_sent_ns = now_ns;
+	}
+	/* the probe waits from the last packet; for a probe's answer, twice as long */
+	arm_probe(t, now_ns);
+	if (t->probing && t->probe_deadline != 0)
+		t->probe_deadline += probe_after(t);
 }
 
 /* UC and UD WRs complete once sent; any WR with an error completes at the head. */
@@ -391,6 +452,8 @@ vur_tp_requester(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **o
 				break;
 			out[n++] = m;
 			sent(td, t, w, m, segs, now_ns);
+			if (t->probing)
+				return n; /* one packet: the probe */
 		}
 		if (w->next_pkt < w->npkts)
 			break; /* out of budget, window or mbufs; a failed WR completes above */
@@ -417,6 +480,7 @@ vur_tp_rewind(struct vur_tp_qp *t, uint32_t psn)
 	}
 	/* Not found: everything outstanding goes again. */
 	t->send = at;
+	t->rtt_timing = false; /* Karn: no sample from what is sent again */
 	for (i = at; i != t->started; i++) {
 		w = &t->wqe[i % t->nwqe];
 		w->state = VUR_SWQE_SENDING;
@@ -432,6 +496,19 @@ vur_tp_rewind(struct vur_tp_qp *t, uint32_t psn)
 	}
 }
 
+static void
+probe(struct vur_tp_dev *td, struct vur_tp_qp *t, uint64_t now_ns)
+{
+	if (t->probe_deadline == 0 || now_ns < t->probe_deadline)
+		return;
+	t->probe_deadline = 0;
+	if (vur_psn_diff(t->sent_psn, t->una) <= 0 || t->head == t->started || t->rnr_deadline != 0)
+		return;
+	VUR_TP_COUNT(td, t, probes, 1);
+	t->probing = true;
+	vur_tp_rewind(t, t->una);
+}
+
 void
 vur_tp_timers(struct vur_tp_dev *td, struct vur_tp_qp *t, uint64_t now_ns)
 {
@@ -441,6 +518,7 @@ vur_tp_timers(struct vur_tp_dev *td, struct vur_tp_qp *t, uint64_t now_ns)
 		t->rnr_deadline = 0;
 		vur_tp_rewind(t, t->rnr_psn);
 	}
+	probe(td, t, now_ns);
 	if (t->retx_deadline == 0 || now_ns < t->retx_deadline)
 		return;
 	if (vur_psn_diff(t->sent_psn, t->una) <= 0 || t->head == t->started ||
@@ -456,6 +534,7 @@ vur_tp_timers(struct vur_tp_dev *td, struct vur_tp_qp *t, uint64_t now_ns)
 		return;
 	}
 	t->retry_left--;
+	t->probing = false;
 	vur_tp_win_loss(&t->win, t->una, t->sent_psn, true);
 	/* ROCE-DEV-RETX-2: from the first PSN not acknowledged */
 	vur_tp_rewind(t, t->una);

@@ -144,7 +144,14 @@ struct vur_tp_qp {
 	uint32_t ack_req_psn;     /* the last PSN sent that asked for an ACK */
 	struct vur_tp_window win; /* packets that may be unacknowledged */
 	struct vur_tp_cc cc;      /* RC, UC on a link: ECN, CNPs, the rate (tp_cc.h) */
-	uint64_t retx_deadline;   /* 0: no timer */
+	/* The round trip, and the tail-loss probe it times (requester.c). */
+	uint64_t srtt_ns; /* smoothed; 0 before the first sample */
+	bool rtt_timing;  /* rtt_psn, sent at rtt_sent_ns, asks for the next sample */
+	uint32_t rtt_psn;
+	uint64_t rtt_sent_ns;
+	uint64_t probe_deadline; /* 0: no probe due */
+	bool probing;            /* one packet out as a probe: nothing more until an answer */
+	uint64_t retx_deadline;  /* 0: no timer */
 	uint8_t retry_left;
 	uint8_t rnr_left;
 	uint64_t rnr_deadline; /* 0: not waiting */
@@ -375,7 +382,12 @@ uint32_t vur_tp_pmtu(const struct vur_tp_dev *td, const struct vur_tp_qp *t);
  * from @psn itself inside a message, a READ from its first missing response.
  */
 void vur_tp_rewind(struct vur_tp_qp *t, uint32_t psn);
-/* The timers of @t that expired by @now (retransmission, RNR wait). */
+/*
+ * Everything before @to is acknowledged now (the completer): a round-trip
+ * sample if the timed packet is among them; the probe waits again.
+ */
+void vur_tp_acked(struct vur_tp_qp *t, uint32_t to, uint64_t now_ns);
+/* The timers of @t that expired by @now (retransmission, RNR wait, probe). */
 void vur_tp_timers(struct vur_tp_dev *td, struct vur_tp_qp *t, uint64_t now_ns);
 uint64_t vur_tp_timeout_ns(uint8_t timeout);
 /* The wait an RNR NAK's timer code names (responder.c). */

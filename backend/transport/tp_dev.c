@@ -325,6 +325,7 @@ poll_qp(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **out, uint1
 				RTE_MIN((uint16_t)(max - n), (uint16_t)VUR_TP_BURST), now_ns);
 	deadline(dl, t->retx_deadline);
 	deadline(dl, t->rnr_deadline);
+	deadline(dl, t->probe_deadline);
 	if (t->send != t->tail)
 		deadline(dl, vur_tp_cc_wait(&t->cc)); /* paced: work when the rate allows */
 	vur_tp_qp_unlock(t);
@@ -497,6 +498,8 @@ vur_tp_qp_infos(struct vur_tp_dev *td, struct vur_tp_qp_info *out, unsigned int 
 				.una = t->una,
 				.window = t->win.cwnd,
 				.rate_mbps = t->cc.rate,
+				.srtt_us = (uint32_t)RTE_MIN(
+						t->srtt_ns / 1000, (uint64_t)UINT32_MAX),
 				.stats = t->stats,
 			};
 		n++;

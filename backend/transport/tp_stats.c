@@ -24,6 +24,7 @@ const struct vur_tp_qp_stat_field vur_tp_qp_stat_fields[] = {
 	F(cnp_sent),
 	F(cnp_rx),
 	F(ooo_held),
+	F(probes),
 	F(timeouts),
 	F(nak_seq),
 	F(nak_inv),

@@ -346,7 +346,7 @@ vur_tp_qp_flush(struct vur_tp_dev *td, struct vur_tp_qp *t)
 			vur_tp_sq_complete_head(td, t, VIRTIO_IB_WC_WR_FLUSH_ERR);
 		vur_tp_sq_fetch(td, t);
 	} while (t->head != t->tail);
-	t->retx_deadline = t->rnr_deadline = 0;
+	t->retx_deadline = t->rnr_deadline = t->probe_deadline = 0;
 	if (state != VIRTIO_IB_QPS_ERR)
 		return;
 	flush_rq(td, t);
@@ -394,8 +394,10 @@ vur_tp_qp_reset_state(struct vur_tp_qp *t)
 	t->psn = t->una = t->sent_psn = t->ack_req_psn = 0;
 	vur_tp_win_init(&t->win);
 	vur_tp_cc_init(&t->cc);
-	t->retx_deadline = t->rnr_deadline = 0;
+	t->retx_deadline = t->rnr_deadline = t->probe_deadline = 0;
 	t->retry_left = t->rnr_left = 0;
+	t->srtt_ns = 0;
+	t->rtt_timing = t->probing = false;
 	t->epsn = t->msn = 0;
 	t->nak_sent = t->uc_drop = t->in_send = t->in_write = t->rwqe_held = false;
 	t->ack_pending = t->aeth_deferred = false;

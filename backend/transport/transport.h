@@ -60,6 +60,7 @@ struct vur_tp_stats {
 	uint64_t ecn_ce_rx;                            /* requests that came CE-marked */
 	uint64_t cnp_sent, cnp_rx;                     /* congestion notifications */
 	uint64_t ooo_held;                             /* requests after a gap, held (tp_ooo.h) */
+	uint64_t probes;                               /* tail-loss probes sent */
 	uint64_t nak_seq, nak_inv, nak_access, nak_op; /* NAKs sent by kind */
 	uint64_t rnr_nak_sent;
 	uint64_t rnr_waits; /* RNR NAKs received */
@@ -84,6 +85,7 @@ struct vur_tp_qp_stats {
 	uint64_t retx_bytes;
 	uint64_t ecn_ce_rx, cnp_sent, cnp_rx;
 	uint64_t ooo_held;
+	uint64_t probes;
 	uint64_t nak_seq, nak_inv, nak_access, nak_op;
 	uint64_t rnr_nak_sent;
 	uint64_t rnr_waits;
@@ -119,6 +121,7 @@ struct vur_tp_qp_info {
 	uint32_t una;         /* RC: first PSN not acknowledged */
 	uint32_t window;      /* RC: packets it may have unacknowledged (tp_window.h) */
 	uint32_t rate_mbps;   /* RC, UC: the rate congestion control allows; 0: the line rate */
+	uint32_t srtt_us;     /* RC: the smoothed round trip; 0 before the first */
 	struct vur_tp_qp_stats stats;
 };
 
