@@ -1,0 +1,902 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of the RC requester and completer, without a VM and without a
+ * peer engine: one RC QP of a real engine (RDMA objects made by the control
+ * operations, bound through the engine's hooks) over a fake guest memory.
+ * The test plays the driver and the peer: it puts send WRs into the QP's
+ * wqe[] itself (the send virtqueue is not served), takes the packets the
+ * requester builds and parses them, feeds the completer ACKs, NAKs and READ
+ * responses it builds itself, moves a fake clock for the timers, and reads
+ * the CQEs from a real split ring in the fake memory. Each case is named for
+ * the rule it proves (ROCE-DEV-RETX-1 to -5); the in-flight window's pure
+ * functions (tp_window.h) are tested on their own.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_mbuf.h>
+#include <rte_vhost.h>
+
+#include "net/net_dev.h"
+#include "net/net_state.h"
+#include "net/net_switch.h"
+#include "rdma/rdma_ops.h"
+#include "tests/tap.h"
+#include "transport/pkt.h"
+#include "transport/tp.h"
+
+/* The fake guest memory and what lives in it. */
+#define GPA0       0x100000ULL
+#define RAM_SZ     (1u << 20)
+#define QSZ        64 /* every virtqueue */
+#define CQ_DESC    (GPA0 + 0x0000)
+#define CQ_AVAIL   (GPA0 + 0x1000)
+#define CQ_USED    (GPA0 + 0x2000)
+#define CQE_BUF    (GPA0 + 0x4000) /* QSZ CQEs of 64 bytes */
+#define RQ_DESC    (GPA0 + 0x6000)
+#define RQ_AVAIL   (GPA0 + 0x7000)
+#define RQ_USED    (GPA0 + 0x8000)
+#define RQ_WR      (GPA0 + 0x9000)  /* receive WRs, 64 bytes each */
+#define SRC_GPA    (GPA0 + 0x10000) /* what SENDs send and READs are read from */
+#define DST_GPA    (GPA0 + 0x40000) /* where READ responses and receives go */
+#define CQE_SLOT   64
+
+#define PMTU       256
+#define SQ_PSN     0xfffffeu /* PSNs wrap within the first message */
+#define DEST_QPN   0x77
+#define REMOTE_VA  0x7f0000000000ULL
+#define REMOTE_KEY 0x1234
+#define TIMEOUT    14 /* 4.096 us << 14: 67 ms */
+#define RETRY_CNT  3
+#define RNR_RETRY  3
+
+static struct rte_mempool *hdr_pool, *ext_pool;
+static uint8_t *ram;
+static struct rte_vhost_memory *mem;
+
+static struct vur_rdma_dev rd;
+static struct vur_net_state filter;
+static struct vur_net_dev nd;
+static struct vur_switch sw;
+static struct vur_tp_dev td;
+
+static struct vur_rdma_mr *mr;
+static struct vur_rdma_cq *cq;
+static struct vur_rdma_qp *qp;
+static struct vur_tp_qp *t;
+static uint16_t cqes_seen;
+static uint64_t now = 1000000000ULL; /* the fake clock, ns */
+
+static void *
+at(uint64_t gpa)
+{
+	return ram + (gpa - GPA0);
+}
+
+static uint16_t
+vq_size(void *arg, uint32_t vq)
+{
+	RTE_SET_USED(arg);
+	RTE_SET_USED(vq);
+	return QSZ;
+}
+
+static bool
+mem_ok(void *arg, uint64_t gpa, uint64_t len)
+{
+	RTE_SET_USED(arg);
+	return gpa >= GPA0 && len <= RAM_SZ && gpa - GPA0 <= RAM_SZ - len;
+}
+
+/* A split ring in the fake memory whose every descriptor is one buffer. */
+static void
+ring_init(struct vur_tp_ring *r, uint64_t desc_gpa, uint64_t avail_gpa, uint64_t used_gpa)
+{
+	vur_split_ring_init(&r->ring, QSZ, at(desc_gpa), at(avail_gpa), at(used_gpa), 0, 0, false);
+	r->started = true;
+	r->active = true;
+}
+
+static void
+ring_offer(uint64_t desc_gpa, uint64_t avail_gpa, uint16_t i, uint64_t buf, uint32_t len,
+		uint16_t flags)
+{
+	struct vring_desc *d = at(desc_gpa);
+	struct vring_avail *a = at(avail_gpa);
+
+	d[i] = (struct vring_desc){ .addr = buf, .len = len, .flags = flags };
+	a->ring[a->idx % QSZ] = i;
+	a->idx++;
+}
+
+struct opts {
+	uint8_t timeout;
+	bool peer_local;
+};
+
+static const struct opts defaults = { .timeout = TIMEOUT };
+
+/*
+ * A device with one PD, a DMA MR over all of its memory, a CQ whose ring
+ * holds QSZ empty CQE buffers, and an RC QP in RTS (path MTU 256) whose
+ * send virtqueue the engine does not serve.
+ */
+static void
+setup_with(const struct opts *o)
+{
+	const struct vur_rdma_env env = {
+		.vq_size = vq_size,
+		.mem_ok = mem_ok,
+		.n_pairs = 1,
+		.port_mtu = VIRTIO_IB_MTU_1024,
+		.hooks = &vur_tp_hooks,
+		.hooks_arg = &td,
+	};
+	static const uint8_t steps[][2] = {
+		{ VIRTIO_IB_QPS_RESET, VIRTIO_IB_QPS_INIT },
+		{ VIRTIO_IB_QPS_INIT, VIRTIO_IB_QPS_RTR },
+		{ VIRTIO_IB_QPS_RTR, VIRTIO_IB_QPS_RTS },
+	};
+	struct virtio_rdma_cmd_get_dma_mr mc = {
+		.access_flags = rte_cpu_to_le_32(VIRTIO_IB_ACCESS_ALL),
+	};
+	struct virtio_rdma_cmd_create_qp qc = {
+		.qp_type = VIRTIO_IB_QPT_RC,
+		.cap = {
+			.max_send_wr = rte_cpu_to_le_32(QSZ),
+			.max_recv_wr = rte_cpu_to_le_32(QSZ),
+			.max_send_sge = rte_cpu_to_le_32(4),
+			.max_recv_sge = rte_cpu_to_le_32(4),
+			.max_inline_data = rte_cpu_to_le_32(VIRTIO_NET_ROCE_MAX_INLINE),
+		},
+	};
+	struct vur_rdma_limits l;
+	uint32_t pdn = 0, cqn = 0, qpn = 0;
+
+	memset(ram, 0, RAM_SZ);
+	for (uint32_t i = 0; i < 0x30000; i++) /* the bytes SENDs carry and READs fetch */
+		*(uint8_t *)at(SRC_GPA + i) = (uint8_t)(i * 7 + i / 256);
+	cqes_seen = 0;
+	memset(&nd, 0, sizeof(nd));
+	memset(&sw, 0, sizeof(sw));
+	memcpy(filter.mac, "\x52\x54\x00\x00\x00\x01", 6);
+	nd.filter = &filter;
+	nd.slot = 0;
+	vur_tp_init(&td, &rd, &nd);
+	td.mem = mem;
+	vur_rdma_limits_default(&l, 8, 4);
+	TAP_CHECK(vur_rdma_dev_init(&rd, "rc_test", &l, &env) == 0);
+	TAP_CHECK(vur_rdma_create_pd(&rd, &pdn) == 0);
+	mc.pdn = rte_cpu_to_le_32(pdn);
+	TAP_CHECK(vur_rdma_get_dma_mr(&rd, &mc, &mr) == 0);
+	TAP_CHECK(vur_rdma_create_cq(&rd, QSZ, &cqn) == 0);
+	cq = vur_pool_get(&rd.cqs, cqn);
+	ring_init(&cq->tp->ring, CQ_DESC, CQ_AVAIL, CQ_USED);
+	for (uint16_t i = 0; i < QSZ; i++)
+		ring_offer(CQ_DESC, CQ_AVAIL, i, CQE_BUF + i * CQE_SLOT, CQE_SLOT,
+				VRING_DESC_F_WRITE);
+	qc.pdn = rte_cpu_to_le_32(pdn);
+	qc.send_cqn = qc.recv_cqn = rte_cpu_to_le_32(cqn);
+	TAP_CHECK(vur_rdma_create_qp(&rd, &qc, &qpn) == 0);
+	qp = vur_pool_get(&rd.qps, qpn);
+	t = qp->tp;
+	/* what MODIFY_QP to RTS would have set, then the engine told of each step */
+	qp->attr.path_mtu = VIRTIO_IB_MTU_256;
+	qp->attr.timeout = o->timeout;
+	qp->attr.retry_cnt = RETRY_CNT;
+	qp->attr.rnr_retry = RNR_RETRY;
+	qp->attr.max_rd_atomic = 4;
+	qp->attr.max_dest_rd_atomic = 4;
+	qp->attr.min_rnr_timer = 1;
+	qp->attr.sq_psn = SQ_PSN;
+	qp->attr.rq_psn = 500;
+	qp->attr.dest_qp_num = DEST_QPN;
+	qp->attr.access_flags = VIRTIO_IB_ACCESS_ALL;
+	memcpy(qp->attr.av.sgid, vur_pkt_v4_mapped, 12);
+	memcpy(qp->attr.av.dgid, vur_pkt_v4_mapped, 12);
+	memcpy(qp->attr.av.sgid + 12, "\x0a\x00\x00\x01", 4);
+	memcpy(qp->attr.av.dgid + 12, "\x0a\x00\x00\x02", 4);
+	memcpy(qp->attr.av.dmac, "\x52\x54\x00\x00\x00\x02", 6);
+	qp->attr.av.hop_limit = 64;
+	for (size_t i = 0; i < RTE_DIM(steps); i++) {
+		qp->attr.state = steps[i][1];
+		vur_tp_hooks.qp_modified(&td, qp, steps[i][0]);
+	}
+	/* the switch only as far as the engine needs one: its pools (no data path) */
+	sw.rdma_pool = hdr_pool;
+	sw.rdma_ext_pool = ext_pool;
+	nd.sw = &sw;
+	t->peer_local = o->peer_local;
+}
+
+static void
+setup(void)
+{
+	setup_with(&defaults);
+}
+
+static void
+teardown(void)
+{
+	vur_tp_publish(&td);
+	cq->tp->ring.active = false; /* nothing to hand back to librte_vhost */
+	t->rq.active = false;
+	nd.sw = NULL;
+	vur_rdma_dev_fini(&rd);
+	/* every packet built was freed: by the test or by the engine */
+	TAP_CHECK(rte_mempool_avail_count(hdr_pool) == hdr_pool->size);
+	TAP_CHECK(rte_mempool_avail_count(ext_pool) == ext_pool->size);
+}
+
+/* The driver posts a send WR (signalled): the engine has taken it from the ring. */
+static struct vur_swqe *
+post(uint8_t opcode, uint32_t len, uint64_t wr_id)
+{
+	struct vur_swqe *w = &t->wqe[t->tail % t->nwqe];
+
+	memset(w, 0, offsetof(struct vur_swqe, sge));
+	w->head = (uint16_t)(t->tail % t->nwqe);
+	w->wr_id = wr_id;
+	w->opcode = opcode;
+	w->flags = VIRTIO_IB_SEND_SIGNALED;
+	w->status = VIRTIO_IB_WC_SUCCESS;
+	w->state = VUR_SWQE_POSTED;
+	w->length = len;
+	w->num_sge = 1;
+	if (opcode == VIRTIO_IB_WR_RDMA_READ) {
+		w->remote_addr = REMOTE_VA;
+		w->rkey = REMOTE_KEY;
+		w->sge[0] = (struct vur_tp_sge){ .addr = DST_GPA, .length = len, .lkey = mr->lkey };
+	} else {
+		w->remote_addr = REMOTE_VA;
+		w->rkey = REMOTE_KEY;
+		w->sge[0] = (struct vur_tp_sge){ .addr = SRC_GPA, .length = len, .lkey = mr->lkey };
+	}
+	t->tail++;
+	return w;
+}
+
+/* A SEND of up to 512 bytes of inline data. */
+static void
+post_inline(uint32_t len, uint64_t wr_id)
+{
+	struct vur_swqe *w = post(VIRTIO_IB_WR_SEND, len, wr_id);
+
+	w->flags |= VIRTIO_IB_SEND_INLINE;
+	w->num_sge = 0;
+	w->inline_len = (uint16_t)len;
+	memcpy(w->inline_data, at(SRC_GPA), len);
+}
+
+/* What one packet the requester sent says. */
+struct sent {
+	uint8_t opcode;
+	uint32_t psn;
+	bool ack_req;
+	uint64_t va;
+	uint32_t rkey, dma_len;
+	uint32_t pay_len;
+	uint32_t npkts;
+	bool payload_ok; /* the bytes of the message at its offset */
+};
+
+#define MAX_OUT 256
+
+/* PSN @base + @n. */
+static uint32_t
+psn(uint32_t n)
+{
+	return vur_psn_add(SQ_PSN, n);
+}
+
+/* The send WR that holds PSN @at: where a packet's payload comes from. */
+static const struct vur_swqe *
+wr_of(uint32_t at)
+{
+	for (uint32_t i = t->head; i != t->started; i++) {
+		const struct vur_swqe *w = &t->wqe[i % t->nwqe];
+
+		if (vur_psn_diff(at, w->first_psn) >= 0 &&
+				vur_psn_diff(at, vur_psn_add(w->first_psn, w->span)) < 0)
+			return w;
+	}
+	return NULL;
+}
+
+/* Run the requester with a budget of @max packets; what went is in @s. */
+static uint16_t
+request(struct sent *s, uint16_t max)
+{
+	struct rte_mbuf *out[MAX_OUT];
+	uint8_t buf[8192];
+	const struct vur_swqe *w;
+	struct vur_pkt p;
+	uint16_t n;
+	uint32_t off;
+
+	n = vur_tp_requester(&td, t, out, RTE_MIN(max, (uint16_t)MAX_OUT), now);
+	for (uint16_t i = 0; i < n; i++) {
+		memset(&s[i], 0, sizeof(s[i]));
+		if (vur_pkt_parse(out[i], &p) != VUR_PKT_OK) {
+			TAP_CHECK(!"a packet the parser takes");
+			continue;
+		}
+		s[i] = (struct sent){
+			.opcode = p.h.opcode,
+			.psn = p.h.psn,
+			.ack_req = p.h.ack_req,
+			.va = p.h.va,
+			.rkey = p.h.rkey,
+			.dma_len = p.h.dma_len,
+			.pay_len = p.pay_len,
+			.npkts = p.npkts,
+		};
+		/* every message here is the bytes at SRC_GPA */
+		w = wr_of(p.h.psn);
+		off = w != NULL ? (uint32_t)vur_psn_diff(p.h.psn, w->first_psn) * PMTU : 0;
+		s[i].payload_ok = w != NULL && p.pay_len <= sizeof(buf) &&
+				vur_pkt_copy_payload(&p, 0, buf, p.pay_len) == p.pay_len &&
+				memcmp(buf, at(SRC_GPA + off), p.pay_len) == 0;
+		rte_pktmbuf_free(out[i]);
+	}
+	vur_tp_publish(&td);
+	return n;
+}
+
+/* The peer answers: a packet of @opcode with an AETH or a payload, to the completer. */
+static void
+respond(uint8_t opcode, uint32_t at_psn, uint8_t syndrome, const void *data, uint32_t len)
+{
+	struct vur_pkt_addr a = t->path;
+	struct vur_pkt_hdrs h = {
+		.opcode = opcode,
+		.dest_qpn = qp->obj.index,
+		.psn = at_psn,
+		.syndrome = syndrome,
+	};
+	struct rte_mbuf *m;
+	struct vur_pkt p;
+
+	/* from the peer: its addresses swapped */
+	memcpy(a.sgid, t->path.dgid, 16);
+	memcpy(a.dgid, t->path.sgid, 16);
+	m = vur_pkt_build(hdr_pool, &a, &h, len);
+	if (m == NULL || (len > 0 && vur_pkt_append_copy(m, data, len) != 0) ||
+			vur_pkt_parse(m, &p) != VUR_PKT_OK) {
+		TAP_CHECK(!"a response built and parsed");
+		rte_pktmbuf_free(m);
+		return;
+	}
+	vur_tp_completer(&td, t, &p, now);
+	rte_pktmbuf_free(m);
+	vur_tp_publish(&td);
+}
+
+static void
+ack(uint32_t at_psn)
+{
+	respond(VUR_TRANSPORT_RC | VUR_OP_ACK, at_psn, VUR_AETH_ACK | VUR_AETH_CREDIT_INVALID, NULL,
+			0);
+}
+
+static void
+nak(uint32_t at_psn, uint8_t syndrome)
+{
+	respond(VUR_TRANSPORT_RC | VUR_OP_ACK, at_psn, syndrome, NULL, 0);
+}
+
+/* READ response @k (0-based) of a READ of @len bytes from REMOTE_VA, at PSN @at_psn. */
+static void
+read_response(uint8_t op, uint32_t at_psn, uint32_t k, uint32_t len)
+{
+	uint32_t n = RTE_MIN((uint32_t)PMTU, len - k * PMTU);
+
+	respond(VUR_TRANSPORT_RC | op, at_psn, VUR_AETH_ACK | VUR_AETH_CREDIT_INVALID,
+			at(SRC_GPA + k * PMTU), n);
+}
+
+/* The next CQE the engine wrote, if any. */
+static bool
+cqe(struct virtio_rdma_cq_req *e)
+{
+	struct vring_used *u = at(CQ_USED);
+
+	if (u->idx == cqes_seen)
+		return false;
+	memcpy(e, at(CQE_BUF + u->ring[cqes_seen % QSZ].id * CQE_SLOT), sizeof(*e));
+	cqes_seen++;
+	return true;
+}
+
+/* The next CQE is for @wr_id with @status (and @byte_len when it succeeds). */
+static bool
+cqe_is(uint64_t wr_id, uint8_t status, uint8_t opcode, uint32_t byte_len)
+{
+	struct virtio_rdma_cq_req e;
+
+	if (!cqe(&e)) {
+		printf("# no CQE for WR %" PRIu64 "\n", wr_id);
+		return false;
+	}
+	if (rte_le_to_cpu_64(e.wr_id) != wr_id || e.status != status || e.opcode != opcode ||
+			rte_le_to_cpu_32(e.byte_len) != byte_len) {
+		printf("# CQE wr_id %" PRIu64 " status %u opcode %u byte_len %u, want %" PRIu64
+		       " %u %u %u\n",
+				(uint64_t)rte_le_to_cpu_64(e.wr_id), e.status, e.opcode,
+				rte_le_to_cpu_32(e.byte_len), wr_id, status, opcode, byte_len);
+		return false;
+	}
+	return true;
+}
+
+static bool
+no_cqe(void)
+{
+	struct virtio_rdma_cq_req e;
+
+	return !cqe(&e);
+}
+
+static const uint8_t SEND_FIRST = VUR_TRANSPORT_RC | VUR_OP_SEND_FIRST;
+static const uint8_t SEND_MIDDLE = VUR_TRANSPORT_RC | VUR_OP_SEND_MIDDLE;
+static const uint8_t SEND_LAST = VUR_TRANSPORT_RC | VUR_OP_SEND_LAST;
+static const uint8_t SEND_ONLY = VUR_TRANSPORT_RC | VUR_OP_SEND_ONLY;
+
+/* A 4-packet SEND sent whole: PSNs 0..3 from SQ_PSN (they wrap after the second). */
+static void
+send_four(void)
+{
+	struct sent s[8];
+
+	post(VIRTIO_IB_WR_SEND, 4 * PMTU, 1);
+	TAP_CHECK(request(s, 32) == 4);
+	TAP_CHECK(s[0].opcode == SEND_FIRST && s[0].psn == psn(0) && s[0].payload_ok);
+	TAP_CHECK(s[1].opcode == SEND_MIDDLE && s[1].psn == psn(1) && s[1].payload_ok);
+	TAP_CHECK(s[2].opcode == SEND_MIDDLE && s[2].psn == psn(2) && s[2].payload_ok);
+	TAP_CHECK(s[3].opcode == SEND_LAST && s[3].psn == psn(3) && s[3].ack_req);
+	TAP_CHECK(s[3].payload_ok && s[3].pay_len == PMTU);
+	TAP_CHECK(t->una == psn(0) && t->sent_psn == psn(4));
+	TAP_CHECK(t->retx_deadline == now + vur_tp_timeout_ns(TIMEOUT));
+}
+
+/*
+ * ROCE-DEV-RETX-1: a 4-packet SEND, a timeout (one retry used, all four
+ * again), then an ACK of its second PSN: nothing completes, una moves to the
+ * third, the retry count is whole again and the timer starts anew.
+ */
+static void
+ack_inside_message_steps(void)
+{
+	struct sent s[8];
+	uint64_t deadline;
+
+	send_four();
+	now = t->retx_deadline + 1;
+	vur_tp_timers(&td, t, now);
+	TAP_CHECK(t->stats.timeouts == 1 && t->retry_left == RETRY_CNT - 1);
+	TAP_CHECK(request(s, 32) == 4 && s[0].psn == psn(0) && s[0].opcode == SEND_FIRST);
+	TAP_CHECK(t->stats.retransmits == 4);
+	deadline = t->retx_deadline;
+	now += 1000;
+	ack(psn(1));
+	TAP_CHECK(no_cqe());
+	TAP_CHECK(t->head == 0 && t->una == psn(2));
+	TAP_CHECK(t->retry_left == RETRY_CNT);
+	TAP_CHECK(t->retx_deadline == now + vur_tp_timeout_ns(TIMEOUT));
+	TAP_CHECK(t->retx_deadline > deadline);
+}
+
+static void
+ack_inside_message(void)
+{
+	setup();
+	ack_inside_message_steps();
+	teardown();
+}
+
+/*
+ * ROCE-DEV-RETX-2: after that ACK, a timeout sends again from the first
+ * unacknowledged PSN (the third, MIDDLE then LAST), not from the message's
+ * start; counted as retransmissions; the window back at its minimum.
+ */
+static void
+timeout_resends_from_una(void)
+{
+	struct sent s[8];
+	uint64_t retx;
+
+	setup();
+	ack_inside_message_steps();
+	retx = t->stats.retransmits;
+	now = t->retx_deadline + 1;
+	vur_tp_timers(&td, t, now);
+	TAP_CHECK(t->stats.timeouts == 2 && t->retry_left == RETRY_CNT - 1);
+	TAP_CHECK(t->win.cwnd == VUR_TP_WIN_MIN);
+	TAP_CHECK(request(s, 32) == 2);
+	TAP_CHECK(s[0].psn == psn(2) && s[0].opcode == SEND_MIDDLE && s[0].payload_ok);
+	TAP_CHECK(s[1].psn == psn(3) && s[1].opcode == SEND_LAST && s[1].payload_ok);
+	TAP_CHECK(s[1].ack_req);
+	TAP_CHECK(t->stats.retransmits == retx + 2);
+	TAP_CHECK(t->stats.retx_bytes == 6 * PMTU);
+	ack(psn(3));
+	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 4 * PMTU));
+	TAP_CHECK(t->head == 1 && t->retx_deadline == 0 && t->stats.wr_errors == 0);
+	teardown();
+}
+
+static const uint8_t READ_REQ = VUR_TRANSPORT_RC | VUR_OP_READ_REQ;
+
+/*
+ * ROCE-DEV-RETX-3: a READ of four responses; the first two placed, then the
+ * fourth (a gap) asks at once for the rest: PSN first + 2, VA + 512, 512
+ * bytes. A second gap before progress asks nothing more. The rest completes
+ * the WR with the data in place.
+ */
+static void
+read_remainder(void)
+{
+	const uint32_t len = 4 * PMTU;
+	uint64_t drops;
+	struct sent s[8];
+
+	setup();
+	post(VIRTIO_IB_WR_RDMA_READ, len, 7);
+	TAP_CHECK(request(s, 32) == 1);
+	TAP_CHECK(s[0].opcode == READ_REQ && s[0].psn == psn(0) && s[0].ack_req);
+	TAP_CHECK(s[0].va == REMOTE_VA && s[0].rkey == REMOTE_KEY && s[0].dma_len == len);
+	TAP_CHECK(t->sent_psn == psn(4));
+	read_response(VUR_OP_READ_RESP_FIRST, psn(0), 0, len);
+	read_response(VUR_OP_READ_RESP_MIDDLE, psn(1), 1, len);
+	TAP_CHECK(t->una == psn(2) && no_cqe());
+	drops = t->stats.drops;
+	read_response(VUR_OP_READ_RESP_LAST, psn(3), 3, len); /* the third is lost */
+	TAP_CHECK(t->stats.drops == drops + 1);
+	TAP_CHECK(request(s, 32) == 1);
+	TAP_CHECK(s[0].opcode == READ_REQ && s[0].psn == psn(2));
+	TAP_CHECK(s[0].va == REMOTE_VA + 2 * PMTU && s[0].dma_len == 2 * PMTU);
+	TAP_CHECK(s[0].rkey == REMOTE_KEY);
+	/* the same gap again before anything came: asked already */
+	read_response(VUR_OP_READ_RESP_LAST, psn(3), 3, len);
+	TAP_CHECK(request(s, 32) == 0);
+	TAP_CHECK(no_cqe());
+	read_response(VUR_OP_READ_RESP_MIDDLE, psn(2), 2, len);
+	read_response(VUR_OP_READ_RESP_LAST, psn(3), 3, len);
+	TAP_CHECK(cqe_is(7, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_RDMA_READ, len));
+	TAP_CHECK(memcmp(at(DST_GPA), at(SRC_GPA), len) == 0);
+	TAP_CHECK(t->una == psn(4) && t->head == 1 && t->retx_deadline == 0);
+	TAP_CHECK(t->stats.wr_errors == 0);
+	teardown();
+}
+
+/*
+ * ROCE-DEV-RETX-3: an ACK past a READ that lacks responses (the SEND behind
+ * it acknowledged) asks for the READ's rest at once.
+ */
+static void
+read_remainder_after_ack(void)
+{
+	const uint32_t len = 4 * PMTU;
+	struct sent s[8];
+
+	setup();
+	post(VIRTIO_IB_WR_RDMA_READ, len, 7);
+	post_inline(100, 8);
+	TAP_CHECK(request(s, 32) == 2);
+	TAP_CHECK(s[0].opcode == READ_REQ && s[0].psn == psn(0));
+	TAP_CHECK(s[1].opcode == SEND_ONLY && s[1].psn == psn(4) && s[1].pay_len == 100);
+	TAP_CHECK(s[1].payload_ok);
+	read_response(VUR_OP_READ_RESP_FIRST, psn(0), 0, len);
+	ack(psn(4)); /* responses 1..3 lost */
+	TAP_CHECK(no_cqe());
+	TAP_CHECK(request(s, 1) == 1);
+	TAP_CHECK(s[0].opcode == READ_REQ && s[0].psn == psn(1));
+	TAP_CHECK(s[0].va == REMOTE_VA + PMTU && s[0].dma_len == 3 * PMTU);
+	for (uint32_t k = 1; k < 4; k++)
+		read_response(k < 3 ? VUR_OP_READ_RESP_MIDDLE : VUR_OP_READ_RESP_LAST, psn(k), k,
+				len);
+	TAP_CHECK(cqe_is(7, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_RDMA_READ, len));
+	TAP_CHECK(memcmp(at(DST_GPA), at(SRC_GPA), len) == 0);
+	ack(psn(4));
+	TAP_CHECK(cqe_is(8, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 100));
+	TAP_CHECK(t->head == 2 && t->stats.wr_errors == 0);
+	teardown();
+}
+
+/*
+ * ROCE-DEV-RETX-4: a NAK for a WR not yet sent whole completes it with the
+ * NAK's error; nothing more of it goes, the WR behind it is flushed.
+ */
+static void
+nak_error_mid_message(const struct opts *o, uint32_t nak_at, uint8_t code, uint8_t status)
+{
+	struct sent s[16];
+
+	setup_with(o);
+	post(VIRTIO_IB_WR_SEND, 8 * PMTU, 1);
+	post(VIRTIO_IB_WR_SEND, PMTU, 2);
+	TAP_CHECK(request(s, 3) == 3);
+	TAP_CHECK(s[0].opcode == SEND_FIRST && s[2].opcode == SEND_MIDDLE && s[2].psn == psn(2));
+	TAP_CHECK(t->retx_deadline == (o->timeout != 0 ? now + vur_tp_timeout_ns(o->timeout) : 0));
+	nak(psn(nak_at), VUR_AETH_NAK | code);
+	TAP_CHECK(cqe_is(1, status, VIRTIO_IB_WC_SEND, 0));
+	TAP_CHECK(t->stats.wr_errors == 1 && qp->attr.state == VIRTIO_IB_QPS_ERR);
+	TAP_CHECK(request(s, 16) == 0);
+	TAP_CHECK(cqe_is(2, VIRTIO_IB_WC_WR_FLUSH_ERR, VIRTIO_IB_WC_SEND, 0));
+	TAP_CHECK(no_cqe() && t->head == t->tail && t->stats.tx_pkts == 3);
+	TAP_CHECK(t->retx_deadline == 0);
+	teardown();
+}
+
+static void
+nak_mid_message(void)
+{
+	const struct opts no_timer = { .timeout = 0 };
+
+	nak_error_mid_message(&defaults, 0, VUR_NAK_REM_ACCESS, VIRTIO_IB_WC_REM_ACCESS_ERR);
+	nak_error_mid_message(&defaults, 1, VUR_NAK_INV_REQ, VIRTIO_IB_WC_REM_INV_REQ_ERR);
+	nak_error_mid_message(&defaults, 2, VUR_NAK_REM_OP, VIRTIO_IB_WC_REM_OP_ERR);
+	/* no timer: the NAK still ends it */
+	nak_error_mid_message(&no_timer, 0, VUR_NAK_REM_ACCESS, VIRTIO_IB_WC_REM_ACCESS_ERR);
+	nak_error_mid_message(&no_timer, 1, VUR_NAK_INV_REQ, VIRTIO_IB_WC_REM_INV_REQ_ERR);
+}
+
+/*
+ * ROCE-DEV-RETX-4: an RNR NAK while a message is partly sent: nothing goes
+ * until the wait it names ends, then from the NAK's PSN.
+ */
+static void
+rnr_nak_mid_message(void)
+{
+	uint64_t wait = vur_tp_rnr_ns(1);
+	struct sent s[16];
+
+	setup();
+	post(VIRTIO_IB_WR_SEND, 8 * PMTU, 1);
+	TAP_CHECK(request(s, 3) == 3);
+	nak(psn(2), VUR_AETH_RNR_NAK | 1);
+	TAP_CHECK(no_cqe() && t->una == psn(2) && t->stats.rnr_waits == 1);
+	TAP_CHECK(t->rnr_deadline == now + wait && t->retx_deadline == 0);
+	TAP_CHECK(request(s, 16) == 0);
+	now += wait / 2;
+	vur_tp_timers(&td, t, now);
+	TAP_CHECK(request(s, 16) == 0);
+	now += wait;
+	vur_tp_timers(&td, t, now);
+	TAP_CHECK(t->rnr_deadline == 0);
+	TAP_CHECK(request(s, 16) == 6);
+	TAP_CHECK(s[0].psn == psn(2) && s[0].opcode == SEND_MIDDLE && s[0].payload_ok);
+	TAP_CHECK(s[5].psn == psn(7) && s[5].opcode == SEND_LAST && s[5].payload_ok);
+	TAP_CHECK(t->stats.retransmits == 1 && t->stats.timeouts == 0);
+	ack(psn(7));
+	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 8 * PMTU));
+	TAP_CHECK(t->qp->attr.state == VIRTIO_IB_QPS_RTS);
+	teardown();
+}
+
+/* ACKs and NAKs for PSNs never sent, or older than what is acknowledged, are dropped. */
+static void
+stale_and_unsent_psns(void)
+{
+	struct sent s[8];
+	uint64_t drops, deadline;
+
+	setup();
+	send_four();
+	drops = t->stats.drops;
+	ack(psn(4)); /* never sent */
+	ack(psn(100));
+	nak(psn(4), VUR_AETH_NAK | VUR_NAK_REM_ACCESS);
+	TAP_CHECK(t->stats.drops == drops + 3);
+	TAP_CHECK(no_cqe() && t->una == psn(0) && qp->attr.state == VIRTIO_IB_QPS_RTS);
+	now += 1000;
+	ack(psn(1));
+	TAP_CHECK(t->una == psn(2) && t->stats.drops == drops + 3);
+	deadline = t->retx_deadline;
+	now += 1000;
+	ack(psn(0));                                    /* older than the last */
+	nak(psn(1), VUR_AETH_NAK | VUR_NAK_REM_ACCESS); /* acknowledged already */
+	nak(psn(0), VUR_AETH_NAK | VUR_NAK_PSN_SEQ);
+	TAP_CHECK(t->stats.drops == drops + 6);
+	/* the last ACK again: nothing new, the timer not renewed */
+	ack(psn(1));
+	TAP_CHECK(t->una == psn(2) && t->retx_deadline == deadline);
+	TAP_CHECK(no_cqe() && t->head == 0 && qp->attr.state == VIRTIO_IB_QPS_RTS);
+	TAP_CHECK(request(s, 8) == 0 && t->stats.wr_errors == 0);
+	ack(psn(3));
+	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 4 * PMTU));
+	/* nothing outstanding: any response is stale */
+	ack(psn(3));
+	TAP_CHECK(t->stats.drops == drops + 7 && no_cqe());
+	teardown();
+}
+
+/* Post @n 4-packet SENDs with wr_id 1..n. */
+static void
+post_many(uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		post(VIRTIO_IB_WR_SEND, 4 * PMTU, i + 1);
+}
+
+/*
+ * The in-flight window: a burst sends no more than the window; ACKs open it
+ * (slow start: by the packets acknowledged); a PSN sequence NAK halves it
+ * once per loss episode.
+ */
+static void
+window(void)
+{
+	struct sent s[MAX_OUT];
+	uint16_t n;
+
+	setup();
+	post_many(40);
+	TAP_CHECK(request(s, MAX_OUT) == VUR_TP_WIN_INIT);
+	TAP_CHECK(s[VUR_TP_WIN_INIT - 1].psn == psn(VUR_TP_WIN_INIT - 1));
+	TAP_CHECK(request(s, MAX_OUT) == 0);
+	/* ACKs asked for at least four times per window: every 16 packets, LAST or not */
+	ack(psn(7));
+	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 4 * PMTU));
+	TAP_CHECK(cqe_is(2, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 4 * PMTU));
+	TAP_CHECK(t->win.cwnd == VUR_TP_WIN_INIT + 8);
+	TAP_CHECK(request(s, MAX_OUT) == 16 && s[0].psn == psn(64) && s[15].psn == psn(79));
+	/* a PSN sequence NAK at 20: 20 acknowledged (cwnd 84), then halved, from 20 again */
+	nak(psn(20), VUR_AETH_NAK | VUR_NAK_PSN_SEQ);
+	TAP_CHECK(t->una == psn(20) && t->win.cwnd == 42 && t->win.losses == 1);
+	TAP_CHECK(t->retry_left == RETRY_CNT);
+	/* the same NAK again, no progress: a retry spent, the window not halved again */
+	nak(psn(20), VUR_AETH_NAK | VUR_NAK_PSN_SEQ);
+	TAP_CHECK(t->win.cwnd == 42 && t->win.losses == 1 && t->retry_left == RETRY_CNT - 1);
+	/* a later NAK within the episode (before what was sent when it began): not again */
+	nak(psn(24), VUR_AETH_NAK | VUR_NAK_PSN_SEQ);
+	TAP_CHECK(t->una == psn(24) && t->win.cwnd == 42 && t->win.losses == 1);
+	for (int i = 0; i < 4; i++) /* WRs 3 to 6: PSNs 8 to 23 */
+		TAP_CHECK(cqe_is((uint64_t)i + 3, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND,
+				4 * PMTU));
+	n = request(s, MAX_OUT);
+	TAP_CHECK(n == 42 && s[0].psn == psn(24) && s[0].opcode == SEND_FIRST);
+	TAP_CHECK(s[n - 1].psn == psn(24 + 41));
+	TAP_CHECK(t->stats.wr_errors == 0 && qp->attr.state == VIRTIO_IB_QPS_RTS);
+	teardown();
+}
+
+/* ACKs are asked for every quarter window within a long message (at most every 64 packets). */
+static void
+window_ack_requests(void)
+{
+	struct sent s[MAX_OUT];
+	uint32_t asks = 0;
+
+	setup();
+	post(VIRTIO_IB_WR_SEND, 32 * PMTU, 1);
+	post(VIRTIO_IB_WR_SEND, 32 * PMTU, 2);
+	TAP_CHECK(request(s, MAX_OUT) == 64);
+	for (int i = 0; i < 64; i++) {
+		asks += s[i].ack_req;
+		if (s[i].ack_req)
+			TAP_CHECK(i % 16 == 15);
+	}
+	TAP_CHECK(asks == 4);
+	teardown();
+}
+
+/* Towards an engine of this backend: no window (and whole messages in one packet). */
+static void
+window_peer_local(void)
+{
+	const struct opts local = { .timeout = TIMEOUT, .peer_local = true };
+	struct sent s[MAX_OUT];
+	uint32_t pkts = 0;
+	uint16_t n;
+
+	setup_with(&local);
+	post_many(40);
+	n = request(s, MAX_OUT);
+	TAP_CHECK(n == 40);
+	for (uint16_t i = 0; i < n; i++)
+		pkts += s[i].npkts;
+	TAP_CHECK(pkts == 160 && t->sent_psn == psn(160));
+	teardown();
+}
+
+/* tp_window.c's pure functions. */
+static void
+window_functions(void)
+{
+	struct vur_tp_window w;
+
+	vur_tp_win_init(&w);
+	TAP_CHECK(w.cwnd == VUR_TP_WIN_INIT && w.ssthresh == VUR_TP_WIN_MAX && !w.recovering);
+	/* anything goes with nothing in flight, even more than the window */
+	TAP_CHECK(vur_tp_win_allows(&w, 0, 5000));
+	TAP_CHECK(vur_tp_win_allows(&w, 60, 4) && !vur_tp_win_allows(&w, 61, 4));
+	/* slow start: by the packets acknowledged */
+	vur_tp_win_acked(&w, 10, 10);
+	TAP_CHECK(w.cwnd == VUR_TP_WIN_INIT + 10);
+	/* a loss halves; another before the recovery point does not */
+	vur_tp_win_loss(&w, 20, 100, false);
+	TAP_CHECK(w.cwnd == 37 && w.ssthresh == 37 && w.recovering && w.recover == 100);
+	TAP_CHECK(w.losses == 1);
+	vur_tp_win_loss(&w, 50, 120, false);
+	TAP_CHECK(w.cwnd == 37 && w.losses == 1 && w.recover == 100);
+	/* congestion avoidance: one packet per window acknowledged */
+	vur_tp_win_acked(&w, 36, 56);
+	TAP_CHECK(w.cwnd == 37 && w.acc == 36 && w.recovering);
+	vur_tp_win_acked(&w, 1, 57);
+	TAP_CHECK(w.cwnd == 38 && w.acc == 0);
+	/* a timeout within the episode still goes to the minimum, ssthresh kept */
+	vur_tp_win_loss(&w, 60, 120, true);
+	TAP_CHECK(w.cwnd == VUR_TP_WIN_MIN && w.ssthresh == 37 && w.losses == 2);
+	TAP_CHECK(w.recover == 120);
+	/* everything sent before it acknowledged: the episode ends, the next loss halves */
+	vur_tp_win_acked(&w, 60, 120);
+	TAP_CHECK(!w.recovering && w.cwnd == 37);
+	vur_tp_win_loss(&w, 130, 200, false);
+	TAP_CHECK(w.cwnd == 18 && w.ssthresh == 18 && w.losses == 3);
+	/* never below the minimum */
+	vur_tp_win_acked(&w, 0, 200);
+	for (int i = 0; i < 5; i++)
+		vur_tp_win_loss(&w, 300 + 100 * (uint32_t)i, 350 + 100 * (uint32_t)i, false);
+	TAP_CHECK(w.cwnd == VUR_TP_WIN_MIN && w.ssthresh == VUR_TP_WIN_MIN);
+	/* never above the maximum */
+	vur_tp_win_init(&w);
+	vur_tp_win_acked(&w, 5000, 5000);
+	TAP_CHECK(w.cwnd == VUR_TP_WIN_MAX);
+	for (int i = 0; i < 4 * VUR_TP_WIN_MAX; i++)
+		vur_tp_win_acked(&w, 1, 5001 + (uint32_t)i);
+	TAP_CHECK(w.cwnd == VUR_TP_WIN_MAX);
+	/* PSNs wrap: an episode begun before the wrap ends after it */
+	vur_tp_win_init(&w);
+	vur_tp_win_loss(&w, 0xfffff0, vur_psn_add(0xfffff0, 32), false);
+	TAP_CHECK(w.cwnd == 32 && w.recovering);
+	vur_tp_win_loss(&w, 5, 40, false); /* 5 is after 0xfffff0, before 16 */
+	TAP_CHECK(w.cwnd == 32 && w.losses == 1);
+	vur_tp_win_acked(&w, 1, 15);
+	TAP_CHECK(w.recovering);
+	vur_tp_win_acked(&w, 1, 16);
+	TAP_CHECK(!w.recovering);
+}
+
+int
+main(void)
+{
+	char *args[] = { "rc_test", "--no-huge", "-m", "64", "--no-pci",
+		"--file-prefix=vur_rc_test", "--no-telemetry", "--log-level=vur.*:warning", NULL };
+
+	if (rte_eal_init((int)RTE_DIM(args) - 1, args) < 0 || vur_pkt_init() < 0) {
+		printf("Bail out! EAL\n");
+		return 1;
+	}
+	hdr_pool = rte_pktmbuf_pool_create(
+			"h", 1023, 0, 0, 8192 + RTE_PKTMBUF_HEADROOM, SOCKET_ID_ANY);
+	ext_pool = rte_pktmbuf_pool_create("x", 1023, 0, 0, 0, SOCKET_ID_ANY);
+	ram = aligned_alloc(4096, RAM_SZ);
+	mem = calloc(1, sizeof(*mem) + sizeof(mem->regions[0]));
+	if (hdr_pool == NULL || ext_pool == NULL || ram == NULL || mem == NULL) {
+		printf("Bail out! pools\n");
+		return 1;
+	}
+	mem->nregions = 1;
+	mem->regions[0].guest_phys_addr = GPA0;
+	mem->regions[0].size = RAM_SZ;
+	mem->regions[0].host_user_addr = (uintptr_t)ram;
+	TAP_RUN(ack_inside_message);
+	TAP_RUN(timeout_resends_from_una);
+	TAP_RUN(read_remainder);
+	TAP_RUN(read_remainder_after_ack);
+	TAP_RUN(nak_mid_message);
+	TAP_RUN(rnr_nak_mid_message);
+	TAP_RUN(stale_and_unsent_psns);
+	TAP_RUN(window);
+	TAP_RUN(window_ack_requests);
+	TAP_RUN(window_peer_local);
+	TAP_RUN(window_functions);
+	free(mem);
+	free(ram);
+	rte_mempool_free(hdr_pool);
+	rte_mempool_free(ext_pool);
+	rte_eal_cleanup();
+	return tap_done();
+}
