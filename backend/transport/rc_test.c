@@ -801,6 +801,124 @@ window_peer_local(void)
 	teardown();
 }
 
+/* The driver posts a receive WR of one s/g element over DST_GPA. */
+static void
+post_recv(uint16_t i, uint64_t wr_id)
+{
+	struct {
+		struct virtio_rdma_rq_req r;
+		struct virtio_rdma_sge sge;
+	} *wr = at(RQ_WR + i * 64);
+
+	wr->r.wr_id = rte_cpu_to_le_64(wr_id);
+	wr->r.num_sge = rte_cpu_to_le_32(1);
+	wr->sge.addr = rte_cpu_to_le_64(DST_GPA);
+	wr->sge.length = rte_cpu_to_le_32(4096);
+	wr->sge.lkey = rte_cpu_to_le_32(mr->lkey);
+	ring_offer(RQ_DESC, RQ_AVAIL, i, RQ_WR + i * 64, sizeof(*wr), 0);
+}
+
+/* A request from the peer reaches the QP's responder. */
+static void
+request_in(uint8_t opcode, uint32_t at_psn, const struct vur_pkt_hdrs *rdma, uint32_t len)
+{
+	struct vur_pkt_hdrs h = *rdma;
+	struct rte_mbuf *m;
+	struct vur_pkt p;
+
+	h.opcode = VUR_TRANSPORT_RC | opcode;
+	h.dest_qpn = qp->obj.index;
+	h.psn = at_psn;
+	h.ack_req = true;
+	m = vur_pkt_build(hdr_pool, &t->path, &h, len);
+	if (m == NULL || (len > 0 && vur_pkt_append_copy(m, at(SRC_GPA), len) != 0) ||
+			vur_pkt_parse(m, &p) != VUR_PKT_OK) {
+		TAP_CHECK(!"a request built and parsed");
+		rte_pktmbuf_free(m);
+		return;
+	}
+	vur_tp_responder(&td, t, &p);
+	rte_pktmbuf_free(m);
+	vur_tp_flush_acks(&td); /* the end of vur_tp_rx */
+	vur_tp_publish(&td);
+}
+
+/* vur_tp_read_responses() with a budget of @max, parsed into @s (the READ from PSN 500). */
+static uint16_t
+responses(struct sent *s, uint16_t max)
+{
+	struct rte_mbuf *out[MAX_OUT];
+	uint8_t buf[PMTU];
+	struct vur_pkt p;
+	uint16_t n;
+
+	n = vur_tp_read_responses(&td, t, out, RTE_MIN(max, (uint16_t)MAX_OUT));
+	for (uint16_t i = 0; i < n; i++) {
+		memset(&s[i], 0, sizeof(s[i]));
+		if (vur_pkt_parse(out[i], &p) != VUR_PKT_OK) {
+			TAP_CHECK(!"a packet the parser takes");
+			continue;
+		}
+		s[i].opcode = p.h.opcode;
+		s[i].psn = p.h.psn;
+		s[i].pay_len = p.pay_len;
+		s[i].dma_len = p.h.syndrome; /* AETH: the syndrome, for the checks */
+		s[i].payload_ok = p.pay_len <= sizeof(buf) &&
+				vur_pkt_copy_payload(&p, 0, buf, p.pay_len) == p.pay_len &&
+				memcmp(buf, at(SRC_GPA + (p.h.psn - 500) * PMTU), p.pay_len) == 0;
+		rte_pktmbuf_free(out[i]);
+	}
+	return n;
+}
+
+/*
+ * ROCE-DEV-RETX-5: a READ request, then a SEND that asks for an ACK: the
+ * ACK does not go before the READ's responses (the requester would take it
+ * for their loss), but after the last of them.
+ */
+static void
+responder_defers_ack(void)
+{
+	const struct vur_pkt_hdrs read = {
+		.va = SRC_GPA, /* a DMA MR: addresses are driver addresses */
+		.dma_len = 2 * PMTU,
+	};
+	const struct vur_pkt_hdrs none = { 0 };
+	struct vur_pkt_hdrs rd_hdrs = read;
+	struct sent s[8];
+
+	setup();
+	ring_init(&t->rq, RQ_DESC, RQ_AVAIL, RQ_USED);
+	post_recv(0, 77);
+	post_recv(1, 78);
+	rd_hdrs.rkey = mr->rkey;
+	TAP_CHECK(t->epsn == 500);
+	request_in(VUR_OP_READ_REQ, 500, &rd_hdrs, 0);
+	request_in(VUR_OP_SEND_ONLY, 502, &none, 100);
+	TAP_CHECK(t->epsn == 503 && t->aeth_deferred && !t->ack_pending);
+	TAP_CHECK(cqe_is(77, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_RECV, 100));
+	/* nothing went to the outbox (which, without a data path, would count a drop) */
+	TAP_CHECK(t->stats.tx_pkts == 0 && t->stats.drops == 0);
+	TAP_CHECK(rte_mempool_avail_count(hdr_pool) == hdr_pool->size);
+	/* the responses first, the ACK after the last of them, even across calls */
+	TAP_CHECK(responses(s, 1) == 1);
+	TAP_CHECK(s[0].opcode == (VUR_TRANSPORT_RC | VUR_OP_READ_RESP_FIRST) && s[0].psn == 500);
+	TAP_CHECK(s[0].pay_len == PMTU && s[0].payload_ok && t->aeth_deferred);
+	TAP_CHECK(responses(s + 1, 1) == 1);
+	TAP_CHECK(s[1].opcode == (VUR_TRANSPORT_RC | VUR_OP_READ_RESP_LAST) && s[1].psn == 501);
+	TAP_CHECK(s[1].pay_len == PMTU && s[1].payload_ok && t->aeth_deferred);
+	TAP_CHECK(responses(s + 2, 8) == 1);
+	TAP_CHECK(s[2].opcode == (VUR_TRANSPORT_RC | VUR_OP_ACK) && s[2].psn == 502);
+	TAP_CHECK(VUR_AETH_TYPE(s[2].dma_len) == VUR_AETH_ACK && !t->aeth_deferred);
+	TAP_CHECK(responses(s, 8) == 0);
+	/* no READ pending: the ACK goes at the end of the burst (the outbox refuses it here) */
+	request_in(VUR_OP_SEND_ONLY, 503, &none, 10);
+	TAP_CHECK(cqe_is(78, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_RECV, 10));
+	TAP_CHECK(!t->aeth_deferred && !t->ack_pending);
+	TAP_CHECK(t->stats.drops == 1 && td.stats[0].s.drops[VUR_TP_DROP_NO_MBUF] == 1);
+	teardown();
+}
+
 /* tp_window.c's pure functions. */
 static void
 window_functions(void)
@@ -893,6 +1011,7 @@ main(void)
 	TAP_RUN(window_ack_requests);
 	TAP_RUN(window_peer_local);
 	TAP_RUN(window_functions);
+	TAP_RUN(responder_defers_ack);
 	free(mem);
 	free(ram);
 	rte_mempool_free(hdr_pool);
