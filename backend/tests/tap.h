@@ -31,6 +31,22 @@ tap_run(void (*fn)(void), const char *name)
 
 #define TAP_RUN(fn) tap_run(fn, #fn)
 
+/*
+ * A case that shows a known bug: "not ok ... # TODO @why", an expected
+ * failure; once the bug is fixed it passes, "ok ... # TODO", which meson
+ * counts as an unexpected pass (a failure) until the mark goes.
+ */
+static inline void
+tap_run_todo(void (*fn)(void), const char *name, const char *why)
+{
+	tap_case_failed = 0;
+	fn();
+	tap_n++;
+	printf("%s %d - %s # TODO %s\n", tap_case_failed ? "not ok" : "ok", tap_n, name, why);
+}
+
+#define TAP_RUN_TODO(fn, why) tap_run_todo(fn, #fn, why)
+
 static inline int
 tap_done(void)
 {

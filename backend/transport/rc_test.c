@@ -397,6 +397,15 @@ read_response(uint8_t op, uint32_t at_psn, uint32_t k, uint32_t len)
 			at(SRC_GPA + k * PMTU), n);
 }
 
+/* The fake clock reaches @when: the QP's timers run. */
+static void
+clock_to(uint64_t when)
+{
+	now = when;
+	vur_tp_timers(&td, t, now);
+	vur_tp_publish(&td);
+}
+
 /* The next CQE the engine wrote, if any. */
 static bool
 cqe(struct virtio_rdma_cq_req *e)
@@ -473,8 +482,7 @@ ack_inside_message_steps(void)
 	uint64_t deadline;
 
 	send_four();
-	now = t->retx_deadline + 1;
-	vur_tp_timers(&td, t, now);
+	clock_to(t->retx_deadline + 1);
 	TAP_CHECK(t->stats.timeouts == 1 && t->retry_left == RETRY_CNT - 1);
 	TAP_CHECK(request(s, 32) == 4 && s[0].psn == psn(0) && s[0].opcode == SEND_FIRST);
 	TAP_CHECK(t->stats.retransmits == 4);
@@ -510,8 +518,7 @@ timeout_resends_from_una(void)
 	setup();
 	ack_inside_message_steps();
 	retx = t->stats.retransmits;
-	now = t->retx_deadline + 1;
-	vur_tp_timers(&td, t, now);
+	clock_to(t->retx_deadline + 1);
 	TAP_CHECK(t->stats.timeouts == 2 && t->retry_left == RETRY_CNT - 1);
 	TAP_CHECK(t->win.cwnd == VUR_TP_WIN_MIN);
 	TAP_CHECK(request(s, 32) == 2);
@@ -659,11 +666,9 @@ rnr_nak_mid_message(void)
 	TAP_CHECK(no_cqe() && t->una == psn(2) && t->stats.rnr_waits == 1);
 	TAP_CHECK(t->rnr_deadline == now + wait && t->retx_deadline == 0);
 	TAP_CHECK(request(s, 16) == 0);
-	now += wait / 2;
-	vur_tp_timers(&td, t, now);
+	clock_to(now + wait / 2);
 	TAP_CHECK(request(s, 16) == 0);
-	now += wait;
-	vur_tp_timers(&td, t, now);
+	clock_to(now + wait);
 	TAP_CHECK(t->rnr_deadline == 0);
 	TAP_CHECK(request(s, 16) == 6);
 	TAP_CHECK(s[0].psn == psn(2) && s[0].opcode == SEND_MIDDLE && s[0].payload_ok);
@@ -709,6 +714,208 @@ stale_and_unsent_psns(void)
 	/* nothing outstanding: any response is stale */
 	ack(psn(3));
 	TAP_CHECK(t->stats.drops == drops + 7 && no_cqe());
+	teardown();
+}
+
+/* A NAK for a later WR acknowledges the WRs before it (IBTA 9.7.5.1.4), then ends its own. */
+static void
+nak_acknowledges_before(void)
+{
+	struct sent s[16];
+
+	setup();
+	post(VIRTIO_IB_WR_SEND, 2 * PMTU, 1);
+	post(VIRTIO_IB_WR_SEND, 4 * PMTU, 2);
+	TAP_CHECK(request(s, 16) == 6);
+	nak(psn(3), VUR_AETH_NAK | VUR_NAK_REM_ACCESS);
+	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 2 * PMTU));
+	TAP_CHECK(cqe_is(2, VIRTIO_IB_WC_REM_ACCESS_ERR, VIRTIO_IB_WC_SEND, 0));
+	TAP_CHECK(t->stats.wr_errors == 1 && qp->attr.state == VIRTIO_IB_QPS_ERR);
+	teardown();
+}
+
+/* A READ the responder refuses: its NAK ends it. */
+static void
+read_nak(void)
+{
+	struct sent s[4];
+
+	setup();
+	post(VIRTIO_IB_WR_RDMA_READ, 4 * PMTU, 7);
+	TAP_CHECK(request(s, 4) == 1);
+	nak(psn(0), VUR_AETH_NAK | VUR_NAK_REM_ACCESS);
+	TAP_CHECK(cqe_is(7, VIRTIO_IB_WC_REM_ACCESS_ERR, VIRTIO_IB_WC_RDMA_READ, 0));
+	TAP_CHECK(qp->attr.state == VIRTIO_IB_QPS_ERR);
+	teardown();
+}
+
+/* A READ response acknowledges the requests before its READ (IBTA 9.7.5.1.1). */
+static void
+read_response_acknowledges_before(void)
+{
+	struct sent s[8];
+
+	setup();
+	post(VIRTIO_IB_WR_SEND, 2 * PMTU, 1);
+	post(VIRTIO_IB_WR_RDMA_READ, 2 * PMTU, 2);
+	TAP_CHECK(request(s, 8) == 3 && s[2].opcode == READ_REQ && s[2].psn == psn(2));
+	read_response(VUR_OP_READ_RESP_FIRST, psn(2), 0, 2 * PMTU);
+	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 2 * PMTU) && no_cqe());
+	TAP_CHECK(t->una == psn(3));
+	read_response(VUR_OP_READ_RESP_LAST, psn(3), 1, 2 * PMTU);
+	TAP_CHECK(cqe_is(2, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_RDMA_READ, 2 * PMTU));
+	TAP_CHECK(memcmp(at(DST_GPA), at(SRC_GPA), 2 * PMTU) == 0);
+	/* a response whose position or length the READ's size does not imply */
+	post(VIRTIO_IB_WR_RDMA_READ, 2 * PMTU, 3);
+	TAP_CHECK(request(s, 8) == 1 && s[0].psn == psn(4));
+	read_response(VUR_OP_READ_RESP_ONLY, psn(4), 0, PMTU);
+	TAP_CHECK(cqe_is(3, VIRTIO_IB_WC_BAD_RESP_ERR, VIRTIO_IB_WC_RDMA_READ, 0));
+	teardown();
+}
+
+/* ROCE-DEV-RETX-3: the timer asks a READ again for the responses it lacks only. */
+static void
+timeout_rerequests_read_rest(void)
+{
+	struct sent s[4];
+
+	setup();
+	post(VIRTIO_IB_WR_RDMA_READ, 4 * PMTU, 7);
+	TAP_CHECK(request(s, 4) == 1);
+	read_response(VUR_OP_READ_RESP_FIRST, psn(0), 0, 4 * PMTU);
+	clock_to(t->retx_deadline + 1);
+	TAP_CHECK(t->stats.timeouts == 1);
+	TAP_CHECK(request(s, 4) == 1 && s[0].opcode == READ_REQ && s[0].psn == psn(1));
+	TAP_CHECK(s[0].va == REMOTE_VA + PMTU && s[0].dma_len == 3 * PMTU);
+	TAP_CHECK(t->stats.retransmits == 1);
+	for (uint32_t k = 1; k < 4; k++)
+		read_response(k < 3 ? VUR_OP_READ_RESP_MIDDLE : VUR_OP_READ_RESP_LAST, psn(k), k,
+				4 * PMTU);
+	TAP_CHECK(cqe_is(7, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_RDMA_READ, 4 * PMTU));
+	TAP_CHECK(memcmp(at(DST_GPA), at(SRC_GPA), 4 * PMTU) == 0);
+	teardown();
+}
+
+/* A PSN sequence NAK inside a message: go back to its PSN, not to the message's start. */
+static void
+seq_nak_mid_message(void)
+{
+	struct sent s[8];
+
+	setup();
+	send_four();
+	nak(psn(2), VUR_AETH_NAK | VUR_NAK_PSN_SEQ);
+	TAP_CHECK(no_cqe() && t->una == psn(2) && qp->attr.state == VIRTIO_IB_QPS_RTS);
+	TAP_CHECK(request(s, 8) == 2);
+	TAP_CHECK(s[0].psn == psn(2) && s[0].opcode == SEND_MIDDLE && s[0].payload_ok);
+	TAP_CHECK(s[1].psn == psn(3) && s[1].opcode == SEND_LAST && s[1].ack_req);
+	TAP_CHECK(t->stats.retransmits == 2);
+	ack(psn(3));
+	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 4 * PMTU));
+	teardown();
+}
+
+/* ROCE-DEV-SEND-9: retry_cnt timeouts without progress, then RETRY_EXC_ERR. */
+static void
+retries_exhausted(void)
+{
+	struct sent s[8];
+
+	setup();
+	send_four();
+	post(VIRTIO_IB_WR_SEND, PMTU, 2);
+	TAP_CHECK(request(s, 8) == 1);
+	for (int i = 0; i < RETRY_CNT; i++) {
+		clock_to(t->retx_deadline + 1);
+		/* the window at its minimum after a timeout: 4 of the 5 */
+		TAP_CHECK(request(s, 8) == VUR_TP_WIN_MIN && s[0].psn == psn(0) && no_cqe());
+	}
+	clock_to(t->retx_deadline + 1);
+	TAP_CHECK(t->stats.timeouts == RETRY_CNT + 1);
+	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_RETRY_EXC_ERR, VIRTIO_IB_WC_SEND, 0));
+	TAP_CHECK(request(s, 8) == 0);
+	TAP_CHECK(cqe_is(2, VIRTIO_IB_WC_WR_FLUSH_ERR, VIRTIO_IB_WC_SEND, 0));
+	TAP_CHECK(qp->attr.state == VIRTIO_IB_QPS_ERR && t->retx_deadline == 0);
+	teardown();
+}
+
+/* The same PSN sequence NAK again and again without progress: retry_cnt, then the error. */
+static void
+seq_naks_exhausted(void)
+{
+	struct sent s[8];
+
+	setup();
+	send_four();
+	nak(psn(1), VUR_AETH_NAK | VUR_NAK_PSN_SEQ);
+	for (int i = 0; i < RETRY_CNT; i++) {
+		TAP_CHECK(request(s, 8) == 3 && s[0].psn == psn(1));
+		nak(psn(1), VUR_AETH_NAK | VUR_NAK_PSN_SEQ);
+		TAP_CHECK(no_cqe() && t->retry_left == RETRY_CNT - 1 - i);
+	}
+	TAP_CHECK(request(s, 8) == 3);
+	nak(psn(1), VUR_AETH_NAK | VUR_NAK_PSN_SEQ);
+	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_RETRY_EXC_ERR, VIRTIO_IB_WC_SEND, 0));
+	teardown();
+}
+
+/* ROCE-DEV-SEND-8: rnr_retry RNR NAKs without progress, then RNR_RETRY_EXC_ERR. */
+static void
+rnr_retries_exhausted(void)
+{
+	struct sent s[8];
+
+	setup();
+	send_four();
+	for (int i = 0; i < RNR_RETRY; i++) {
+		nak(psn(0), VUR_AETH_RNR_NAK | 1);
+		TAP_CHECK(no_cqe() && t->rnr_left == RNR_RETRY - 1 - i);
+		clock_to(t->rnr_deadline);
+		TAP_CHECK(request(s, 8) == 4 && s[0].psn == psn(0) && s[0].opcode == SEND_FIRST);
+	}
+	nak(psn(0), VUR_AETH_RNR_NAK | 1);
+	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_RNR_RETRY_EXC_ERR, VIRTIO_IB_WC_SEND, 0));
+	TAP_CHECK(t->stats.rnr_waits == RNR_RETRY + 1 && qp->attr.state == VIRTIO_IB_QPS_ERR);
+	teardown();
+}
+
+/* Timeout 0: no timer at all (IBTA 9.7.6.1.3), however long nothing comes. */
+static void
+no_timer(void)
+{
+	const struct opts o = { .timeout = 0 };
+	struct sent s[8];
+
+	setup_with(&o);
+	post(VIRTIO_IB_WR_SEND, 4 * PMTU, 1);
+	TAP_CHECK(request(s, 8) == 4 && t->retx_deadline == 0);
+	clock_to(now + 3600ULL * 1000000000ULL);
+	TAP_CHECK(request(s, 8) == 0 && t->stats.timeouts == 0 && no_cqe());
+	ack(psn(1));
+	TAP_CHECK(t->retx_deadline == 0 && t->una == psn(2));
+	ack(psn(3));
+	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 4 * PMTU));
+	teardown();
+}
+
+/* Inline data: sent as it was posted, two packets of it, and counted as payload bytes. */
+static void
+inline_send(void)
+{
+	struct sent s[4];
+
+	setup();
+	post_inline(VIRTIO_NET_ROCE_MAX_INLINE, 1);
+	TAP_CHECK(request(s, 4) == 2);
+	TAP_CHECK(s[0].opcode == SEND_FIRST && s[0].pay_len == PMTU && s[0].payload_ok);
+	TAP_CHECK(s[1].opcode == SEND_LAST && s[1].pay_len == PMTU && s[1].payload_ok);
+	TAP_CHECK(t->stats.tx_pkts == 2);
+	TAP_CHECK(t->stats.tx_bytes == VIRTIO_NET_ROCE_MAX_INLINE);
+	clock_to(t->retx_deadline + 1);
+	TAP_CHECK(request(s, 4) == 2 && t->stats.retransmits == 2);
+	TAP_CHECK(t->stats.retx_bytes == VIRTIO_NET_ROCE_MAX_INLINE);
+	ack(psn(1));
+	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, VIRTIO_NET_ROCE_MAX_INLINE));
 	teardown();
 }
 
@@ -1007,6 +1214,17 @@ main(void)
 	TAP_RUN(nak_mid_message);
 	TAP_RUN(rnr_nak_mid_message);
 	TAP_RUN(stale_and_unsent_psns);
+	TAP_RUN(nak_acknowledges_before);
+	TAP_RUN(read_nak);
+	TAP_RUN(read_response_acknowledges_before);
+	TAP_RUN(timeout_rerequests_read_rest);
+	TAP_RUN(seq_nak_mid_message);
+	TAP_RUN(retries_exhausted);
+	TAP_RUN(seq_naks_exhausted);
+	TAP_RUN(rnr_retries_exhausted);
+	TAP_RUN(no_timer);
+	/* BUG: requester.c sent() counts m->pkt_len - m->data_len, 0 for inline payload */
+	TAP_RUN_TODO(inline_send, "tx_bytes and retx_bytes miss inline payload");
 	TAP_RUN(window);
 	TAP_RUN(window_ack_requests);
 	TAP_RUN(window_peer_local);
