@@ -273,8 +273,11 @@ on_read_response(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pk
 	}
 	if (p->h.psn != expect) {
 		vur_tp_drop(td, t, VUR_TP_DROP_PSN);
-		/* ROCE-DEV-RETX-3: a gap (not a duplicate) asks for the rest now */
-		if (behind < 0 && holds(w, p->h.psn))
+		/*
+		 * ROCE-DEV-RETX-3: a gap (not a duplicate) asks for the rest now,
+		 * also a response of a later READ: responses come in PSN order
+		 */
+		if (behind < 0)
 			read_lost(td, t, w);
 		return;
 	}
