@@ -478,6 +478,12 @@ vur_tp_rewind(struct vur_tp_qp *t, uint32_t psn)
 			break;
 		}
 	}
+	/*
+	 * Going back already from an earlier WR (a READ that the same ACK or
+	 * NAK asked again): that resends this one too; never forward past it.
+	 */
+	if ((int32_t)(at - t->send) > 0)
+		return;
 	/* Not found: everything outstanding goes again. */
 	t->send = at;
 	t->rtt_timing = false; /* Karn: no sample from what is sent again */
