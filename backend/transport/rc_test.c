@@ -244,16 +244,15 @@ post(uint8_t opcode, uint32_t len, uint64_t wr_id)
 	w->status = VIRTIO_IB_WC_SUCCESS;
 	w->state = VUR_SWQE_POSTED;
 	w->length = len;
+	w->remote_addr = REMOTE_VA;
+	w->rkey = REMOTE_KEY;
+	/* a READ into DST_GPA, anything else from SRC_GPA */
 	w->num_sge = 1;
-	if (opcode == VIRTIO_IB_WR_RDMA_READ) {
-		w->remote_addr = REMOTE_VA;
-		w->rkey = REMOTE_KEY;
-		w->sge[0] = (struct vur_tp_sge){ .addr = DST_GPA, .length = len, .lkey = mr->lkey };
-	} else {
-		w->remote_addr = REMOTE_VA;
-		w->rkey = REMOTE_KEY;
-		w->sge[0] = (struct vur_tp_sge){ .addr = SRC_GPA, .length = len, .lkey = mr->lkey };
-	}
+	w->sge[0] = (struct vur_tp_sge){
+		.addr = opcode == VIRTIO_IB_WR_RDMA_READ ? DST_GPA : SRC_GPA,
+		.length = len,
+		.lkey = mr->lkey,
+	};
 	t->tail++;
 	return w;
 }
@@ -284,22 +283,22 @@ struct sent {
 
 #define MAX_OUT 256
 
-/* PSN @base + @n. */
+/* The @n-th PSN from SQ_PSN. */
 static uint32_t
 psn(uint32_t n)
 {
 	return vur_psn_add(SQ_PSN, n);
 }
 
-/* The send WR that holds PSN @at: where a packet's payload comes from. */
+/* The send WR that holds PSN @p: where a packet's payload comes from. */
 static const struct vur_swqe *
-wr_of(uint32_t at)
+wr_of(uint32_t p)
 {
 	for (uint32_t i = t->head; i != t->started; i++) {
 		const struct vur_swqe *w = &t->wqe[i % t->nwqe];
 
-		if (vur_psn_diff(at, w->first_psn) >= 0 &&
-				vur_psn_diff(at, vur_psn_add(w->first_psn, w->span)) < 0)
+		if (vur_psn_diff(p, w->first_psn) >= 0 &&
+				vur_psn_diff(p, vur_psn_add(w->first_psn, w->span)) < 0)
 			return w;
 	}
 	return NULL;
@@ -430,7 +429,8 @@ cqe_is(uint64_t wr_id, uint8_t status, uint8_t opcode, uint32_t byte_len)
 		return false;
 	}
 	if (rte_le_to_cpu_64(e.wr_id) != wr_id || e.status != status || e.opcode != opcode ||
-			rte_le_to_cpu_32(e.byte_len) != byte_len) {
+			rte_le_to_cpu_32(e.byte_len) != byte_len ||
+			rte_le_to_cpu_32(e.qp_num) != qp->obj.index) {
 		printf("# CQE wr_id %" PRIu64 " status %u opcode %u byte_len %u, want %" PRIu64
 		       " %u %u %u\n",
 				(uint64_t)rte_le_to_cpu_64(e.wr_id), e.status, e.opcode,
