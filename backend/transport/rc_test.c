@@ -815,6 +815,49 @@ seq_nak_mid_message(void)
 	teardown();
 }
 
+/* Go-back-N from inside a SEND reaches the READ behind it: asked again whole. */
+static void
+seq_nak_before_read(void)
+{
+	struct sent s[8];
+
+	setup();
+	post(VIRTIO_IB_WR_SEND, 2 * PMTU, 1);
+	post(VIRTIO_IB_WR_RDMA_READ, 2 * PMTU, 2);
+	TAP_CHECK(request(s, 8) == 3);
+	nak(psn(1), VUR_AETH_NAK | VUR_NAK_PSN_SEQ);
+	TAP_CHECK(request(s, 8) == 2);
+	TAP_CHECK(s[0].opcode == SEND_LAST && s[0].psn == psn(1) && s[0].payload_ok);
+	TAP_CHECK(s[1].opcode == READ_REQ && s[1].psn == psn(2) && s[1].va == REMOTE_VA);
+	TAP_CHECK(s[1].dma_len == 2 * PMTU);
+	read_response(VUR_OP_READ_RESP_FIRST, psn(2), 0, 2 * PMTU);
+	read_response(VUR_OP_READ_RESP_LAST, psn(3), 1, 2 * PMTU);
+	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 2 * PMTU));
+	TAP_CHECK(cqe_is(2, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_RDMA_READ, 2 * PMTU));
+	teardown();
+}
+
+/* The ACK of the first transmission during a retransmission: the rest of it never goes. */
+static void
+late_ack_during_retransmission(void)
+{
+	struct sent s[8];
+
+	setup();
+	send_four();
+	post(VIRTIO_IB_WR_SEND, PMTU, 2);
+	clock_to(t->retx_deadline + 1);
+	TAP_CHECK(request(s, 2) == 2 && s[0].psn == psn(0) && s[1].psn == psn(1));
+	ack(psn(3));
+	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 4 * PMTU));
+	TAP_CHECK(request(s, 8) == 1 && s[0].psn == psn(4) && s[0].opcode == SEND_ONLY);
+	TAP_CHECK(t->stats.retransmits == 2);
+	ack(psn(4));
+	TAP_CHECK(cqe_is(2, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, PMTU));
+	TAP_CHECK(t->retx_deadline == 0 && t->head == t->tail);
+	teardown();
+}
+
 /* ROCE-DEV-SEND-9: retry_cnt timeouts without progress, then RETRY_EXC_ERR. */
 static void
 retries_exhausted(void)
@@ -1208,6 +1251,28 @@ responder_defers_ack(void)
 	teardown();
 }
 
+/* ROCE-DEV-RETX-2 towards a local peer: the rest of the message again, in one packet. */
+static void
+peer_local_resends_from_una(void)
+{
+	const struct opts local = { .timeout = TIMEOUT, .peer_local = true };
+	struct sent s[8];
+
+	setup_with(&local);
+	post(VIRTIO_IB_WR_SEND, 8 * PMTU, 1);
+	/* one packet that holds all 8: the FIRST's headers, the LAST's AckReq (pkt.h) */
+	TAP_CHECK(request(s, 8) == 1 && s[0].npkts == 8 && s[0].opcode == SEND_ONLY);
+	TAP_CHECK(s[0].pay_len == 8 * PMTU && s[0].payload_ok && s[0].ack_req);
+	ack(psn(1));
+	clock_to(t->retx_deadline + 1);
+	TAP_CHECK(request(s, 8) == 1 && s[0].npkts == 6 && s[0].psn == psn(2));
+	TAP_CHECK(s[0].opcode == SEND_LAST && s[0].pay_len == 6 * PMTU && s[0].payload_ok);
+	TAP_CHECK(t->stats.retransmits == 6 && t->stats.retx_bytes == 6 * PMTU);
+	ack(psn(7));
+	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 8 * PMTU));
+	teardown();
+}
+
 /* tp_window.c's pure functions. */
 static void
 window_functions(void)
@@ -1301,6 +1366,8 @@ main(void)
 	TAP_RUN(read_response_acknowledges_before);
 	TAP_RUN(timeout_rerequests_read_rest);
 	TAP_RUN(seq_nak_mid_message);
+	TAP_RUN(seq_nak_before_read);
+	TAP_RUN(late_ack_during_retransmission);
 	TAP_RUN(retries_exhausted);
 	TAP_RUN(seq_naks_exhausted);
 	TAP_RUN(rnr_retries_exhausted);
@@ -1313,6 +1380,7 @@ main(void)
 	TAP_RUN(window);
 	TAP_RUN(window_ack_requests);
 	TAP_RUN(window_peer_local);
+	TAP_RUN(peer_local_resends_from_una);
 	TAP_RUN(window_functions);
 	TAP_RUN(responder_defers_ack);
 	free(mem);
