@@ -344,9 +344,13 @@ request(struct sent *s, uint16_t max)
 	return n;
 }
 
-/* The peer answers: a packet of @opcode with an AETH or a payload, to the completer. */
+/*
+ * The peer answers: a packet of @opcode with an AETH or a payload, to the
+ * completer; with @seg_size, a local packet that holds several (pkt.h).
+ */
 static void
-respond(uint8_t opcode, uint32_t at_psn, uint8_t syndrome, const void *data, uint32_t len)
+respond_segs(uint8_t opcode, uint32_t at_psn, uint8_t syndrome, const void *data, uint32_t len,
+		uint32_t seg_size)
 {
 	struct vur_pkt_addr a = t->path;
 	struct vur_pkt_hdrs h = {
@@ -362,6 +366,8 @@ respond(uint8_t opcode, uint32_t at_psn, uint8_t syndrome, const void *data, uin
 	memcpy(a.sgid, t->path.dgid, 16);
 	memcpy(a.dgid, t->path.sgid, 16);
 	m = vur_pkt_build(hdr_pool, &a, &h, len);
+	if (m != NULL && seg_size != 0)
+		vur_pkt_set_seg_size(m, seg_size);
 	if (m == NULL || (len > 0 && vur_pkt_append_copy(m, data, len) != 0) ||
 			vur_pkt_parse(m, &p) != VUR_PKT_OK) {
 		TAP_CHECK(!"a response built and parsed");
@@ -371,6 +377,12 @@ respond(uint8_t opcode, uint32_t at_psn, uint8_t syndrome, const void *data, uin
 	vur_tp_completer(&td, t, &p, now);
 	rte_pktmbuf_free(m);
 	vur_tp_publish(&td);
+}
+
+static void
+respond(uint8_t opcode, uint32_t at_psn, uint8_t syndrome, const void *data, uint32_t len)
+{
+	respond_segs(opcode, at_psn, syndrome, data, len, 0);
 }
 
 static void
@@ -1273,6 +1285,31 @@ peer_local_resends_from_una(void)
 	teardown();
 }
 
+/*
+ * From a local peer a READ's responses may come as one packet that holds
+ * several; a replay that overlaps what was placed gives only its new ones.
+ */
+static void
+read_replay_overlaps(void)
+{
+	const struct opts local = { .timeout = TIMEOUT, .peer_local = true };
+	const uint32_t len = 4 * PMTU;
+	struct sent s[4];
+
+	setup_with(&local);
+	post(VIRTIO_IB_WR_RDMA_READ, len, 7);
+	TAP_CHECK(request(s, 4) == 1 && s[0].dma_len == len);
+	read_response(VUR_OP_READ_RESP_FIRST, psn(0), 0, len);
+	read_response(VUR_OP_READ_RESP_MIDDLE, psn(1), 1, len);
+	/* all four again in one packet: the last two are placed */
+	respond_segs(VUR_TRANSPORT_RC | VUR_OP_READ_RESP_ONLY, psn(0),
+			VUR_AETH_ACK | VUR_AETH_CREDIT_INVALID, at(SRC_GPA), len, PMTU);
+	TAP_CHECK(cqe_is(7, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_RDMA_READ, len));
+	TAP_CHECK(memcmp(at(DST_GPA), at(SRC_GPA), len) == 0);
+	TAP_CHECK(t->una == psn(4) && t->stats.rx_bytes == len);
+	teardown();
+}
+
 /* tp_window.c's pure functions. */
 static void
 window_functions(void)
@@ -1381,6 +1418,7 @@ main(void)
 	TAP_RUN(window_ack_requests);
 	TAP_RUN(window_peer_local);
 	TAP_RUN(peer_local_resends_from_una);
+	TAP_RUN(read_replay_overlaps);
 	TAP_RUN(window_functions);
 	TAP_RUN(responder_defers_ack);
 	free(mem);
