@@ -252,7 +252,7 @@ on_read_response(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pk
 	}
 	w = &t->wqe[t->head % t->nwqe];
 	while (t->head != t->started && w->opcode != VIRTIO_IB_WR_RDMA_READ &&
-			vur_psn_diff(p->h.psn, w->first_psn) > 0) {
+			vur_psn_diff(p->h.psn, vur_psn_add(w->first_psn, w->span)) >= 0) {
 		ack_upto(td, t, vur_psn_add(w->first_psn, w->span - 1), now_ns);
 		if (t->head == t->started)
 			break;
