@@ -900,6 +900,62 @@ late_ack_during_retransmission(void)
 	teardown();
 }
 
+/*
+ * Resending after a sequence NAK, a cumulative ACK from a responder that
+ * held what followed the gap: the requester skips to the first
+ * unacknowledged PSN, in the next WR too, instead of sending it all again.
+ */
+static void
+skip_acknowledged_while_resending(void)
+{
+	struct sent s[8];
+
+	setup();
+	post(VIRTIO_IB_WR_SEND, 4 * PMTU, 1);
+	post(VIRTIO_IB_WR_SEND, 4 * PMTU, 2);
+	TAP_CHECK(request(s, 8) == 8);
+	nak(psn(1), VUR_AETH_NAK | VUR_NAK_PSN_SEQ);
+	TAP_CHECK(request(s, 1) == 1 && s[0].psn == psn(1));
+	ack(psn(5)); /* it held 2 to 5 */
+	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 4 * PMTU) && no_cqe());
+	TAP_CHECK(request(s, 8) == 2);
+	TAP_CHECK(s[0].psn == psn(6) && s[0].opcode == SEND_MIDDLE && s[0].payload_ok);
+	TAP_CHECK(s[1].psn == psn(7) && s[1].opcode == SEND_LAST && s[1].payload_ok);
+	ack(psn(7));
+	TAP_CHECK(cqe_is(2, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 4 * PMTU));
+	teardown();
+}
+
+/*
+ * The tail-loss probe: no answer two round trips (at least 500 us) after
+ * the last packet, the first unacknowledged packet goes again alone; it
+ * costs no retry and leaves the window as it was.
+ */
+static void
+tail_loss_probe(void)
+{
+	struct sent s[8];
+
+	setup();
+	send_four();
+	TAP_CHECK(t->probe_deadline == now + 500000);
+	clock_to(now + 100000);
+	ack(psn(1)); /* no round trip sampled (the LAST is timed): the probe waits again */
+	TAP_CHECK(t->una == psn(2) && t->probe_deadline == now + 500000 && t->srtt_ns == 0);
+	clock_to(t->probe_deadline);
+	TAP_CHECK(t->stats.probes == 1 && t->stats.timeouts == 0);
+	TAP_CHECK(request(s, 8) == 1 && s[0].psn == psn(2) && s[0].opcode == SEND_MIDDLE);
+	TAP_CHECK(t->retry_left == RETRY_CNT && t->win.cwnd == VUR_TP_WIN_INIT + 2);
+	TAP_CHECK(t->stats.retransmits == 1);
+	/* the answer: how far the responder got; the rest goes on from there */
+	ack(psn(2));
+	TAP_CHECK(request(s, 8) == 1 && s[0].psn == psn(3) && s[0].opcode == SEND_LAST);
+	ack(psn(3));
+	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 4 * PMTU));
+	TAP_CHECK(t->probe_deadline == 0 && t->retx_deadline == 0);
+	teardown();
+}
+
 /* ROCE-DEV-SEND-9: retry_cnt timeouts without progress, then RETRY_EXC_ERR. */
 static void
 retries_exhausted(void)
@@ -1436,6 +1492,8 @@ main(void)
 	TAP_RUN(seq_nak_mid_message);
 	TAP_RUN(seq_nak_before_read);
 	TAP_RUN(late_ack_during_retransmission);
+	TAP_RUN(skip_acknowledged_while_resending);
+	TAP_RUN(tail_loss_probe);
 	TAP_RUN(retries_exhausted);
 	TAP_RUN(seq_naks_exhausted);
 	TAP_RUN(rnr_retries_exhausted);
