@@ -165,7 +165,7 @@ on_seq_nak(struct vur_tp_dev *td, struct vur_tp_qp *t, uint32_t psn)
 	}
 	t->seq_nak_seen = true;
 	t->seq_nak_psn = psn;
-	t->probing = false;
+	t->probing = t->probe_out = false;
 	vur_tp_win_loss(&t->win, psn, t->sent_psn, false);
 	vur_tp_rewind(t, psn);
 }

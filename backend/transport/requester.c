@@ -333,7 +333,7 @@ vur_tp_acked(struct vur_tp_qp *t, uint32_t to, uint64_t now_ns)
 {
 	uint64_t sample;
 
-	t->probing = false;
+	t->probing = t->probe_out = false;
 	if (t->rtt_timing && vur_psn_diff(to, t->rtt_psn) > 0) {
 		sample = now_ns - t->rtt_sent_ns;
 		t->srtt_ns = t->srtt_ns == 0 ? sample : (7 * t->srtt_ns + sample) / 8;
@@ -355,14 +355,19 @@ sent(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w, struct rte_
 			: vur_psn_add(w->first_psn, w->next_pkt + segs);
 
 	uint32_t last = vur_psn_add(w->first_psn, w->next_pkt + segs - 1);
+	uint32_t pmtu = vur_tp_pmtu(td, t);
+	/* the payload, wherever it sits (inline data is copied into the first segment) */
+	uint32_t pay = w->opcode == VIRTIO_IB_WR_RDMA_READ
+			? 0
+			: RTE_MIN(segs * pmtu, w->length - w->next_pkt * pmtu);
 	bool again = w->next_pkt < w->sent_max;
 
 	if (again) {
 		VUR_TP_COUNT(td, t, retransmits, RTE_MIN(segs, w->sent_max - w->next_pkt));
-		VUR_TP_COUNT(td, t, retx_bytes, m->pkt_len - m->data_len);
+		VUR_TP_COUNT(td, t, retx_bytes, pay);
 	}
 	VUR_TP_COUNT(td, t, tx_pkts, segs);
-	VUR_TP_COUNT(td, t, tx_bytes, m->pkt_len - m->data_len);
+	VUR_TP_COUNT(td, t, tx_bytes, pay);
 	vur_tp_cc_sent(&t->cc, m->pkt_len, vur_tp_line_mbps(td), now_ns);
 	w->next_pkt += segs;
 	w->sent_max = RTE_MAX(w->sent_max, w->next_pkt);
@@ -423,7 +428,8 @@ vur_tp_requester(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **o
 		return 0;
 	vur_tp_sq_fetch(td, t);
 	complete_ready(td, t);
-	while (n < max && t->send != t->tail && t->rnr_deadline == 0 &&
+	/* a probe is out: nothing more until its answer (or the timer) */
+	while (n < max && t->send != t->tail && t->rnr_deadline == 0 && !t->probe_out &&
 			vur_tp_state_sends(qp->attr.state)) {
 		w = &t->wqe[t->send % t->nwqe];
 		if (w->status != VIRTIO_IB_WC_SUCCESS) {
@@ -452,8 +458,11 @@ vur_tp_requester(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **o
 				break;
 			out[n++] = m;
 			sent(td, t, w, m, segs, now_ns);
-			if (t->probing)
-				return n; /* one packet: the probe */
+			if (t->probing) { /* one packet: the probe */
+				t->probing = false;
+				t->probe_out = true;
+				return n;
+			}
 		}
 		if (w->next_pkt < w->npkts)
 			break; /* out of budget, window or mbufs; a failed WR completes above */
@@ -512,6 +521,7 @@ probe(struct vur_tp_dev *td, struct vur_tp_qp *t, uint64_t now_ns)
 		return;
 	VUR_TP_COUNT(td, t, probes, 1);
 	t->probing = true;
+	t->probe_out = false;
 	vur_tp_rewind(t, t->una);
 }
 
@@ -540,7 +550,7 @@ vur_tp_timers(struct vur_tp_dev *td, struct vur_tp_qp *t, uint64_t now_ns)
 		return;
 	}
 	t->retry_left--;
-	t->probing = false;
+	t->probing = t->probe_out = false;
 	vur_tp_win_loss(&t->win, t->una, t->sent_psn, true);
 	/* ROCE-DEV-RETX-2: from the first PSN not acknowledged */
 	vur_tp_rewind(t, t->una);

@@ -505,6 +505,7 @@ respond(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *pkt)
 	uint32_t pmtu = vur_tp_pmtu(td, t);
 	struct vur_pkt trimmed;
 	const struct vur_pkt *p = pkt;
+	uint32_t held;
 	int32_t d;
 	bool ok;
 
@@ -529,9 +530,11 @@ respond(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *pkt)
 			return false;
 		}
 		if (d > 0) { /* C9-113: one NAK per gap */
-			if (p->npkts == 1 && vur_tp_ooo_hold(&t->ooo, t->epsn, p->h.psn, p->m))
+			held = t->ooo.n;
+			if (p->npkts == 1 && vur_tp_ooo_hold(&t->ooo, t->epsn, p->h.psn, p->m) &&
+					t->ooo.n > held)
 				VUR_TP_COUNT(td, t, ooo_held, 1);
-			else
+			else /* not held, or held already (sent again) */
 				vur_tp_drop(td, t, VUR_TP_DROP_PSN);
 			seq_nak(td, t);
 			return false;
@@ -570,6 +573,8 @@ vur_tp_responder(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pk
 	struct vur_pkt held;
 	bool ok = respond(td, t, pkt), took = false;
 
+	if (ok && t->ooo.n > 0)
+		vur_tp_ooo_forget_before(&t->ooo, t->epsn);
 	/* The gap is filled: what came after it, held, is taken in order (tp_ooo.h). */
 	while (ok && t->ooo.n > 0 && (m = vur_tp_ooo_take(&t->ooo, t->epsn)) != NULL) {
 		ok = vur_pkt_parse(m, &held) == VUR_PKT_OK && respond(td, t, &held);

@@ -150,7 +150,8 @@ struct vur_tp_qp {
 	uint32_t rtt_psn;
 	uint64_t rtt_sent_ns;
 	uint64_t probe_deadline; /* 0: no probe due */
-	bool probing;            /* one packet out as a probe: nothing more until an answer */
+	bool probing;            /* the next packet is a probe, alone */
+	bool probe_out;          /* the probe went: nothing more until an answer */
 	uint64_t retx_deadline;  /* 0: no timer */
 	uint8_t retry_left;
 	uint8_t rnr_left;

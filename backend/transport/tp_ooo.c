@@ -41,6 +41,17 @@ vur_tp_ooo_take(struct vur_tp_ooo *o, uint32_t psn)
 }
 
 void
+vur_tp_ooo_forget_before(struct vur_tp_ooo *o, uint32_t epsn)
+{
+	for (uint32_t i = 0; o->n > 0 && i < VUR_TP_OOO_MAX; i++)
+		if (o->m[i] != NULL && vur_psn_diff(o->psn[i], epsn) < 0) {
+			rte_pktmbuf_free(o->m[i]);
+			o->m[i] = NULL;
+			o->n--;
+		}
+}
+
+void
 vur_tp_ooo_clear(struct vur_tp_ooo *o)
 {
 	for (uint32_t i = 0; o->n > 0 && i < VUR_TP_OOO_MAX; i++)

@@ -35,6 +35,13 @@ bool vur_tp_ooo_hold(struct vur_tp_ooo *o, uint32_t epsn, uint32_t psn, struct r
 /* The packet held for @psn, handed over (the caller frees it); NULL if none. */
 struct rte_mbuf *vur_tp_ooo_take(struct vur_tp_ooo *o, uint32_t psn);
 
+/*
+ * Let the packets held for PSNs before @epsn go: taken by other means (a
+ * local packet holding several, a READ's span), they would be stale
+ * there, and after the PSNs wrap, wrong.
+ */
+void vur_tp_ooo_forget_before(struct vur_tp_ooo *o, uint32_t epsn);
+
 /* Let every held packet go. */
 void vur_tp_ooo_clear(struct vur_tp_ooo *o);
 
