@@ -268,7 +268,8 @@ class Wire:
         @on_start(wire) runs in this thread once the client printed its first
         "start" line. The whole run is bounded by @timeout seconds. Returns
         (exit status of the client or None if killed, client output, server
-        output)."""
+        output); the server's exit status is its output's last line when it is
+        not 0 ("# server exit N")."""
         self.port += 1
         port = str(self.port)
         srv_out = tempfile.TemporaryFile('w+')
@@ -287,7 +288,8 @@ class Wire:
                 if 'listening' in srv_out.read():
                     break
                 if srv.poll() is not None or time.monotonic() > end:
-                    raise AssertionError('the server never listened')
+                    srv_out.seek(0)
+                    raise AssertionError('the server never listened: ' + srv_out.read())
                 time.sleep(0.05)
             cli = subprocess.Popen(['ip', 'netns', 'exec', self.ns, self.tool, '-d',
                                     self.socks[0], '-p', port, *tele(0), *args, '127.0.0.1'],
@@ -314,16 +316,23 @@ class Wire:
                             started = True
                             on_start(self)
         finally:
-            for p in (cli, srv):
-                if p is not None and p.poll() is None:
-                    p.kill()
-                    p.wait()
+            if cli is not None and cli.poll() is None:
+                cli.kill()
+                cli.wait()
+            try:
+                # after BYE, or the client's end, the server ends by itself
+                srv_status = srv.wait(5)
+            except subprocess.TimeoutExpired:
+                srv.kill()
+                srv_status = srv.wait()
             if cli is not None:
                 cli.stdout.close()
             srv_out.seek(0)
-            srv_text = srv_out.read()
+            srv_text = srv_out.read().splitlines()
             srv_out.close()
-        return status, out, srv_text.splitlines()
+        if srv_status != 0:
+            srv_text.append(f'# server exit {srv_status}')
+        return status, out, srv_text
 
 
 def relay(tap_a, tap_b, every):

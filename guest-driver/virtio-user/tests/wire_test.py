@@ -52,7 +52,7 @@ def runs_of(ops, sizes, count, deadline, *extra):
     """One vur-wire run: its arguments and its bound (every case's deadline, and set-up)."""
     n = len(ops.split(',')) * len(sizes.split(','))
     return (['-o', ops, '-s', sizes, '-n', str(count), '-q', '16', '-D', str(deadline),
-             *extra], n * (deadline + 12) + 15)
+             *extra], n * (deadline + 8) + 15)
 
 
 def condition(name, runs, fault=None, on_start=None, report=None):
@@ -72,6 +72,11 @@ def condition(name, runs, fault=None, on_start=None, report=None):
             lines.append('# vur-wire ' + ' '.join(args) + f': exit {status}')
             lines += ['# ' + n for n in notes]
             lines += ['# ' + ln for ln in out if not ln.startswith('start ')]
+            # the server ends cleanly too: no sanitizer report, exit 0
+            bad_srv = [ln for ln in srv if ln.startswith('# server exit') or
+                       any(s in ln for s in harness.SANITIZER_REPORTS)]
+            if status == 0 and bad_srv:
+                status = 'server: ' + bad_srv[0]
             if status != 0:
                 ok = False
                 lines += ['# server: ' + ln for ln in srv if not ln.startswith('listening')][-40:]
