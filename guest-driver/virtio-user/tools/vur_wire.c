@@ -1054,8 +1054,11 @@ client_case(struct dev *v, struct conn *cn, struct client_case *c)
 		snprintf(why, sizeof(why), "WR %" PRIu64 " completed with %s", c->first_error_wr,
 				status_names[c->first_error_status]);
 	else if (k->expect == EXPECT_NONE && checked != k->count)
-		snprintf(why, sizeof(why), "%u of %" PRIu32 " messages checked at the %s", checked,
-				k->count, k->op == OP_READ ? "requester" : "target");
+		snprintf(why, sizeof(why),
+				"%u of %" PRIu32 " messages checked at the %s, %" PRIu64
+				" completed SUCCESS at the requester%s",
+				checked, k->count, k->op == OP_READ ? "requester" : "target", c->ok,
+				c->ok > checked ? ": completions without delivery" : "");
 	else if (k->expect != EXPECT_NONE && !c->error_seen)
 		snprintf(why, sizeof(why), "no WR failed, %s expected",
 				status_names[expect_status[k->expect]]);
