@@ -113,7 +113,7 @@ def main():
     harness.require(why is None, why or '')
     all3 = 'write,read,send'
     condition('clean', [runs_of(all3, '4K,64K,1M', 64, 15),
-                        runs_of(all3, '16M', 4, 20)])
+                        runs_of(all3, '16M', 16, 30)])
     condition('loss_1pct', [runs_of(all3, '4K,64K,1M', 32, 15)],
               fault=lambda w: (w.loss(1), 'nftables bridge forward: numgen random mod 100 < 1 '
                                'drop')[1],
