@@ -16,6 +16,8 @@ is made:
   nak_*             the target provokes the error: a bad rkey (REM_ACCESS_ERR)
                     or receives half the SEND's size (REM_INV_REQ_ERR); with
                     the QP's timeout 14 and 0 (no timer: the NAK must end it)
+  backends_stop_clean  no backend died on the way, both stop with 0 at the
+                    end, no sanitizer report
 
 Each run of vur-wire has a deadline per case and the whole run a bound, so
 a hang is a failure, never a stuck test. On a failure the case prints each
@@ -34,13 +36,17 @@ import wire
 
 BACKEND, TOOL = sys.argv[1], sys.argv[2]
 W = None
+DEATHS = []  # what ended a wire's backends before the end of the test
 
 
 def the_wire():
     """The wire, made again if a backend died in the last condition."""
     global W
     if W is not None and not W.alive():
-        print('# a backend had died: the wire is made again')
+        codes = [p.returncode for p in W.procs]
+        report = W.sanitizer_report()
+        DEATHS.append(f'backends exited {codes}\n{report[-4000:]}')
+        print(f'# a backend died (exit {codes}): the wire is made again', flush=True)
         W.close()
         W = None
     if W is None:
@@ -57,6 +63,7 @@ def runs_of(ops, sizes, count, deadline, *extra):
 
 def condition(name, runs, fault=None, on_start=None, report=None):
     """One TAP case: @runs of vur-wire under @fault (a function of the wire)."""
+    global W
     t0 = time.monotonic()
     lines = []
     ok = True
@@ -89,8 +96,14 @@ def condition(name, runs, fault=None, on_start=None, report=None):
         ok = False
         lines.append(f'# {type(e).__name__}: {e}')
     finally:
-        if W is not None:
-            W.clear_faults() if W.alive() else None
+        try:
+            if W is not None and W.alive():
+                W.clear_faults()
+        except Exception as e:  # noqa: BLE001 - the next condition makes the wire again
+            ok = False
+            lines.append(f'# clearing the faults: {type(e).__name__}: {e}')
+            W.close()
+            W = None
     lines.append(f'# {name}: {time.monotonic() - t0:.1f} s')
     print('\n'.join(lines), flush=True)
     harness.RESULTS.append((ok, name, ''))
@@ -141,7 +154,7 @@ def main():
                   [runs_of('send', '1M', 16, 10, '-x', 'rem-inv-req', '-t', str(timeout))])
     # The backends end cleanly, without a sanitizer report.
     global W
-    ok, why = True, ''
+    ok, why = not DEATHS, '\n'.join(DEATHS)
     if W is not None:
         report = W.sanitizer_report()
         alive = W.alive()
@@ -149,7 +162,7 @@ def main():
         W = None
         if report or not alive or any(s != 0 for s in stopped):
             ok = False
-            why = f'alive {alive}, exit {stopped}\n{report[-4000:]}'
+            why += f'alive {alive}, exit {stopped}\n{report[-4000:]}'
     harness.RESULTS.append((ok, 'backends_stop_clean', why))
     return harness.report()
 
