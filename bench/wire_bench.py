@@ -8,8 +8,8 @@ rate the same tap pair carries (eth_bench: Ethernet frames from a device of
 one backend to a device of the other, through both switches, both taps and
 the bridge), and the retransmitted bytes per lost byte: the requester QP's
 payload bytes sent (tx_bytes, /vur/qps) less the bytes of the messages
-delivered, over the bytes of the frames nftables dropped (data and ACKs, whole
-frames).
+delivered (or its retx_bytes counter where the backend keeps one), over the
+bytes of the frames nftables dropped (data and ACKs, whole frames).
 
 It prints figures; it never fails on one. Needs root, /dev/net/tun, nftables.
 
@@ -46,9 +46,10 @@ def parse(out):
             r['goodput'] = float(re.search(r'goodput=([\d.]+)MB/s', ln).group(1))
             r['ok'] = 'result=ok' in ln
         elif ln.startswith('qp side=requester'):
-            for k in ('tx_bytes', 'retransmits', 'timeouts', 'nak_seq'):
+            for k in ('tx_bytes', 'retransmits', 'retx_bytes', 'timeouts', 'nak_seq'):
                 m = re.search(rf' {k}=(\d+)', ln)
-                r[k] = int(m.group(1)) if m else 0
+                if m:
+                    r[k] = int(m.group(1))
     return r
 
 
@@ -77,7 +78,8 @@ def row(cond, size, r):
         return f'| {cond} | {size >> 10} KiB | the run failed: {r["status"]} | | | | |'
     sent = r.get('tx_bytes', 0)
     delivered = r['checked'] * size
-    extra = max(sent - delivered, 0)
+    # the backend's own count when it keeps one, else what was sent beyond the messages
+    extra = r['retx_bytes'] if 'retx_bytes' in r else max(sent - delivered, 0)
     pk, by = r['dropped']
     ratio = f'{extra / by:.1f}' if by else '-'
     return (f'| {cond} | {size >> 10} KiB | {r["checked"]}/{r["posted"]} '
@@ -122,8 +124,9 @@ def main():
                 r = one(w, size, n, loss)
                 print(row(f'{loss} % loss' if loss else 'clean', size, r), flush=True)
                 details += [f'{loss} % {size >> 10} KiB: {d}' for d in r.get('detail', [])]
-        print('(retransmitted: the requester QP\'s payload bytes sent less the bytes of '
-              'messages delivered; dropped: whole frames, data and ACKs)')
+        print('(retransmitted: the requester QP\'s retx_bytes, or without that counter its '
+              'payload bytes sent less the bytes of messages delivered; dropped: whole frames, '
+              'data and ACKs)')
         for d in details:
             print('  ' + d)
         if not w.alive():
