@@ -144,6 +144,12 @@ pp_client_exchange(const char *host, const char *port, const struct pp_dest *min
 }
 
 int
+pp_client_connect(const char *host, const char *port)
+{
+	return open_socket(host, port);
+}
+
+int
 pp_server_listen(const char *port)
 {
 	return open_socket(NULL, port);

@@ -32,6 +32,12 @@ int pp_parse(const char msg[PP_MSG_SIZE], struct pp_dest *d);
 int pp_client_exchange(const char *host, const char *port, const struct pp_dest *mine,
 		struct pp_dest *peer);
 
+/*
+ * A TCP connection to @host:@port, for a caller that keeps its own exchange
+ * on it (vur-wire): the connected socket, or -errno.
+ */
+int pp_client_connect(const char *host, const char *port);
+
 /* Server: a socket listening on @port, or -errno. */
 int pp_server_listen(const char *port);
 
