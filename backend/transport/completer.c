@@ -231,6 +231,23 @@ on_aeth(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p, uin
 	}
 }
 
+/*
+ * READ responses after a gap are held (tp_ooo.h) rather than dropped: a
+ * link that reorders would otherwise have every READ asked again from each
+ * swap on. The rest is asked for once GAP_THRESHOLD are held past the gap
+ * (TCP's duplicate-ACK threshold, RFC 5681), or a response cannot be held.
+ */
+#define GAP_THRESHOLD 3
+
+static bool
+hold_response(struct vur_tp_qp *t, const struct vur_pkt *p, uint32_t expect)
+{
+	uint32_t n = t->rd_ooo.n;
+
+	return p->npkts == 1 && vur_tp_ooo_hold(&t->rd_ooo, expect, p->h.psn, p->m) &&
+			t->rd_ooo.n > n;
+}
+
 static void
 on_read_response(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p,
 		uint64_t now_ns)
@@ -272,7 +289,14 @@ on_read_response(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pk
 		p = &trimmed;
 	}
 	if (p->h.psn != expect) {
-		vur_tp_drop(td, t, VUR_TP_DROP_PSN);
+		if (behind < 0 && hold_response(t, p, expect)) {
+			VUR_TP_COUNT(td, t, ooo_held, 1);
+			/* one late response is reordering; three past it, a loss */
+			if (t->rd_ooo.n < GAP_THRESHOLD)
+				return;
+		} else {
+			vur_tp_drop(td, t, VUR_TP_DROP_PSN);
+		}
 		/*
 		 * ROCE-DEV-RETX-3: a gap (not a duplicate) asks for the rest now,
 		 * also a response of a later READ: responses come in PSN order
@@ -307,6 +331,24 @@ on_read_response(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pk
 	}
 }
 
+/* The held READ responses that are next now, in order; the stale ones go. */
+static void
+take_held(struct vur_tp_dev *td, struct vur_tp_qp *t, uint64_t now_ns)
+{
+	struct rte_mbuf *m;
+	struct vur_pkt p;
+
+	vur_tp_ooo_forget_before(&t->rd_ooo, t->una);
+	while (t->rd_ooo.n > 0 && t->head != t->started && vur_tp_state_sends(t->qp->attr.state) &&
+			(m = vur_tp_ooo_take(&t->rd_ooo, t->una)) != NULL) {
+		if (vur_pkt_parse(m, &p) == VUR_PKT_OK)
+			on_read_response(td, t, &p, now_ns);
+		rte_pktmbuf_free(m);
+	}
+	if (t->head == t->started || !vur_tp_state_sends(t->qp->attr.state))
+		vur_tp_ooo_clear(&t->rd_ooo);
+}
+
 void
 vur_tp_completer(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p,
 		uint64_t now_ns)
@@ -323,4 +365,6 @@ vur_tp_completer(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pk
 		on_read_response(td, t, p, now_ns);
 	else
 		on_aeth(td, t, p, now_ns);
+	if (t->rd_ooo.n > 0)
+		take_held(td, t, now_ns);
 }

@@ -589,6 +589,75 @@ read_remainder(void)
 	teardown();
 }
 
+/* READ response @k as it comes from a link: whole, not a local packet. */
+static void
+read_response_wire(uint8_t op, uint32_t at_psn, uint32_t k, uint32_t len)
+{
+	struct vur_pkt_addr a = t->path;
+	struct vur_pkt_hdrs h = {
+		.opcode = VUR_TRANSPORT_RC | op,
+		.dest_qpn = qp->obj.index,
+		.psn = at_psn,
+		.syndrome = VUR_AETH_ACK | VUR_AETH_CREDIT_INVALID,
+	};
+	uint32_t n = RTE_MIN((uint32_t)PMTU, len - k * PMTU);
+	struct rte_mbuf *m, *w = NULL;
+	struct vur_pkt p;
+
+	memcpy(a.sgid, t->path.dgid, 16);
+	memcpy(a.dgid, t->path.sgid, 16);
+	m = vur_pkt_build(hdr_pool, &a, &h, n);
+	if (m == NULL || vur_pkt_append_copy(m, at(SRC_GPA + k * PMTU), n) != 0 ||
+			vur_pkt_to_wire(m, hdr_pool, &w, 1) != 1 ||
+			vur_pkt_parse(w, &p) != VUR_PKT_OK) {
+		TAP_CHECK(!"a wire response built and parsed");
+		rte_pktmbuf_free(m);
+		rte_pktmbuf_free(w);
+		return;
+	}
+	rte_pktmbuf_free(m);
+	vur_tp_completer(&td, t, &p, now);
+	rte_pktmbuf_free(w);
+	vur_tp_publish(&td);
+}
+
+/*
+ * A link that reorders: a READ response after a gap is held, not dropped,
+ * and placed once the gap fills, without asking again; three held past a
+ * gap are a loss, and the rest is asked for at once (RETX-3).
+ */
+static void
+read_responses_reordered(void)
+{
+	const uint32_t len = 8 * PMTU;
+	struct sent s[8];
+
+	setup();
+	post(VIRTIO_IB_WR_RDMA_READ, len, 9);
+	TAP_CHECK(request(s, 32) == 1);
+	read_response_wire(VUR_OP_READ_RESP_FIRST, psn(0), 0, len);
+	read_response_wire(VUR_OP_READ_RESP_MIDDLE, psn(2), 2, len); /* before 1 */
+	TAP_CHECK(t->rd_ooo.n == 1 && t->stats.ooo_held == 1 && request(s, 32) == 0);
+	read_response_wire(VUR_OP_READ_RESP_MIDDLE, psn(1), 1, len);
+	TAP_CHECK(t->rd_ooo.n == 0 && t->una == psn(3) && request(s, 32) == 0);
+	/* 3 lost: 4, 5 held, the third held past the gap asks for the rest */
+	read_response_wire(VUR_OP_READ_RESP_MIDDLE, psn(4), 4, len);
+	read_response_wire(VUR_OP_READ_RESP_MIDDLE, psn(5), 5, len);
+	TAP_CHECK(request(s, 32) == 0);
+	read_response_wire(VUR_OP_READ_RESP_MIDDLE, psn(6), 6, len);
+	TAP_CHECK(request(s, 32) == 1 && s[0].opcode == READ_REQ && s[0].psn == psn(3));
+	TAP_CHECK(s[0].va == REMOTE_VA + 3 * PMTU && s[0].dma_len == 5 * PMTU);
+	/* the replay's 3 fills the gap: 4 to 6 taken from what was held; its own 4 is old */
+	read_response_wire(VUR_OP_READ_RESP_MIDDLE, psn(3), 3, len);
+	TAP_CHECK(t->rd_ooo.n == 0 && t->una == psn(7) && no_cqe());
+	read_response_wire(VUR_OP_READ_RESP_MIDDLE, psn(4), 4, len);
+	read_response_wire(VUR_OP_READ_RESP_LAST, psn(7), 7, len);
+	TAP_CHECK(cqe_is(9, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_RDMA_READ, len));
+	TAP_CHECK(memcmp(at(DST_GPA), at(SRC_GPA), len) == 0);
+	TAP_CHECK(t->stats.wr_errors == 0 && t->rd_ooo.n == 0);
+	teardown();
+}
+
 /*
  * ROCE-DEV-RETX-3: an ACK past a READ that lacks responses (the SEND behind
  * it acknowledged) asks for the READ's rest at once.
@@ -1436,6 +1505,44 @@ responder_defers_ack(void)
 	teardown();
 }
 
+/*
+ * ROCE-DEV-READ-4 with replays: a READ asked again after all its responses
+ * went is a replay, not a new READ: with max_dest_rd_atomic READs being
+ * served or replayed the next new one is still taken; one more new than
+ * max_dest_rd_atomic is refused.
+ */
+static void
+responder_replay_not_new(void)
+{
+	struct vur_pkt_hdrs rd = { .va = SRC_GPA, .dma_len = PMTU };
+	struct sent s[8];
+
+	setup();
+	rd.rkey = mr->rkey;
+	/* four READs of one response each, all served */
+	for (uint32_t i = 0; i < 4; i++)
+		request_in(VUR_OP_READ_REQ, 500 + i, &rd, 0);
+	TAP_CHECK(t->epsn == 504 && responses(s, 8) == 4);
+	/* all four asked again (their responses lost): replays */
+	for (uint32_t i = 0; i < 4; i++)
+		request_in(VUR_OP_READ_REQ, 500 + i, &rd, 0);
+	TAP_CHECK(t->stats.nak_inv == 0);
+	/* four new ones are still taken beside the replays */
+	for (uint32_t i = 0; i < 4; i++)
+		request_in(VUR_OP_READ_REQ, 504 + i, &rd, 0);
+	TAP_CHECK(t->epsn == 508 && t->stats.nak_inv == 0);
+	/* the responses in PSN order: the replays first */
+	TAP_CHECK(responses(s, 8) == 8);
+	for (uint32_t i = 0; i < 8; i++)
+		TAP_CHECK(s[i].psn == 500 + i);
+	/* four new ones outstanding: a fifth is one too many */
+	for (uint32_t i = 0; i < 4; i++)
+		request_in(VUR_OP_READ_REQ, 508 + i, &rd, 0);
+	request_in(VUR_OP_READ_REQ, 512, &rd, 0);
+	TAP_CHECK(t->stats.nak_inv == 1 && t->qp->attr.state == VIRTIO_IB_QPS_ERR);
+	teardown();
+}
+
 /* ROCE-DEV-RETX-2 towards a local peer: the rest of the message again, in one packet. */
 static void
 peer_local_resends_from_una(void)
@@ -1600,6 +1707,8 @@ main(void)
 	TAP_RUN(window_functions);
 	TAP_RUN(responder_defers_ack);
 	TAP_RUN(responder_holds_after_gap);
+	TAP_RUN(read_responses_reordered);
+	TAP_RUN(responder_replay_not_new);
 	free(mem);
 	free(ram);
 	rte_mempool_free(hdr_pool);

@@ -73,14 +73,54 @@ put_aeth(struct vur_tp_dev *td, struct vur_tp_qp *t, uint8_t syndrome, uint32_t 
 	vur_tp_send_reply(td, t, m);
 }
 
+static bool
+res_pending(const struct vur_rd_res *r)
+{
+	return r->valid && r->next_pkt < r->npkts;
+}
+
+/* READs with responses still to send, replays too. */
 static uint32_t
 reads_pending(const struct vur_tp_qp *t)
 {
 	uint32_t n = 0;
 
-	for (uint32_t i = 0; i < VUR_TP_MAX_RD_RES; i++)
-		n += t->res[i].valid && t->res[i].next_pkt < t->res[i].npkts;
+	for (uint32_t i = 0; i < VUR_TP_RD_SLOTS; i++)
+		n += res_pending(&t->res[i]);
 	return n;
+}
+
+/* READs outstanding as IBTA counts them against max_dest_rd_atomic: replays are not new. */
+static uint32_t
+reads_new(const struct vur_tp_qp *t)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < VUR_TP_RD_SLOTS; i++)
+		n += res_pending(&t->res[i]) && !t->res[i].replay;
+	return n;
+}
+
+/*
+ * The slot for a new READ: the next one, round the ring, that has nothing
+ * to send (a served READ kept for replays goes, the oldest first); with
+ * none, the replay of the oldest READ (its requester will ask again).
+ */
+static struct vur_rd_res *
+res_slot(struct vur_tp_qp *t)
+{
+	struct vur_rd_res *r, *oldest = NULL;
+
+	for (uint32_t i = 0; i < VUR_TP_RD_SLOTS; i++) {
+		r = &t->res[(t->res_next + i) % VUR_TP_RD_SLOTS];
+		if (!res_pending(r)) {
+			t->res_next = (uint32_t)(r - t->res + 1) % VUR_TP_RD_SLOTS;
+			return r;
+		}
+		if (r->replay && (oldest == NULL || vur_psn_diff(r->psn, oldest->psn) < 0))
+			oldest = r;
+	}
+	return oldest;
 }
 
 /*
@@ -360,14 +400,15 @@ do_read(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p)
 		refuse(td, t, p, VUR_NAK_REM_ACCESS, "R_Key, access or range"); /* READ-3 */
 		return false;
 	}
-	if (reads_pending(t) >= RTE_MIN((uint32_t)t->qp->attr.max_dest_rd_atomic,
-						(uint32_t)VUR_TP_MAX_RD_RES)) {
+	r = reads_new(t) < RTE_MIN((uint32_t)t->qp->attr.max_dest_rd_atomic,
+					   (uint32_t)VUR_TP_MAX_RD_RES)
+			? res_slot(t)
+			: NULL;
+	if (r == NULL) {
 		refuse(td, t, p, VUR_NAK_INV_REQ,
 				"more READs than max_dest_rd_atomic"); /* READ-4 */
 		return false;
 	}
-	r = &t->res[t->res_next];
-	t->res_next = (t->res_next + 1) % VUR_TP_MAX_RD_RES;
 	*r = (struct vur_rd_res){
 		.valid = true,
 		.psn = p->h.psn,
@@ -391,10 +432,13 @@ duplicate(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p)
 		ack(td, t, vur_psn_add(t->epsn, VUR_PSN_MASK)); /* epsn - 1 */
 		return;
 	}
-	for (uint32_t i = 0; i < VUR_TP_MAX_RD_RES; i++) {
+	for (uint32_t i = 0; i < VUR_TP_RD_SLOTS; i++) {
 		r = &t->res[i];
 		if (r->valid && vur_psn_diff(p->h.psn, r->psn) >= 0 &&
 				vur_psn_diff(p->h.psn, vur_psn_add(r->psn, r->npkts)) < 0) {
+			/* served whole already: a replay, not a new READ (READ-4) */
+			if (!res_pending(r))
+				r->replay = true;
 			r->next_pkt = (uint32_t)vur_psn_diff(p->h.psn, r->psn);
 			return;
 		}
@@ -605,13 +649,11 @@ vur_tp_read_responses(
 	while (count < max) {
 		/* the oldest READ with responses to send: they go in PSN order */
 		r = NULL;
-		for (uint32_t i = 0; i < VUR_TP_MAX_RD_RES; i++) {
-			struct vur_rd_res *c = &t->res[(t->res_next + i) % VUR_TP_MAX_RD_RES];
+		for (uint32_t i = 0; i < VUR_TP_RD_SLOTS; i++) {
+			struct vur_rd_res *c = &t->res[i];
 
-			if (c->valid && c->next_pkt < c->npkts) {
+			if (res_pending(c) && (r == NULL || vur_psn_diff(c->psn, r->psn) < 0))
 				r = c;
-				break;
-			}
 		}
 		if (r == NULL)
 			break;

@@ -38,7 +38,12 @@
 
 #define VUR_TP_MAX_SGE    16 /* the device's max_sge */
 #define VUR_TP_MAX_RD_RES 16 /* its max_qp_rd_atom */
-#define VUR_TP_BURST      32 /* packets one QP builds per poll */
+/*
+ * A responder's READ slots: twice max_qp_rd_atom, so that a READ being
+ * replayed (asked again, its responses lost) never keeps a new one out.
+ */
+#define VUR_TP_RD_SLOTS (2 * VUR_TP_MAX_RD_RES)
+#define VUR_TP_BURST    32 /* packets one QP builds per poll */
 
 /* A bound RDMA virtqueue. */
 struct vur_tp_ring {
@@ -117,6 +122,7 @@ struct vur_rd_res {
 	uint32_t psn;      /* of the request: the first response's */
 	uint32_t npkts;    /* responses */
 	uint32_t next_pkt; /* responses sent */
+	bool replay;       /* asked again after all its responses went */
 	uint64_t va;
 	uint32_t rkey;
 	uint32_t len;
@@ -181,9 +187,10 @@ struct vur_tp_qp {
 	uint32_t wrkey;       /* WRITE: its rkey */
 	uint32_t wleft;       /* WRITE: bytes RETH promised and not yet seen */
 	uint32_t wlen;        /* WRITE: the whole length (CQE byte_len with immediate) */
-	struct vur_rd_res res[VUR_TP_MAX_RD_RES]; /* kept after serving, for replays */
-	struct vur_tp_ooo ooo;                    /* RC: packets after a gap (tp_ooo.h) */
-	uint32_t res_next;                        /* slot of the next READ */
+	struct vur_rd_res res[VUR_TP_RD_SLOTS]; /* kept after serving, for replays */
+	struct vur_tp_ooo ooo;                  /* RC: requests after a gap (tp_ooo.h) */
+	struct vur_tp_ooo rd_ooo;               /* RC: READ responses after a gap */
+	uint32_t res_next;                      /* slot of the next READ */
 
 	struct vur_tp_qp_stats stats;
 };

@@ -165,6 +165,7 @@ qp_unbind(void *arg, struct vur_rdma_qp *qp)
 	vur_tp_ring_deactivate(td, &t->sq);
 	vur_tp_ring_deactivate(td, &t->rq);
 	vur_tp_ooo_clear(&t->ooo);
+	vur_tp_ooo_clear(&t->rd_ooo);
 	free(t->wqe);
 	free(t);
 	qp->tp = NULL;

@@ -353,6 +353,7 @@ vur_tp_qp_flush(struct vur_tp_dev *td, struct vur_tp_qp *t)
 	t->in_write = false;
 	memset(t->res, 0, sizeof(t->res));
 	vur_tp_ooo_clear(&t->ooo);
+	vur_tp_ooo_clear(&t->rd_ooo);
 }
 
 static void
@@ -407,4 +408,5 @@ vur_tp_qp_reset_state(struct vur_tp_qp *t)
 	memset(t->res, 0, sizeof(t->res));
 	t->res_next = 0;
 	vur_tp_ooo_clear(&t->ooo);
+	vur_tp_ooo_clear(&t->rd_ooo);
 }
