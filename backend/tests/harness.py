@@ -72,7 +72,7 @@ def remove_runtime_dir(prefix):
 class Backend:
     """The backend on a private EAL file prefix, without hugepages or PCI."""
 
-    def __init__(self, binary, *app_args, prefix='vurtest', eal_extra=()):
+    def __init__(self, binary, *app_args, prefix='vurtest', eal_extra=(), cwd=None):
         self.dir = tempfile.mkdtemp(prefix='vur-')
         self.sock = os.path.join(self.dir, 'vhost-rdma0')
         self.admin = os.path.join(self.dir, 'admin.sock')
@@ -91,7 +91,9 @@ class Backend:
             args += ['--admin-socket', self.admin]
         # O_APPEND: the child shares the file offset, and output() seeks.
         self.log = open(os.path.join(self.dir, 'log'), 'a+')
-        self.proc = subprocess.Popen([binary, *eal, '--', *args],
+        if cwd is not None and os.sep in binary:
+            binary = os.path.abspath(binary)  # a path from where we are
+        self.proc = subprocess.Popen([binary, *eal, '--', *args], cwd=cwd,
                                      stdout=self.log, stderr=subprocess.STDOUT)
 
     def wait_socket(self, path=None, timeout=20):
