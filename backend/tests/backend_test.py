@@ -170,8 +170,8 @@ def default_macs(socks, cwd=None):
             fe = vu.Frontend(os.path.join(cwd or '', s))
             macs.append(fe.get_config(0, 6))
             fe.close()
-            assert f'{s}: MAC {macs[-1].hex(":")} (derived from the socket path and the ' \
-                   'host\'s ' in b.output(), b.output()
+            line = f'{s}: MAC {macs[-1].hex(":")} (derived from the socket path and the host'
+            assert line in b.output(), f'{line!r} not in {b.output()}'
         return macs
     finally:
         assert b.stop() == 0
