@@ -72,7 +72,8 @@ def remove_runtime_dir(prefix):
 class Backend:
     """The backend on a private EAL file prefix, without hugepages or PCI."""
 
-    def __init__(self, binary, *app_args, prefix='vurtest', eal_extra=(), cwd=None):
+    def __init__(self, binary, *app_args, prefix='vurtest', eal_extra=(), cwd=None, wrap=()):
+        """@wrap: a command that execs the backend, e.g. ('ip', 'netns', 'exec', NS)."""
         self.dir = tempfile.mkdtemp(prefix='vur-')
         self.sock = os.path.join(self.dir, 'vhost-rdma0')
         self.admin = os.path.join(self.dir, 'admin.sock')
@@ -93,7 +94,7 @@ class Backend:
         self.log = open(os.path.join(self.dir, 'log'), 'a+')
         if cwd is not None and os.sep in binary:
             binary = os.path.abspath(binary)  # a path from where we are
-        self.proc = subprocess.Popen([binary, *eal, '--', *args], cwd=cwd,
+        self.proc = subprocess.Popen([*wrap, binary, *eal, '--', *args], cwd=cwd,
                                      stdout=self.log, stderr=subprocess.STDOUT)
 
     def wait_socket(self, path=None, timeout=20):
