@@ -18,7 +18,13 @@
  * (vur_user_post_send/post_recv/poll_cq) and busy-polls its CQs (it owns
  * its core, as a benchmark may); the backend's data path runs on its own
  * thread.
+ *
+ * A figure is printed only for a run whose every WR completed with
+ * success. The first WR that fails (its status by name, the QPs' states),
+ * a post the library refuses, or no completion for STALL_S seconds ends
+ * the benchmark with status 1 and no figure for that run or after it.
  */
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,10 +39,42 @@
 #define MEM_SIZE (16u << 20)
 #define DEPTH    16 /* WRs in flight per QP */
 #define LAT_N    2000
+#define STALL_S  10.0 /* no completion for this long: the run failed */
 #define DIM(a)   (sizeof(a) / sizeof((a)[0]))
 
 static struct rdma_ep a, b;
 static uint32_t qa, qb;
+static char figure[64]; /* what is being measured, for a failure's report */
+static bool line_open;  /* stdout has a line of figures without its end */
+
+static const char *const qp_state_names[] = { "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR" };
+
+static const char *
+qp_state(struct rdma_ep *e, uint32_t qpn)
+{
+	struct vur_user_qp_attr at;
+
+	if (vur_user_query_qp(e->d, qpn, 0, &at) < 0)
+		return "unknown";
+	return at.qp_state < DIM(qp_state_names) ? qp_state_names[at.qp_state] : "unknown";
+}
+
+/* The run failed: say what and why, with both QPs' states, and end with status 1. */
+static void __attribute__((noreturn, format(printf, 1, 2))) fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (line_open)
+		printf("\n");
+	fflush(stdout);
+	fprintf(stderr, "rdma_bench: %s: ", figure);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (QP %u on the first device %s, QP %u on the second %s); no figure\n", qa,
+			qp_state(&a, qa), qb, qp_state(&b, qb));
+	exit(1);
+}
 
 static double
 now_s(void)
@@ -47,35 +85,49 @@ now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Up to @max CQEs of @e's CQ without waiting: how many, or -1 if one failed. */
+/* Up to @max CQEs of @e's CQ without waiting: how many; a failed one ends the run. */
 static int
 reap(struct rdma_ep *e, int max)
 {
 	struct vur_user_wc wc[DEPTH];
 	int got = vur_user_poll_cq(e->d, e->cqn, wc, max < DEPTH ? max : DEPTH);
 
+	if (got < 0)
+		fail("polling the CQ of %s: %s", e->path, strerror(-got));
 	for (int i = 0; i < got; i++)
 		if (wc[i].status != VUR_USER_WC_SUCCESS)
-			return -1;
+			fail("WR %llu on QP %u of %s failed: status %s (%u)",
+					(unsigned long long)wc[i].wr_id, wc[i].qp_num, e->path,
+					vur_user_wc_status_str(wc[i].status), wc[i].status);
 	return got;
 }
 
-/* Wait for @n successful CQEs of @e's CQ. */
-static int
+/* Wait for @n successful CQEs of @e's CQ (a stall ends the run). */
+static void
 cqes(struct rdma_ep *e, int n)
 {
+	double last = now_s();
 	int got;
 
 	for (; n > 0; n -= got) {
 		got = reap(e, n);
-		if (got < 0)
-			return -1;
+		if (got > 0)
+			last = now_s();
+		else if (now_s() - last > STALL_S)
+			fail("no completion on %s for %.0f s", e->path, STALL_S);
 	}
-	return 0;
+}
+
+/* A post the library refused ends the run. */
+static void
+posted(int ret, const char *what)
+{
+	if (ret < 0)
+		fail("posting %s: %s", what, strerror(-ret));
 }
 
 /* @n WRs of @opcode and @len from a, (SEND) with their receives on b: one call each. */
-static int
+static void
 post(uint8_t opcode, uint32_t len, unsigned int n)
 {
 	struct vur_user_sge s = rdma_sge(&a, 0, len), r = rdma_sge(&b, 0, len);
@@ -88,9 +140,9 @@ post(uint8_t opcode, uint32_t len, unsigned int n)
 		q[i].rdma.rkey = b.mr.rkey;
 		rq[i] = (struct vur_user_recv_wr){ .wr_id = i, .sg_list = &r, .num_sge = 1 };
 	}
-	if (opcode == VUR_USER_WR_SEND && vur_user_post_recv(b.d, qb, rq, n, NULL) < 0)
-		return -1;
-	return vur_user_post_send(a.d, qa, q, n, NULL);
+	if (opcode == VUR_USER_WR_SEND)
+		posted(vur_user_post_recv(b.d, qb, rq, n, NULL), "receives");
+	posted(vur_user_post_send(a.d, qa, q, n, NULL), "sends");
 }
 
 /*
@@ -101,7 +153,7 @@ static double
 rate(uint8_t opcode, uint32_t len, double secs)
 {
 	uint64_t posted = 0, sent = 0, received = 0;
-	double t0 = now_s(), t = t0;
+	double t0 = now_s(), t = t0, last = t0;
 	bool send = opcode == VUR_USER_WR_SEND;
 	int got;
 
@@ -109,31 +161,33 @@ rate(uint8_t opcode, uint32_t len, double secs)
 		uint64_t busy = posted - (send && received < sent ? received : sent);
 
 		if (t - t0 < secs && busy < DEPTH) {
-			if (post(opcode, len, DEPTH - (unsigned int)busy) < 0)
-				return -1;
+			post(opcode, len, DEPTH - (unsigned int)busy);
 			posted += DEPTH - busy;
 		}
 		got = reap(&a, DEPTH);
-		if (got < 0)
-			return -1;
 		sent += got;
 		if (send) {
-			got = reap(&b, DEPTH);
-			if (got < 0)
-				return -1;
-			received += got;
+			int r = reap(&b, DEPTH);
+
+			received += r;
+			got += r;
 		}
 		t = now_s();
+		if (got > 0)
+			last = t;
+		else if (t - last > STALL_S)
+			fail("no completion for %.0f s (%llu of %llu WRs done)", STALL_S,
+					(unsigned long long)sent, (unsigned long long)posted);
 	}
 	return sent / (t - t0);
 }
 
-static int
+static void
 post_recv(struct rdma_ep *e, uint32_t qpn, uint32_t len)
 {
 	struct vur_user_sge r = rdma_sge(e, 0, len);
 
-	return rdma_post_recv(e, qpn, 0, &r, 1);
+	posted(rdma_post_recv(e, qpn, 0, &r, 1), "a receive");
 }
 
 static int
@@ -145,7 +199,7 @@ cmp_double(const void *x, const void *y)
 }
 
 /* SEND ping-pong a -> b -> a: round trips of @len, p50 and p99 in microseconds. */
-static int
+static void
 latency(uint32_t len, double *p50, double *p99)
 {
 	static double rtt[LAT_N];
@@ -155,21 +209,20 @@ latency(uint32_t len, double *p50, double *p99)
 	for (int i = 0; i < LAT_N; i++) {
 		double t0 = now_s();
 
-		if (post_recv(&b, qb, len) < 0 || post_recv(&a, qa, len) < 0)
-			return -1;
+		post_recv(&b, qb, len);
+		post_recv(&a, qa, len);
 		s = rdma_sge(&a, 0, len);
 		q = rdma_req(1, VUR_USER_WR_SEND, 0, &s, 1);
-		if (rdma_post_send(&a, qa, &q) < 0 || cqes(&b, 1) < 0)
-			return -1;
+		posted(rdma_post_send(&a, qa, &q), "a send");
+		cqes(&b, 1);
 		s = rdma_sge(&b, 0, len);
-		if (rdma_post_send(&b, qb, &q) < 0 || cqes(&a, 1) < 0)
-			return -1;
+		posted(rdma_post_send(&b, qb, &q), "a send");
+		cqes(&a, 1);
 		rtt[i] = (now_s() - t0) * 1e6;
 	}
 	qsort(rtt, LAT_N, sizeof(rtt[0]), cmp_double);
 	*p50 = rtt[LAT_N / 2];
 	*p99 = rtt[LAT_N * 99 / 100];
-	return 0;
 }
 
 /* RC WRITE, READ and SEND bandwidth by message size, beside memcpy of each size. */
@@ -199,12 +252,17 @@ bandwidth(double secs)
 			DEPTH);
 	for (size_t o = 0; o < DIM(ops); o++) {
 		printf("  %-6s", ops[o].name);
+		line_open = true;
 		for (size_t i = 0; i < DIM(sizes); i++) {
+			snprintf(figure, sizeof(figure), "RC %s bandwidth, %u B", ops[o].name,
+					sizes[i]);
+			fflush(stdout);
 			r = rate(ops[o].op, sizes[i], secs);
 			printf(" %7u B: %6.3f (%.2fx)", sizes[i], r * sizes[i] / 1e9,
 					r * sizes[i] / 1e9 / memcpy_gb[i]);
 		}
 		printf("\n");
+		line_open = false;
 	}
 }
 
@@ -231,8 +289,14 @@ static void
 message_rate(double secs)
 {
 	uint64_t busy0, busy;
-	bool known = busy_ns(&busy0);
-	double t0 = now_s(), r = rate(VUR_USER_WR_SEND, 64, secs), t = now_s() - t0;
+	bool known;
+	double t0, r, t;
+
+	snprintf(figure, sizeof(figure), "64 B SEND message rate");
+	known = busy_ns(&busy0);
+	t0 = now_s();
+	r = rate(VUR_USER_WR_SEND, 64, secs);
+	t = now_s() - t0;
 
 	printf("64 B SEND message rate: %.0f messages/s (one data-path thread)\n", r);
 	if (!known || !busy_ns(&busy) || busy <= busy0)
@@ -249,9 +313,10 @@ round_trips(void)
 	double p50, p99;
 
 	for (uint32_t len = 8; len <= 4096; len *= 512) {
-		if (latency(len, &p50, &p99) == 0)
-			printf("SEND round trip %4u B: p50 %.1f us, p99 %.1f us (%d round trips)\n",
-					len, p50, p99, LAT_N);
+		snprintf(figure, sizeof(figure), "SEND round trip, %u B", len);
+		latency(len, &p50, &p99);
+		printf("SEND round trip %4u B: p50 %.1f us, p99 %.1f us (%d round trips)\n", len,
+				p50, p99, LAT_N);
 	}
 }
 

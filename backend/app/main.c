@@ -3,11 +3,13 @@
  * vhost-user-rdma: a DPDK vhost-user backend serving virtio-net RoCE devices.
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -17,6 +19,7 @@
 #include "mgmt/telemetry.h"
 #include "net/net_switch.h"
 #include "port/port_mgr.h"
+#include "default_mac.h"
 #include "options.h"
 #include "vhost/vdev.h"
 
@@ -28,6 +31,7 @@ struct vur_app {
 	struct vur_switch sw; /* the data path */
 	bool sw_started;
 	struct vur_dev *devs[VUR_MAX_SOCKETS];
+	uint8_t macs[VUR_MAX_SOCKETS][6];
 	unsigned int n_devs;
 	struct vur_port_mgr pm;
 	bool pm_started;
@@ -51,8 +55,69 @@ params_for(struct vur_app *app, unsigned int i, struct vur_dev_params *p)
 	p->loopback_mbps = o->loopback_mbps;
 	p->loop = &app->ctrl_loop;
 	p->sw = app->sw_started ? &app->sw : NULL;
-	memcpy(p->mac, o->base_mac, sizeof(p->mac));
-	p->mac[5] += i; /* i < VUR_MAX_SOCKETS: wraps within the last byte only */
+	memcpy(p->mac, app->macs[i], sizeof(p->mac));
+}
+
+#define MAC_FMT      "%02x:%02x:%02x:%02x:%02x:%02x"
+#define MAC_BYTES(m) (m)[0], (m)[1], (m)[2], (m)[3], (m)[4], (m)[5]
+
+/* @path as an absolute path (the MAC must not depend on where we were started). */
+static void
+absolute_path(const char *path, char *buf, size_t len)
+{
+	char cwd[PATH_MAX];
+
+	if (path[0] == '/' || getcwd(cwd, sizeof(cwd)) == NULL)
+		snprintf(buf, len, "%s", path);
+	else
+		snprintf(buf, len, "%s/%s", strcmp(cwd, "/") == 0 ? "" : cwd, path);
+}
+
+static bool
+mac_taken(const struct vur_app *app, unsigned int n, const uint8_t mac[6])
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (memcmp(app->macs[i], mac, 6) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Each device's MAC: --mac for the first and +1, +2, ... for the next, or
+ * by default one of its own derived from this host and its socket path
+ * (app/default_mac.c); should two devices of this backend meet on one, the
+ * later takes the next derivation.
+ */
+static void
+assign_macs(struct vur_app *app)
+{
+	const struct vur_options *o = &app->opts;
+	char host[256], path[PATH_MAX + 1];
+	const char *source = NULL;
+	uint8_t *mac;
+
+	if (!o->mac_given)
+		source = vur_host_identity(VUR_MACHINE_ID_FILE, host, sizeof(host));
+	for (unsigned int i = 0; i < o->n_sockets; i++) {
+		mac = app->macs[i];
+		if (o->mac_given) {
+			memcpy(mac, o->base_mac, 6);
+			mac[5] += i; /* i < VUR_MAX_SOCKETS: wraps within the last byte only */
+			VUR_LOG(app, INFO, "%s: MAC " MAC_FMT " (--mac)", o->sockets[i],
+					MAC_BYTES(mac));
+			continue;
+		}
+		absolute_path(o->sockets[i], path, sizeof(path));
+		for (uint32_t attempt = 0;; attempt++) {
+			vur_default_mac(host, path, attempt, mac);
+			if (!mac_taken(app, i, mac))
+				break;
+		}
+		VUR_LOG(app, INFO,
+				"%s: MAC " MAC_FMT
+				" (derived from the socket path and the host's %s)",
+				o->sockets[i], MAC_BYTES(mac), source);
+	}
 }
 
 static int
@@ -61,6 +126,7 @@ start_devices(struct vur_app *app)
 	struct vur_dev_params p;
 	unsigned int i;
 
+	assign_macs(app);
 	for (i = 0; i < app->opts.n_sockets; i++) {
 		params_for(app, i, &p);
 		app->devs[i] = vur_dev_create(&p);

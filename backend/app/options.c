@@ -91,7 +91,12 @@ vur_options_usage(FILE *out, const char *prog)
 			"      --mac XX:XX:XX:XX:XX:XX\n"
 			"                          MAC of the first device; the next get +1, +2, "
 			"...\n"
-			"                          (default 52:54:00:5e:00:01)\n"
+			"                          (default: each device its own, a hash\n"
+			"                          (rte_jhash) of the host's /etc/machine-id\n"
+			"                          (its host name when that file is absent or\n"
+			"                          empty) and the device's absolute socket path:\n"
+			"                          locally administered unicast, the same on\n"
+			"                          every start; the log shows it)\n"
 			"      --loopback-speed MBPS\n"
 			"                          port speed when no uplink is up (default %llu)\n"
 			"      --rfc2-numbering    offer RFC v2's numbering (feature bit %d, "
@@ -207,11 +212,10 @@ parse_member_speed(struct vur_options *opts, const char *arg, FILE *err)
 	return 0;
 }
 
+/* The default MAC is made per device (app/default_mac.c), not here. */
 static void
 set_defaults(struct vur_options *opts)
 {
-	static const uint8_t mac[6] = { 0x52, 0x54, 0x00, 0x5e, 0x00, 0x01 };
-
 	memset(opts, 0, sizeof(*opts));
 	opts->port_speed = true;
 	opts->max_qps = VUR_DEFAULT_QPS;
@@ -220,7 +224,6 @@ set_defaults(struct vur_options *opts)
 	opts->loopback_mbps = VUR_DEFAULT_LOOPBACK_MBPS;
 	opts->link_poll_ms = VUR_DEFAULT_LINK_POLL_MS;
 	opts->admin_socket = VUR_DEFAULT_ADMIN_SOCKET;
-	memcpy(opts->base_mac, mac, sizeof(mac));
 }
 
 static int
@@ -275,6 +278,7 @@ parse_one(struct vur_options *opts, int c, const char *arg, FILE *err)
 		break;
 	case OPT_MAC:
 		ret = parse_mac(arg, opts->base_mac, err);
+		opts->mac_given = ret == 0;
 		break;
 	case OPT_LOOPBACK_SPEED:
 		/* 100 Mb/s is the unit of the RoCE speed field; 0 would read as link down. */

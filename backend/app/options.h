@@ -29,7 +29,8 @@ struct vur_options {
 	uint32_t max_qps;
 	uint32_t max_cqs;
 	uint16_t mtu;
-	uint8_t base_mac[6];                      /* device i gets base_mac + i */
+	uint8_t base_mac[6];                      /* --mac: device i gets base_mac + i */
+	bool mac_given;                           /* else: vur_default_mac() per device */
 	uint64_t loopback_mbps;                   /* speed with no uplink up */
 	const char *uplinks[VUR_MAX_UPLINK_OPTS]; /* ethdev names; none: every port */
 	unsigned int n_uplinks;

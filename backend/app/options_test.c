@@ -27,6 +27,7 @@ rfc_demo_line(void)
 	TAP_CHECK(!o.client && !o.rfc2_numbering && o.port_speed);
 	TAP_CHECK(o.max_qps == 64 && o.max_cqs == 64 && o.mtu == 1500);
 	TAP_CHECK(o.loopback_mbps == 100000);
+	TAP_CHECK(!o.mac_given); /* each device's own, derived (app/default_mac.c) */
 }
 
 static void
@@ -41,7 +42,7 @@ repeated_sockets_and_options(void)
 	TAP_CHECK(o.n_sockets == 2 && strcmp(o.sockets[1], "/b") == 0);
 	TAP_CHECK(o.client && o.rfc2_numbering && !o.port_speed);
 	TAP_CHECK(o.max_qps == 32 && o.max_cqs == 16 && o.mtu == 9000);
-	TAP_CHECK(o.base_mac[0] == 2 && o.base_mac[5] == 0x10);
+	TAP_CHECK(o.mac_given && o.base_mac[0] == 2 && o.base_mac[5] == 0x10);
 	TAP_CHECK(o.loopback_mbps == 25000);
 }
 

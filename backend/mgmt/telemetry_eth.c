@@ -50,6 +50,9 @@ add_uplink(struct rte_tel_data *d, uint16_t i)
 		return -ENOMEM;
 	rte_tel_data_start_dict(u);
 	rte_tel_data_add_dict_int(u, "up", up);
+	/* how the data path learns of its frames: its interrupt, or polling */
+	rte_tel_data_add_dict_string(
+			u, "receive", tel_sw->uplinks[i].rx_intr ? "interrupts" : "polled");
 	rte_tel_data_add_dict_uint(u, "rx_frames", st.rx_frames);
 	rte_tel_data_add_dict_uint(u, "rx_bytes", st.rx_bytes);
 	rte_tel_data_add_dict_uint(u, "tx_frames", st.tx_frames);
@@ -101,6 +104,7 @@ show_switch(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_uint(d, "fdb_learned", st.fdb_learned);
 	rte_tel_data_add_dict_uint(d, "fdb_moved", st.fdb_moved);
 	rte_tel_data_add_dict_uint(d, "fdb_evicted", st.fdb_evicted);
+	rte_tel_data_add_dict_uint(d, "uplink_polls", st.uplink_polls);
 	for (uint16_t i = 0; i < VUR_MAX_UPLINKS && ret == 0; i++)
 		ret = add_uplink(d, i);
 out:

@@ -7,14 +7,19 @@
  * VUR_DP_IDLE_NS without work the thread arms what wakes it (its QPs' queue
  * kicks; the first, the uplinks' receive interrupts), looks once more, and
  * sleeps in epoll. On a 2-CPU machine the backend then costs nothing while
- * idle.
+ * idle. Uplinks without a receive interrupt cannot wake it: the first
+ * thread then also sleeps on a timer, short after traffic and longer the
+ * longer the quiet lasts (VUR_DP_POLL_MIN_NS to VUR_DP_POLL_MAX_NS, see
+ * net_switch.h), and polls them when it rings.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/timerfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_lcore.h>
@@ -29,7 +34,7 @@
 #include "transport/transport.h"
 
 #define VUR_DP_IDLE_NS         (200 * 1000ULL)       /* polling after the last frame */
-#define VUR_DP_TIMER_MS        10                    /* sleep bound with polled uplinks */
+#define VUR_DP_TIMER_MS        10                    /* sleep bound with an 802.3ad bond */
 #define VUR_SW_LINK_REFRESH_NS (10 * 1000 * 1000ULL) /* the uplinks' up flags */
 #define MAX_EVENTS             16
 
@@ -223,15 +228,36 @@ clear_kick(struct vur_switch *sw, int slot, int fd)
 	pthread_rwlock_unlock(nd->lock);
 }
 
+/*
+ * Uplinks without a receive interrupt: ring the thread's timer after its
+ * current idle sleep, the next one twice as long (to the bound). Returns
+ * false when the timer cannot be armed: the caller bounds its sleep instead.
+ */
+static bool
+arm_uplink_poll(struct vur_dp *dp)
+{
+	struct itimerspec its = {
+		.it_value = { .tv_sec = (time_t)(dp->poll_ns / 1000000000ULL),
+				.tv_nsec = (long)(dp->poll_ns % 1000000000ULL) },
+	};
+
+	if (timerfd_settime(dp->poll_fd, 0, &its, NULL) != 0)
+		return false;
+	dp->poll_ns = RTE_MIN(dp->poll_ns * 2, VUR_DP_POLL_MAX_NS);
+	return true;
+}
+
 static void
 sleep_until_work(struct vur_dp *dp)
 {
 	struct vur_switch *sw = dp->sw;
 	struct rte_epoll_event ev[MAX_EVENTS];
 	bool uplinks = dp->id == 0;
-	int timeout = uplinks && vur_switch_uplinks_need_timer(sw) ? VUR_DP_TIMER_MS : -1;
+	bool polled = uplinks && vur_switch_uplinks_polled(sw);
+	int timeout = uplinks && vur_switch_uplinks_keepalive(sw) ? VUR_DP_TIMER_MS : -1;
 	uint64_t now = now_ns(), ms;
 	eventfd_t v;
+	uint64_t ticks;
 	int n;
 
 	/*
@@ -262,6 +288,8 @@ sleep_until_work(struct vur_dp *dp)
 			goto awake;
 		}
 	}
+	if (polled && !arm_uplink_poll(dp) && (timeout < 0 || timeout > 1))
+		timeout = 1;
 	/* Asleep, the thread holds no device: detach need not wait for it. */
 	rte_rcu_qsbr_thread_offline(sw->rcu, dp->id);
 	n = rte_epoll_wait(dp->epfd, ev, MAX_EVENTS, timeout);
@@ -275,6 +303,8 @@ sleep_until_work(struct vur_dp *dp)
 			clear_kick(sw, (int)slot, ev[i].fd);
 		else if (ev[i].fd == dp->wake_fd)
 			eventfd_read(dp->wake_fd, &v);
+		else if (ev[i].fd == dp->poll_fd && read(dp->poll_fd, &ticks, sizeof(ticks)) > 0)
+			VUR_STAT_ADD(sw->stats.uplink_polls, 1);
 	}
 awake:
 	__atomic_store_n(&dp->asleep, false, __ATOMIC_RELAXED);
@@ -316,9 +346,10 @@ dp_loop(struct vur_dp *dp)
 		work += poll_rdma(dp, now, false);
 		rte_rcu_qsbr_quiescent(sw->rcu, dp->id);
 		pass_busy = work > 0;
-		if (work > 0)
+		if (work > 0) {
 			last_work = now;
-		else if (now - last_work < VUR_DP_IDLE_NS)
+			dp->poll_ns = VUR_DP_POLL_MIN_NS; /* the next quiet starts short */
+		} else if (now - last_work < VUR_DP_IDLE_NS)
 			rte_pause();
 		else
 			sleep_until_work(dp);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include <rte_errno.h>
@@ -145,17 +146,29 @@ dp_init(struct vur_switch *sw, unsigned int id, unsigned int lcore)
 	if (dp->epfd < 0 || dp->wake_fd < 0 ||
 			rte_epoll_ctl(dp->epfd, EPOLL_CTL_ADD, dp->wake_fd, &dp->wake_ev) < 0)
 		return -errno;
+	if (id != 0)
+		return 0;
+	/* the uplinks' thread: its timer for polling uplinks without interrupts */
+	dp->poll_ns = VUR_DP_POLL_MIN_NS;
+	dp->poll_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	dp->poll_ev.epdata.event = EPOLLIN;
+	dp->poll_ev.epdata.data = (void *)(uintptr_t)(VUR_SW_MAX_DEVS + 1);
+	if (dp->poll_fd < 0 ||
+			rte_epoll_ctl(dp->epfd, EPOLL_CTL_ADD, dp->poll_fd, &dp->poll_ev) < 0)
+		return -errno;
 	return 0;
 }
 
 static void
 dp_fini(struct vur_dp *dp)
 {
+	if (dp->poll_fd >= 0)
+		close(dp->poll_fd);
 	if (dp->wake_fd >= 0)
 		close(dp->wake_fd);
 	if (dp->epfd >= 0)
 		close(dp->epfd);
-	dp->wake_fd = dp->epfd = -1;
+	dp->poll_fd = dp->wake_fd = dp->epfd = -1;
 }
 
 /* One data path per EAL worker lcore, or a single control thread without one. */
@@ -186,7 +199,7 @@ vur_switch_start(struct vur_switch *sw)
 
 	memset(sw, 0, sizeof(*sw));
 	for (unsigned int i = 0; i < VUR_SW_MAX_DP; i++)
-		sw->dp[i].epfd = sw->dp[i].wake_fd = -1;
+		sw->dp[i].epfd = sw->dp[i].wake_fd = sw->dp[i].poll_fd = -1;
 	pthread_mutex_init(&sw->attach_lock, NULL);
 	rte_spinlock_init(&sw->fdb_lock);
 	rte_spinlock_init(&sw->uplink_lock);

@@ -8,8 +8,10 @@
  * given (slot modulo the number of threads): it polls their transmit
  * queues while there is traffic, and when idle sleeps in epoll on their
  * kick eventfds. The first also owns the uplinks' receive queues and
- * interrupts (with a bounded timeout when an uplink has none, or is an
- * 802.3ad bond that needs bursts to run LACP).
+ * interrupts; an uplink without a receive interrupt (net_af_packet, a
+ * bond) it polls: every pass while there is traffic, then on a timer of
+ * 50 us doubling to 1 ms while idle (net_datapath.c says why); an 802.3ad
+ * bond gets a burst at least every 10 ms for LACP.
  *
  * RDMA QPs are spread over the threads one by one, whatever their device
  * (vur_switch_qp_dp): a thread polls the send queues and keeps the timers
@@ -49,6 +51,26 @@
 #define VUR_SW_OUTBOX 512 /* RoCE replies made while delivering a burst */
 #define VUR_SW_MAX_DP 16  /* data-path threads */
 
+/*
+ * An idle data path polls the uplinks without a receive interrupt after a
+ * sleep of VUR_DP_POLL_MIN_NS, doubled at each wake-up that finds nothing,
+ * up to VUR_DP_POLL_MAX_NS; work brings it back to the minimum. The numbers:
+ * the thread already polls for 200 us after its last work (VUR_DP_IDLE_NS),
+ * which covers a ping-pong's turn (a round trip between two backends takes
+ * tens of microseconds), so the sleeps only start once the wire is quiet.
+ * 50 us is about the kernel's default timer slack: a shorter sleep would
+ * not be kept. 1 ms bounds what a frame after a quiet spell waits (it was
+ * 10 ms with a plain epoll timeout: 10 to 12 ms per vur-pingpong iteration
+ * between two backends over net_af_packet) while an idle thread wakes at
+ * most 1000 times a second, each wake-up one pass that finds nothing
+ * (net_af_packet reads its mmap ring without a system call): about 2% of a
+ * core measured on a 2-CPU VM (release build; the timer's wake-ups are most
+ * of it), nothing when no uplink is polled. The doubling reaches the bound
+ * after five sleeps, 1.55 ms into the quiet.
+ */
+#define VUR_DP_POLL_MIN_NS (50 * 1000ULL)
+#define VUR_DP_POLL_MAX_NS (1000 * 1000ULL)
+
 struct vur_net_dev;
 
 /* Per-uplink counters, written by the data path only. */
@@ -62,7 +84,7 @@ struct vur_sw_uplink_stats {
 
 struct vur_sw_uplink {
 	uint16_t port_id;
-	bool rx_intr;   /* receive interrupts armed when the thread sleeps */
+	bool rx_intr;   /* receive interrupts armed when the thread sleeps; else polled */
 	bool keepalive; /* an 802.3ad bond: bursts at least every 100 ms */
 	bool up;        /* link status, refreshed every VUR_SW_LINK_REFRESH_NS */
 	bool sig_owned; /* its receive signal, if any, checked and aimed at the data path */
@@ -79,6 +101,7 @@ struct vur_sw_stats {
 	uint64_t fdb_evicted;
 	uint64_t roce_to_wire; /* RoCE packets made whole (ICRC) for an uplink */
 	uint64_t outbox_full;  /* RoCE replies dropped: more than one pass can hold */
+	uint64_t uplink_polls; /* idle wake-ups on the timer to poll uplinks without interrupts */
 };
 
 struct vur_switch;
@@ -93,6 +116,9 @@ struct vur_dp {
 	int epfd; /* its devices' kicks (and the uplinks' interrupts for the first) */
 	int wake_fd;
 	struct rte_epoll_event wake_ev;
+	int poll_fd; /* the first: a timerfd, the next poll of uplinks without interrupts */
+	struct rte_epoll_event poll_ev;
+	uint64_t poll_ns; /* the next idle sleep before such a poll (doubles, to a bound) */
 	uint64_t next_refresh_ns;
 	struct rte_mbuf *outbox[VUR_SW_OUTBOX];
 	uint8_t outbox_slot[VUR_SW_OUTBOX];
@@ -144,9 +170,11 @@ void vur_switch_stop(struct vur_switch *sw);
 
 /*
  * Give the switch the started uplinks (once, after the port manager
- * started them). They must outlive the switch's thread.
+ * started them). They must outlive the switch's thread. An uplink whose
+ * receive interrupt cannot join the data path's epoll is polled, and its
+ * rx_intr cleared so that the admin RPC says so.
  */
-int vur_switch_set_uplinks(struct vur_switch *sw, const struct vur_uplinks *u);
+int vur_switch_set_uplinks(struct vur_switch *sw, struct vur_uplinks *u);
 /* With the data path stopped: the uplinks' interrupts leave its epoll. */
 void vur_switch_unset_uplinks(struct vur_switch *sw);
 
@@ -226,6 +254,7 @@ uint16_t vur_switch_uplinks_rx(struct vur_switch *sw, uint64_t now_ns);
 void vur_switch_uplink_tx(
 		struct vur_switch *sw, struct rte_mbuf **pkts, const uint32_t *hash, uint16_t n);
 void vur_switch_uplinks_intr(struct vur_switch *sw, bool enable);
-bool vur_switch_uplinks_need_timer(const struct vur_switch *sw);
+bool vur_switch_uplinks_polled(const struct vur_switch *sw);
+bool vur_switch_uplinks_keepalive(const struct vur_switch *sw);
 
 #endif /* VUR_NET_SWITCH_H */

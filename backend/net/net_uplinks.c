@@ -3,7 +3,8 @@
  * The switch's side of the uplinks: receive bursts, transmit with flows
  * spread over the uplinks that are up (a flow hash picks one, so a flow
  * keeps its order), link state cached so that no burst waits for it, and
- * receive interrupts armed only while the data path sleeps.
+ * receive interrupts armed only while the data path sleeps (an uplink
+ * without one is polled, see net_datapath.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include <rte_eal.h>
+#include <rte_errno.h>
 #include <rte_eth_bond.h>
 #include <rte_ethdev.h>
 
@@ -19,7 +21,7 @@
 #include "net/net_switch.h"
 
 int
-vur_switch_set_uplinks(struct vur_switch *sw, const struct vur_uplinks *u)
+vur_switch_set_uplinks(struct vur_switch *sw, struct vur_uplinks *u)
 {
 	struct vur_sw_uplink *up;
 	uint16_t i;
@@ -36,12 +38,29 @@ vur_switch_set_uplinks(struct vur_switch *sw, const struct vur_uplinks *u)
 					RTE_INTR_EVENT_ADD, (void *)(uintptr_t)VUR_SW_MAX_DEVS);
 			up->rx_intr = ret == 0;
 			if (ret != 0)
-				VUR_LOG(net, WARNING, "%s: receive interrupt not usable: polled",
-						u->uplinks[i].name);
+				VUR_LOG(net, WARNING,
+						"uplink %s: its receive interrupt cannot wake the "
+						"data path (%s)",
+						u->uplinks[i].name, rte_strerror(-ret));
+			u->uplinks[i].rx_intr = up->rx_intr;
 		}
+		if (up->rx_intr)
+			VUR_LOG(net, INFO,
+					"uplink %s: receive interrupts: the data path sleeps "
+					"until a frame comes",
+					u->uplinks[i].name);
+		else
+			VUR_LOG(net, INFO,
+					"uplink %s: no receive interrupt: polled, every pass "
+					"while there is traffic, then every %llu us to %llu us "
+					"(doubling) when idle",
+					u->uplinks[i].name, VUR_DP_POLL_MIN_NS / 1000,
+					VUR_DP_POLL_MAX_NS / 1000);
 	}
 	/* The data path reads the uplinks only up to the published count. */
 	__atomic_store_n(&sw->n_uplinks, i, __ATOMIC_RELEASE);
+	/* It may sleep with nothing to wake it for an uplink it must poll. */
+	vur_switch_wake(sw);
 	return 0;
 }
 
@@ -221,11 +240,22 @@ vur_switch_uplinks_intr(struct vur_switch *sw, bool enable)
 	}
 }
 
+/* An uplink nothing wakes the data path for: it must be polled. */
 bool
-vur_switch_uplinks_need_timer(const struct vur_switch *sw)
+vur_switch_uplinks_polled(const struct vur_switch *sw)
 {
 	for (uint16_t i = 0; i < n_uplinks(sw); i++)
-		if (!sw->uplinks[i].rx_intr || sw->uplinks[i].keepalive)
+		if (!sw->uplinks[i].rx_intr)
+			return true;
+	return false;
+}
+
+/* An 802.3ad bond: LACP runs inside its bursts, needed at least every 100 ms. */
+bool
+vur_switch_uplinks_keepalive(const struct vur_switch *sw)
+{
+	for (uint16_t i = 0; i < n_uplinks(sw); i++)
+		if (sw->uplinks[i].keepalive)
 			return true;
 	return false;
 }

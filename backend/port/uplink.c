@@ -89,9 +89,32 @@ setup_queues(struct vur_uplinks *u, uint16_t port)
 }
 
 /*
+ * Whether the PMD gave @port's receive queue an interrupt event fd, the one
+ * the data path sleeps on. Some PMDs take the configuration and start
+ * without one (net_af_packet, net_bonding): there ethdev logs an error
+ * ("Rx Intr handle unset") that only means "poll it", and the caller says
+ * so itself; the line is kept out of the log meanwhile.
+ */
+static bool
+rx_intr_usable(uint16_t port)
+{
+	int logtype = rte_log_register("lib.ethdev"); /* the existing type's id */
+	int level = logtype >= 0 ? rte_log_get_level(logtype) : -1;
+	int fd;
+
+	if (level >= 0)
+		rte_log_set_level(logtype, RTE_LOG_CRIT);
+	fd = rte_eth_dev_rx_intr_ctl_q_get_fd(port, 0);
+	if (level >= 0)
+		rte_log_set_level(logtype, (uint32_t)level);
+	return fd >= 0;
+}
+
+/*
  * Start @port with receive interrupts when the PMD has them, so that an idle
  * data path can sleep; without when it does not (the PMD refuses either at
- * configure or at start).
+ * configure or at start, or starts without an interrupt fd: the data path
+ * then polls it).
  */
 static int
 start_port(struct vur_uplinks *u, struct vur_uplink *up)
@@ -105,7 +128,7 @@ start_port(struct vur_uplinks *u, struct vur_uplink *up)
 		if (ret == 0)
 			ret = rte_eth_dev_start(up->port_id);
 		if (ret == 0) {
-			up->rx_intr = intr;
+			up->rx_intr = intr && rx_intr_usable(up->port_id);
 			break;
 		}
 		rte_eth_dev_stop(up->port_id);
@@ -322,9 +345,9 @@ vur_uplinks_start(struct vur_uplinks *u, const char *const *names, unsigned int 
 		ret = add_members(u, i);
 		if (ret != 0)
 			return ret;
-		VUR_LOG(port, INFO, "uplink %s: %s, %u member(s), receive %s", up->name,
+		VUR_LOG(port, INFO, "uplink %s: %s, %u member(s), %s", up->name,
 				up->bond ? "bond" : "port", up->n_members,
-				up->rx_intr ? "interrupts" : "polled");
+				up->rx_intr ? "receive interrupts" : "no receive interrupt");
 	}
 	return apply_nominal(u, nominal, n_nominal);
 }

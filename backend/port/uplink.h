@@ -38,7 +38,7 @@ struct vur_uplink {
 	char name[VUR_UPLINK_NAME_LEN];
 	bool bond;     /* a net_bonding port: its members are the bond's ports */
 	int bond_mode; /* BONDING_MODE_* when @bond */
-	bool rx_intr;  /* its receive queue can wake a sleeping thread */
+	bool rx_intr;  /* its receive queue can wake a sleeping thread (else: polled) */
 	uint16_t first_member;
 	uint16_t n_members;
 };

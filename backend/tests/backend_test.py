@@ -66,7 +66,9 @@ def features_and_config():
 
         cfg = fe.get_config(0, 48)
         assert len(cfg) == 48, len(cfg)
-        assert cfg[0:6] == bytes.fromhex('5254005e0001'), cfg[0:6].hex()
+        # no --mac: the device's own, derived from the host and the path (logged)
+        assert cfg[0] & 3 == 2, f'not locally administered unicast: {cfg[0:6].hex()}'
+        assert f'{b.sock}: MAC {cfg[0:6].hex(":")} (derived from' in b.output(), b.output()
         status, pairs, mtu, speed = struct.unpack_from('<HHHI', cfg, 6)
         assert (status, pairs, mtu, speed) == (1, 1, 1500, 100000), (status, pairs, mtu, speed)
         qps, cqs, rsvd, roce_speed = struct.unpack_from('<IIIQ', cfg, 28)
@@ -140,13 +142,14 @@ def telemetry_lists_devices():
 def two_devices_and_clean_exit():
     d = tempfile.mkdtemp(prefix='vur-')
     socks = [os.path.join(d, f's{i}') for i in range(2)]
-    b = Backend('-s', socks[0], '-s', socks[1])
+    b = Backend('-s', socks[0], '-s', socks[1], '--mac', '02:76:75:72:00:fe')
     try:
         for s in socks:
             b.wait_socket(s)
         fe0, fe1 = vu.Frontend(socks[0]), vu.Frontend(socks[1])
         mac0, mac1 = fe0.get_config(0, 6), fe1.get_config(0, 6)
-        assert mac0[:5] == mac1[:5] and mac1[5] == mac0[5] + 1, (mac0.hex(), mac1.hex())
+        # --mac: the first device's, then +1 (within the last byte)
+        assert (mac0.hex(), mac1.hex()) == ('0276757200fe', '0276757200ff'), (mac0, mac1)
         fe0.close()  # one frontend leaves; the other keeps working
         assert len(fe1.get_config(0, 48)) == 48
         fe1.close()
@@ -154,6 +157,42 @@ def two_devices_and_clean_exit():
         assert b.stop(signal.SIGINT) == 0
     for s in socks:
         assert not os.path.exists(s), f'{s} left behind'
+
+
+def default_macs(socks, cwd=None):
+    """The MACs of devices on @socks (paths as given, from @cwd) without --mac."""
+    args = [a for s in socks for a in ('-s', s)]
+    b = harness.Backend(BACKEND, *args, cwd=cwd)
+    try:
+        macs = []
+        for s in socks:
+            b.wait_socket(os.path.join(cwd or '', s))
+            fe = vu.Frontend(os.path.join(cwd or '', s))
+            macs.append(fe.get_config(0, 6))
+            fe.close()
+            line = f'{s}: MAC {macs[-1].hex(":")} (derived from the socket path and the host'
+            assert line in b.output(), f'{line!r} not in {b.output()}'
+        return macs
+    finally:
+        assert b.stop() == 0
+
+
+@case
+def default_mac_per_path_and_stable():
+    """Two backends with defaults on two hosts (or netns) must not share a MAC:
+    each device's is a hash of the host's identity and its socket path,
+    locally administered unicast, the same after a restart."""
+    d = tempfile.mkdtemp(prefix='vur-')
+    socks = [os.path.join(d, f's{i}') for i in range(3)]
+    first = default_macs(socks)
+    assert len(set(first)) == 3, [m.hex() for m in first]
+    for m in first:
+        assert m[0] & 3 == 2, m.hex()
+        assert m != bytes.fromhex('5254005e0001'), 'the old fixed default'
+    # restarted: the same addresses, whatever the order of the sockets
+    assert default_macs(socks[::-1]) == first[::-1]
+    # a relative path is taken from where the backend starts
+    assert default_macs(['s1'], cwd=d) == [first[1]]
 
 
 @case

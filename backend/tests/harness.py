@@ -72,7 +72,8 @@ def remove_runtime_dir(prefix):
 class Backend:
     """The backend on a private EAL file prefix, without hugepages or PCI."""
 
-    def __init__(self, binary, *app_args, prefix='vurtest', eal_extra=()):
+    def __init__(self, binary, *app_args, prefix='vurtest', eal_extra=(), cwd=None, wrap=()):
+        """@wrap: a command that execs the backend, e.g. ('ip', 'netns', 'exec', NS)."""
         self.dir = tempfile.mkdtemp(prefix='vur-')
         self.sock = os.path.join(self.dir, 'vhost-rdma0')
         self.admin = os.path.join(self.dir, 'admin.sock')
@@ -89,9 +90,11 @@ class Backend:
             self.admin = args[args.index('--admin-socket') + 1]
         elif '--no-admin' not in args:
             args += ['--admin-socket', self.admin]
-        # O_APPEND: the child shares the file offset, and output() seeks.
+        # O_APPEND: the child's lines go after what is there.
         self.log = open(os.path.join(self.dir, 'log'), 'a+')
-        self.proc = subprocess.Popen([binary, *eal, '--', *args],
+        if cwd is not None and os.sep in binary:
+            binary = os.path.abspath(binary)  # a path from where we are
+        self.proc = subprocess.Popen([*wrap, binary, *eal, '--', *args], cwd=cwd,
                                      stdout=self.log, stderr=subprocess.STDOUT)
 
     def wait_socket(self, path=None, timeout=20):
@@ -131,9 +134,11 @@ class Backend:
         return self.telemetry('/vur/device,' + (path or self.sock))['/vur/device']
 
     def output(self):
-        self.log.flush()
-        self.log.seek(0)
-        return self.log.read()
+        # Through a file description of our own: the child's shares its offset
+        # with self.log, and a line it writes between a seek and a read on that
+        # one would move the offset to the end (O_APPEND): the read would be empty.
+        with open(self.log.name) as f:
+            return f.read()
 
     def sanitizer_report(self):
         """The backend's output if a sanitizer reported there, else ''."""

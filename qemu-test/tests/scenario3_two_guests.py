@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Scenario 3: two guests on one backend ping each other through its switch.
 
-One backend serves two sockets (two devices, MACs ...:01 and ...:02, no
-uplink); two TCG guests, each on its own memfd memory, take 10.0.0.1/24 and
+One backend serves two sockets (two devices, each with the MAC derived
+from its socket path, no uplink); two TCG guests, each on its own memfd memory, take 10.0.0.1/24 and
 10.0.0.2/24 on eth0 and ping each other (each waits up to 60 s for the
 other to answer first). Neither powers off before both have pinged (a
 barrier on their consoles). The backend's switch learned both MACs and

@@ -3,7 +3,7 @@
  * vur-pingpong end to end: a server and a client process on two devices of
  * one real backend, exchanging their addresses over TCP as rdma-core's
  * ibv_{rc,uc,ud}_pingpong do, then ping-ponging with every byte checked
- * (-c); and what a bad peer or bad options make of it.
+ * (-c); and what a failed WR, a bad peer or bad options make of it.
  *
  *   pingpong_test BACKEND VUR_PINGPONG
  */
@@ -154,6 +154,39 @@ ud_above_mtu(void)
 	child_cleanup(&srv);
 }
 
+/*
+ * A failed WR is a failure: the client's 8 KiB SENDs do not fit the
+ * server's 4 KiB receives, so the server's receive completes with a local
+ * length error and the client's SEND with the remote invalid request NAK
+ * (ROCE-DEV-SEND-5). Each names the status and exits 1, without a figure.
+ */
+static void
+rc_peer_refuses(void)
+{
+	static const char *const small[] = { "-s", "4096", "-n", "5", NULL };
+	static const char *const large[] = { "-s", "8192", "-n", "5", NULL };
+	struct child srv, cli;
+	char port[8];
+
+	free_port(port, sizeof(port));
+	TAP_EQ(start(&srv, "server", sock0, port, small, NULL), 0);
+	TAP_EQ(child_wait_log(&srv, "local address", 1, WAIT_MS), 0);
+	TAP_EQ(start(&cli, "client", sock1, port, large, "127.0.0.1"), 0);
+	TAP_EQ(exit_status(&cli), 1);
+	TAP_EQ(exit_status(&srv), 1);
+	TAP_EQ(child_log_count(&cli, "Failed status remote invalid request error (7) for wr_id 2"),
+			1);
+	TAP_EQ(child_log_count(&srv, "Failed status local length error (1) for wr_id 1"), 1);
+	TAP_EQ(child_log_count(&cli, "iters in"), 0);
+	TAP_EQ(child_log_count(&srv, "iters in"), 0);
+	if (tap_case_failed) {
+		child_dump_log(&srv);
+		child_dump_log(&cli);
+	}
+	child_cleanup(&srv);
+	child_cleanup(&cli);
+}
+
 /* A peer that sends something else than an address: the server says so, and exits 1. */
 static void
 bad_peer(void)
@@ -232,6 +265,7 @@ main(int argc, char **argv)
 	TAP_RUN(uc);
 	TAP_RUN(ud);
 	TAP_RUN(ud_above_mtu);
+	TAP_RUN(rc_peer_refuses);
 	TAP_RUN(bad_peer);
 	TAP_RUN(bad_options);
 	TAP_RUN(backend_stops_cleanly);

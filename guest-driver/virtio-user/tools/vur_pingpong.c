@@ -29,6 +29,7 @@
 #define SEND_WRID 2
 #define GRH_LEN   40 /* before every UD receive */
 #define QKEY      0x11111111
+#define CHECK_MS  100 /* without completions, the QP's state is looked at this often */
 
 struct opts {
 	const char *socket;
@@ -446,23 +447,62 @@ post_send(struct ctx *c, uint32_t remote_qpn)
 	return vur_user_post_send(c->d, c->qpn, &wr, 1, NULL);
 }
 
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/*
+ * A QP in ERR or SQE without a failed completion to say why (every WR
+ * completed before it went there) would leave the loop waiting for ever:
+ * that is a failure too.
+ */
+static int
+check_qp(struct ctx *c)
+{
+	static const char *const names[] = { "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR" };
+	struct vur_user_qp_attr at;
+	int ret = vur_user_query_qp(c->d, c->qpn, 0, &at);
+
+	if (ret < 0)
+		return fail("querying the QP", ret);
+	if (at.qp_state != VUR_USER_QPS_ERR && at.qp_state != VUR_USER_QPS_SQE)
+		return 0;
+	fprintf(stderr, "QP 0x%06x went to %s\n", c->qpn, names[at.qp_state]);
+	return -EIO;
+}
+
 /* Completions, waiting on the CQ's event first with -e. */
 static int
 poll_cq(struct ctx *c, struct vur_user_wc *wc, int n)
 {
+	uint64_t next_check = now_ms() + CHECK_MS;
 	int ret;
 
 	if (c->o->events) {
-		ret = vur_user_get_cq_event(c->d, c->cqn, -1);
+		while ((ret = vur_user_get_cq_event(c->d, c->cqn, CHECK_MS)) == 0)
+			if (check_qp(c) < 0)
+				return -EIO;
 		if (ret < 0)
 			return fail("waiting for a CQ event", ret);
 		ret = vur_user_req_notify_cq(c->d, c->cqn, VUR_USER_NOTIFY_NEXT_COMPLETION);
 		if (ret < 0)
 			return fail("arming the CQ", ret);
 	}
-	do
+	for (;;) {
 		ret = vur_user_poll_cq(c->d, c->cqn, wc, n);
-	while (ret == 0 && !c->o->events);
+		if (ret != 0 || c->o->events)
+			break;
+		if (now_ms() >= next_check) {
+			if (check_qp(c) < 0)
+				return -EIO;
+			next_check = now_ms() + CHECK_MS;
+		}
+	}
 	return ret < 0 ? fail("polling the CQ", ret) : ret;
 }
 
@@ -500,7 +540,7 @@ ping_pong(struct ctx *c, const struct pp_dest *peer, int routs)
 	uint32_t rcnt = 0, scnt = 0, pending = RECV_WRID;
 	struct timeval start, end;
 	double usec;
-	int n;
+	int n, ret;
 
 	if (o->events && vur_user_req_notify_cq(c->d, c->cqn, VUR_USER_NOTIFY_NEXT_COMPLETION) < 0)
 		return fail("arming the CQ", -EIO);
@@ -508,8 +548,9 @@ ping_pong(struct ctx *c, const struct pp_dest *peer, int routs)
 	if (o->server != NULL) {
 		if (o->validate)
 			mark(c);
-		if (post_send(c, peer->qpn) < 0)
-			return fail("posting a send", -EIO);
+		ret = post_send(c, peer->qpn);
+		if (ret < 0)
+			return fail("posting a send", ret);
 		pending |= SEND_WRID;
 	}
 	while (rcnt < o->iters || scnt < o->iters) {
@@ -546,8 +587,9 @@ ping_pong(struct ctx *c, const struct pp_dest *peer, int routs)
 			if (scnt < o->iters && pending == 0) {
 				if (o->validate)
 					mark(c);
-				if (post_send(c, peer->qpn) < 0)
-					return fail("posting a send", -EIO);
+				ret = post_send(c, peer->qpn);
+				if (ret < 0)
+					return fail("posting a send", ret);
 				pending = RECV_WRID | SEND_WRID;
 			}
 		}
