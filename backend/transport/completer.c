@@ -70,6 +70,7 @@ skip_acknowledged(struct vur_tp_qp *t)
 	u = holding(t, t->una);
 	if (u == NULL || u->opcode == VIRTIO_IB_WR_RDMA_READ)
 		return;
+	t->peer_holds = true; /* it had what came after the gap */
 	vur_tp_rewind(t, t->una);
 }
 
@@ -81,6 +82,14 @@ advance(struct vur_tp_qp *t, uint32_t to, uint64_t now_ns)
 
 	if (n <= 0)
 		return;
+	/*
+	 * The answer to a gap resent alone: acknowledged just past it with more
+	 * sent behind it, the peer held nothing (go-back-N, or all of it lost):
+	 * resend whole windows again.
+	 */
+	if (t->gap_resend && to == vur_psn_add(t->gap_psn, 1) && vur_psn_diff(t->sent_psn, to) > 0)
+		t->peer_holds = false;
+	t->gap_resend = false;
 	t->una = to;
 	vur_tp_win_acked(&t->win, (uint32_t)n, to);
 	progress(t, now_ns);
@@ -168,6 +177,15 @@ on_seq_nak(struct vur_tp_dev *td, struct vur_tp_qp *t, uint32_t psn)
 	t->probing = t->probe_out = false;
 	vur_tp_win_loss(&t->win, psn, t->sent_psn, false);
 	vur_tp_rewind(t, psn);
+	/*
+	 * A peer that holds what follows a gap (tp_ooo.h) needs only the gap:
+	 * it goes alone, as a probe, and the answer says where to go on.
+	 */
+	if (t->peer_holds) {
+		t->probing = true;
+		t->gap_resend = true;
+		t->gap_psn = psn;
+	}
 }
 
 static void

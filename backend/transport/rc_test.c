@@ -996,6 +996,48 @@ skip_acknowledged_while_resending(void)
 }
 
 /*
+ * A peer seen to hold what follows a gap gets only the gap after a sequence
+ * NAK, alone, and nothing more until its answer; an answer that
+ * acknowledges just the gap while more was sent says the peer held nothing
+ * (go-back-N): whole windows again.
+ */
+static void
+gap_alone_to_a_holding_peer(void)
+{
+	struct sent s[8];
+
+	setup();
+	TAP_CHECK(!t->peer_holds);
+	post(VIRTIO_IB_WR_SEND, 4 * PMTU, 1);
+	post(VIRTIO_IB_WR_SEND, 4 * PMTU, 2);
+	TAP_CHECK(request(s, 8) == 8);
+	/* not known to hold: go-back-N from the gap; its ACK shows it held 2 to 5 */
+	nak(psn(1), VUR_AETH_NAK | VUR_NAK_PSN_SEQ);
+	TAP_CHECK(request(s, 1) == 1 && s[0].psn == psn(1));
+	ack(psn(5));
+	TAP_CHECK(t->peer_holds);
+	TAP_CHECK(request(s, 8) == 2 && s[0].psn == psn(6));
+	/* known to hold: after the next NAK, the gap alone */
+	nak(psn(6), VUR_AETH_NAK | VUR_NAK_PSN_SEQ);
+	TAP_CHECK(request(s, 8) == 1 && s[0].psn == psn(6));
+	TAP_CHECK(request(s, 8) == 0); /* nothing more until the answer */
+	ack(psn(7));                   /* it held 7: both WRs done */
+	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 4 * PMTU));
+	TAP_CHECK(cqe_is(2, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 4 * PMTU));
+	/* a gap whose answer acknowledges it alone, more sent: the peer held nothing */
+	post(VIRTIO_IB_WR_SEND, 4 * PMTU, 3);
+	TAP_CHECK(request(s, 8) == 4);
+	nak(psn(9), VUR_AETH_NAK | VUR_NAK_PSN_SEQ);
+	TAP_CHECK(request(s, 8) == 1 && s[0].psn == psn(9));
+	ack(psn(9));
+	TAP_CHECK(!t->peer_holds);
+	TAP_CHECK(request(s, 8) == 2 && s[0].psn == psn(10) && s[1].psn == psn(11));
+	ack(psn(11));
+	TAP_CHECK(cqe_is(3, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 4 * PMTU));
+	teardown();
+}
+
+/*
  * The tail-loss probe: no answer two round trips (at least 500 us) after
  * the last packet, the first unacknowledged packet goes again alone; it
  * costs no retry and leaves the window as it was.
@@ -1687,6 +1729,7 @@ main(void)
 	TAP_RUN(seq_nak_before_read);
 	TAP_RUN(late_ack_during_retransmission);
 	TAP_RUN(skip_acknowledged_while_resending);
+	TAP_RUN(gap_alone_to_a_holding_peer);
 	TAP_RUN(tail_loss_probe);
 	/* BUG: requester.c returns after the probe, but the next call sends the next packet */
 	TAP_RUN(probe_is_one_packet);

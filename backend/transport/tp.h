@@ -158,7 +158,10 @@ struct vur_tp_qp {
 	uint64_t probe_deadline; /* 0: no probe due */
 	bool probing;            /* the next packet is a probe, alone */
 	bool probe_out;          /* the probe went: nothing more until an answer */
-	uint64_t retx_deadline;  /* 0: no timer */
+	bool peer_holds;         /* its responder was seen to hold what followed a gap */
+	bool gap_resend;         /* gap_psn went alone after a NAK; its answer tells */
+	uint32_t gap_psn;
+	uint64_t retx_deadline; /* 0: no timer */
 	uint8_t retry_left;
 	uint8_t rnr_left;
 	uint64_t rnr_deadline; /* 0: not waiting */

@@ -399,6 +399,7 @@ vur_tp_qp_reset_state(struct vur_tp_qp *t)
 	t->retry_left = t->rnr_left = 0;
 	t->srtt_ns = 0;
 	t->rtt_timing = t->probing = t->probe_out = false;
+	t->peer_holds = t->gap_resend = false;
 	t->epsn = t->msn = 0;
 	t->nak_sent = t->uc_drop = t->in_send = t->in_write = t->rwqe_held = false;
 	t->ack_pending = t->aeth_deferred = false;
