@@ -5,8 +5,8 @@
 # (vmlinuz from linux-image-*-amd64, fetched with apt-get download and
 # unpacked with dpkg -x) and a busybox initramfs holding the kernel modules
 # the scenarios load (with their dependencies, indexed by depmod), ethtool,
-# iproute2 and rdma-core's verbs tools and rxe provider with their shared
-# libraries, qemu-test/guest/init as /init and
+# iproute2 and rdma-core's verbs tools, rdma_cm's mckey and rxe provider
+# with their shared libraries, qemu-test/guest/init as /init and
 # qemu-test/guest/vur.sh as /lib/vur.sh.
 #
 # The kernel is one of:
@@ -86,16 +86,18 @@ MODULES=(
 # Host tools copied with the libraries ldd lists (bookworm's, like the guest's):
 # besides the network tools, rdma-core's verbs tools and its soft-RoCE
 # provider, for a guest that runs Linux rxe over the device (scenarios 8, 9;
-# perftest's ib_write_bw for bench/guest_verbs.sh).
+# mckey, UD multicast through rdma_cm, 14; perftest's ib_write_bw for
+# bench/guest_verbs.sh).
 TOOLS=(
     /usr/sbin/ethtool /usr/sbin/ip /usr/bin/rdma
     /usr/bin/ibv_devinfo /usr/bin/ibv_rc_pingpong /usr/bin/ibv_uc_pingpong
-    /usr/bin/ibv_ud_pingpong /usr/bin/ib_write_bw
+    /usr/bin/ibv_ud_pingpong /usr/bin/ib_write_bw /usr/bin/mckey
     /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so
 )
 # Copied as they are: libibverbs finds its providers through these.
 CONFIG_FILES=(/etc/libibverbs.d/rxe.driver)
-PACKAGES=(ethtool iproute2 kmod dpkg gzip xz-utils ibverbs-utils ibverbs-providers perftest)
+PACKAGES=(ethtool iproute2 kmod dpkg gzip xz-utils ibverbs-utils ibverbs-providers perftest
+    rdmacm-utils)
 
 guest=$top/qemu-test/guest
 

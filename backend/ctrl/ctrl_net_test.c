@@ -208,6 +208,52 @@ mac_table_set(void)
 	TAP_CHECK(!vur_net_state_accepts(&ns, other, false, 0));
 }
 
+/*
+ * Linux's virtio_net sends the RX mode as three commands (RX_PROMISC,
+ * RX_ALLMULTI, then MAC_TABLE_SET) and the table in two scatter-gather
+ * entries, the unicast count and addresses, then the multicast ones: four
+ * descriptors with the header and the ack. Each group reaches the table as
+ * sent, and the receive filter then passes it (issue 22).
+ */
+static void
+mac_table_set_as_linux_sends_it(void)
+{
+	static const uint8_t groups[3][6] = {
+		{ 0x33, 0x33, 0x00, 0x00, 0x00, 0x01 },
+		{ 0x01, 0x00, 0x5e, 0x01, 0x1e, 0x01 },
+		{ 0x33, 0x33, 0xef, 0x01, 0x1e, 0x01 },
+	};
+	uint8_t hdr[2] = { VIRTIO_NET_CTRL_MAC, VIRTIO_NET_CTRL_MAC_TABLE_SET };
+	uint8_t uc[4] = { 0 }, mc[4 + sizeof(groups)], ack = 0xaa, off = 0;
+	uint32_t n = rte_cpu_to_le_32(RTE_DIM(groups));
+	struct vur_ctrl_result r;
+	struct vur_chain c;
+
+	setup(1);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_RX, VIRTIO_NET_CTRL_RX_PROMISC, &off, 1, ALL) ==
+			VUR_CTRL_REJ_NONE);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_RX, VIRTIO_NET_CTRL_RX_ALLMULTI, &off, 1, ALL) ==
+			VUR_CTRL_REJ_NONE);
+	memcpy(mc, &n, 4);
+	memcpy(mc + 4, groups, sizeof(groups));
+	memset(&c, 0, sizeof(c));
+	c.iov[0] = (struct iovec){ hdr, sizeof(hdr) };
+	c.iov[1] = (struct iovec){ uc, sizeof(uc) };
+	c.iov[2] = (struct iovec){ mc, sizeof(mc) };
+	c.iov[3] = (struct iovec){ &ack, 1 };
+	c.n_out = 3;
+	c.n_in = 1;
+	c.out_len = sizeof(hdr) + sizeof(uc) + sizeof(mc);
+	c.in_len = 1;
+	vur_ctrl_dispatch(&table, &target, F(CTRL_VQ) | F(CTRL_RX), &c, &r);
+	TAP_CHECK(r.reject == VUR_CTRL_REJ_NONE && ack == VIRTIO_NET_OK && r.written == 1);
+	TAP_CHECK(!ns.promisc && !ns.allmulti && ns.uc.n == 0 && ns.mc.n == RTE_DIM(groups));
+	TAP_CHECK(memcmp(ns.mc.macs, groups, sizeof(groups)) == 0);
+	for (unsigned int i = 0; i < RTE_DIM(groups); i++)
+		TAP_CHECK(vur_net_state_accepts(&ns, groups[i], false, 0));
+	TAP_CHECK(!vur_net_state_accepts(&ns, mcast, false, 0));
+}
+
 static void
 mac_addr_set(void)
 {
@@ -315,6 +361,7 @@ main(void)
 	TAP_RUN(table_and_features);
 	TAP_RUN(rx_modes);
 	TAP_RUN(mac_table_set);
+	TAP_RUN(mac_table_set_as_linux_sends_it);
 	TAP_RUN(mac_addr_set);
 	TAP_RUN(vlan);
 	TAP_RUN(announce);

@@ -91,6 +91,7 @@ show_device(const char *cmd, const char *params, struct rte_tel_data *d)
 	for (r = VUR_CTRL_REJ_NONE + 1; r < VUR_CTRL_REJ_COUNT; r++)
 		rte_tel_data_add_dict_uint(d, reject_keys[r], info.ctrl.rejects[r]);
 	vur_telemetry_add_eth(d, &info.eth);
+	vur_telemetry_add_rx_filter(d, &info.rx_filter);
 	vur_telemetry_add_rdma(d, &info.rdma_tp);
 	return 0;
 }

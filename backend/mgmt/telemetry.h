@@ -16,6 +16,7 @@
 
 struct rte_tel_data;
 struct vur_net_dev_stats;
+struct vur_net_state;
 struct vur_port_mgr;
 struct vur_switch;
 struct vur_tp_stats;
@@ -34,6 +35,12 @@ void vur_telemetry_unregister_switch(void);
 
 /* A device's Ethernet counters, added to its /vur/device dict. */
 void vur_telemetry_add_eth(struct rte_tel_data *d, const struct vur_net_dev_stats *st);
+
+/*
+ * A device's receive filter as its driver set it (RX modes, the MAC tables;
+ * a table that overflowed counts -1), likewise.
+ */
+void vur_telemetry_add_rx_filter(struct rte_tel_data *d, const struct vur_net_state *ns);
 
 /* A device's RDMA engine counters, likewise (telemetry_rdma.c). */
 void vur_telemetry_add_rdma(struct rte_tel_data *d, const struct vur_tp_stats *st);

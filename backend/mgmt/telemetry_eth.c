@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Telemetry of the Ethernet path: device counters and /vur/switch. */
+/* Telemetry of the Ethernet path: device counters and receive filter, /vur/switch. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <rte_ethdev.h>
 #include <rte_telemetry.h>
@@ -10,6 +11,7 @@
 #include "common/dpdk_compat.h"
 #include "mgmt/telemetry.h"
 #include "net/net_dev.h"
+#include "net/net_state.h"
 #include "net/net_switch.h"
 
 /* Read under the lock; forgotten under it before the switch stops. */
@@ -31,6 +33,40 @@ vur_telemetry_add_eth(struct rte_tel_data *d, const struct vur_net_dev_stats *st
 		snprintf(key, sizeof(key), "eth_%s", vur_net_drop_name(i));
 		rte_tel_data_add_dict_uint(d, key, st->drops[i]);
 	}
+}
+
+static int
+add_mac_table(struct rte_tel_data *d, const char *key, const struct vur_net_mac_table *t)
+{
+	char mac[RTE_ETHER_ADDR_FMT_SIZE];
+	struct rte_ether_addr ea;
+	struct rte_tel_data *a;
+
+	a = rte_tel_data_alloc();
+	if (a == NULL)
+		return -ENOMEM;
+	rte_tel_data_start_array(a, RTE_TEL_STRING_VAL);
+	for (uint32_t i = 0; i < t->n; i++) {
+		memcpy(ea.addr_bytes, t->macs[i], sizeof(ea.addr_bytes)); /* 2-byte aligned */
+		rte_ether_format_addr(mac, sizeof(mac), &ea);
+		rte_tel_data_add_array_string(a, mac);
+	}
+	return rte_tel_data_add_dict_container(d, key, a, 0);
+}
+
+void
+vur_telemetry_add_rx_filter(struct rte_tel_data *d, const struct vur_net_state *ns)
+{
+	rte_tel_data_add_dict_int(d, "rx_promisc", ns->promisc);
+	rte_tel_data_add_dict_int(d, "rx_allmulti", ns->allmulti);
+	rte_tel_data_add_dict_int(d, "rx_alluni", ns->alluni);
+	rte_tel_data_add_dict_int(d, "rx_nomulti", ns->nomulti);
+	rte_tel_data_add_dict_int(d, "rx_nouni", ns->nouni);
+	rte_tel_data_add_dict_int(d, "rx_nobcast", ns->nobcast);
+	rte_tel_data_add_dict_int(d, "rx_mac_table_uc", ns->uc.overflow ? -1 : (int)ns->uc.n);
+	rte_tel_data_add_dict_int(d, "rx_mac_table_mc", ns->mc.overflow ? -1 : (int)ns->mc.n);
+	add_mac_table(d, "rx_uc_macs", &ns->uc);
+	add_mac_table(d, "rx_mc_macs", &ns->mc);
 }
 
 static int

@@ -124,6 +124,56 @@ mac_tables(void)
 	TAP_CHECK(ns.mc.overflow && !ns.uc.overflow && ACCEPTS(mcast2) && !ACCEPTS(other));
 }
 
+/*
+ * The table a stock Linux guest sends (issue 22, captured from Linux 6.1 and
+ * 7.2 guests): the all-hosts and all-nodes groups, the solicited-node groups
+ * of its IPv6 addresses, the groups its sockets joined, and rxe's mapping of
+ * an IPv4-mapped multicast GID (33:33:ef:..) beside rdma_cm's IGMP join. Each
+ * passes, tagged too without CTRL_VLAN; the IGMPv3 and MLDv2 report groups
+ * (224.0.0.22, ff02::16) and all-routers (ff02::2), which a host does not
+ * join, are filtered: what eth_drop_rx_filtered counts between two guests.
+ */
+static void
+linux_guest_groups(void)
+{
+	static const uint8_t joined[][6] = {
+		{ 0x33, 0x33, 0x00, 0x00, 0x00, 0x01 }, /* ff02::1 */
+		{ 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 }, /* 224.0.0.1 */
+		{ 0x33, 0x33, 0xff, 0x5e, 0x00, 0x02 }, /* ff02::1:ff5e:2, link-local */
+		{ 0x33, 0x33, 0xff, 0x00, 0x00, 0x02 }, /* ff02::1:ff00:2, fd00::2 */
+		{ 0x01, 0x00, 0x5e, 0x01, 0x1e, 0x01 }, /* 239.1.30.1 */
+		{ 0x33, 0x33, 0x00, 0x00, 0x1e, 0x01 }, /* ff1e::1e01 */
+		{ 0x33, 0x33, 0xef, 0x01, 0x1e, 0x01 }, /* rxe: ::ffff:239.1.30.1 */
+	};
+	static const uint8_t not_joined[][6] = {
+		{ 0x01, 0x00, 0x5e, 0x00, 0x00, 0x16 }, /* 224.0.0.22, IGMPv3 reports */
+		{ 0x33, 0x33, 0x00, 0x00, 0x00, 0x16 }, /* ff02::16, MLDv2 reports */
+		{ 0x33, 0x33, 0x00, 0x00, 0x00, 0x02 }, /* ff02::2, router solicitations */
+		{ 0x33, 0x33, 0xff, 0x00, 0x00, 0x01 }, /* the peer's solicited-node group */
+		{ 0x01, 0x00, 0x5e, 0x01, 0x1e, 0x02 }, /* 239.1.30.2, no socket joined */
+	};
+	unsigned int i;
+
+	vur_net_state_init(&ns, own, 1);
+	/* VIRTIO_NET_CTRL_RX_PROMISC 0, _ALLMULTI 0, then MAC_TABLE_SET */
+	ns.promisc = false;
+	ns.allmulti = false;
+	TAP_CHECK(vur_net_state_set_mac_tables(&ns, NULL, 0, joined[0], RTE_DIM(joined)) == 0);
+	TAP_CHECK(ns.mc.n == RTE_DIM(joined) && !ns.mc.overflow);
+	for (i = 0; i < RTE_DIM(joined); i++)
+		TAP_CHECK(ACCEPTS(joined[i]) && vur_net_state_accepts(&ns, joined[i], true, 7));
+	for (i = 0; i < RTE_DIM(not_joined); i++)
+		TAP_CHECK(!ACCEPTS(not_joined[i]));
+	TAP_CHECK(ACCEPTS(own) && ACCEPTS(bcast) && !ACCEPTS(other));
+	/* the table replaced when a socket leaves its group */
+	TAP_CHECK(vur_net_state_set_mac_tables(&ns, NULL, 0, joined[0], 4) == 0);
+	TAP_CHECK(ACCEPTS(joined[3]) && !ACCEPTS(joined[4]) && !ACCEPTS(joined[6]));
+	/* ALLMULTI (a multicast router, a bridge) takes them all */
+	ns.allmulti = true;
+	for (i = 0; i < RTE_DIM(not_joined); i++)
+		TAP_CHECK(ACCEPTS(not_joined[i]));
+}
+
 static void
 vlan_filter(void)
 {
@@ -165,6 +215,7 @@ main(void)
 	TAP_RUN(unicast_and_broadcast);
 	TAP_RUN(multicast);
 	TAP_RUN(mac_tables);
+	TAP_RUN(linux_guest_groups);
 	TAP_RUN(vlan_filter);
 	return tap_done();
 }
