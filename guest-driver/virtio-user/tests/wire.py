@@ -201,6 +201,16 @@ class Wire:
                  f'  numgen random mod 100 < {pct} counter drop\n'
                  ' }\n}\n')
 
+    def ecn_mark(self, pct):
+        """Mark @pct % of the RoCE frames the bridge forwards CE (congestion experienced)."""
+        self.nft('table bridge vwecn {\n'
+                 ' chain fw { type filter hook forward priority 0; policy accept;\n'
+                 f'  ether type ip udp dport 4791 numgen random mod 100 < {pct} ip ecn set ce '
+                 'counter\n'
+                 f'  ether type ip6 udp dport 4791 numgen random mod 100 < {pct} ip6 ecn set ce '
+                 'counter\n'
+                 ' }\n}\n')
+
     def duplicate(self, pct):
         """Send @pct % of each tap's frames twice: a copy straight out of the other tap."""
         a, b = self.taps
@@ -231,7 +241,7 @@ class Wire:
         return pk, by
 
     def clear_faults(self):
-        for table in ('bridge vwloss', 'netdev vwdup', 'bridge vwblack'):
+        for table in ('bridge vwloss', 'netdev vwdup', 'bridge vwblack', 'bridge vwecn'):
             self.nsexec('nft', 'delete', 'table', *table.split(), check=False)
         self.stop_relay()
         if not self.bridged:

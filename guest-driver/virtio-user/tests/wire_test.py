@@ -13,6 +13,9 @@ is made:
                     every 4th frame each way sent after the next one
   blackout_200ms    nftables, bridge forward hook: everything dropped for
                     200 ms, 50 ms after the transfer started
+  ecn_ce_10pct      nftables, bridge forward hook: 10% of the RoCE frames
+                    marked CE (ip/ip6 ecn set ce); every WR completes, the
+                    target's engine sent CNPs and the requester took them
   nak_*             the target provokes the error: a bad rkey (REM_ACCESS_ERR)
                     or receives half the SEND's size (REM_INV_REQ_ERR); with
                     the QP's timeout 14 and 0 (no timer: the NAK must end it)
@@ -61,8 +64,9 @@ def runs_of(ops, sizes, count, deadline, *extra):
              *extra], n * (deadline + 8) + 15)
 
 
-def condition(name, runs, fault=None, on_start=None, report=None):
-    """One TAP case: @runs of vur-wire under @fault (a function of the wire)."""
+def condition(name, runs, fault=None, on_start=None, report=None, verify=None):
+    """One TAP case: @runs of vur-wire under @fault (a function of the wire);
+    @verify(client and server lines) says what else is wrong, or None."""
     global W
     t0 = time.monotonic()
     lines = []
@@ -90,6 +94,11 @@ def condition(name, runs, fault=None, on_start=None, report=None):
                 for i in range(2):
                     lines.append(f'# backend {"ab"[i]} log tail:')
                     lines += ['#   ' + ln for ln in w.log_tail(i).splitlines()]
+            if verify and status == 0:
+                why = verify(out + srv)
+                if why:
+                    ok = False
+                    lines.append('# ' + why)
         if report:
             lines.append('# ' + report(w))
     except Exception as e:  # noqa: BLE001 - any failure fails the case
@@ -114,6 +123,26 @@ def nft_report(table):
         pk, by = w.counters(table)
         return f'nftables {table}: {pk} frames, {by} bytes'
     return report
+
+
+def qp_counter(lines, side, name):
+    """The sum of counter @name over vur-wire's "qp side=@side" lines."""
+    total = 0
+    for ln in lines:
+        if ln.startswith(f'qp side={side} '):
+            for f in ln.split():
+                if f.startswith(name + '='):
+                    total += int(f.split('=', 1)[1])
+    return total
+
+
+def reacted_to_ce(lines):
+    """ROCE-DEV-ECN-2, -3: the target's engine sent CNPs, the requester's took them."""
+    sent, got = qp_counter(lines, 'target', 'cnp_sent'), qp_counter(lines, 'requester', 'cnp_rx')
+    marks = qp_counter(lines, 'target', 'ecn_ce_rx')
+    if sent == 0 or got == 0:
+        return f'no congestion notification: CE marks {marks}, CNPs sent {sent}, taken {got}'
+    return None
 
 
 def blackout(w):
@@ -147,6 +176,10 @@ def main():
               fault=lambda w: 'nftables bridge forward: every frame dropped for 200 ms, 50 ms '
                               'after the transfer starts',
               on_start=blackout)
+    condition('ecn_ce_10pct', [runs_of(all3, '64K,1M', 32, 15)],
+              fault=lambda w: (w.ecn_mark(10), 'nftables bridge forward: numgen random mod 100 '
+                               '< 10 ip/ip6 ecn set ce on UDP 4791')[1],
+              report=nft_report('bridge vwecn'), verify=reacted_to_ce)
     for timeout in (14, 0):
         condition(f'nak_write_bad_rkey_timeout{timeout}',
                   [runs_of('write', '1M', 16, 10, '-x', 'rem-access', '-t', str(timeout))])

@@ -485,10 +485,11 @@ qp_connect(struct dev *v, struct qp *q, const struct wire_case *k, const struct 
 static void
 qp_print_counters(const struct dev *v, const struct qp *q, const char *side)
 {
-	/* those a backend lacks are left out (retx_bytes came with issue 27) */
+	/* those a backend lacks are left out (retx_bytes and after came with issue 27) */
 	static const char *const fields[] = { "tx_pkts", "tx_bytes", "rx_pkts", "rx_bytes",
 		"retransmits", "retx_bytes", "timeouts", "nak_seq", "nak_inv", "nak_access",
-		"rnr_waits", "flushed", "wr_errors", "drops" };
+		"rnr_waits", "flushed", "wr_errors", "drops", "probes", "ooo_held", "ecn_ce_rx",
+		"cnp_sent", "cnp_rx", "window", "rate_mbps", "srtt_us" };
 	static char json[65536];
 	char cmd[256], key[32], line[LINE_LEN];
 	const char *at;
