@@ -182,7 +182,6 @@ on_seq_nak(struct vur_tp_dev *td, struct vur_tp_qp *t, uint32_t psn)
 	 * it goes alone, as a probe, and the answer says where to go on.
 	 */
 	if (t->peer_holds) {
-		t->probing = true;
 		t->gap_resend = true;
 		t->gap_psn = psn;
 	}

@@ -1038,54 +1038,77 @@ gap_alone_to_a_holding_peer(void)
 }
 
 /*
- * The tail-loss probe: no answer two round trips (at least 500 us) after
- * the last packet, the first unacknowledged packet goes again alone; it
+ * The tail-loss probe: no probe before a round trip was measured; then,
+ * no answer to the last request for an ACK two round trips (at least
+ * 500 us) after it, the first unacknowledged packet goes again alone; it
  * costs no retry and leaves the window as it was.
  */
 static void
 tail_loss_probe(void)
 {
 	struct sent s[8];
+	uint64_t due;
 
 	setup();
 	send_four();
-	TAP_CHECK(t->probe_deadline == now + 500000);
+	TAP_CHECK(t->probe_deadline == 0 && t->srtt_ns == 0); /* no round trip yet */
 	clock_to(now + 100000);
-	ack(psn(1)); /* no round trip sampled (the LAST is timed): the probe waits again */
-	TAP_CHECK(t->una == psn(2) && t->probe_deadline == now + 500000 && t->srtt_ns == 0);
+	ack(psn(3)); /* the LAST asked for it: a sample of 100 us */
+	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 4 * PMTU));
+	TAP_CHECK(t->srtt_ns == 100000 && t->probe_deadline == 0);
+	post(VIRTIO_IB_WR_SEND, 4 * PMTU, 2);
+	TAP_CHECK(request(s, 8) == 4 && s[3].ack_req);
+	TAP_CHECK(t->probe_deadline == now + 500000); /* 2 x 100 us is under the minimum */
+	due = t->probe_deadline;
+	clock_to(now + 100000);
+	ack(psn(5)); /* not the answer to the LAST's request: the probe stays due */
+	TAP_CHECK(t->una == psn(6) && t->probe_deadline == due);
 	clock_to(t->probe_deadline);
 	TAP_CHECK(t->stats.probes == 1 && t->stats.timeouts == 0);
-	TAP_CHECK(request(s, 8) == 1 && s[0].psn == psn(2) && s[0].opcode == SEND_MIDDLE);
-	TAP_CHECK(t->retry_left == RETRY_CNT && t->win.cwnd == VUR_TP_WIN_INIT + 2);
-	TAP_CHECK(t->stats.retransmits == 1);
-	/* the answer: how far the responder got; the rest goes on from there */
-	ack(psn(2));
-	TAP_CHECK(request(s, 8) == 1 && s[0].psn == psn(3) && s[0].opcode == SEND_LAST);
-	ack(psn(3));
-	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 4 * PMTU));
+	TAP_CHECK(request(s, 8) == 1 && s[0].psn == psn(6) && s[0].opcode == SEND_MIDDLE);
+	TAP_CHECK(s[0].ack_req && t->probe_deadline == now + 2 * 500000);
+	TAP_CHECK(t->retry_left == RETRY_CNT && t->stats.retransmits == 1);
+	/*
+	 * The answer: the probe filled the gap and nothing behind it was held,
+	 * so the LAST was lost too: the requester goes back to it at once (the
+	 * LAST's request still unanswered, a probe stays due).
+	 */
+	ack(psn(6));
+	TAP_CHECK(t->probe_deadline != 0);
+	TAP_CHECK(request(s, 8) == 1 && s[0].psn == psn(7) && s[0].opcode == SEND_LAST);
+	ack(psn(7));
+	TAP_CHECK(cqe_is(2, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 4 * PMTU));
 	TAP_CHECK(t->probe_deadline == 0 && t->retx_deadline == 0);
 	teardown();
 }
 
-/* The probe is one packet: nothing more goes until an answer, however often the QP is polled. */
+/* The probe is one packet on the side: it neither repeats nor moves where the QP sends from. */
 static void
 probe_is_one_packet(void)
 {
 	struct sent s[8];
 
 	setup();
+	t->srtt_ns = 100000; /* a round trip measured before */
 	post(VIRTIO_IB_WR_SEND, 2 * PMTU, 1);
 	post(VIRTIO_IB_WR_SEND, 2 * PMTU, 2);
-	TAP_CHECK(request(s, 8) == 4);
+	TAP_CHECK(request(s, 8) == 4 && t->probe_deadline != 0);
 	clock_to(t->probe_deadline);
 	TAP_CHECK(t->stats.probes == 1);
-	TAP_CHECK(request(s, 8) == 1 && s[0].psn == psn(0));
+	TAP_CHECK(request(s, 8) == 1 && s[0].psn == psn(0) && s[0].ack_req);
 	TAP_CHECK(request(s, 8) == 0);
 	TAP_CHECK(request(s, 8) == 0);
+	/* on the side: the stream goes on from where it was, nothing sent again */
+	post(VIRTIO_IB_WR_SEND, 2 * PMTU, 3);
+	TAP_CHECK(request(s, 8) == 2 && s[0].psn == psn(4) && s[1].psn == psn(5));
 	TAP_CHECK(t->stats.retransmits == 1);
+	/* the answer shows the probe was needless: nothing goes back */
 	ack(psn(3));
+	TAP_CHECK(request(s, 8) == 0);
+	ack(psn(5));
 	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 2 * PMTU));
 	TAP_CHECK(cqe_is(2, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 2 * PMTU));
+	TAP_CHECK(cqe_is(3, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 2 * PMTU));
 	teardown();
 }
 

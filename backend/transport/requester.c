@@ -141,16 +141,21 @@ vur_tp_read_resume_psn(
 /*
  * Whether a packet that ends at @last_psn asks for an ACK: when
  * ACK_REQ_EVERY packets, or a quarter of the window, went since the last
- * that asked; and when it resends PSNs before that one (its ACK may be
- * what was lost).
+ * that asked; when it resends PSNs before that one (its ACK may be what was
+ * lost); and, on a QP congestion control paces, when PACED_ACK_REQ_NS went
+ * since: at a low rate a quarter of the window takes longer than the ACK
+ * timer, which would then expire with nothing lost.
  */
+#define PACED_ACK_REQ_NS 1000000ULL
+
 static bool
-ack_due(const struct vur_tp_qp *t, uint32_t last_psn)
+ack_due(const struct vur_tp_qp *t, uint32_t last_psn, uint64_t now_ns)
 {
 	int32_t since = vur_psn_diff(last_psn, t->ack_req_psn);
 	uint32_t every = RTE_MIN((uint32_t)ACK_REQ_EVERY, RTE_MAX(t->win.cwnd / 4, 1u));
 
-	return since < 0 || (uint32_t)since >= every;
+	return since < 0 || (uint32_t)since >= every ||
+			(t->cc.rate != 0 && now_ns - t->ack_req_ns >= PACED_ACK_REQ_NS);
 }
 
 /*
@@ -158,7 +163,8 @@ ack_due(const struct vur_tp_qp *t, uint32_t last_psn)
  * when out of mbufs or when the WR failed (status set).
  */
 static struct rte_mbuf *
-build_packet(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w, uint32_t n)
+build_packet(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w, uint32_t n,
+		uint64_t now_ns)
 {
 	const struct vur_rdma_qp *qp = t->qp;
 	uint32_t k = w->next_pkt, pmtu = vur_tp_pmtu(td, t), off, len;
@@ -187,7 +193,8 @@ build_packet(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w, uin
 	off = k * pmtu;
 	len = RTE_MIN(n * pmtu, w->length - off);
 	h.se = last && (w->flags & VIRTIO_IB_SEND_SOLICITED); /* ROCE-DEV-SEND-2 */
-	h.ack_req = is_rc(t) && (last || ack_due(t, vur_psn_add(h.psn, n - 1)));
+	h.ack_req = is_rc(t) &&
+			(last || t->probing || ack_due(t, vur_psn_add(h.psn, n - 1), now_ns));
 	if (h.ack_req)
 		t->ack_req_psn = vur_psn_add(h.psn, n - 1);
 	h.imm = w->imm;
@@ -302,30 +309,31 @@ window_allows(const struct vur_tp_dev *td, const struct vur_tp_qp *t, const stru
  * The tail-loss probe (TCP's, RFC 8985, in IBTA's terms): when the last
  * packets of a burst are lost, no later packet makes the responder NAK,
  * and only the local ACK timer (67 ms at rdma-core's default timeout 14)
- * would notice. A probe due two round trips after the last answer resends
- * the first unacknowledged packet alone: the responder acknowledges how
+ * would notice. When the answer to the last packet that asked for an ACK
+ * is late by two smoothed round trips, or the smoothed round trip and four
+ * times its deviation, whichever is longer (at least 500 us), the first
+ * unacknowledged packet goes again alone: the responder acknowledges how
  * far it got (or takes it), and the requester goes on from there. Any
  * requester may send an unacknowledged packet again (IBTA 9.7.4.1.4); a
- * probe costs no retry and does not touch the window.
+ * probe costs no retry and does not touch the window. Timed from the
+ * packets that ask for an ACK, not from every packet: a paced QP has many
+ * in flight that no answer is due for. No probe before a round trip was
+ * measured.
  */
 #define PROBE_MIN_NS 500000ULL /* the round trips of a software link vary that much */
 
 static uint64_t
 probe_after(const struct vur_tp_qp *t)
 {
-	uint64_t pto = RTE_MAX(2 * t->srtt_ns, PROBE_MIN_NS);
+	/* queues on a software link make the round trip vary: its deviation counts (RFC 6298) */
+	uint64_t pto = RTE_MAX(
+			RTE_MAX(2 * t->srtt_ns, t->srtt_ns + 4 * t->rttvar_ns), PROBE_MIN_NS);
 	uint64_t timeout = vur_tp_timeout_ns(t->qp->attr.timeout);
 
 	/* the ACK timer's job when it comes as soon (and none without a timer either way) */
-	return timeout == 0 || pto >= timeout / 2 ? 0 : pto;
-}
-
-static void
-arm_probe(struct vur_tp_qp *t, uint64_t now_ns)
-{
-	uint64_t pto = probe_after(t);
-
-	t->probe_deadline = pto != 0 ? now_ns + pto : 0;
+	if (t->srtt_ns == 0 || timeout == 0 || pto >= timeout / 2)
+		return 0;
+	return pto;
 }
 
 void
@@ -336,13 +344,30 @@ vur_tp_acked(struct vur_tp_qp *t, uint32_t to, uint64_t now_ns)
 	t->probing = t->probe_out = false;
 	if (t->rtt_timing && vur_psn_diff(to, t->rtt_psn) > 0) {
 		sample = now_ns - t->rtt_sent_ns;
-		t->srtt_ns = t->srtt_ns == 0 ? sample : (7 * t->srtt_ns + sample) / 8;
+		if (t->srtt_ns == 0) {
+			t->srtt_ns = sample;
+			t->rttvar_ns = sample / 2;
+		} else {
+			t->rttvar_ns = (3 * t->rttvar_ns +
+						       (sample > t->srtt_ns ? sample - t->srtt_ns
+									    : t->srtt_ns - sample)) /
+					4;
+			t->srtt_ns = (7 * t->srtt_ns + sample) / 8;
+		}
 		t->rtt_timing = false;
 	}
-	if (vur_psn_diff(t->sent_psn, to) > 0)
-		arm_probe(t, now_ns);
-	else
+	/* the last request for an ACK is answered: no probe is due */
+	if (vur_psn_diff(to, t->ack_req_psn) > 0)
 		t->probe_deadline = 0;
+	/*
+	 * A probe that filled the first gap, and nothing held behind it: what
+	 * went after it before the request whose answer was late is lost too.
+	 * Go back to it (go-back-N), as the ACK timer would, sooner.
+	 */
+	if (t->probe_psn_valid && to == vur_psn_add(t->probe_psn, 1) &&
+			vur_psn_diff(t->sent_psn, to) > 0)
+		vur_tp_rewind(t, to);
+	t->probe_psn_valid = false;
 }
 
 /* Packet @m of @w, holding @segs packets from @w->next_pkt, is going: count it. */
@@ -378,17 +403,18 @@ sent(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w, struct rte_
 	/* ROCE-DEV-SEND-9: the timer runs while anything sent is unacknowledged */
 	if (t->retx_deadline == 0 && t->qp->attr.timeout != 0)
 		t->retx_deadline = now_ns + vur_tp_timeout_ns(t->qp->attr.timeout);
+	if (t->ack_req_psn != last)
+		return;
+	t->ack_req_ns = now_ns;
 	/* a first transmission that asks for an ACK times the round trip (Karn) */
-	if (!again && !t->rtt_timing && w->opcode != VIRTIO_IB_WR_RDMA_READ &&
-			t->ack_req_psn == last) {
+	if (!again && !t->rtt_timing) {
 		t->rtt_timing = true;
 		t->rtt_psn = last;
 		t->rtt_sent_ns = now_ns;
 	}
-	/* the probe waits from the last packet; for a probe's answer, twice as long */
-	arm_probe(t, now_ns);
-	if (t->probing && t->probe_deadline != 0)
-		t->probe_deadline += probe_after(t);
+	/* its answer is due within the probe time; a probe's, within twice that */
+	t->probe_deadline =
+			probe_after(t) == 0 ? 0 : now_ns + probe_after(t) * (t->probing ? 2 : 1);
 }
 
 /* UC and UD WRs complete once sent; any WR with an error completes at the head. */
@@ -407,6 +433,61 @@ complete_ready(struct vur_tp_dev *td, struct vur_tp_qp *t)
 		else
 			break;
 	}
+}
+
+/* The send WR that holds PSN @psn, from head to started; NULL if none. */
+static struct vur_swqe *
+holding(struct vur_tp_qp *t, uint32_t psn)
+{
+	struct vur_swqe *w;
+
+	for (uint32_t i = t->head; i != t->started; i++) {
+		w = &t->wqe[i % t->nwqe];
+		if (vur_psn_diff(psn, w->first_psn) >= 0 &&
+				vur_psn_diff(psn, vur_psn_add(w->first_psn, w->span)) < 0)
+			return w;
+	}
+	return NULL;
+}
+
+/*
+ * The tail-loss probe: the first unacknowledged packet once more, alone, on
+ * the side: where the QP sends from next does not change, so a probe that
+ * a late answer proves needless costs one packet. It asks for an ACK.
+ */
+static uint16_t
+send_probe(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **out, uint64_t now_ns)
+{
+	struct vur_swqe *w = holding(t, t->una);
+	uint32_t saved_pkt, saved_req = t->ack_req_psn;
+	struct rte_mbuf *m;
+	bool in_place;
+
+	if (w == NULL) {
+		t->probing = false;
+		return 0;
+	}
+	saved_pkt = w->next_pkt;
+	w->next_pkt = w->opcode == VIRTIO_IB_WR_RDMA_READ
+			? 0
+			: (uint32_t)vur_psn_diff(t->una, w->first_psn);
+	in_place = w == &t->wqe[t->send % t->nwqe] && w->next_pkt == saved_pkt;
+	m = build_packet(td, t, w, 1, now_ns);
+	if (m == NULL) {
+		w->next_pkt = saved_pkt;
+		return 0; /* out of mbufs: the next pass tries again */
+	}
+	out[0] = m;
+	t->probe_psn = t->una;
+	t->probe_psn_valid = true;
+	sent(td, t, w, m, 1, now_ns);
+	t->probing = false;
+	if (!in_place) {
+		w->next_pkt = saved_pkt;
+		/* the answer due is still the one to the last request of the stream */
+		t->ack_req_psn = saved_req;
+	}
+	return 1;
 }
 
 uint16_t
@@ -428,7 +509,9 @@ vur_tp_requester(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **o
 		return 0;
 	vur_tp_sq_fetch(td, t);
 	complete_ready(td, t);
-	/* a probe is out: nothing more until its answer (or the timer) */
+	if (t->probing && n < max)
+		n += send_probe(td, t, out + n, now_ns);
+	/* a gap resent alone is out: nothing more until its answer (or the timer) */
 	while (n < max && t->send != t->tail && t->rnr_deadline == 0 && !t->probe_out &&
 			vur_tp_state_sends(qp->attr.state)) {
 		w = &t->wqe[t->send % t->nwqe];
@@ -453,13 +536,12 @@ vur_tp_requester(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **o
 			segs = segments(td, t, w, w->next_pkt);
 			if (!window_allows(td, t, w, segs) || !vur_tp_cc_may_send(&t->cc, now_ns))
 				break;
-			m = build_packet(td, t, w, segs);
+			m = build_packet(td, t, w, segs, now_ns);
 			if (m == NULL)
 				break;
 			out[n++] = m;
 			sent(td, t, w, m, segs, now_ns);
-			if (t->probing) { /* one packet: the probe */
-				t->probing = false;
+			if (t->gap_resend && !t->probe_out) { /* the gap alone, then its answer */
 				t->probe_out = true;
 				return n;
 			}
@@ -520,9 +602,7 @@ probe(struct vur_tp_dev *td, struct vur_tp_qp *t, uint64_t now_ns)
 	if (vur_psn_diff(t->sent_psn, t->una) <= 0 || t->head == t->started || t->rnr_deadline != 0)
 		return;
 	VUR_TP_COUNT(td, t, probes, 1);
-	t->probing = true;
-	t->probe_out = false;
-	vur_tp_rewind(t, t->una);
+	t->probing = true; /* the next pass sends it (send_probe) */
 }
 
 void
@@ -550,7 +630,7 @@ vur_tp_timers(struct vur_tp_dev *td, struct vur_tp_qp *t, uint64_t now_ns)
 		return;
 	}
 	t->retry_left--;
-	t->probing = t->probe_out = false;
+	t->probing = t->probe_out = t->gap_resend = false;
 	vur_tp_win_loss(&t->win, t->una, t->sent_psn, true);
 	/* ROCE-DEV-RETX-2: from the first PSN not acknowledged */
 	vur_tp_rewind(t, t->una);

@@ -148,11 +148,13 @@ struct vur_tp_qp {
 	uint32_t una;             /* first PSN not acknowledged (or READ response not placed) */
 	uint32_t sent_psn;        /* one past the highest PSN sent (a READ: its responses) */
 	uint32_t ack_req_psn;     /* the last PSN sent that asked for an ACK */
+	uint64_t ack_req_ns;      /* when it went */
 	struct vur_tp_window win; /* packets that may be unacknowledged */
 	struct vur_tp_cc cc;      /* RC, UC on a link: ECN, CNPs, the rate (tp_cc.h) */
 	/* The round trip, and the tail-loss probe it times (requester.c). */
-	uint64_t srtt_ns; /* smoothed; 0 before the first sample */
-	bool rtt_timing;  /* rtt_psn, sent at rtt_sent_ns, asks for the next sample */
+	uint64_t srtt_ns;   /* smoothed; 0 before the first sample */
+	uint64_t rttvar_ns; /* its mean deviation */
+	bool rtt_timing;    /* rtt_psn, sent at rtt_sent_ns, asks for the next sample */
 	uint32_t rtt_psn;
 	uint64_t rtt_sent_ns;
 	uint64_t probe_deadline; /* 0: no probe due */
@@ -161,6 +163,8 @@ struct vur_tp_qp {
 	bool peer_holds;         /* its responder was seen to hold what followed a gap */
 	bool gap_resend;         /* gap_psn went alone after a NAK; its answer tells */
 	uint32_t gap_psn;
+	uint32_t probe_psn; /* the tail-loss probe sent: its PSN (send_probe) */
+	bool probe_psn_valid;
 	uint64_t retx_deadline; /* 0: no timer */
 	uint8_t retry_left;
 	uint8_t rnr_left;

@@ -393,13 +393,14 @@ vur_tp_qp_reset_state(struct vur_tp_qp *t)
 {
 	t->head = t->send = t->started = t->tail = 0;
 	t->psn = t->una = t->sent_psn = t->ack_req_psn = 0;
+	t->ack_req_ns = 0;
 	vur_tp_win_init(&t->win);
 	vur_tp_cc_init(&t->cc);
 	t->retx_deadline = t->rnr_deadline = t->probe_deadline = 0;
 	t->retry_left = t->rnr_left = 0;
-	t->srtt_ns = 0;
+	t->srtt_ns = t->rttvar_ns = 0;
 	t->rtt_timing = t->probing = t->probe_out = false;
-	t->peer_holds = t->gap_resend = false;
+	t->peer_holds = t->gap_resend = t->probe_psn_valid = false;
 	t->epsn = t->msn = 0;
 	t->nak_sent = t->uc_drop = t->in_send = t->in_write = t->rwqe_held = false;
 	t->ack_pending = t->aeth_deferred = false;
