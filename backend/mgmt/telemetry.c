@@ -93,6 +93,8 @@ show_device(const char *cmd, const char *params, struct rte_tel_data *d)
 	vur_telemetry_add_eth(d, &info.eth);
 	vur_telemetry_add_rx_filter(d, &info.rx_filter);
 	vur_telemetry_add_rdma(d, &info.rdma_tp);
+	rte_tel_data_add_dict_uint(d, "rdma_paced_qps", info.rdma_rates.paced_qps);
+	rte_tel_data_add_dict_uint(d, "rdma_paced_mbps", info.rdma_rates.paced_mbps);
 	return 0;
 }
 

@@ -508,6 +508,25 @@ vur_tp_qp_infos(struct vur_tp_dev *td, struct vur_tp_qp_info *out, unsigned int 
 	return n;
 }
 
+void
+vur_tp_rates(struct vur_tp_dev *td, struct vur_tp_rates *out)
+{
+	uint32_t rate;
+
+	memset(out, 0, sizeof(*out));
+	for (uint32_t q = 0; q < td->rd->limits.max_qps; q++) {
+		const struct vur_tp_qp *t = vur_tp_qp_get(td, q);
+
+		if (t == NULL)
+			continue;
+		rate = __atomic_load_n(&t->cc.rate, __ATOMIC_RELAXED);
+		if (rate != 0) {
+			out->paced_qps++;
+			out->paced_mbps += rate;
+		}
+	}
+}
+
 bool
 vur_tp_owns_gid(const struct vur_tp_dev *td, const uint8_t *gid)
 {

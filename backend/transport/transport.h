@@ -173,6 +173,15 @@ void vur_tp_thread_register(unsigned int id);
  */
 void vur_tp_set_threads(unsigned int n);
 
+/* What congestion control allows the device's QPs now (tp_cc.h). */
+struct vur_tp_rates {
+	uint32_t paced_qps;  /* QPs a CNP slowed down */
+	uint64_t paced_mbps; /* the rates they may send at, summed */
+};
+
+/* The device's paced QPs now (the device lock held; a QP's rate read as it stands). */
+void vur_tp_rates(struct vur_tp_dev *td, struct vur_tp_rates *out);
+
 /* The device's counters: the sum of the shards. */
 void vur_tp_stats_sum(const struct vur_tp_dev *td, struct vur_tp_stats *out);
 

@@ -293,6 +293,7 @@ fill_info(struct vur_dev *dev, struct vur_dev_info *info)
 	info->ctrl = dev->ctrlq.stats;
 	info->eth = dev->eth.stats;
 	vur_tp_stats_sum(&dev->tp, &info->rdma_tp);
+	vur_tp_rates(&dev->tp, &info->rdma_rates);
 	info->rx_filter = dev->net;
 	pthread_rwlock_unlock(&dev->lock);
 }

@@ -97,6 +97,7 @@ struct vur_dev_info {
 	struct vur_ctrlq_stats ctrl;
 	struct vur_net_dev_stats eth;
 	struct vur_tp_stats rdma_tp;
+	struct vur_tp_rates rdma_rates;
 	struct vur_net_state rx_filter; /* what the driver set (RX mode, tables) */
 };
 
