@@ -34,7 +34,15 @@ the engine's counters (device totals from /vur/device, which outlive the QP,
 and the QP's own from /vur/qps while it ran) show it recovered: resends
 (from the first unacknowledged PSN), tail-loss probes or timeouts. rxe's
 hardware counters (its go-back-N side: sequence NAKs, duplicates,
-retries) are printed at the end.
+retries) are printed at the end, and must show it recovered too.
+
+The end of a ping-pong on a lossy wire: the tools close as soon as their
+last completion comes, so the ACK of a side's last request may be lost
+after its peer closed; the side then resends into a QP that no longer
+exists. rxe takes retry count 7 (the tools' choice) as "forever" and would
+hang there; so vur-pingpong keeps its QP for LINGER_MS after its last
+completion (-L), and the engine answers such a resend with the ACK again
+(rx_drop_no_qp would show one that came after that).
 
 Usage: scenario15_rxe_lossy_wire.py PATH/TO/vhost-user-rdma PATH/TO/vur-pingpong
 Builds QEMU and the guest image first. Prints TAP. Needs root, /dev/net/tun,
@@ -70,7 +78,9 @@ RUNS = [(2, 'client', 4096, 500), (2, 'client', 65536, 100), (2, 'server', 65536
 RUN_TIMEOUT = 90  # one run, either end
 # The engine's counters of loss recovery and of what it saw of rxe's.
 RECOVERY = ('retransmits', 'probes', 'timeouts')
-SEEN = ('retx_bytes', 'nak_seq', 'ooo_held', 'rnr_waits', 'tx_pkts', 'rx_pkts')
+SEEN = ('retx_bytes', 'nak_seq', 'ooo_held', 'rnr_waits', 'tx_pkts', 'rx_pkts', 'rx_drop_no_qp')
+# How long vur-pingpong keeps its QP after its last completion (-L, ms).
+LINGER_MS = 1000
 
 GUEST_SCRIPT = r'''
 . /lib/vur.sh
@@ -177,7 +187,7 @@ def one_run(tap, w, g, n, pct, role, size, iters):
     seen0 = w.counters('bridge vwcount')[0]
     before = engine(w, sock)
     args = [PINGPONG, '-d', sock, '-T', 'rc', '-s', str(size), '-n', str(iters),
-            '-p', PORT, '-c']
+            '-p', PORT, '-c', '-L', str(LINGER_MS)]
     if role == 'server':
         args.append(GUEST_IP)  # the guest listens already
     t0 = time.monotonic()
