@@ -39,10 +39,15 @@ retries) are printed at the end, and must show it recovered too.
 The end of a ping-pong on a lossy wire: the tools close as soon as their
 last completion comes, so the ACK of a side's last request may be lost
 after its peer closed; the side then resends into a QP that no longer
-exists. rxe takes retry count 7 (the tools' choice) as "forever" and would
-hang there; so vur-pingpong keeps its QP for LINGER_MS after its last
-completion (-L), and the engine answers such a resend with the ACK again
-(rx_drop_no_qp would show one that came after that).
+exists. Both ways were seen: rxe (retry count 7, the tools' choice, is
+"forever" to it) hung resending to the engine's closed QP, and the engine
+gave up after 7 resends to rxe's closed QP ("no ACK ... after 7 retries":
+vur-pingpong failed with "transport retry counter exceeded" although the
+guest's tool had passed). So both ends keep their QP LINGER_MS after their
+last completion: vur-pingpong with -L, the guest's tool through linger.so
+(tests/linger.c, LD_PRELOAD: ibv_destroy_qp waits first), and each answers
+such a resend with the ACK again (rx_drop_no_qp would show one that came to
+the engine after that).
 
 Usage: scenario15_rxe_lossy_wire.py PATH/TO/vhost-user-rdma PATH/TO/vur-pingpong
 Builds QEMU and the guest image first. Prints TAP. Needs root, /dev/net/tun,
@@ -79,7 +84,7 @@ RUN_TIMEOUT = 90  # one run, either end
 # The engine's counters of loss recovery and of what it saw of rxe's.
 RECOVERY = ('retransmits', 'probes', 'timeouts')
 SEEN = ('retx_bytes', 'nak_seq', 'ooo_held', 'rnr_waits', 'tx_pkts', 'rx_pkts', 'rx_drop_no_qp')
-# How long vur-pingpong keeps its QP after its last completion (-L, ms).
+# How long each end keeps its QP after its last completion (ms).
 LINGER_MS = 1000
 
 GUEST_SCRIPT = r'''
@@ -99,7 +104,7 @@ for run in @RUNS@; do
     n=$((n + 1))
     role=${run%%:*} iters=${run##*:} size=${run#*:}
     size=${size%%:*}
-    pp="ibv_rc_pingpong -d rxe0 -g ${gid:-0} -s $size -n $iters -p @PORT@ -c"
+    pp="env LD_PRELOAD=/test/linger.so VUR_LINGER_MS=@LINGER@ ibv_rc_pingpong -d rxe0 -g ${gid:-0} -s $size -n $iters -p @PORT@ -c"
     if [ "$role" = server ]; then
         timeout @TIMEOUT@ $pp >/tmp/pp.log 2>&1 &
         srv=$!
@@ -119,7 +124,7 @@ for run in @RUNS@; do
         done
     fi
     if [ $rc = 0 ] && grep -q "^$iters iters in" /tmp/pp.log &&
-            ! grep -qi 'invalid data' /tmp/pp.log; then
+            grep -q '^linger: ' /tmp/pp.log && ! grep -qi 'invalid data' /tmp/pp.log; then
         vur_result "run${n}_rc_${role}_$size" ok "$(grep ' iters in ' /tmp/pp.log)"
     else
         vur_result "run${n}_rc_${role}_$size" fail "exit $rc: $(tail -n 8 /tmp/pp.log | tr '\n' '|')"
@@ -146,6 +151,19 @@ def link_local(mac):
     b = [int(x, 16) for x in mac.split(':')]
     eui = [b[0] ^ 2, b[1], b[2], 0xff, 0xfe, b[3], b[4], b[5]]
     return 'fe80::' + ':'.join(f'{eui[i] << 8 | eui[i + 1]:x}' for i in range(0, 8, 2))
+
+
+def build_preload(source, out_dir):
+    """Compile @source (beside this file) into a shared object for the guest's
+    dynamically linked tools (the host's glibc is the image's); its path."""
+    out = os.path.join(out_dir, os.path.splitext(source)[0] + '.so')
+    r = subprocess.run(['gcc', '-shared', '-fPIC', '-O2', '-Wall', '-Wextra', '-Werror',
+                        '-o', out, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                source), '-ldl'],
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        raise RuntimeError(f'gcc {source} failed:\n{r.stderr[-3000:]}')
+    return out
 
 
 def listening(pid, port):
@@ -195,6 +213,7 @@ def one_run(tap, w, g, n, pct, role, size, iters):
                           stderr=subprocess.STDOUT, text=True,
                           preexec_fn=wire.die_with_parent)
     qp_last = {}
+    history = []  # (seconds into the run, the QP's counters), one a second
     out = ''
     try:
         if role == 'client':
@@ -208,6 +227,9 @@ def one_run(tap, w, g, n, pct, role, size, iters):
                 qp_last = rc_qps(w, sock) or qp_last
             except (OSError, ValueError):
                 pass
+            t = time.monotonic() - t0
+            if qp_last and (not history or t - history[-1][0] >= 1):
+                history.append((t, next(iter(qp_last.values()))))
             time.sleep(0.1)
         if pp.poll() is None:
             out = f'# killed after {RUN_TIMEOUT} s\n'
@@ -225,9 +247,13 @@ def one_run(tap, w, g, n, pct, role, size, iters):
     seen = w.counters('bridge vwcount')[0] - seen0
     delta = {k: after[k] - before.get(k, 0) for k in RECOVERY + SEEN}
     ok = pp.returncode == 0 and f'{iters} iters in' in out
-    tap.case(f'{name}_vur_pingpong', ok,
-             f'exit {pp.returncode}, {took:.1f} s\n{out[-2000:]}'
-             + ('' if ok else '\n' + g.output()[-3000:]))
+    why = f'exit {pp.returncode}, {took:.1f} s\n{out[-2000:]}'
+    if not ok:
+        why += ('\nthe QP, one look a second (the last 8):\n'
+                + '\n'.join(f'{t:.1f} s: {q}' for t, q in history[-8:])
+                + '\nbackend b:\n' + w.log_tail(1, 40) + '\nbackend a:\n' + w.log_tail(0, 15)
+                + '\nguest:\n' + g.output()[-3000:])
+    tap.case(f'{name}_vur_pingpong', ok, why)
     tap.case(f'{name}_frames_dropped', dropped > 0,
              f'nftables dropped {dropped} of {seen} RoCE frames the bridge forwarded')
     recovered = sum(delta[k] for k in RECOVERY)
@@ -250,10 +276,12 @@ def scenario(tap, qemu, image, sock_dir):
         runs = ' '.join(f'{role}:{size}:{iters}' for _, role, size, iters in RUNS)
         script = (GUEST_SCRIPT.replace('@RUNS@', runs).replace('@PORT@', PORT)
                   .replace('@TIMEOUT@', str(RUN_TIMEOUT)).replace('@GUEST_IP@', GUEST_IP)
-                  .replace('@BRIDGE_IP@', BRIDGE_IP)
+                  .replace('@BRIDGE_IP@', BRIDGE_IP).replace('@LINGER@', str(LINGER_MS))
                   .replace('@PEER_GID@', link_local(MACS[1])).replace('@PEER_MAC@', MACS[1]))
+        with open(build_preload('linger.c', w.dir), 'rb') as f:
+            files = {'test/linger.so': (0o755, f.read())}
         g = guest.Guest(qemu, image, script, [w.socks[0]], mem_mb=384,
-                        append=f'vur.modules={MODULES}')
+                        append=f'vur.modules={MODULES}', files=files)
         qp_recovered = 0
         for n, (pct, role, size, iters) in enumerate(RUNS, 1):
             r = one_run(tap, w, g, n, pct, role, size, iters)
