@@ -69,6 +69,18 @@ def remove_runtime_dir(prefix):
     shutil.rmtree(os.path.join(run_dir(), 'dpdk', prefix), ignore_errors=True)
 
 
+def telemetry(prefix, command):
+    """One DPDK telemetry command (the v2 socket dpdk-telemetry.py uses) to the
+    process on EAL file prefix @prefix."""
+    path = os.path.join(run_dir(), 'dpdk', prefix, 'dpdk_telemetry.v2')
+    with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
+        s.settimeout(5)
+        s.connect(path)
+        s.recv(16384)  # the greeting
+        s.send(command.encode())
+        return json.loads(s.recv(65536).decode())
+
+
 class Backend:
     """The backend on a private EAL file prefix, without hugepages or PCI."""
 
@@ -121,13 +133,7 @@ class Backend:
 
     def telemetry(self, command):
         """One DPDK telemetry command (the v2 socket dpdk-telemetry.py uses)."""
-        path = os.path.join(run_dir(), 'dpdk', self.prefix, 'dpdk_telemetry.v2')
-        with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
-            s.settimeout(5)
-            s.connect(path)
-            s.recv(16384)  # the greeting
-            s.send(command.encode())
-            return json.loads(s.recv(65536).decode())
+        return telemetry(self.prefix, command)
 
     def device(self, path=None):
         """The /vur/device telemetry of the device serving @path."""

@@ -110,7 +110,8 @@ run_pair(const char *const *args, const char *iters_line)
 static void
 rc(void)
 {
-	static const char *const args[] = { "-c", "-n", "300", NULL };
+	/* -L: both keep their QP 100 ms after the end, and still exit 0 */
+	static const char *const args[] = { "-c", "-n", "300", "-L", "100", NULL };
 
 	run_pair(args, "300 iters in");
 }
@@ -226,6 +227,7 @@ bad_options(void)
 		{ "-T", "xrc", NULL },
 		{ "-i", "2", NULL },
 		{ "-g", "256", NULL },
+		{ "-L", "-1", NULL },
 	};
 	struct child c;
 

@@ -15,8 +15,9 @@ both sides. Faults on the wire:
   every 4th frame and sends it after the next one (or after 2 ms if none
   comes), in each direction.
 
-Used by wire_test.py (the `wire` suite) and bench/wire_bench.py. Needs root,
-/dev/net/tun, iproute2 and nftables.
+Used by wire_test.py (the `wire` suite), bench/wire_bench.py and qemu-test's
+scenario 15 (a guest's Linux rxe on one side). Needs root, /dev/net/tun,
+iproute2 and nftables.
 """
 
 import ctypes
@@ -70,9 +71,10 @@ def missing():
 
 
 class Wire:
-    """The namespace, its bridge, two backends and their taps."""
+    """The namespace, its bridge, two backends and their taps. @macs: the
+    devices' MACs, backend a's then b's."""
 
-    def __init__(self, backend, tool, tag='vw', log_level=None):
+    def __init__(self, backend, tool, tag='vw', log_level=None, macs=(MAC_A, MAC_B)):
         pid = os.getpid() % 100000
         self.ns = f'{tag}{pid}'
         self.taps = (f'{tag}{pid}a', f'{tag}{pid}b')
@@ -90,7 +92,7 @@ class Wire:
             self.ip('link', 'set', 'lo', 'up')
             self.ip('link', 'add', 'br0', 'type', 'bridge', 'stp_state', '0', 'forward_delay', '0')
             self.ip('link', 'set', 'br0', 'up')
-            for i, mac in enumerate((MAC_A, MAC_B)):
+            for i, mac in enumerate(macs):
                 log = open(os.path.join(self.dir, f'backend-{"ab"[i]}.log'), 'a+')
                 args = ['ip', 'netns', 'exec', self.ns, backend, *EAL,
                         '--file-prefix', self.prefixes[i],
@@ -140,6 +142,12 @@ class Wire:
             self.ip('link', 'set', t, 'up')
         self.bridged = True
 
+    def address(self, cidr):
+        """Give the bridge itself @cidr: the namespace becomes a host on the wire
+        (for a TCP exchange with a guest behind backend a, say). What the
+        bridge delivers to itself passes no forward hook: no fault touches it."""
+        self.ip('addr', 'add', cidr, 'dev', 'br0')
+
     def unbridge(self):
         for t in self.taps:
             self.ip('link', 'set', t, 'nomaster')
@@ -154,6 +162,10 @@ class Wire:
                 if not ln.startswith('VHOST_CONFIG')]
         return '\n'.join(text[-lines:])
 
+    def telemetry(self, i, command):
+        """One DPDK telemetry command to backend @i (0: a, 1: b)."""
+        return harness.telemetry(self.prefixes[i], command)
+
     def sanitizer_report(self):
         out = ''
         for log in self.logs:
@@ -167,9 +179,9 @@ class Wire:
     def alive(self):
         return all(p.poll() is None for p in self.procs)
 
-    def close(self):
-        """Everything down: relay, backends, namespace, files; never raises."""
-        self.stop_relay()
+    def stop_backends(self):
+        """SIGTERM to both backends; their exit statuses ('killed' when one
+        had to be killed after 20 s). Their logs stay readable until close()."""
         stopped = []
         for p in self.procs:
             if p.poll() is None:
@@ -181,6 +193,12 @@ class Wire:
                 p.kill()
                 p.wait()
                 stopped.append('killed')
+        return stopped
+
+    def close(self):
+        """Everything down: relay, backends, namespace, files; never raises."""
+        self.stop_relay()
+        stopped = self.stop_backends()
         run('ip', 'netns', 'del', self.ns, check=False)
         for prefix in self.prefixes:
             harness.remove_runtime_dir(prefix)
@@ -194,11 +212,21 @@ class Wire:
     def nft(self, script):
         return self.nsexec('nft', '-f', '-', inp=script)
 
-    def loss(self, pct):
-        """Drop @pct % of the frames the bridge forwards, each way, at random."""
+    def loss(self, pct, match=''):
+        """Drop @pct % of the frames the bridge forwards, each way, at random;
+        of those @match selects (an nftables expression, e.g. 'udp dport
+        4791') if given."""
         self.nft('table bridge vwloss {\n'
                  ' chain fw { type filter hook forward priority 0; policy accept;\n'
-                 f'  numgen random mod 100 < {pct} counter drop\n'
+                 f'  {match} numgen random mod 100 < {pct} counter drop\n'
+                 ' }\n}\n')
+
+    def count(self, match):
+        """Count the frames @match selects that the bridge forwards, before any
+        fault (table bridge vwcount, for counters())."""
+        self.nft('table bridge vwcount {\n'
+                 ' chain fw { type filter hook forward priority -20; policy accept;\n'
+                 f'  {match} counter\n'
                  ' }\n}\n')
 
     def ecn_mark(self, pct):
@@ -241,7 +269,8 @@ class Wire:
         return pk, by
 
     def clear_faults(self):
-        for table in ('bridge vwloss', 'netdev vwdup', 'bridge vwblack', 'bridge vwecn'):
+        for table in ('bridge vwloss', 'netdev vwdup', 'bridge vwblack', 'bridge vwecn',
+                      'bridge vwcount'):
             self.nsexec('nft', 'delete', 'table', *table.split(), check=False)
         self.stop_relay()
         if not self.bridged:

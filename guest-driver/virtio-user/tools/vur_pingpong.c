@@ -43,6 +43,7 @@ struct opts {
 	uint8_t gidx;
 	bool events;
 	bool validate;
+	uint32_t linger_ms;
 };
 
 struct ctx {
@@ -81,6 +82,10 @@ usage(const char *argv0)
 	       "                         GID, fe80::/64 from the MAC (default 0)\n"
 	       "  -e, --events           sleep on CQ events (default poll)\n"
 	       "  -c, --chk              validate received buffers\n"
+	       "  -L, --linger=MS        keep the QP MS ms after the last completion before\n"
+	       "                         closing (default 0): the device still answers a peer\n"
+	       "                         that resends its last request because our ACK of it\n"
+	       "                         was lost\n"
 	       "  -h, --help             this text\n",
 			argv0, argv0);
 }
@@ -133,6 +138,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ "gid-idx", required_argument, NULL, 'g' },
 		{ "events", no_argument, NULL, 'e' },
 		{ "chk", no_argument, NULL, 'c' },
+		{ "linger", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -146,7 +152,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		.mtu = VUR_USER_MTU_1024,
 		.rx_depth = 500,
 		.iters = 1000 };
-	while ((c = getopt_long(argc, argv, "d:T:p:i:s:m:r:n:g:ech", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:T:p:i:s:m:r:n:g:ecL:h", longopts, NULL)) != -1) {
 		v = 0;
 		switch (c) {
 		case 'd':
@@ -195,6 +201,10 @@ parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'c':
 			o->validate = true;
+			break;
+		case 'L':
+			v = number(optarg, 0, 600000);
+			o->linger_ms = (uint32_t)v;
 			break;
 		case 'h':
 			usage(argv[0]);
@@ -668,6 +678,10 @@ main(int argc, char **argv)
 	}
 	if (ping_pong(&c, &peer, routs) < 0)
 		goto out;
+	if (o.linger_ms > 0) {
+		fflush(stdout);
+		usleep(o.linger_ms * 1000u);
+	}
 	return vur_user_close(c.d) < 0;
 out:
 	vur_user_close(c.d);
