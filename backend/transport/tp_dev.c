@@ -511,20 +511,21 @@ vur_tp_qp_infos(struct vur_tp_dev *td, struct vur_tp_qp_info *out, unsigned int 
 void
 vur_tp_rates(struct vur_tp_dev *td, struct vur_tp_rates *out)
 {
+	struct vur_tp_qp *t;
 	uint32_t rate;
+	uint64_t bits;
 
 	memset(out, 0, sizeof(*out));
-	for (uint32_t q = 0; q < td->rd->limits.max_qps; q++) {
-		const struct vur_tp_qp *t = vur_tp_qp_get(td, q);
-
-		if (t == NULL)
-			continue;
-		rate = __atomic_load_n(&t->cc.rate, __ATOMIC_RELAXED);
-		if (rate != 0) {
-			out->paced_qps++;
-			out->paced_mbps += rate;
+	/* the bound QPs only: a device without a frontend has no QP pool to ask */
+	for (uint32_t w = 0; w < RTE_DIM(td->qp_bound); w++)
+		for (bits = td->qp_bound[w]; bits != 0; bits &= bits - 1) {
+			t = vur_tp_qp_get(td, w * 64 + (uint32_t)__builtin_ctzll(bits));
+			rate = t != NULL ? __atomic_load_n(&t->cc.rate, __ATOMIC_RELAXED) : 0;
+			if (rate != 0) {
+				out->paced_qps++;
+				out->paced_mbps += rate;
+			}
 		}
-	}
 }
 
 bool
