@@ -35,21 +35,6 @@ progress(struct vur_tp_qp *t, uint64_t now_ns)
 			: 0;
 }
 
-/* The send WR that holds PSN @psn, from head to started; NULL if none. */
-static struct vur_swqe *
-holding(struct vur_tp_qp *t, uint32_t psn)
-{
-	struct vur_swqe *w;
-
-	for (uint32_t i = t->head; i != t->started; i++) {
-		w = &t->wqe[i % t->nwqe];
-		if (vur_psn_diff(psn, w->first_psn) >= 0 &&
-				vur_psn_diff(psn, vur_psn_add(w->first_psn, w->span)) < 0)
-			return w;
-	}
-	return NULL;
-}
-
 /*
  * Resending, the requester is behind what the peer acknowledged: a
  * responder that held what came after a gap (tp_ooo.h) has it all. Skip
@@ -67,7 +52,7 @@ skip_acknowledged(struct vur_tp_qp *t)
 	if (w->opcode == VIRTIO_IB_WR_RDMA_READ ||
 			vur_psn_diff(t->una, vur_psn_add(w->first_psn, w->next_pkt)) <= 0)
 		return;
-	u = holding(t, t->una);
+	u = vur_tp_holding(t, t->una);
 	if (u == NULL || u->opcode == VIRTIO_IB_WR_RDMA_READ)
 		return;
 	t->peer_holds = true; /* it had what came after the gap */

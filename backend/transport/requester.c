@@ -439,9 +439,8 @@ complete_ready(struct vur_tp_dev *td, struct vur_tp_qp *t)
 	}
 }
 
-/* The send WR that holds PSN @psn, from head to started; NULL if none. */
-static struct vur_swqe *
-holding(struct vur_tp_qp *t, uint32_t psn)
+struct vur_swqe *
+vur_tp_holding(struct vur_tp_qp *t, uint32_t psn)
 {
 	struct vur_swqe *w;
 
@@ -462,7 +461,7 @@ holding(struct vur_tp_qp *t, uint32_t psn)
 static uint16_t
 send_probe(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **out, uint64_t now_ns)
 {
-	struct vur_swqe *w = holding(t, t->una);
+	struct vur_swqe *w = vur_tp_holding(t, t->una);
 	uint32_t saved_pkt, saved_req = t->ack_req_psn;
 	struct rte_mbuf *m;
 	bool in_place;

@@ -388,6 +388,8 @@ uint16_t vur_tp_requester(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte
 		uint16_t max, uint64_t now_ns);
 /* READ WRs started and not complete: their requests are out (ROCE-DEV-READ-2). */
 uint32_t vur_tp_reads_outstanding(const struct vur_tp_qp *t);
+/* The send WR that holds PSN @psn, from head to started; NULL if none. */
+struct vur_swqe *vur_tp_holding(struct vur_tp_qp *t, uint32_t psn);
 /* The PSN of the first response READ @w lacks: where asking it again starts. */
 uint32_t vur_tp_read_resume_psn(
 		const struct vur_tp_dev *td, const struct vur_tp_qp *t, const struct vur_swqe *w);
