@@ -307,14 +307,19 @@ on_read_response(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pk
 			read_lost(td, t, w);
 		return;
 	}
-	left = w->length - w->read_got;
+	/* what is left of the request this response answers (requester.c, read_chunk_len) */
+	left = RTE_MIN((vur_tp_read_req_done(w) + 1) * w->chunk_len, w->length) - w->read_got;
 	whole = p->npkts * pmtu; /* a local response may hold several (pkt.h) */
 	first_or_only = p->mask & VUR_OPM_FIRST;
 	last = p->mask & VUR_OPM_LAST;
-	/* position and length as the READ's size implies (else BAD_RESP) */
-	if (first_or_only != (k == 0) || last != (left <= whole) ||
+	/* position and length as the request's size implies (else BAD_RESP) */
+	if (first_or_only != (w->read_got % w->chunk_len == 0) || last != (left <= whole) ||
 			p->pay_len != RTE_MIN(left, whole) ||
 			(p->seg_size != 0 && p->seg_size != pmtu)) {
+		VUR_TP_LOG(td, NOTICE,
+				"QP %u: READ response PSN %u (opcode %#x, %u bytes) where %u bytes "
+				"of its request are left",
+				t->qp->obj.index, p->h.psn, p->h.opcode, p->pay_len, left);
 		vur_tp_sq_complete_head(td, t, VIRTIO_IB_WC_BAD_RESP_ERR);
 		return;
 	}
@@ -325,7 +330,7 @@ on_read_response(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pk
 	w->read_got += p->pay_len;
 	w->rereq = false; /* what was asked again is coming: a later gap is a new loss */
 	VUR_TP_COUNT(td, t, rx_bytes, p->pay_len);
-	if (last) { /* ROCE-DEV-READ-5 */
+	if (last && w->read_got == w->length) { /* ROCE-DEV-READ-5 */
 		vur_tp_sq_complete_head(td, t, VIRTIO_IB_WC_SUCCESS);
 		advance(t, vur_psn_add(w->first_psn, w->span), now_ns);
 	} else {

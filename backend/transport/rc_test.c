@@ -8,7 +8,7 @@
  * requester builds and parses them, feeds the completer ACKs, NAKs and READ
  * responses it builds itself, moves a fake clock for the timers, and reads
  * the CQEs from a real split ring in the fake memory. Each case is named for
- * the rule it proves (ROCE-DEV-RETX-1 to -7); the in-flight window's pure
+ * the rule it proves (ROCE-DEV-RETX-1 to -9); the in-flight window's pure
  * functions (tp_window.h) are tested on their own.
  */
 #include <inttypes.h>
@@ -655,6 +655,139 @@ read_responses_reordered(void)
 	TAP_CHECK(cqe_is(9, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_RDMA_READ, len));
 	TAP_CHECK(memcmp(at(DST_GPA), at(SRC_GPA), len) == 0);
 	TAP_CHECK(t->stats.wr_errors == 0 && t->rd_ooo.n == 0);
+	teardown();
+}
+
+/*
+ * Responses @from to @to (exclusive) of a READ of @len bytes, labelled as
+ * the responder of the request for [@req, @req_end) labels them (FIRST at
+ * its start, LAST at its end), from a link.
+ */
+static void
+read_responses(uint32_t from, uint32_t to, uint32_t req, uint32_t req_end, uint32_t len)
+{
+	uint8_t op;
+
+	for (uint32_t k = from; k < to; k++) {
+		if (k == req)
+			op = k + 1 == req_end ? VUR_OP_READ_RESP_ONLY : VUR_OP_READ_RESP_FIRST;
+		else
+			op = k + 1 == req_end ? VUR_OP_READ_RESP_LAST : VUR_OP_READ_RESP_MIDDLE;
+		read_response_wire(op, psn(k), k, len);
+	}
+}
+
+/*
+ * A READ towards another host larger than a window goes as several
+ * requests of fixed bounds (max_rd_atomic 16: 64 responses each), as many
+ * out as the window holds; a loss inside one asks again for the rest of
+ * that request only, then, as the window allows, the requests after it
+ * whole (duplicates of what the responder holds), never one request that
+ * spans two.
+ */
+static void
+read_split_in_requests(void)
+{
+	const uint32_t len = 150 * PMTU;
+	struct sent s[8];
+
+	setup();
+	qp->attr.max_rd_atomic = 16;
+	post(VIRTIO_IB_WR_RDMA_READ, len, 11);
+	/* the first request fills the first window (64) */
+	TAP_CHECK(request(s, 32) == 1);
+	TAP_CHECK(s[0].opcode == READ_REQ && s[0].psn == psn(0) && s[0].ack_req);
+	TAP_CHECK(s[0].va == REMOTE_VA && s[0].dma_len == 64 * PMTU);
+	TAP_CHECK(t->sent_psn == psn(64) && vur_tp_reads_outstanding(t) == 1);
+	read_responses(0, 64, 0, 64, len);
+	TAP_CHECK(t->una == psn(64) && no_cqe() && vur_tp_reads_outstanding(t) == 0);
+	/* the window grew: the other two go */
+	TAP_CHECK(request(s, 32) == 2);
+	TAP_CHECK(s[0].psn == psn(64) && s[0].va == REMOTE_VA + 64 * PMTU);
+	TAP_CHECK(s[0].dma_len == 64 * PMTU);
+	TAP_CHECK(s[1].psn == psn(128) && s[1].va == REMOTE_VA + 128 * PMTU);
+	TAP_CHECK(s[1].dma_len == 22 * PMTU && vur_tp_reads_outstanding(t) == 2);
+	/* 70 lost: three held past it are a loss */
+	read_responses(64, 70, 64, 128, len);
+	read_responses(71, 74, 64, 128, len);
+	TAP_CHECK(request(s, 32) == 1);
+	TAP_CHECK(s[0].psn == psn(70) && s[0].va == REMOTE_VA + 70 * PMTU);
+	TAP_CHECK(s[0].dma_len == 58 * PMTU); /* to the end of its request, not the READ's */
+	TAP_CHECK(t->stats.retransmits == 1);
+	/* the replay of 64..127 from 70 (no FIRST: mid-request) */
+	read_responses(70, 128, 64, 128, len);
+	TAP_CHECK(no_cqe() && t->una == psn(128));
+	/* the halved window let the last request go again only now, whole */
+	TAP_CHECK(request(s, 32) == 1 && s[0].psn == psn(128) && s[0].dma_len == 22 * PMTU);
+	TAP_CHECK(t->stats.retransmits == 2);
+	read_responses(128, 150, 128, 150, len);
+	TAP_CHECK(cqe_is(11, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_RDMA_READ, len));
+	TAP_CHECK(memcmp(at(DST_GPA), at(SRC_GPA), len) == 0);
+	TAP_CHECK(t->stats.wr_errors == 0 && t->head == 1);
+	teardown();
+}
+
+/*
+ * A timeout asks a READ's requests again from the first unanswered one;
+ * when the responses to the requests out before come meanwhile and answer
+ * it whole, it is not asked again (nor as a request of nothing): the
+ * next one is.
+ */
+static void
+read_rewound_request_answered_meanwhile(void)
+{
+	const uint32_t len = 150 * PMTU;
+	struct sent s[8];
+
+	setup();
+	qp->attr.max_rd_atomic = 16;
+	post(VIRTIO_IB_WR_RDMA_READ, len, 14);
+	TAP_CHECK(request(s, 32) == 1);
+	read_responses(0, 64, 0, 64, len);
+	TAP_CHECK(request(s, 32) == 2);
+	clock_to(t->retx_deadline); /* the responses to 64.. are late */
+	read_responses(64, 128, 64, 128, len);
+	TAP_CHECK(request(s, 32) == 1 && s[0].psn == psn(128) && s[0].dma_len == 22 * PMTU);
+	read_responses(128, 150, 128, 150, len);
+	TAP_CHECK(cqe_is(14, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_RDMA_READ, len));
+	TAP_CHECK(memcmp(at(DST_GPA), at(SRC_GPA), len) == 0);
+	teardown();
+}
+
+/*
+ * ROCE-DEV-READ-2 counts requests: with max_rd_atomic 1 (256 responses per
+ * request) the second request of a READ waits until the first is answered
+ * whole; a response labelled LAST where its request does not end is a bad
+ * response.
+ */
+static void
+read_requests_within_max_rd_atomic(void)
+{
+	const uint32_t len = 300 * PMTU;
+	struct sent s[8];
+
+	setup();
+	qp->attr.max_rd_atomic = 1;
+	post(VIRTIO_IB_WR_RDMA_READ, len, 12);
+	TAP_CHECK(request(s, 32) == 1 && s[0].psn == psn(0) && s[0].dma_len == 256 * PMTU);
+	read_responses(0, 255, 0, 256, len);
+	TAP_CHECK(request(s, 32) == 0); /* one out, not yet answered whole */
+	read_responses(255, 256, 0, 256, len);
+	TAP_CHECK(request(s, 32) == 1 && s[0].psn == psn(256) && s[0].dma_len == 44 * PMTU);
+	TAP_CHECK(s[0].va == REMOTE_VA + 256 * PMTU);
+	read_responses(256, 300, 256, 300, len);
+	TAP_CHECK(cqe_is(12, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_RDMA_READ, len));
+	TAP_CHECK(memcmp(at(DST_GPA), at(SRC_GPA), len) == 0);
+	teardown();
+
+	setup();
+	qp->attr.max_rd_atomic = 1;
+	post(VIRTIO_IB_WR_RDMA_READ, len, 13);
+	TAP_CHECK(request(s, 32) == 1);
+	read_responses(0, 255, 0, 256, len);
+	/* the responder claims the READ ends at 255 (as one request would) */
+	read_response_wire(VUR_OP_READ_RESP_MIDDLE, psn(255), 255, len);
+	TAP_CHECK(cqe_is(13, VIRTIO_IB_WC_BAD_RESP_ERR, VIRTIO_IB_WC_RDMA_READ, 0));
 	teardown();
 }
 
@@ -1774,6 +1907,9 @@ main(void)
 	TAP_RUN(responder_defers_ack);
 	TAP_RUN(responder_holds_after_gap);
 	TAP_RUN(read_responses_reordered);
+	TAP_RUN(read_split_in_requests);
+	TAP_RUN(read_requests_within_max_rd_atomic);
+	TAP_RUN(read_rewound_request_answered_meanwhile);
 	TAP_RUN(responder_replay_not_new);
 	free(mem);
 	free(ram);

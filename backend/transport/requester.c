@@ -9,7 +9,8 @@
  * requests are sent again from the first unacknowledged PSN (go-back-N),
  * also from inside a message, when the ACK timer expires or a NAK or RNR
  * NAK says so; a READ is asked again for the responses that did not come
- * (ROCE-DEV-RETX-1 to -4).
+ * (ROCE-DEV-RETX-1 to -4). A READ larger than a window is asked for in
+ * several requests (read_chunk_len, ROCE-DEV-RETX-8, -9).
  */
 #include <rte_vhost.h>
 
@@ -139,6 +140,45 @@ vur_tp_read_resume_psn(
 }
 
 /*
+ * What one request of a READ asks for. A responder answers a request in
+ * one burst that no window paces: a READ of 16 MiB is 16,384 packets back
+ * to back, which a tap's queue or a receive ring loses most of, and each
+ * request asked again for the rest replays beside the first. So a READ
+ * towards another host goes as several requests of at most READ_REQ_MAX
+ * responses (ordinary READ requests on the wire, each counted against
+ * max_rd_atomic), chosen so that max_rd_atomic of them fill the largest
+ * window; the window decides how many are out. The boundaries are fixed
+ * when the READ starts: a request asked again after a loss then lies
+ * within one the responder holds, as a duplicate must (IBTA 9.7.5.1.2). An
+ * engine of this backend loses nothing: one request.
+ */
+#define READ_REQ_MIN 64
+#define READ_REQ_MAX 256
+
+static uint32_t
+read_chunk_len(const struct vur_tp_qp *t, uint32_t pmtu, uint32_t span)
+{
+	uint32_t per = VUR_TP_WIN_MAX / RTE_MAX(t->qp->attr.max_rd_atomic, (uint8_t)1);
+
+	if (t->peer_local)
+		return span * pmtu;
+	return RTE_MIN(RTE_MAX(RTE_MIN(per, (uint32_t)READ_REQ_MAX), (uint32_t)READ_REQ_MIN),
+			       span) *
+			pmtu;
+}
+
+uint32_t
+vur_tp_read_req(const struct vur_tp_dev *td, const struct vur_tp_qp *t, const struct vur_swqe *w,
+		uint32_t c, uint32_t *npsn)
+{
+	uint32_t pmtu = vur_tp_pmtu(td, t), per = w->chunk_len / pmtu;
+	uint32_t from = RTE_MAX(c * per, w->read_got / pmtu);
+
+	*npsn = RTE_MIN((c + 1) * per, w->span) - from;
+	return vur_psn_add(w->first_psn, from);
+}
+
+/*
  * Whether a packet that ends at @last_psn asks for an ACK: when
  * ACK_REQ_EVERY packets, or a quarter of the window, went since the last
  * that asked; when it resends PSNs before that one (its ACK may be what was
@@ -179,13 +219,14 @@ build_packet(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w, uin
 
 	if (w->opcode == VIRTIO_IB_WR_RDMA_READ) {
 		/*
-		 * ROCE-DEV-RETX-3: asked again, a READ asks for the responses it
-		 * lacks: the PSN, address and length of its first missing one on.
+		 * ROCE-DEV-RETX-3: asked again, a request asks for the responses
+		 * it lacks: the PSN, address and length of its first missing one on.
 		 */
-		h.psn = vur_tp_read_resume_psn(td, t, w);
-		h.va = w->remote_addr + w->read_got;
+		h.psn = vur_tp_read_req(td, t, w, k, &len);
+		off = (uint32_t)vur_psn_diff(h.psn, w->first_psn) * pmtu;
+		h.va = w->remote_addr + off;
 		h.rkey = w->rkey;
-		h.dma_len = w->length - w->read_got;
+		h.dma_len = RTE_MIN(off + len * pmtu, w->length) - off;
 		h.ack_req = true;
 		t->ack_req_psn = h.psn;
 		return vur_tp_build(td, t, &h, 0);
@@ -236,11 +277,33 @@ build_packet(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w, uin
 uint32_t
 vur_tp_reads_outstanding(const struct vur_tp_qp *t)
 {
+	const struct vur_swqe *w;
 	uint32_t n = 0;
 
-	for (uint32_t i = t->head; i != t->started; i++)
-		n += t->wqe[i % t->nwqe].opcode == VIRTIO_IB_WR_RDMA_READ;
+	for (uint32_t i = t->head; i != t->started; i++) {
+		w = &t->wqe[i % t->nwqe];
+		if (w->opcode == VIRTIO_IB_WR_RDMA_READ)
+			n += w->next_pkt - RTE_MIN(w->next_pkt, vur_tp_read_req_done(w));
+	}
 	return n;
+}
+
+/* Whether a READ started before is not complete (a FENCE waits for it). */
+static bool
+reads_incomplete(const struct vur_tp_qp *t)
+{
+	for (uint32_t i = t->head; i != t->started; i++)
+		if (t->wqe[i % t->nwqe].opcode == VIRTIO_IB_WR_RDMA_READ)
+			return true;
+	return false;
+}
+
+/* Whether READ @w may send a request now: at most max_rd_atomic are out. */
+static bool
+read_req_allowed(const struct vur_tp_qp *t, const struct vur_swqe *w)
+{
+	return w->opcode != VIRTIO_IB_WR_RDMA_READ || !is_rc(t) ||
+			vur_tp_reads_outstanding(t) < t->qp->attr.max_rd_atomic;
 }
 
 /* What stops @w from starting now (ROCE-DEV-QPS-9, SEND-3, READ-2). */
@@ -253,7 +316,7 @@ may_start(const struct vur_tp_qp *t, const struct vur_swqe *w)
 		return false;
 	if (!is_rc(t))
 		return true;
-	if ((w->flags & VIRTIO_IB_SEND_FENCE) && vur_tp_reads_outstanding(t) > 0)
+	if ((w->flags & VIRTIO_IB_SEND_FENCE) && reads_incomplete(t))
 		return false;
 	return w->opcode != VIRTIO_IB_WR_RDMA_READ ||
 			vur_tp_reads_outstanding(t) < qp->attr.max_rd_atomic;
@@ -264,13 +327,17 @@ start(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w)
 {
 	uint32_t pmtu = vur_tp_pmtu(td, t);
 
-	w->npkts = w->opcode == VIRTIO_IB_WR_RDMA_READ || is_ud(t)
-			? 1
-			: RTE_MAX(1u, (w->length + pmtu - 1) / pmtu);
+	uint32_t pkts = RTE_MAX(1u, (w->length + pmtu - 1) / pmtu);
+
 	w->first_psn = t->psn;
 	/* A READ takes one PSN per response packet (IBTA 9.7.1.1). */
-	w->span = w->opcode == VIRTIO_IB_WR_RDMA_READ ? RTE_MAX(1u, (w->length + pmtu - 1) / pmtu)
-						      : w->npkts;
+	w->span = pkts;
+	if (w->opcode == VIRTIO_IB_WR_RDMA_READ) {
+		w->chunk_len = read_chunk_len(t, pmtu, pkts);
+		w->npkts = (pkts + w->chunk_len / pmtu - 1) / (w->chunk_len / pmtu);
+	} else {
+		w->npkts = is_ud(t) ? 1 : pkts;
+	}
 	t->psn = vur_psn_add(t->psn, w->span);
 	w->next_pkt = 0;
 	w->read_got = 0;
@@ -295,8 +362,7 @@ window_allows(const struct vur_tp_dev *td, const struct vur_tp_qp *t, const stru
 	if (!is_rc(t) || t->peer_local)
 		return true;
 	if (w->opcode == VIRTIO_IB_WR_RDMA_READ) {
-		psn = vur_tp_read_resume_psn(td, t, w);
-		pkts = (uint32_t)vur_psn_diff(vur_psn_add(w->first_psn, w->span), psn);
+		psn = vur_tp_read_req(td, t, w, w->next_pkt, &pkts);
 	} else {
 		psn = vur_psn_add(w->first_psn, w->next_pkt);
 		pkts = segs;
@@ -379,18 +445,21 @@ static void
 sent(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w, struct rte_mbuf *m,
 		uint32_t segs, uint64_t now_ns)
 {
-	uint32_t end = w->opcode == VIRTIO_IB_WR_RDMA_READ
-			? vur_psn_add(w->first_psn, w->span)
-			: vur_psn_add(w->first_psn, w->next_pkt + segs);
+	uint32_t pmtu = vur_tp_pmtu(td, t), last, end, npsn;
 
-	uint32_t last = vur_psn_add(w->first_psn, w->next_pkt + segs - 1);
-	uint32_t pmtu = vur_tp_pmtu(td, t);
 	/* the payload, wherever it sits (inline data is copied into the first segment) */
 	uint32_t pay = w->opcode == VIRTIO_IB_WR_RDMA_READ
 			? 0
 			: RTE_MIN(segs * pmtu, w->length - w->next_pkt * pmtu);
 	bool again = w->next_pkt < w->sent_max;
 
+	if (w->opcode == VIRTIO_IB_WR_RDMA_READ) { /* a request: the responses it asks for */
+		last = vur_tp_read_req(td, t, w, w->next_pkt, &npsn);
+		end = vur_psn_add(last, npsn);
+	} else {
+		last = vur_psn_add(w->first_psn, w->next_pkt + segs - 1);
+		end = vur_psn_add(last, 1);
+	}
 	if (again) {
 		VUR_TP_COUNT(td, t, retransmits, RTE_MIN(segs, w->sent_max - w->next_pkt));
 		VUR_TP_COUNT(td, t, retx_bytes, pay);
@@ -472,7 +541,7 @@ send_probe(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **out, ui
 	}
 	saved_pkt = w->next_pkt;
 	w->next_pkt = w->opcode == VIRTIO_IB_WR_RDMA_READ
-			? 0
+			? vur_tp_read_req_done(w)
 			: (uint32_t)vur_psn_diff(t->una, w->first_psn);
 	in_place = w == &t->wqe[t->send % t->nwqe] && w->next_pkt == saved_pkt;
 	m = build_packet(td, t, w, 1, now_ns);
@@ -535,9 +604,13 @@ vur_tp_requester(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **o
 				break;
 			start(td, t, w);
 		}
+		/* asked again, and answered meanwhile by what was out before */
+		if (w->opcode == VIRTIO_IB_WR_RDMA_READ)
+			w->next_pkt = RTE_MAX(w->next_pkt, vur_tp_read_req_done(w));
 		while (n < max && w->next_pkt < w->npkts) {
 			segs = segments(td, t, w, w->next_pkt);
-			if (!window_allows(td, t, w, segs) || !vur_tp_cc_may_send(&t->cc, now_ns))
+			if (!read_req_allowed(t, w) || !window_allows(td, t, w, segs) ||
+					!vur_tp_cc_may_send(&t->cc, now_ns))
 				break;
 			m = build_packet(td, t, w, segs, now_ns);
 			if (m == NULL)
@@ -587,6 +660,7 @@ vur_tp_rewind(struct vur_tp_qp *t, uint32_t psn)
 		w->next_pkt = 0;
 		if (w->opcode == VIRTIO_IB_WR_RDMA_READ) {
 			/* asked again for what it lacks (build_packet): an answer is due */
+			w->next_pkt = vur_tp_read_req_done(w);
 			w->rereq = true;
 			continue;
 		}

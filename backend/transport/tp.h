@@ -96,11 +96,12 @@ struct vur_swqe {
 	uint16_t inline_len;
 	uint32_t length;    /* the message */
 	uint32_t first_psn; /* given when its first packet is sent */
-	uint32_t npkts;     /* request packets */
+	uint32_t npkts;     /* request packets (a READ: its requests) */
 	uint32_t span;      /* PSNs it takes: its packets, or a READ's responses */
 	uint32_t next_pkt;  /* packets sent so far (rewound on retransmission) */
 	uint32_t sent_max;  /* packets ever sent: beyond next_pkt is a retransmission */
 	uint32_t read_got;  /* READ: response bytes placed; a retry asks for the rest */
+	uint32_t chunk_len; /* READ: the bytes one request asks for (fixed at start) */
 	bool rereq;         /* READ: the rest asked again for a gap, not yet answered */
 	/* last, not cleared on reuse: only the first num_sge and inline_len are read */
 	struct vur_tp_sge sge[VUR_TP_MAX_SGE];
@@ -386,8 +387,20 @@ uint32_t vur_tp_line_mbps(const struct vur_tp_dev *td);
 /* requester.c */
 uint16_t vur_tp_requester(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **out,
 		uint16_t max, uint64_t now_ns);
-/* READ WRs started and not complete: their requests are out (ROCE-DEV-READ-2). */
+/* READ requests out and not wholly answered (ROCE-DEV-READ-2: at most max_rd_atomic). */
 uint32_t vur_tp_reads_outstanding(const struct vur_tp_qp *t);
+/*
+ * Request @c of READ @w from where its answers so far end: its first PSN,
+ * and in @npsn the responses it asks for.
+ */
+uint32_t vur_tp_read_req(const struct vur_tp_dev *td, const struct vur_tp_qp *t,
+		const struct vur_swqe *w, uint32_t c, uint32_t *npsn);
+/* The first of READ @w's requests not wholly answered yet. */
+static inline uint32_t
+vur_tp_read_req_done(const struct vur_swqe *w)
+{
+	return w->read_got / w->chunk_len;
+}
 /* The send WR that holds PSN @psn, from head to started; NULL if none. */
 struct vur_swqe *vur_tp_holding(struct vur_tp_qp *t, uint32_t psn);
 /* The PSN of the first response READ @w lacks: where asking it again starts. */
