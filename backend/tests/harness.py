@@ -2,6 +2,7 @@
 """What the integration tests share: the backend as a child process on a
 private EAL file prefix, its telemetry, and the TAP report."""
 
+import ctypes
 import itertools
 import json
 import os
@@ -17,7 +18,16 @@ SEQ = itertools.count()
 RESULTS = []
 
 # What ASan and UBSan print when they catch something in the backend.
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 SANITIZER_REPORTS = ('ERROR: AddressSanitizer', 'runtime error:', 'ERROR: LeakSanitizer')
+
+
+def die_with_parent():
+    """In a child before exec: SIGTERM when this process dies, even by SIGKILL,
+    so that no backend, client or relay outlives its test (a backend left over
+    holds its tap and sockets, and the next run's scenarios fail on them);
+    `ip netns exec` keeps it."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def case(fn):
@@ -36,6 +46,8 @@ def report():
         if why:
             print('# ' + why.replace('\n', '\n# '))
         print(f'{"ok" if ok else "not ok"} {i} - {name}')
+        if not ok:  # meson shows stderr with a failure: the reason, where CI logs it
+            print(f'not ok {i} - {name}: {why[-2000:]}', file=sys.stderr)
     print(f'1..{len(RESULTS)}')
     return 0 if all(ok for ok, _, _ in RESULTS) else 1
 
@@ -107,7 +119,8 @@ class Backend:
         if cwd is not None and os.sep in binary:
             binary = os.path.abspath(binary)  # a path from where we are
         self.proc = subprocess.Popen([*wrap, binary, *eal, '--', *args], cwd=cwd,
-                                     stdout=self.log, stderr=subprocess.STDOUT)
+                                     stdout=self.log, stderr=subprocess.STDOUT,
+                                     preexec_fn=die_with_parent)
 
     def wait_socket(self, path=None, timeout=20):
         path = path or self.sock

@@ -16,6 +16,8 @@ import sys
 import tempfile
 import time
 
+import harness  # backend/tests: the test helpers every test shares
+
 QEMU_TEST = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 RESULT = re.compile(r'VUR-RESULT (\S+) (ok|fail) ?([^\r\n]*)')
@@ -177,7 +179,8 @@ class Guest:
         self.started = time.monotonic()
         # stdin is the guest's console input (send()).
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=self.log,
-                                     stderr=subprocess.STDOUT)
+                                     stderr=subprocess.STDOUT,
+                                     preexec_fn=harness.die_with_parent)
 
     def send(self, text):
         """Type @text on the guest's console."""

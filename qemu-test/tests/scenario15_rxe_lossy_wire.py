@@ -211,7 +211,7 @@ def one_run(tap, w, g, n, pct, role, size, iters):
     t0 = time.monotonic()
     pp = subprocess.Popen(['ip', 'netns', 'exec', w.ns, *args], stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True,
-                          preexec_fn=wire.die_with_parent)
+                          preexec_fn=harness.die_with_parent)
     qp_last = {}
     history = []  # (seconds into the run, the QP's counters), one a second
     out = ''

@@ -20,7 +20,6 @@ scenario 15 (a guest's Linux rxe on one side). Needs root, /dev/net/tun,
 iproute2 and nftables.
 """
 
-import ctypes
 import os
 import re
 import select
@@ -42,13 +41,6 @@ MAC_B = '02:76:77:00:00:0b'
 EAL = ['--no-huge', '-m', '512', '--no-pci', '--lcores', '0@(0-1),1@(0-1)',
        '--log-level', 'lib.eal:error']
 STEP_TIMEOUT = 30  # any single command of the set-up or tear-down
-PR_SET_PDEATHSIG = 1
-
-
-def die_with_parent():
-    """In a child before exec: SIGTERM when this process dies, even by SIGKILL, so that
-    no backend, client or relay outlives the harness (`ip netns exec` keeps it)."""
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def run(*cmd, timeout=STEP_TIMEOUT, check=True, inp=None):
@@ -102,7 +94,7 @@ class Wire:
                     args[5:5] = ['--log-level', log_level]
                 self.logs.append(log)
                 self.procs.append(subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT,
-                                                   preexec_fn=die_with_parent))
+                                                   preexec_fn=harness.die_with_parent))
             for i in range(2):
                 self.wait_file(self.socks[i], i)
                 self.wait_link(self.taps[i], i)
@@ -283,7 +275,7 @@ class Wire:
         self.relay = subprocess.Popen(
             ['ip', 'netns', 'exec', self.ns, sys.executable, os.path.abspath(__file__),
              'relay', self.taps[0], self.taps[1], str(every)],
-            stdout=self.relay_out, stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
+            stdout=self.relay_out, stderr=subprocess.STDOUT, preexec_fn=harness.die_with_parent)
         time.sleep(0.3)
         if self.relay.poll() is not None:
             raise AssertionError('the relay exited: ' + self.relay_report())
@@ -325,7 +317,7 @@ class Wire:
         srv = subprocess.Popen(['ip', 'netns', 'exec', self.ns, self.tool, '-d', self.socks[1],
                                 '-p', port, *tele(1), '-M', '320'],
                                stdout=srv_out, stderr=subprocess.STDOUT, text=True,
-                               preexec_fn=die_with_parent)
+                               preexec_fn=harness.die_with_parent)
         cli = None
         out = []
         status = None
@@ -343,7 +335,7 @@ class Wire:
             cli = subprocess.Popen(['ip', 'netns', 'exec', self.ns, self.tool, '-d',
                                     self.socks[0], '-p', port, *tele(0), *args, '127.0.0.1'],
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                   preexec_fn=die_with_parent)
+                                   preexec_fn=harness.die_with_parent)
             os.set_blocking(cli.stdout.fileno(), False)
             buf = ''
             started = False
