@@ -78,7 +78,7 @@ query_device_and_port(void)
 	TAP_CHECK(rte_le_to_cpu_64(qd.page_size_cap) == 4096);
 	TAP_CHECK(rte_le_to_cpu_64(qd.device_cap_flags) == VIRTIO_IB_DEVICE_RC_RNR_NAK_GEN);
 	TAP_CHECK(rte_le_to_cpu_32(qd.max_pd) == 4 && qd.local_ca_ack_delay <= 31);
-	TAP_CHECK(rte_le_to_cpu_32(qd.max_qp_rd_atom) <= 255 && qd.reserved[13] == 0);
+	TAP_CHECK(rte_le_to_cpu_32(qd.max_qp_rd_atom) <= 255 && qd.reserved[RTE_DIM(qd.reserved) - 1] == 0);
 	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_QUERY_PORT, NULL, 0,
 				  1 + sizeof(qp), F_ROCE) == VIRTIO_NET_OK);
 	memcpy(&qp, in + 1, sizeof(qp));

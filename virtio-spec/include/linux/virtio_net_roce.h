@@ -60,7 +60,12 @@
 #define VIRTIO_NET_CTRL_ROCE_DEL_GID		16
 #define VIRTIO_NET_CTRL_ROCE_REQ_NOTIFY_CQ	17
 #define VIRTIO_NET_CTRL_ROCE_QUERY_PORT_SPEED	18 /* VIRTIO_NET_F_ROCE_PORT_SPEED */
-#define VIRTIO_NET_CTRL_ROCE_NR_CMDS		19
+#define VIRTIO_NET_CTRL_ROCE_ALLOC_MR		19 /* VIRTIO_IB_DEVICE_MEM_MGT_EXTENSIONS */
+#define VIRTIO_NET_CTRL_ROCE_CREATE_SRQ		20 /* VIRTIO_IB_DEVICE_SRQ */
+#define VIRTIO_NET_CTRL_ROCE_DESTROY_SRQ	21 /* VIRTIO_IB_DEVICE_SRQ */
+#define VIRTIO_NET_CTRL_ROCE_ALLOC_MW		22 /* VIRTIO_IB_DEVICE_MEM_WINDOW */
+#define VIRTIO_NET_CTRL_ROCE_DEALLOC_MW		23 /* VIRTIO_IB_DEVICE_MEM_WINDOW */
+#define VIRTIO_NET_CTRL_ROCE_NR_CMDS		24
 
 /* Limits the spec text fixes. */
 #define VIRTIO_NET_ROCE_MAX_QPS		16384
@@ -189,10 +194,15 @@ enum virtio_ib_access_flags {
 	VIRTIO_IB_ACCESS_LOCAL_WRITE = (1 << 0),
 	VIRTIO_IB_ACCESS_REMOTE_WRITE = (1 << 1),
 	VIRTIO_IB_ACCESS_REMOTE_READ = (1 << 2),
+	VIRTIO_IB_ACCESS_REMOTE_ATOMIC = (1 << 3),	/* VIRTIO_IB_DEVICE_ATOMIC */
+	VIRTIO_IB_ACCESS_MW_BIND = (1 << 4),		/* VIRTIO_IB_DEVICE_MEM_WINDOW */
 };
 #define VIRTIO_IB_ACCESS_ALL \
 	(VIRTIO_IB_ACCESS_LOCAL_WRITE | VIRTIO_IB_ACCESS_REMOTE_WRITE | \
 	 VIRTIO_IB_ACCESS_REMOTE_READ)
+#define VIRTIO_IB_ACCESS_ALL_EXT \
+	(VIRTIO_IB_ACCESS_ALL | VIRTIO_IB_ACCESS_REMOTE_ATOMIC | \
+	 VIRTIO_IB_ACCESS_MW_BIND)
 
 #define VIRTIO_IB_QPT_SMI	0
 #define VIRTIO_IB_QPT_GSI	1
@@ -239,8 +249,22 @@ enum virtio_ib_mtu {
 	VIRTIO_IB_MTU_4096 = 5,
 };
 
-/* device_cap_flags of QUERY_DEVICE */
-#define VIRTIO_IB_DEVICE_RC_RNR_NAK_GEN	(1 << 0)
+/*
+ * device_cap_flags of QUERY_DEVICE. Every device-specific feature bit below
+ * 64 is taken, so the verbs beyond RFC v2's set are capabilities of the
+ * RoCE device, as on an RDMA NIC: a device without one answers its
+ * commands VIRTIO_NET_ERR and completes its WRs VIRTIO_IB_WC_LOC_QP_OP_ERR.
+ */
+#define VIRTIO_IB_DEVICE_RC_RNR_NAK_GEN		(1 << 0)
+#define VIRTIO_IB_DEVICE_MEM_MGT_EXTENSIONS	(1 << 1) /* ALLOC_MR, REG_MR, LOCAL_INV, SEND_WITH_INV */
+#define VIRTIO_IB_DEVICE_SRQ			(1 << 2) /* CREATE_SRQ, DESTROY_SRQ */
+#define VIRTIO_IB_DEVICE_MEM_WINDOW		(1 << 3) /* ALLOC_MW, DEALLOC_MW, BIND_MW; types 1, 2 */
+#define VIRTIO_IB_DEVICE_ATOMIC			(1 << 4) /* CMP_AND_SWP, FETCH_AND_ADD on RC */
+
+/* atomic_cap of QUERY_DEVICE (IBTA 11.2.1.2) */
+#define VIRTIO_IB_ATOMIC_NONE	0
+#define VIRTIO_IB_ATOMIC_HCA	1 /* atomic among this device's atomic operations */
+#define VIRTIO_IB_ATOMIC_GLOB	2 /* also against the driver's CPU atomics */
 
 /* Control command and ack data, in command order. */
 struct virtio_rdma_ack_query_device {
@@ -259,8 +283,16 @@ struct virtio_rdma_ack_query_device {
 	__le32 max_qp_init_rd_atom;
 	__le32 max_ah;
 	__u8 local_ca_ack_delay;
-	__u8 padding[3];
-	__le32 reserved[14];
+	__u8 atomic_cap;	/* VIRTIO_IB_ATOMIC_* */
+	__u8 padding[2];
+	__le32 max_fast_reg_page_list_len; /* MEM_MGT_EXTENSIONS: ALLOC_MR max_num_sg */
+	__le32 max_srq;		/* SRQ */
+	__le32 max_srq_wr;
+	__le32 max_srq_sge;
+	__le32 max_mw;		/* MEM_WINDOW */
+	__le32 vendor_id;	/* IEEE OUI, or the PCI vendor ID of the implementation */
+	__le32 vendor_part_id;
+	__le32 reserved[7];
 };
 
 struct virtio_rdma_ack_query_port {
@@ -320,6 +352,56 @@ struct virtio_rdma_cmd_dereg_mr {
 	__le32 mrn;
 };
 
+/* An MR for fast registration: no pages until a REG_MR WR binds them. */
+struct virtio_rdma_cmd_alloc_mr {
+	__le32 pdn;
+	__le32 max_num_sg;	/* pages a REG_MR may bind, <= max_fast_reg_page_list_len */
+};
+
+struct virtio_rdma_ack_alloc_mr {
+	__le32 mrn;
+	__le32 lkey;		/* key byte 0; the MR is invalid (free) */
+	__le32 rkey;
+};
+
+/*
+ * A shared receive queue takes a number from the QP numbers (2 to L-1) and
+ * that number's rdma_receiveq as its receive virtqueue; no QP has it while
+ * the SRQ lives, and its rdma_transmitq is not used.
+ */
+struct virtio_rdma_cmd_create_srq {
+	__le32 pdn;
+	__le32 max_wr;		/* <= max_srq_wr and the virtqueue's size */
+	__le32 max_sge;		/* <= max_srq_sge */
+	__le32 reserved;
+};
+
+struct virtio_rdma_ack_create_srq {
+	__le32 srqn;
+};
+
+struct virtio_rdma_cmd_destroy_srq {
+	__le32 srqn;
+};
+
+#define VIRTIO_IB_MW_TYPE_1	1
+#define VIRTIO_IB_MW_TYPE_2	2
+
+struct virtio_rdma_cmd_alloc_mw {
+	__le32 pdn;
+	__u8 type;		/* VIRTIO_IB_MW_TYPE_* */
+	__u8 padding[3];
+};
+
+struct virtio_rdma_ack_alloc_mw {
+	__le32 mwn;
+	__le32 rkey;		/* key byte 0; the MW is not bound */
+};
+
+struct virtio_rdma_cmd_dealloc_mw {
+	__le32 mwn;
+};
+
 struct virtio_rdma_qp_cap {
 	__le32 max_send_wr;
 	__le32 max_recv_wr;
@@ -329,15 +411,19 @@ struct virtio_rdma_qp_cap {
 	__le32 padding;
 };
 
+#define VIRTIO_RDMA_QP_F_SRQ	(1 << 0) /* receives from srqn; cap.max_recv_* are 0 */
+
 struct virtio_rdma_cmd_create_qp {
 	__le32 pdn;
 	__u8 qp_type;		/* VIRTIO_IB_QPT_* */
 	__u8 sq_sig_all;
-	__u8 padding[2];
+	__u8 flags;		/* VIRTIO_RDMA_QP_F_* */
+	__u8 padding;
 	__le32 send_cqn;
 	__le32 recv_cqn;
 	struct virtio_rdma_qp_cap cap;
-	__le32 reserved[4];
+	__le32 srqn;		/* VIRTIO_RDMA_QP_F_SRQ */
+	__le32 reserved[3];
 };
 
 struct virtio_rdma_ack_create_qp {
@@ -467,6 +553,12 @@ enum virtio_ib_wr_opcode {
 	VIRTIO_IB_WR_SEND,
 	VIRTIO_IB_WR_SEND_WITH_IMM,
 	VIRTIO_IB_WR_RDMA_READ,
+	VIRTIO_IB_WR_ATOMIC_CMP_AND_SWP,	/* ATOMIC */
+	VIRTIO_IB_WR_ATOMIC_FETCH_AND_ADD,	/* ATOMIC */
+	VIRTIO_IB_WR_LOCAL_INV,			/* MEM_MGT_EXTENSIONS */
+	VIRTIO_IB_WR_SEND_WITH_INV,		/* MEM_MGT_EXTENSIONS */
+	VIRTIO_IB_WR_REG_MR,			/* MEM_MGT_EXTENSIONS */
+	VIRTIO_IB_WR_BIND_MW,			/* MEM_WINDOW */
 };
 
 #define VIRTIO_IB_SEND_FENCE		(1 << 0)
@@ -496,6 +588,40 @@ struct virtio_rdma_sq_req {
 			__le32 remote_qkey;
 			__le32 ah;
 		} ud;
+		/* the original value lands in sg_list[0], 8 bytes */
+		struct {
+			__le64 remote_addr;	/* 8-byte aligned */
+			__le32 rkey;
+			__le32 padding;
+			__le64 compare_add;	/* CMP_AND_SWP: compare; FETCH_AND_ADD: add */
+			__le64 swap;		/* CMP_AND_SWP */
+		} atomic;
+		/* LOCAL_INV, SEND_WITH_INV: the key of the MR or MW to invalidate */
+		struct {
+			__le32 invalidate_rkey;
+		} inv;
+		/*
+		 * REG_MR: the MR of @key's number becomes valid with @key, over
+		 * the pages whose driver addresses (le64 each, 1 << page_shift
+		 * aligned) sg_list[0] holds: num_sge 1, its lkey 0.
+		 */
+		struct {
+			__le64 iova;
+			__le64 length;
+			__le32 key;		/* MR number << 8 | new key byte */
+			__le32 access;		/* enum virtio_ib_access_flags */
+			__u8 page_shift;	/* 12 to 30 */
+			__u8 padding[7];
+		} reg;
+		/* BIND_MW: the MW of @rkey's number, over a range of MR @mr_lkey */
+		struct {
+			__le64 addr;		/* 0 and length 0: unbind (type 1) */
+			__le64 length;
+			__le32 mr_lkey;
+			__le32 rkey;		/* MW number << 8 | new key byte */
+			__le32 access;		/* REMOTE_* only */
+			__le32 padding;
+		} bind;
 		__le64 reserved[4];
 	};
 	__u8 inline_data[VIRTIO_NET_ROCE_MAX_INLINE];
@@ -522,6 +648,11 @@ enum virtio_ib_wc_opcode {
 	VIRTIO_IB_WC_RDMA_READ,
 	VIRTIO_IB_WC_RECV,
 	VIRTIO_IB_WC_RECV_RDMA_WITH_IMM,
+	VIRTIO_IB_WC_COMP_SWAP,
+	VIRTIO_IB_WC_FETCH_ADD,
+	VIRTIO_IB_WC_LOCAL_INV,
+	VIRTIO_IB_WC_REG_MR,
+	VIRTIO_IB_WC_BIND_MW,
 };
 
 enum virtio_ib_wc_status {
@@ -541,10 +672,12 @@ enum virtio_ib_wc_status {
 	VIRTIO_IB_WC_FATAL_ERR,
 	VIRTIO_IB_WC_RESP_TIMEOUT_ERR,
 	VIRTIO_IB_WC_GENERAL_ERR,
+	VIRTIO_IB_WC_MW_BIND_ERR,
 };
 
-#define VIRTIO_IB_WC_GRH	(1 << 0)
-#define VIRTIO_IB_WC_WITH_IMM	(1 << 1)
+#define VIRTIO_IB_WC_GRH		(1 << 0)
+#define VIRTIO_IB_WC_WITH_IMM		(1 << 1)
+#define VIRTIO_IB_WC_WITH_INVALIDATE	(1 << 2) /* invalidate_rkey holds the key */
 
 struct virtio_rdma_cq_req {
 	__le64 wr_id;
@@ -553,7 +686,10 @@ struct virtio_rdma_cq_req {
 	__le16 padding;
 	__le32 vendor_err;
 	__le32 byte_len;
-	__be32 imm_data;	/* ImmDt, network byte order */
+	union {
+		__be32 imm_data;	/* ImmDt, network byte order */
+		__le32 invalidate_rkey;	/* VIRTIO_IB_WC_WITH_INVALIDATE */
+	};
 	__le32 qp_num;
 	__le32 src_qp;
 	__le32 wc_flags;	/* VIRTIO_IB_WC_* */
@@ -603,7 +739,15 @@ VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, max_qp_rd_atom, 56);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, max_qp_init_rd_atom, 60);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, max_ah, 64);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, local_ca_ack_delay, 68);
-VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, reserved, 72);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, atomic_cap, 69);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, max_fast_reg_page_list_len, 72);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, max_srq, 76);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, max_srq_wr, 80);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, max_srq_sge, 84);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, max_mw, 88);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, vendor_id, 92);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, vendor_part_id, 96);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, reserved, 100);
 
 VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_ack_query_port, 32);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_port, max_msg_sz, 4);
@@ -623,16 +767,27 @@ VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_reg_user_mr, npages, 24);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_reg_user_mr, pages, 32);
 VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_ack_reg_user_mr, 12);
 VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_dereg_mr, 4);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_alloc_mr, 8);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_ack_alloc_mr, 12);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_create_srq, 16);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_ack_create_srq, 4);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_destroy_srq, 4);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_alloc_mw, 8);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_alloc_mw, type, 4);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_ack_alloc_mw, 8);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_dealloc_mw, 4);
 
 VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_qp_cap, 24);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_qp_cap, max_inline_data, 16);
 VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_create_qp, 56);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_create_qp, qp_type, 4);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_create_qp, sq_sig_all, 5);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_create_qp, flags, 6);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_create_qp, send_cqn, 8);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_create_qp, recv_cqn, 12);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_create_qp, cap, 16);
-VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_create_qp, reserved, 40);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_create_qp, srqn, 40);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_create_qp, reserved, 44);
 VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_ack_create_qp, 4);
 
 VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_global_route, 24);
@@ -707,6 +862,21 @@ VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, rdma.rkey, 24);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, ud.remote_qpn, 16);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, ud.remote_qkey, 20);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, ud.ah, 24);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, atomic.remote_addr, 16);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, atomic.rkey, 24);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, atomic.compare_add, 32);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, atomic.swap, 40);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, inv.invalidate_rkey, 16);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, reg.iova, 16);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, reg.length, 24);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, reg.key, 32);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, reg.access, 36);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, reg.page_shift, 40);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, bind.addr, 16);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, bind.length, 24);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, bind.mr_lkey, 32);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, bind.rkey, 36);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, bind.access, 40);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, inline_data, 48);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, num_sge, 560);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_sq_req, inline_len, 560);
@@ -721,6 +891,7 @@ VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cq_req, opcode, 9);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cq_req, vendor_err, 12);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cq_req, byte_len, 16);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cq_req, imm_data, 20);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cq_req, invalidate_rkey, 20);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cq_req, qp_num, 24);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cq_req, src_qp, 28);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cq_req, wc_flags, 32);
