@@ -360,7 +360,7 @@ struct virtio_rdma_cmd_alloc_mr {
 
 struct virtio_rdma_ack_alloc_mr {
 	__le32 mrn;
-	__le32 lkey;		/* key byte 0; the MR is invalid (free) */
+	__le32 lkey;		/* key byte 0 (bits 8-31: its key index); invalid */
 	__le32 rkey;
 };
 
@@ -608,7 +608,7 @@ struct virtio_rdma_sq_req {
 		struct {
 			__le64 iova;
 			__le64 length;
-			__le32 key;		/* MR number << 8 | new key byte */
+			__le32 key;		/* key index << 8 | new key byte */
 			__le32 access;		/* enum virtio_ib_access_flags */
 			__u8 page_shift;	/* 12 to 30 */
 			__u8 padding[7];
@@ -618,7 +618,7 @@ struct virtio_rdma_sq_req {
 			__le64 addr;		/* 0 and length 0: unbind (type 1) */
 			__le64 length;
 			__le32 mr_lkey;
-			__le32 rkey;		/* MW number << 8 | new key byte */
+			__le32 rkey;		/* key index << 8 | new key byte */
 			__le32 access;		/* REMOTE_* only */
 			__le32 padding;
 		} bind;
