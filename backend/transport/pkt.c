@@ -153,6 +153,12 @@ put_transport(uint8_t *p, const struct vur_pkt_hdrs *h, uint32_t mask, uint32_t 
 		memcpy(p + off, &h->imm, VUR_IMM_LEN);
 		off += VUR_IMM_LEN;
 	}
+	if (mask & VUR_OPM_IETH) {
+		rte_be32_t k = rte_cpu_to_be_32(h->ieth);
+
+		memcpy(p + off, &k, sizeof(k));
+		off += VUR_IETH_LEN;
+	}
 	return off;
 }
 
@@ -366,8 +372,16 @@ get_transport(const uint8_t *p, struct vur_pkt *pk)
 		h->msn = v & VUR_PSN_MASK;
 		off += VUR_AETH_LEN;
 	}
-	if (pk->mask & VUR_OPM_IMM)
+	if (pk->mask & VUR_OPM_IMM) {
 		memcpy(&h->imm, p + off, VUR_IMM_LEN);
+		off += VUR_IMM_LEN;
+	}
+	if (pk->mask & VUR_OPM_IETH) {
+		rte_be32_t k;
+
+		memcpy(&k, p + off, sizeof(k));
+		h->ieth = rte_be_to_cpu_32(k);
+	}
 }
 
 /* A local packet that holds several: only a message's payload is cut, never UD's. */

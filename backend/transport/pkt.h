@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * RoCE v2 packets: Ethernet, IPv4 or IPv6 (by the GID type), UDP 4791, the
- * BTH and its extended headers, payload, pad, ICRC.
+ * BTH and its extended headers (DETH, RETH, AETH, ImmDt, IETH), payload,
+ * pad, ICRC.
  *
  * A packet the engine builds for a device of this backend ("local") holds
  * its headers in one mbuf and its payload as external-buffer segments that
@@ -78,6 +79,7 @@ struct vur_pkt_hdrs {
 	uint8_t syndrome;       /* AETH */
 	uint32_t msn;           /* AETH */
 	rte_be32_t imm;         /* ImmDt, as it travels */
+	uint32_t ieth;          /* IETH: the R_Key to invalidate */
 };
 
 /* A parsed packet. Payload bytes stay in the mbuf (vur_pkt_copy_payload). */

@@ -278,6 +278,7 @@ struct sent {
 	uint32_t rkey, dma_len;
 	uint32_t pay_len;
 	uint32_t npkts;
+	uint32_t ieth;   /* SEND with Invalidate: the R_Key */
 	bool payload_ok; /* the bytes of the message at its offset */
 };
 
@@ -331,6 +332,7 @@ request(struct sent *s, uint16_t max)
 			.dma_len = p.h.dma_len,
 			.pay_len = p.pay_len,
 			.npkts = p.npkts,
+			.ieth = p.h.ieth,
 		};
 		/* every message here is the bytes at SRC_GPA */
 		w = wr_of(p.h.psn);
@@ -1846,6 +1848,330 @@ window_functions(void)
 	TAP_CHECK(!w.recovering);
 }
 
+/*
+ * The Base Memory Management Extensions on the data path (local_ops.c):
+ * a fast MR of the QP's PD over SRC_GPA's first pages, registered by
+ * REG_MR work requests whose page list is at PL_GPA.
+ */
+#define PL_GPA    (GPA0 + 0x5000) /* 512 page addresses fit before RQ_DESC */
+#define FAST_IOVA 0x5500000000ULL
+
+static struct vur_rdma_mr *
+fast_mr(uint32_t pdn, uint32_t max_num_sg)
+{
+	struct virtio_rdma_cmd_alloc_mr c = {
+		.pdn = rte_cpu_to_le_32(pdn),
+		.max_num_sg = rte_cpu_to_le_32(max_num_sg),
+	};
+	struct vur_rdma_mr *m = NULL;
+
+	TAP_CHECK(vur_rdma_alloc_mr(&rd, &c, &m) == 0);
+	return m;
+}
+
+/* A REG_MR WR of @m with key byte @b over @npages pages of SRC_GPA from FAST_IOVA. */
+static struct vur_swqe *
+post_reg(const struct vur_rdma_mr *m, uint8_t b, uint32_t npages, uint64_t wr_id)
+{
+	struct vur_swqe *w = post(VIRTIO_IB_WR_REG_MR, 0, wr_id);
+	uint64_t *pl = at(PL_GPA);
+
+	for (uint32_t i = 0; i < npages; i++)
+		pl[i] = rte_cpu_to_le_64(SRC_GPA + (uint64_t)i * 4096);
+	w->num_sge = 0;
+	w->sge[0] = (struct vur_tp_sge){ .addr = PL_GPA, .length = npages * 8, .lkey = 0 };
+	w->reg = (struct vur_tp_reg){
+		.iova = FAST_IOVA,
+		.length = npages * 4096ULL,
+		.key = (m->rkey & ~VUR_MR_KEY_BYTE_MASK) | b,
+		.access = VIRTIO_IB_ACCESS_LOCAL_WRITE | VIRTIO_IB_ACCESS_REMOTE_READ,
+		.page_shift = 12,
+	};
+	return w;
+}
+
+static struct vur_swqe *
+post_inv(uint32_t key, uint64_t wr_id)
+{
+	struct vur_swqe *w = post(VIRTIO_IB_WR_LOCAL_INV, 0, wr_id);
+
+	w->num_sge = 0;
+	w->inv_rkey = key;
+	return w;
+}
+
+/* A SEND of @len bytes from the fast MR (the same bytes as at SRC_GPA). */
+static void
+post_send_fast(uint32_t key, uint32_t len, uint64_t wr_id)
+{
+	struct vur_swqe *w = post(VIRTIO_IB_WR_SEND, len, wr_id);
+
+	w->sge[0] = (struct vur_tp_sge){ .addr = FAST_IOVA, .length = len, .lkey = key };
+}
+
+/*
+ * A REG_MR takes effect when the requester reaches it: the SEND after it
+ * sends from the new registration at once, while the SEND before it waits
+ * for its ACK; it completes in order, after that ACK and before the SEND
+ * after it (IBTA completion order); the WR after a LOCAL_INV no longer
+ * reaches the MR.
+ */
+static void
+reg_mr_in_send_order(void)
+{
+	struct vur_rdma_mr *fmr;
+	struct sent s[8];
+	uint32_t key;
+
+	setup();
+	fmr = fast_mr(qp->pdn, 4);
+	key = (fmr->rkey & ~VUR_MR_KEY_BYTE_MASK) | 0x5a;
+	post(VIRTIO_IB_WR_SEND, 4 * PMTU, 1);
+	post_reg(fmr, 0x5a, 2, 2);
+	post_send_fast(key, 100, 3);
+	TAP_CHECK(request(s, 32) == 5);
+	TAP_CHECK(s[3].opcode == SEND_LAST && s[3].psn == psn(3));
+	TAP_CHECK(s[4].opcode == SEND_ONLY && s[4].psn == psn(4) && s[4].payload_ok);
+	TAP_CHECK(fmr->valid && fmr->rkey == key && fmr->lkey == key);
+	TAP_CHECK(t->head == 0 && t->started == 3 && no_cqe());
+	/* the SEND's ACK completes it and the REG_MR, not the SEND after it */
+	ack(psn(3));
+	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 4 * PMTU));
+	TAP_CHECK(cqe_is(2, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_REG_MR, 0));
+	TAP_CHECK(no_cqe());
+	ack(psn(4));
+	TAP_CHECK(cqe_is(3, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 100));
+	/* LOCAL_INV with nothing before it: done at once; the SEND after it fails */
+	post_inv(key, 4);
+	post_send_fast(key, 100, 5);
+	TAP_CHECK(request(s, 32) == 0);
+	TAP_CHECK(!fmr->valid);
+	TAP_CHECK(cqe_is(4, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_LOCAL_INV, 0));
+	TAP_CHECK(cqe_is(5, VIRTIO_IB_WC_LOC_PROT_ERR, VIRTIO_IB_WC_SEND, 0));
+	TAP_CHECK(qp->attr.state == VIRTIO_IB_QPS_ERR);
+	teardown();
+}
+
+/*
+ * A fenced LOCAL_INV waits until every WR before it completed (a SEND
+ * resent after it would read the MR); an unfenced one, once invalid, a
+ * second time with the same key: success. A REG_MR again with a new key
+ * byte; the old key misses.
+ */
+static void
+local_inv_fence(void)
+{
+	struct vur_rdma_mr *fmr;
+	struct vur_swqe *w;
+	struct sent s[8];
+	uint32_t key;
+
+	setup();
+	fmr = fast_mr(qp->pdn, 4);
+	key = (fmr->rkey & ~VUR_MR_KEY_BYTE_MASK) | 1;
+	post_reg(fmr, 1, 1, 1);
+	TAP_CHECK(request(s, 32) == 0);
+	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_REG_MR, 0));
+	post_send_fast(key, 100, 2);
+	w = post_inv(key, 3);
+	w->flags |= VIRTIO_IB_SEND_FENCE;
+	TAP_CHECK(request(s, 32) == 1 && s[0].payload_ok);
+	TAP_CHECK(fmr->valid && t->send == 2 && no_cqe());
+	/* the timer resends the SEND: the MR is still there to read */
+	clock_to(t->retx_deadline + 1);
+	TAP_CHECK(request(s, 32) == 1 && s[0].psn == psn(0) && s[0].payload_ok);
+	TAP_CHECK(fmr->valid && no_cqe());
+	ack(psn(0));
+	TAP_CHECK(cqe_is(2, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 100));
+	TAP_CHECK(request(s, 32) == 0 && !fmr->valid);
+	TAP_CHECK(cqe_is(3, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_LOCAL_INV, 0));
+	post_inv(key, 4);
+	TAP_CHECK(request(s, 32) == 0);
+	TAP_CHECK(cqe_is(4, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_LOCAL_INV, 0));
+	post_reg(fmr, 2, 1, 5);
+	post_send_fast(key, 10, 6);
+	TAP_CHECK(request(s, 32) == 0);
+	TAP_CHECK(cqe_is(5, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_REG_MR, 0));
+	TAP_CHECK(cqe_is(6, VIRTIO_IB_WC_LOC_PROT_ERR, VIRTIO_IB_WC_SEND, 0));
+	TAP_CHECK(fmr->valid && fmr->rkey == (key & ~VUR_MR_KEY_BYTE_MASK) + 2);
+	teardown();
+}
+
+/* Every REG_MR and LOCAL_INV that must fail: LOC_QP_OP_ERR in order, the QP to ERR. */
+enum bad_local {
+	BAD_REG_VALID,      /* REG_MR of an MR that is valid */
+	BAD_REG_OTHER_PD,   /* of an MR of another PD */
+	BAD_REG_USER_MR,    /* of a user (DMA) MR */
+	BAD_REG_TOO_MANY,   /* more pages than max_num_sg */
+	BAD_REG_MISALIGNED, /* a page not aligned */
+	BAD_REG_OUTSIDE,    /* a page outside driver memory */
+	BAD_REG_LIST_OUT,   /* the page list outside driver memory */
+	BAD_REG_SHIFT,      /* page_shift 11 */
+	BAD_REG_ACCESS,     /* REMOTE_WRITE without LOCAL_WRITE */
+	BAD_REG_LKEY,       /* the page list's lkey not 0 (at decode) */
+	BAD_INV_KEY_BYTE,   /* LOCAL_INV of the right MR with another key byte */
+	BAD_INV_USER_MR,    /* LOCAL_INV of a user MR */
+	BAD_INV_OTHER_PD,   /* LOCAL_INV of an MR of another PD */
+	BAD_INV_NO_MR,      /* LOCAL_INV of a key no MR has */
+	BAD_COUNT
+};
+
+static void
+local_op_errors(void)
+{
+	for (int c = 0; c < BAD_COUNT; c++) {
+		struct vur_rdma_mr *fmr, *other;
+		struct vur_swqe *w;
+		struct sent s[8];
+		uint32_t pd2 = 0, key;
+		uint8_t op;
+
+		setup();
+		fmr = fast_mr(qp->pdn, 4);
+		TAP_CHECK(vur_rdma_create_pd(&rd, &pd2) == 0);
+		other = fast_mr(pd2, 4);
+		key = (fmr->rkey & ~VUR_MR_KEY_BYTE_MASK) | 7;
+		if (c == BAD_REG_VALID || c == BAD_INV_KEY_BYTE) {
+			post_reg(fmr, 7, 1, 100);
+			TAP_CHECK(request(s, 8) == 0);
+			TAP_CHECK(cqe_is(100, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_REG_MR, 0));
+		}
+		post(VIRTIO_IB_WR_SEND, 10, 1); /* before it, to complete first */
+		op = c < BAD_INV_KEY_BYTE ? VIRTIO_IB_WR_REG_MR : VIRTIO_IB_WR_LOCAL_INV;
+		w = op == VIRTIO_IB_WR_REG_MR ? post_reg(fmr, 8, 2, 2) : post_inv(key, 2);
+		switch (c) {
+		case BAD_REG_OTHER_PD:
+			w->reg.key = other->rkey | 8;
+			break;
+		case BAD_REG_USER_MR:
+			w->reg.key = mr->rkey;
+			break;
+		case BAD_REG_TOO_MANY:
+			w->sge[0].length = 5 * 8;
+			break;
+		case BAD_REG_MISALIGNED:
+			((uint64_t *)at(PL_GPA))[1] += 512;
+			break;
+		case BAD_REG_OUTSIDE:
+			((uint64_t *)at(PL_GPA))[1] = GPA0 + RAM_SZ;
+			break;
+		case BAD_REG_LIST_OUT:
+			w->sge[0].addr = GPA0 + RAM_SZ - 8;
+			break;
+		case BAD_REG_SHIFT:
+			w->reg.page_shift = 11;
+			break;
+		case BAD_REG_ACCESS:
+			w->reg.access = VIRTIO_IB_ACCESS_REMOTE_WRITE;
+			break;
+		case BAD_REG_LKEY:
+			w->status = VIRTIO_IB_WC_LOC_QP_OP_ERR; /* what decode says of it */
+			break;
+		case BAD_INV_KEY_BYTE:
+			w->inv_rkey = key ^ 1;
+			break;
+		case BAD_INV_USER_MR:
+			w->inv_rkey = mr->rkey;
+			break;
+		case BAD_INV_OTHER_PD:
+			w->inv_rkey = other->rkey;
+			break;
+		case BAD_INV_NO_MR:
+			w->inv_rkey = 0;
+			break;
+		}
+		post(VIRTIO_IB_WR_SEND, 10, 3); /* after it: flushed */
+		TAP_CHECK(request(s, 8) == 1 && no_cqe());
+		TAP_CHECK(fmr->valid == (c == BAD_REG_VALID || c == BAD_INV_KEY_BYTE));
+		ack(psn(0));
+		TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 10));
+		TAP_CHECK(request(s, 8) == 0);
+		if (!cqe_is(2, VIRTIO_IB_WC_LOC_QP_OP_ERR,
+				    op == VIRTIO_IB_WR_REG_MR ? VIRTIO_IB_WC_REG_MR
+							      : VIRTIO_IB_WC_LOCAL_INV,
+				    0))
+			printf("# case %d\n", c);
+		TAP_CHECK(qp->attr.state == VIRTIO_IB_QPS_ERR);
+		TAP_CHECK(request(s, 8) == 0); /* the flush */
+		TAP_CHECK(cqe_is(3, VIRTIO_IB_WC_WR_FLUSH_ERR, VIRTIO_IB_WC_SEND, 0));
+		TAP_CHECK(fmr->valid == (c == BAD_REG_VALID || c == BAD_INV_KEY_BYTE));
+		TAP_CHECK(!other->valid);
+		teardown();
+	}
+}
+
+/* The requester's SEND_WITH_INV: the IETH on the last packet of the message only. */
+static void
+send_with_inv_packets(void)
+{
+	struct vur_swqe *w;
+	struct sent s[8];
+
+	setup();
+	w = post(VIRTIO_IB_WR_SEND_WITH_INV, 3 * PMTU, 1);
+	w->inv_rkey = 0x12345678;
+	TAP_CHECK(request(s, 8) == 3);
+	TAP_CHECK(s[0].opcode == SEND_FIRST && s[1].opcode == SEND_MIDDLE);
+	TAP_CHECK(s[2].opcode == (VUR_TRANSPORT_RC | VUR_OP_SEND_LAST_INV) &&
+			s[2].ieth == 0x12345678);
+	TAP_CHECK(s[2].payload_ok && s[2].ack_req);
+	ack(psn(2));
+	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 3 * PMTU));
+	w = post(VIRTIO_IB_WR_SEND_WITH_INV, 10, 2);
+	w->inv_rkey = 0xabcdef00;
+	TAP_CHECK(request(s, 8) == 1);
+	TAP_CHECK(s[0].opcode == (VUR_TRANSPORT_RC | VUR_OP_SEND_ONLY_INV) &&
+			s[0].ieth == 0xabcdef00);
+	teardown();
+}
+
+/*
+ * The responder's remote invalidation: SEND_FIRST then SEND_LAST_WITH_INVALIDATE
+ * invalidates the fast MR only with the last packet, the receive CQE says
+ * WITH_INVALIDATE and the key; SEND_ONLY_WITH_INVALIDATE naming a user MR
+ * (or nothing this QP may invalidate): the receive fails REM_INV_REQ_ERR,
+ * NAK invalid request, the QP to ERR (as Linux rxe).
+ */
+static void
+remote_invalidate(void)
+{
+	struct vur_pkt_hdrs inv = { 0 };
+	struct virtio_rdma_cq_req e;
+	struct vur_rdma_mr *fmr;
+	struct sent s[8];
+	uint32_t key;
+
+	setup();
+	ring_init(&t->rq, RQ_DESC, RQ_AVAIL, RQ_USED);
+	for (uint16_t i = 0; i < 3; i++)
+		post_recv(i, 70 + i);
+	fmr = fast_mr(qp->pdn, 4);
+	key = (fmr->rkey & ~VUR_MR_KEY_BYTE_MASK) | 0x33;
+	post_reg(fmr, 0x33, 1, 1);
+	TAP_CHECK(request(s, 8) == 0);
+	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_REG_MR, 0) && fmr->valid);
+	inv.ieth = key;
+	request_in(VUR_OP_SEND_FIRST, 500, &inv, PMTU);
+	TAP_CHECK(fmr->valid && no_cqe());
+	request_in(VUR_OP_SEND_LAST_INV, 501, &inv, 10);
+	TAP_CHECK(!fmr->valid);
+	TAP_CHECK(cqe(&e) && rte_le_to_cpu_64(e.wr_id) == 70 && e.status == VIRTIO_IB_WC_SUCCESS);
+	TAP_CHECK(e.opcode == VIRTIO_IB_WC_RECV && rte_le_to_cpu_32(e.byte_len) == PMTU + 10);
+	TAP_CHECK(rte_le_to_cpu_32(e.wc_flags) == VIRTIO_IB_WC_WITH_INVALIDATE);
+	TAP_CHECK(rte_le_to_cpu_32(e.invalidate_rkey) == key);
+	/* invalid already, the same key: success again */
+	request_in(VUR_OP_SEND_ONLY_INV, 502, &inv, 0);
+	TAP_CHECK(cqe(&e) && rte_le_to_cpu_64(e.wr_id) == 71 && e.status == VIRTIO_IB_WC_SUCCESS);
+	TAP_CHECK(rte_le_to_cpu_32(e.invalidate_rkey) == key && t->stats.nak_inv == 0);
+	/* a user MR's key: refused */
+	inv.ieth = mr->rkey;
+	request_in(VUR_OP_SEND_ONLY_INV, 503, &inv, 10);
+	TAP_CHECK(cqe_is(72, VIRTIO_IB_WC_REM_INV_REQ_ERR, VIRTIO_IB_WC_RECV, 0));
+	TAP_CHECK(t->stats.nak_inv == 1 && qp->attr.state == VIRTIO_IB_QPS_ERR);
+	TAP_CHECK(mr->valid);
+	teardown();
+}
+
 int
 main(void)
 {
@@ -1911,6 +2237,11 @@ main(void)
 	TAP_RUN(read_requests_within_max_rd_atomic);
 	TAP_RUN(read_rewound_request_answered_meanwhile);
 	TAP_RUN(responder_replay_not_new);
+	TAP_RUN(reg_mr_in_send_order);
+	TAP_RUN(local_inv_fence);
+	TAP_RUN(local_op_errors);
+	TAP_RUN(send_with_inv_packets);
+	TAP_RUN(remote_invalidate);
 	free(mem);
 	free(ram);
 	rte_mempool_free(hdr_pool);

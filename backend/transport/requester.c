@@ -79,6 +79,9 @@ opcode_of(const struct vur_tp_qp *t, const struct vur_swqe *w, uint32_t k, uint3
 	case VIRTIO_IB_WR_SEND_WITH_IMM:
 		kind = VUR_OP_SEND_ONLY_IMM;
 		break;
+	case VIRTIO_IB_WR_SEND_WITH_INV: /* the IETH rides on the last packet */
+		kind = VUR_OP_SEND_ONLY_INV;
+		break;
 	default:
 		kind = VUR_OP_SEND_ONLY;
 		break;
@@ -239,6 +242,7 @@ build_packet(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w, uin
 	if (h.ack_req)
 		t->ack_req_psn = vur_psn_add(h.psn, n - 1);
 	h.imm = w->imm;
+	h.ieth = w->inv_rkey;
 	if (k == 0) { /* RETH rides on the first packet of a WRITE */
 		h.va = w->remote_addr;
 		h.rkey = w->rkey;
@@ -490,7 +494,11 @@ sent(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w, struct rte_
 			probe_after(t) == 0 ? 0 : now_ns + probe_after(t) * (t->probing ? 2 : 1);
 }
 
-/* UC and UD WRs complete once sent; any WR with an error completes at the head. */
+/*
+ * UC and UD WRs complete once sent, local ops (REG_MR, LOCAL_INV) once done
+ * and every WR before them complete; any WR with an error completes at the
+ * head.
+ */
 static void
 complete_ready(struct vur_tp_dev *td, struct vur_tp_qp *t)
 {
@@ -501,7 +509,7 @@ complete_ready(struct vur_tp_dev *td, struct vur_tp_qp *t)
 		w = &t->wqe[t->head % t->nwqe];
 		if (w->status != VIRTIO_IB_WC_SUCCESS)
 			vur_tp_sq_complete_head(td, t, w->status);
-		else if (!is_rc(t) && w->state == VUR_SWQE_SENT)
+		else if ((!is_rc(t) || vur_tp_local_op(w->opcode)) && w->state == VUR_SWQE_SENT)
 			vur_tp_sq_complete_head(td, t, VIRTIO_IB_WC_SUCCESS);
 		else
 			break;
@@ -602,6 +610,15 @@ vur_tp_requester(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **o
 			}
 			if (!may_start(t, w))
 				break;
+			if (vur_tp_local_op(w->opcode)) {
+				if (!vur_tp_local_op_run(td, t, w))
+					break; /* fenced */
+				continue;
+			}
+			if (!vur_tp_sq_sges_ok(td, t, w)) {
+				w->status = VIRTIO_IB_WC_LOC_PROT_ERR;
+				continue;
+			}
 			start(td, t, w);
 		}
 		/* asked again, and answered meanwhile by what was out before */

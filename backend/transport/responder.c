@@ -304,6 +304,12 @@ do_send(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p)
 		e.imm = p->h.imm;
 		e.wc_flags = (p->mask & VUR_OPM_IMM) ? VIRTIO_IB_WC_WITH_IMM : 0;
 		e.solicited = p->h.se;
+		if ((p->mask & VUR_OPM_IETH) && !vur_tp_recv_invalidate(td, t, p, &e)) {
+			/* as Linux rxe: the receive fails, the QP goes to ERR */
+			fail_recv(td, t, VIRTIO_IB_WC_REM_INV_REQ_ERR);
+			refuse(td, t, p, VUR_NAK_INV_REQ, "the IETH names no MR to invalidate");
+			return false;
+		}
 		vur_tp_rq_complete(td, t, &e);
 		t->in_send = false;
 	}

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * InfiniBand transport headers as RoCE v2 carries them (IBTA Vol 1 ch. 9,
- * Annex A17): BTH, DETH, RETH, AETH, ImmDt, ICRC. Every field is in network
+ * Annex A17): BTH, DETH, RETH, AETH, ImmDt, IETH, ICRC. Every field is in network
  * byte order; the packet code reads them with memcpy, so nothing here
  * assumes alignment.
  */
@@ -18,6 +18,7 @@
 #define VUR_RETH_LEN      16
 #define VUR_AETH_LEN      4
 #define VUR_IMM_LEN       4
+#define VUR_IETH_LEN      4 /* the R_Key a SEND_WITH_INV invalidates */
 #define VUR_ICRC_LEN      4
 #define VUR_GRH_LEN       40 /* what a UD receive gets before the message */
 #define VUR_PKEY_DEFAULT  0xffff
@@ -91,6 +92,8 @@ enum vur_ib_op {
 	VUR_OP_READ_RESP_LAST = 0x0f,
 	VUR_OP_READ_RESP_ONLY = 0x10,
 	VUR_OP_ACK = 0x11,
+	VUR_OP_SEND_LAST_INV = 0x16, /* with an IETH */
+	VUR_OP_SEND_ONLY_INV = 0x17,
 	VUR_OP_COUNT = 0x20,
 };
 

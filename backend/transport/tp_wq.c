@@ -61,6 +61,11 @@ op_allowed(uint8_t type, uint8_t opcode)
 		return type == VIRTIO_IB_QPT_RC || type == VIRTIO_IB_QPT_UC;
 	case VIRTIO_IB_WR_RDMA_READ:
 		return type == VIRTIO_IB_QPT_RC;
+	case VIRTIO_IB_WR_SEND_WITH_INV: /* IETH: RC's opcodes only (IBTA 9.2.1) */
+		return type == VIRTIO_IB_QPT_RC;
+	case VIRTIO_IB_WR_LOCAL_INV: /* local to the device: any send queue */
+	case VIRTIO_IB_WR_REG_MR:
+		return true;
 	default:
 		return false;
 	}
@@ -103,6 +108,12 @@ decode_send(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_chain *
 	if (!op_allowed(qp->type, w->opcode) || (w->flags & ~0xfu) ||
 			(w->opcode == VIRTIO_IB_WR_RDMA_READ && (w->flags & VIRTIO_IB_SEND_INLINE)))
 		return;
+	if (vur_tp_local_op(w->opcode)) {
+		vur_tp_local_op_decode(td, t, c, &req, w);
+		return;
+	}
+	if (w->opcode == VIRTIO_IB_WR_SEND_WITH_INV)
+		w->inv_rkey = rte_le_to_cpu_32(req.inv.invalidate_rkey);
 	if (is_ud(qp)) {
 		w->remote_qpn = rte_le_to_cpu_32(req.ud.remote_qpn) & VUR_PSN_MASK;
 		w->remote_qkey = rte_le_to_cpu_32(req.ud.remote_qkey);
@@ -134,13 +145,20 @@ decode_send(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_chain *
 	if (too_long || w->length > td->rd->limits.max_msg_sz ||
 			(is_ud(qp) && w->length > (128u << td->rd->env.port_mtu)))
 		return;
-	w->status = VIRTIO_IB_WC_LOC_PROT_ERR; /* ROCE-DEV-WR-3 */
+	/* the s/g elements when the WR starts: a REG_MR or LOCAL_INV before it counts */
+	w->status = VIRTIO_IB_WC_SUCCESS;
+}
+
+bool
+vur_tp_sq_sges_ok(struct vur_tp_dev *td, const struct vur_tp_qp *t, const struct vur_swqe *w)
+{
+	/* ROCE-DEV-WR-3 */
 	for (uint32_t i = 0; i < w->num_sge; i++)
-		if (!vur_tp_sge_ok(td, qp->pdn, &w->sge[i],
+		if (!vur_tp_sge_ok(td, t->qp->pdn, &w->sge[i],
 				    w->opcode == VIRTIO_IB_WR_RDMA_READ ? VUR_TP_WRITE
 									: VUR_TP_READ))
-			return;
-	w->status = VIRTIO_IB_WC_SUCCESS;
+			return false;
+	return true;
 }
 
 void
@@ -189,7 +207,11 @@ wc_opcode(uint8_t wr_opcode)
 		return VIRTIO_IB_WC_RDMA_WRITE;
 	case VIRTIO_IB_WR_RDMA_READ:
 		return VIRTIO_IB_WC_RDMA_READ;
-	default:
+	case VIRTIO_IB_WR_LOCAL_INV:
+		return VIRTIO_IB_WC_LOCAL_INV;
+	case VIRTIO_IB_WR_REG_MR:
+		return VIRTIO_IB_WC_REG_MR;
+	default: /* SEND, with immediate, with invalidate */
 		return VIRTIO_IB_WC_SEND;
 	}
 }

@@ -6,7 +6,8 @@
  * from a seeded random generator: every opcode (and some that do not
  * exist) towards B's RC, UC and UD QPs or QPs that do not exist, headers
  * that disagree with the opcode, PSNs anywhere, lengths that disagree with
- * the headers, R_Keys and addresses in and around B's MR, truncations and
+ * the headers, R_Keys and addresses in and around B's MR (IETHs naming its
+ * MRs or anything), truncations and
  * flipped bytes, each with a valid ICRC (computed here, independently of
  * the backend) so that it gets past the checksum to the transport.
  *
@@ -49,6 +50,7 @@ static const char *const *eal_args; /* more EAL arguments for the backend, or NU
 static struct child backend;
 static struct rdma_ep a, b;
 static struct vur_user_mr umr;
+static struct vur_user_mr fmr; /* B's fast-registration MR (free): what an IETH may name */
 static uint32_t b_rc, b_uc, b_ud, a_rc, a_uc; /* the QPs packets aim at, and their peers */
 static uint32_t rng = SEED;
 
@@ -126,8 +128,8 @@ put64(uint8_t *p, uint64_t v)
 	put32(p + 4, (uint32_t)v);
 }
 
-/* Extension headers an opcode carries: RETH, AETH, DETH, ImmDt, as bits. */
-enum { RETH = 1, AETH = 2, DETH = 4, IMM = 8 };
+/* Extension headers an opcode carries: RETH, AETH, DETH, ImmDt, IETH, as bits. */
+enum { RETH = 1, AETH = 2, DETH = 4, IMM = 8, IETH = 16 };
 
 static unsigned int
 ext_of(uint8_t op)
@@ -141,6 +143,8 @@ ext_of(uint8_t op)
 		e |= RETH;
 	if (o == 0x0d || o == 0x0f || o == 0x10 || o == 0x11)
 		e |= AETH;
+	if (o == 0x16 || o == 0x17) /* SEND LAST/ONLY with Invalidate */
+		e |= IETH;
 	return e;
 }
 
@@ -149,12 +153,12 @@ static size_t
 make_frame(uint8_t *f)
 {
 	static const uint8_t ops[] = { 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09,
-		0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12, 0x13, 0x14, 0x1f, 0x20, 0x24,
-		0x26, 0x2a, 0x2b, 0x64, 0x65, 0x66, 0x80, 0xff };
+		0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12, 0x13, 0x14, 0x16, 0x17, 0x1f,
+		0x20, 0x24, 0x26, 0x2a, 0x2b, 0x36, 0x37, 0x64, 0x65, 0x66, 0x80, 0xff };
 	uint32_t qps[] = { b_rc, b_uc, b_ud, 0, 1, pick(1u << 24) };
 	uint8_t *ip = f + 14, *udp = ip + 20, *bth = udp + 8, *p = bth + 12;
 	uint8_t op = pick(8) ? ops[pick(sizeof(ops))] : (uint8_t)rnd();
-	unsigned int ext = pick(5) ? ext_of(op) : pick(16);
+	unsigned int ext = pick(5) ? ext_of(op) : pick(32);
 	uint32_t dqp = qps[pick(6)], psn, pay = pick(4) ? pick(1100) : pick(1400);
 	size_t len, cut;
 
@@ -200,6 +204,13 @@ make_frame(uint8_t *f)
 	}
 	if (ext & IMM) {
 		put32(p, rnd());
+		p += 4;
+	}
+	if (ext & IETH) {
+		/* B's fast MR (free: invalidated again), its user MR (refused), or anything */
+		uint32_t keys[3] = { fmr.rkey, umr.rkey, rnd() };
+
+		put32(p, keys[pick(3)]);
 		p += 4;
 	}
 	for (uint32_t i = 0; i < pay; i++)
@@ -325,6 +336,7 @@ set_up(void)
 					       VUR_USER_ACCESS_REMOTE_READ,
 			       b.buf + MR_OFF, MR_LEN, MR_IOVA, &umr),
 			0);
+	TAP_EQ(vur_user_alloc_mr(b.d, b.pdn, 4, &fmr), 0);
 	TAP_EQ(rdma_create_qp(&a, VUR_USER_QPT_RC, &a_rc), 0);
 	TAP_EQ(rdma_create_qp(&a, VUR_USER_QPT_UC, &a_uc), 0);
 	TAP_EQ(create_b_qp(VUR_USER_QPT_RC, &b_rc), 0);
