@@ -557,8 +557,8 @@ int vur_user_get_async_event(
 		struct vur_user_dev *dev, struct vur_user_async_event *ev, int timeout_ms);
 
 /**
- * Send WR opcodes: the wire's, which are enum ibv_wr_opcode's up to
- * LOCAL_INV (7); SEND_WITH_INV is 9 and BIND_MW 8 in libibverbs.
+ * Send WR opcodes: the wire's, which are enum ibv_wr_opcode's from 0 to 9;
+ * REG_MR (10) has no libibverbs counterpart (IBV_WR_TSO there).
  */
 enum vur_user_wr_opcode {
 	VUR_USER_WR_RDMA_WRITE = 0,
@@ -567,8 +567,8 @@ enum vur_user_wr_opcode {
 	VUR_USER_WR_SEND_WITH_IMM = 3,
 	VUR_USER_WR_RDMA_READ = 4,
 	VUR_USER_WR_LOCAL_INV = 7,     /**< inv.invalidate_rkey, an ALLOC_MR MR's key */
-	VUR_USER_WR_SEND_WITH_INV = 8, /**< RC: a SEND; the peer invalidates inv.invalidate_rkey */
-	VUR_USER_WR_REG_MR = 9,        /**< fast registration: reg, the page list in sg_list[0] */
+	VUR_USER_WR_SEND_WITH_INV = 9, /**< RC: a SEND; the peer invalidates inv.invalidate_rkey */
+	VUR_USER_WR_REG_MR = 10,       /**< fast registration: reg, the page list in sg_list[0] */
 };
 
 /** Send WR flags, as enum ibv_send_flags. */
