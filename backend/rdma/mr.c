@@ -73,13 +73,18 @@ check_pd_access(struct vur_rdma_dev *rd, const char *cmd, uint32_t pdn, uint32_t
 		VUR_RDMA_LOG(rd, NOTICE, "%s: no PD %u", cmd, pdn);
 		return -ENOENT;
 	}
-	if (access & ~(uint32_t)VIRTIO_IB_ACCESS_ALL) {
+	if (access & ~(uint32_t)VUR_RDMA_ACCESS_FLAGS) {
 		VUR_RDMA_LOG(rd, NOTICE, "%s: unknown access flags 0x%x", cmd, access);
 		return -EINVAL;
 	}
 	/* IBTA 10.6.3.1: remote write needs local write. */
 	if ((access & VIRTIO_IB_ACCESS_REMOTE_WRITE) && !(access & VIRTIO_IB_ACCESS_LOCAL_WRITE)) {
 		VUR_RDMA_LOG(rd, NOTICE, "%s: REMOTE_WRITE without LOCAL_WRITE", cmd);
+		return -EINVAL;
+	}
+	/* IBTA 10.6.3.1: so does remote atomic. */
+	if ((access & VIRTIO_IB_ACCESS_REMOTE_ATOMIC) && !(access & VIRTIO_IB_ACCESS_LOCAL_WRITE)) {
+		VUR_RDMA_LOG(rd, NOTICE, "%s: REMOTE_ATOMIC without LOCAL_WRITE", cmd);
 		return -EINVAL;
 	}
 	return 0;

@@ -26,6 +26,12 @@
 #define VUR_MAX_MR_SIZE  (1ULL << 30)
 #define VUR_MAX_MR_PAGES ((uint32_t)(VUR_MAX_MR_SIZE >> VIRTIO_NET_ROCE_PAGE_SHIFT) + 1)
 
+/*
+ * The access flags MRs and QPs take: RFC v2's, and REMOTE_ATOMIC
+ * (VIRTIO_IB_DEVICE_ATOMIC). MW_BIND is refused: no memory windows yet.
+ */
+#define VUR_RDMA_ACCESS_FLAGS (VIRTIO_IB_ACCESS_ALL | VIRTIO_IB_ACCESS_REMOTE_ATOMIC)
+
 /* What QUERY_DEVICE and QUERY_PORT report, fixed for the device's lifetime. */
 struct vur_rdma_limits {
 	uint32_t max_qps;
