@@ -52,6 +52,7 @@ enum vur_user_access_flags {
 	VUR_USER_ACCESS_LOCAL_WRITE = 1 << 0,
 	VUR_USER_ACCESS_REMOTE_WRITE = 1 << 1,
 	VUR_USER_ACCESS_REMOTE_READ = 1 << 2,
+	VUR_USER_ACCESS_REMOTE_ATOMIC = 1 << 3, /**< with LOCAL_WRITE; VUR_USER_DEVICE_ATOMIC */
 };
 
 /** QP transport services, as enum ibv_qp_type (SMI is refused by the device). */
@@ -118,9 +119,22 @@ enum vur_user_port_speed_flags {
 	VUR_USER_PORT_SPEED_LINK_DOWN = 1 << 2,  /**< the device is administratively down */
 };
 
+/** device_cap_flags of QUERY_DEVICE, as the bits of enum ibv_device_cap_flags they stand for. */
+enum vur_user_device_cap_flags {
+	VUR_USER_DEVICE_RC_RNR_NAK_GEN = 1 << 0,
+	VUR_USER_DEVICE_ATOMIC = 1 << 4, /**< CMP_AND_SWP and FETCH_AND_ADD on RC */
+};
+
+/** atomic_cap of QUERY_DEVICE, as enum ibv_atomic_cap. */
+enum vur_user_atomic_cap {
+	VUR_USER_ATOMIC_NONE = 0,
+	VUR_USER_ATOMIC_HCA = 1,  /**< atomic among the device's own atomic operations */
+	VUR_USER_ATOMIC_GLOB = 2, /**< also against the CPU's atomics on the same memory */
+};
+
 /** QUERY_DEVICE, and the RDMA queue counts of the configuration space. */
 struct vur_user_device_attr {
-	uint64_t device_cap_flags; /**< bit 0: RC RNR NAK generation */
+	uint64_t device_cap_flags; /**< enum vur_user_device_cap_flags */
 	uint64_t max_mr_size;
 	uint64_t page_size_cap; /**< 4096: REG_USER_MR pages are 4 KiB */
 	uint32_t hw_ver;        /**< for diagnostics only (ROCE-DRV-ATTR-1) */
@@ -135,8 +149,9 @@ struct vur_user_device_attr {
 	uint32_t max_qp_init_rd_atom;
 	uint32_t max_ah;
 	uint8_t local_ca_ack_delay;
-	uint32_t max_qp; /**< max_rdma_qps: QP numbers 0 to max_qp - 1 */
-	uint32_t max_cq; /**< max_rdma_cqs */
+	uint8_t atomic_cap; /**< enum vur_user_atomic_cap */
+	uint32_t max_qp;    /**< max_rdma_qps: QP numbers 0 to max_qp - 1 */
+	uint32_t max_cq;    /**< max_rdma_cqs */
 };
 
 /** QUERY_PORT, with the attributes the spec derives from the configuration. */
@@ -537,6 +552,8 @@ enum vur_user_wr_opcode {
 	VUR_USER_WR_SEND = 2,
 	VUR_USER_WR_SEND_WITH_IMM = 3,
 	VUR_USER_WR_RDMA_READ = 4,
+	VUR_USER_WR_ATOMIC_CMP_AND_SWP = 5,   /**< RC; VUR_USER_DEVICE_ATOMIC */
+	VUR_USER_WR_ATOMIC_FETCH_AND_ADD = 6, /**< RC; VUR_USER_DEVICE_ATOMIC */
 };
 
 /** Send WR flags, as enum ibv_send_flags. */
@@ -557,6 +574,8 @@ enum vur_user_wc_opcode {
 	VUR_USER_WC_RDMA_READ = 2,
 	VUR_USER_WC_RECV = 3,
 	VUR_USER_WC_RECV_RDMA_WITH_IMM = 4,
+	VUR_USER_WC_COMP_SWAP = 5, /**< byte_len 8 */
+	VUR_USER_WC_FETCH_ADD = 6, /**< byte_len 8 */
 };
 
 /**
@@ -612,6 +631,18 @@ struct vur_user_send_wr {
 			uint64_t remote_addr;
 			uint32_t rkey;
 		} rdma; /**< RDMA WRITE and READ */
+		/**
+		 * CMP_AND_SWP and FETCH_AND_ADD, as ibv_send_wr's: the 8 bytes
+		 * at remote_addr (8-byte aligned) as a little-endian u64; what
+		 * they held lands in sg_list, one element of 8 bytes whose MR
+		 * allows LOCAL_WRITE, little-endian too.
+		 */
+		struct {
+			uint64_t remote_addr;
+			uint64_t compare_add; /**< CMP_AND_SWP: compare; FETCH_AND_ADD: add */
+			uint64_t swap;        /**< CMP_AND_SWP */
+			uint32_t rkey;        /**< an MR with VUR_USER_ACCESS_REMOTE_ATOMIC */
+		} atomic;
 		struct {
 			uint32_t ah; /**< an AH of the QP's PD */
 			uint32_t remote_qpn;
