@@ -58,11 +58,12 @@ COUNTERS = ('ctrl_requests', 'ctrl_errors', 'ctrl_bad_chains', 'ctrl_ring_broken
 def check_query_device(data):
     """The fields of struct virtio_rdma_ack_query_device a driver relies on."""
     cap, max_mr_size, page_size_cap = struct.unpack_from('<QQQ', data, 0)
-    assert cap == 1, f'device_cap_flags {cap:#x}'       # RC_RNR_NAK_GEN
+    assert cap == 0x11, f'device_cap_flags {cap:#x}'    # RC_RNR_NAK_GEN, ATOMIC
+    assert data[69] == 2, f'atomic_cap {data[69]}'      # GLOB: CPU atomics on driver memory
     assert page_size_cap == PAGE_SIZE, page_size_cap
     assert max_mr_size > 0
     assert data[68] == 15, f'local_ca_ack_delay {data[68]}'
-    assert data[69:ACK_QUERY_DEVICE] == bytes(ACK_QUERY_DEVICE - 69), 'padding/reserved not zero'
+    assert data[70:ACK_QUERY_DEVICE] == bytes(ACK_QUERY_DEVICE - 70), 'padding/reserved not zero'
 
 
 def wait_until(what, cond, timeout=10.0, step=0.02):
