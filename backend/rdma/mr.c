@@ -98,13 +98,18 @@ vur_rdma_mr_by_rkey(struct vur_rdma_dev *rd, uint32_t key)
 int
 vur_rdma_mr_access_ok(struct vur_rdma_dev *rd, const char *what, uint32_t access)
 {
-	if (access & ~(uint32_t)VIRTIO_IB_ACCESS_ALL) {
+	if (access & ~(uint32_t)VUR_RDMA_ACCESS_FLAGS) {
 		VUR_RDMA_LOG(rd, NOTICE, "%s: unknown access flags 0x%x", what, access);
 		return -EINVAL;
 	}
 	/* IBTA 10.6.3.1: remote write needs local write. */
 	if ((access & VIRTIO_IB_ACCESS_REMOTE_WRITE) && !(access & VIRTIO_IB_ACCESS_LOCAL_WRITE)) {
 		VUR_RDMA_LOG(rd, NOTICE, "%s: REMOTE_WRITE without LOCAL_WRITE", what);
+		return -EINVAL;
+	}
+	/* IBTA 10.6.3.1: so does remote atomic. */
+	if ((access & VIRTIO_IB_ACCESS_REMOTE_ATOMIC) && !(access & VIRTIO_IB_ACCESS_LOCAL_WRITE)) {
+		VUR_RDMA_LOG(rd, NOTICE, "%s: REMOTE_ATOMIC without LOCAL_WRITE", what);
 		return -EINVAL;
 	}
 	return 0;

@@ -36,6 +36,16 @@
  */
 #define VUR_MAX_FAST_REG_PAGES 512
 
+/*
+ * The access flags MRs and QPs take: RFC v2's, and REMOTE_ATOMIC
+ * (VIRTIO_IB_DEVICE_ATOMIC). MW_BIND is refused: no memory windows yet.
+ */
+#define VUR_RDMA_ACCESS_FLAGS (VIRTIO_IB_ACCESS_ALL | VIRTIO_IB_ACCESS_REMOTE_ATOMIC)
+
+/* QUERY_DEVICE's vendor_id and vendor_part_id: virtio's PCI vendor, virtio-net's device ID. */
+#define VUR_RDMA_VENDOR_ID      0x1af4
+#define VUR_RDMA_VENDOR_PART_ID 0x1041
+
 /* What QUERY_DEVICE and QUERY_PORT report, fixed for the device's lifetime. */
 struct vur_rdma_limits {
 	uint32_t max_qps;

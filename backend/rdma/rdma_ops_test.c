@@ -86,8 +86,12 @@ mr_keys(void)
 	pdn = new_pd();
 	/* ROCE-DEV-MR-1, -2, -3 */
 	dma_mr(pdn + 1, VIRTIO_IB_ACCESS_LOCAL_WRITE, -ENOENT);
-	dma_mr(pdn, 1u << 3, -EINVAL);
+	dma_mr(pdn, 1u << 5, -EINVAL);
+	dma_mr(pdn, VIRTIO_IB_ACCESS_LOCAL_WRITE | VIRTIO_IB_ACCESS_MW_BIND, -EINVAL); /* no MWs */
 	dma_mr(pdn, VIRTIO_IB_ACCESS_REMOTE_WRITE, -EINVAL);
+	/* IBTA 10.6.3.1: REMOTE_ATOMIC needs LOCAL_WRITE, as REMOTE_WRITE does */
+	dma_mr(pdn, VIRTIO_IB_ACCESS_REMOTE_ATOMIC, -EINVAL);
+	dma_mr(pdn, VIRTIO_IB_ACCESS_REMOTE_ATOMIC | VIRTIO_IB_ACCESS_REMOTE_READ, -EINVAL);
 	TAP_CHECK(rd.mrs.count == 0 && rd.pds.count == 1);
 
 	a = dma_mr(pdn, VIRTIO_IB_ACCESS_ALL, 0);
@@ -115,6 +119,12 @@ mr_keys(void)
 	a = dma_mr(pdn, VIRTIO_IB_ACCESS_ALL, 0);
 	TAP_CHECK(a != NULL && a->obj.index == idx && a->rkey != rkey && a->lkey != lkey);
 	TAP_CHECK(vur_rdma_mr_by_rkey(&rd, rkey) == NULL);
+	TAP_CHECK(vur_rdma_dereg_mr(&rd, b->obj.index) == 0);
+	b = dma_mr(pdn, VIRTIO_IB_ACCESS_LOCAL_WRITE | VIRTIO_IB_ACCESS_REMOTE_ATOMIC, 0);
+	TAP_CHECK(b != NULL &&
+			b->access ==
+					(VIRTIO_IB_ACCESS_LOCAL_WRITE |
+							VIRTIO_IB_ACCESS_REMOTE_ATOMIC));
 	/* ROCE-DEV-MR-4: max_mr */
 	dma_mr(pdn, 0, -ENOSPC);
 	vur_rdma_dev_fini(&rd);
@@ -357,9 +367,12 @@ modify_qps(void)
 	TAP_CHECK(modify(qpn, A(STATE), VIRTIO_IB_QPS_INIT) == -EINVAL);     /* QPS-2 */
 	TAP_CHECK(modify(qpn, A(STATE) | A(ACCESS_FLAGS) | A(QKEY), 1) == -EINVAL);
 	TAP_CHECK(modify(qpn, A(STATE), 7) == -EINVAL);
-	m.qp_access_flags = rte_cpu_to_le_32(8);
+	m.qp_access_flags = rte_cpu_to_le_32(VIRTIO_IB_ACCESS_MW_BIND); /* no MWs yet */
 	TAP_CHECK(modify(qpn, A(STATE) | A(ACCESS_FLAGS), VIRTIO_IB_QPS_INIT) == -EINVAL);
-	m.qp_access_flags = rte_cpu_to_le_32(VIRTIO_IB_ACCESS_REMOTE_READ);
+	m.qp_access_flags = rte_cpu_to_le_32(1u << 5);
+	TAP_CHECK(modify(qpn, A(STATE) | A(ACCESS_FLAGS), VIRTIO_IB_QPS_INIT) == -EINVAL);
+	m.qp_access_flags = rte_cpu_to_le_32(
+			VIRTIO_IB_ACCESS_REMOTE_READ | VIRTIO_IB_ACCESS_REMOTE_ATOMIC);
 	TAP_CHECK(modify(qpn, A(STATE) | A(ACCESS_FLAGS), VIRTIO_IB_QPS_INIT) == 0);
 
 	/* INIT -> RTR: each value range of QP-12, the AV of QP-13, then success */
@@ -420,7 +433,8 @@ modify_qps(void)
 	TAP_CHECK(a.min_rnr_timer == 12 && a.timeout == 14 && a.retry_cnt == 7 && a.rnr_retry == 7);
 	TAP_CHECK(rte_le_to_cpu_32(a.rq_psn) == 0xabcdef && rte_le_to_cpu_32(a.sq_psn) == 0x123456);
 	TAP_CHECK(rte_le_to_cpu_32(a.dest_qp_num) == 0x12 && a.qkey == 0);
-	TAP_CHECK(rte_le_to_cpu_32(a.qp_access_flags) == VIRTIO_IB_ACCESS_REMOTE_READ);
+	TAP_CHECK(rte_le_to_cpu_32(a.qp_access_flags) ==
+			(VIRTIO_IB_ACCESS_REMOTE_READ | VIRTIO_IB_ACCESS_REMOTE_ATOMIC));
 	TAP_CHECK(rte_le_to_cpu_32(a.cap.max_send_wr) == 16 && a.cap.padding == 0);
 	TAP_CHECK(a.ah_attr.grh.dgid[15] == 9 && a.ah_attr.grh.padding == 0);
 

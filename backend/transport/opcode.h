@@ -28,8 +28,10 @@ enum vur_op_mask {
 	VUR_OPM_RC = 1u << 14,  /* transports that have it */
 	VUR_OPM_UC = 1u << 15,
 	VUR_OPM_UD = 1u << 16,
-	VUR_OPM_CNP = 1u << 17,  /* a congestion notification (tp_cc.h) */
-	VUR_OPM_IETH = 1u << 18, /* SEND_WITH_INV's R_Key, after the BTH (IBTA 9.3.7) */
+	VUR_OPM_CNP = 1u << 17,        /* a congestion notification (tp_cc.h) */
+	VUR_OPM_IETH = 1u << 18,       /* SEND_WITH_INV's R_Key, after the BTH (IBTA 9.3.7) */
+	VUR_OPM_ATOMIC = 1u << 19,     /* an atomic request: AtomicETH */
+	VUR_OPM_ATOMIC_ACK = 1u << 20, /* ATOMIC_ACKNOWLEDGE: AtomicAckETH after the AETH */
 };
 
 struct vur_opcode_info {
@@ -39,7 +41,7 @@ struct vur_opcode_info {
 
 /*
  * What @opcode is on the wire: NULL for an opcode this device does not
- * implement for that transport (RD, atomics, invalidate...). A CNP is its
+ * implement for that transport (RD, invalidate...). A CNP is its
  * own transport: its 16 reserved bytes count as payload.
  */
 const struct vur_opcode_info *vur_opcode_info(uint8_t opcode);

@@ -6,7 +6,8 @@
  * parse both ways for IPv4 and IPv6,
  * local packets with borrowed payload segments, local packets that hold
  * several and their cutting into wire packets, SEND with Invalidate and its
- * IETH against hand-built frames, the opcode table, and a
+ * IETH and the atomics' headers against hand-built frames, the opcode
+ * table, and a
  * parser that takes truncated and mutated frames without a crash.
  */
 #include <stdlib.h>
@@ -110,6 +111,29 @@ linux_rxe_vectors(void)
 		rte_pktmbuf_free(m);
 	}
 }
+
+/*
+ * The atomics as rxe lays them out (rxe_opcode.c, rxe_hdr.h), built by hand
+ * over the same IPv4 and UDP headers as the vector above, ICRC by the same
+ * masking and Python's zlib: a COMPARE_SWAP (QP 0x11, AckReq, PSN 7, VA
+ * 0x1000, R_Key 0x12345678, swap 0x0123456789abcdef, compare
+ * 0xfedcba9876543210) and its ATOMIC_ACKNOWLEDGE (ACK, credits invalid,
+ * MSN 3, original data 0x0123456789abcdef).
+ */
+static const char cmp_swap_hex[] = "4500004800004000401126a30a0000010a000002"
+				   "c12312b700340000"
+				   "1300ffff0000001180000007"
+				   "0000000000001000"
+				   "12345678"
+				   "0123456789abcdef"
+				   "fedcba9876543210";
+static const uint32_t cmp_swap_icrc = 0x458f3b8f;
+static const char atomic_ack_hex[] = "4500003800004000401126b30a0000010a000002"
+				     "c12312b700240000"
+				     "1200ffff0000001100000007"
+				     "1f000003"
+				     "0123456789abcdef";
+static const uint32_t atomic_ack_icrc = 0x329a3616;
 
 static struct vur_pkt_addr
 addr4(void)
@@ -257,6 +281,65 @@ ieth_segments(void)
 	rte_pktmbuf_free(m);
 }
 
+/* Built by us, @h gives the bytes of @hex and ICRC @icrc; parsed back, the same @h. */
+static void
+atomic_vector(const struct vur_pkt_hdrs *h, const char *hex, uint32_t icrc)
+{
+	struct vur_pkt_addr a = addr4();
+	uint8_t want[128];
+	size_t n = unhex(hex, want);
+	uint32_t le = rte_cpu_to_le_32(icrc);
+	struct rte_mbuf *m = vur_pkt_build(pool, &a, h, 0), *w = NULL;
+	struct vur_pkt p;
+
+	TAP_CHECK(m != NULL);
+	if (m == NULL)
+		return;
+	TAP_CHECK(vur_icrc_flat(want, (uint32_t)n, 0) == icrc);
+	TAP_CHECK(vur_pkt_to_wire(m, pool, &w, 1) == 1);
+	if (w != NULL) {
+		TAP_CHECK(w->pkt_len == RTE_ETHER_HDR_LEN + n + 4);
+		TAP_CHECK(memcmp(rte_pktmbuf_mtod_offset(w, uint8_t *, RTE_ETHER_HDR_LEN), want,
+					  n) == 0);
+		TAP_CHECK(memcmp(rte_pktmbuf_mtod_offset(w, uint8_t *, RTE_ETHER_HDR_LEN + n), &le,
+					  4) == 0);
+		TAP_CHECK(vur_pkt_parse(w, &p) == VUR_PKT_OK);
+		TAP_CHECK(p.h.opcode == h->opcode && p.h.psn == h->psn && p.pay_len == 0);
+		TAP_CHECK(p.h.ack_req == h->ack_req && p.h.dest_qpn == h->dest_qpn);
+		TAP_CHECK(p.h.va == h->va && p.h.rkey == h->rkey);
+		TAP_CHECK(p.h.swap_add == h->swap_add && p.h.compare == h->compare);
+		TAP_CHECK(p.h.syndrome == h->syndrome && p.h.msn == h->msn && p.h.orig == h->orig);
+		rte_pktmbuf_free(w);
+	}
+	rte_pktmbuf_free(m);
+}
+
+static void
+atomic_vectors(void)
+{
+	struct vur_pkt_hdrs req = {
+		.opcode = VUR_TRANSPORT_RC | VUR_OP_CMP_SWAP,
+		.dest_qpn = 0x11,
+		.psn = 7,
+		.ack_req = true,
+		.va = 0x1000,
+		.rkey = 0x12345678,
+		.swap_add = 0x0123456789abcdefULL,
+		.compare = 0xfedcba9876543210ULL,
+	};
+	struct vur_pkt_hdrs ack = {
+		.opcode = VUR_TRANSPORT_RC | VUR_OP_ATOMIC_ACK,
+		.dest_qpn = 0x11,
+		.psn = 7,
+		.syndrome = VUR_AETH_ACK | VUR_AETH_CREDIT_INVALID,
+		.msn = 3,
+		.orig = 0x0123456789abcdefULL,
+	};
+
+	atomic_vector(&req, cmp_swap_hex, cmp_swap_icrc);
+	atomic_vector(&ack, atomic_ack_hex, atomic_ack_icrc);
+}
+
 static void
 parse_round_trip(bool ipv6, uint8_t opcode, uint32_t pay_len, bool wire)
 {
@@ -273,7 +356,10 @@ parse_round_trip(bool ipv6, uint8_t opcode, uint32_t pay_len, bool wire)
 		.dma_len = 65536,
 		.syndrome = 0x1f,
 		.msn = 77,
-		.imm = RTE_BE32(0xcafef00d) };
+		.imm = RTE_BE32(0xcafef00d),
+		.swap_add = 0x8000000000000001ULL,
+		.compare = 0x0102030405060708ULL,
+		.orig = 0xfffffffffffffffeULL };
 	struct rte_mbuf *m, *w;
 	struct vur_pkt p;
 	uint8_t back[4096];
@@ -313,6 +399,11 @@ parse_round_trip(bool ipv6, uint8_t opcode, uint32_t pay_len, bool wire)
 		TAP_CHECK(p.h.va == h.va && p.h.rkey == h.rkey && p.h.dma_len == h.dma_len);
 	if (p.mask & VUR_OPM_DETH)
 		TAP_CHECK(p.h.qkey == h.qkey && p.h.src_qp == h.src_qp);
+	if (p.mask & VUR_OPM_ATOMIC)
+		TAP_CHECK(p.h.va == h.va && p.h.rkey == h.rkey && p.h.swap_add == h.swap_add &&
+				p.h.compare == h.compare);
+	if (p.mask & VUR_OPM_ATOMIC_ACK)
+		TAP_CHECK(p.h.orig == h.orig);
 	if (p.mask & VUR_OPM_AETH)
 		TAP_CHECK(p.h.syndrome == h.syndrome && p.h.msn == h.msn);
 	if (p.mask & VUR_OPM_IMM)
@@ -348,6 +439,12 @@ round_trips(void)
 	parse_round_trip(true, VUR_TRANSPORT_UC | VUR_OP_WRITE_ONLY, 0, true);
 	parse_round_trip(false, VUR_OP_ACK, 0, true);
 	parse_round_trip(false, VUR_OP_READ_REQ, 0, false);
+	for (int v6 = 0; v6 < 2; v6++)
+		for (int wire = 0; wire < 2; wire++) {
+			parse_round_trip(v6, VUR_OP_CMP_SWAP, 0, wire);
+			parse_round_trip(v6, VUR_OP_FETCH_ADD, 0, wire);
+			parse_round_trip(v6, VUR_OP_ATOMIC_ACK, 0, wire);
+		}
 }
 
 /* A packet's bytes, flat; its length. */
@@ -527,7 +624,18 @@ opcode_table(void)
 	TAP_CHECK(vur_opcode_info(VUR_TRANSPORT_UC | VUR_OP_READ_REQ) == NULL);
 	TAP_CHECK(vur_opcode_info(VUR_TRANSPORT_UC | VUR_OP_ACK) == NULL);
 	TAP_CHECK(vur_opcode_info(0x40 | VUR_OP_SEND_ONLY) == NULL); /* RD */
-	TAP_CHECK(vur_opcode_info(0x13) == NULL);                    /* atomics */
+	/* atomics: RC only, one packet each */
+	TAP_CHECK(vur_opcode_info(VUR_TRANSPORT_UC | VUR_OP_CMP_SWAP) == NULL);
+	TAP_CHECK(vur_opcode_info(VUR_TRANSPORT_UD | VUR_OP_FETCH_ADD) == NULL);
+	TAP_CHECK(vur_opcode_info(VUR_TRANSPORT_UC | VUR_OP_ATOMIC_ACK) == NULL);
+	TAP_CHECK(vur_opcode_info(VUR_OP_CMP_SWAP)->mask ==
+			(VUR_OPM_ATOMIC | VUR_OPM_REQ | VUR_OPM_FIRST | VUR_OPM_LAST | VUR_OPM_RC));
+	TAP_CHECK(vur_opcode_info(VUR_OP_FETCH_ADD)->mask ==
+			vur_opcode_info(VUR_OP_CMP_SWAP)->mask);
+	TAP_CHECK(vur_opcode_ext_len(vur_opcode_info(VUR_OP_FETCH_ADD)->mask) == 28);
+	TAP_CHECK(vur_opcode_ext_len(vur_opcode_info(VUR_OP_ATOMIC_ACK)->mask) == VUR_AETH_LEN + 8);
+	TAP_CHECK(vur_op_segment(VUR_OP_CMP_SWAP, true, true) == 0xff);
+	TAP_CHECK(vur_opcode_info(0x15) == NULL); /* reserved on RC */
 	TAP_CHECK(vur_opcode_info(VUR_OPCODE_CNP)->mask == (VUR_OPM_CNP | VUR_OPM_PAYLOAD));
 	TAP_CHECK(vur_opcode_info(0x80) == NULL && vur_opcode_info(0x82) == NULL);
 	TAP_CHECK(vur_opcode_ext_len(vur_opcode_info(VUR_OP_WRITE_ONLY_IMM)->mask) ==
@@ -660,8 +768,20 @@ rejects(void)
 	c[14 + 6] |= 0x20; /* more fragments */
 	TAP_CHECK(parse_bytes(c, len) == VUR_PKT_ERR_L3);
 	memcpy(c, b, len);
-	c[14 + 28] = 0x13; /* an atomic */
+	c[14 + 28] = VUR_TRANSPORT_UC | VUR_OP_CMP_SWAP; /* an atomic on UC */
 	TAP_CHECK(parse_bytes(c, len) == VUR_PKT_ERR_OPCODE);
+	memcpy(c, b, len);
+	c[14 + 28] = VUR_OP_FETCH_ADD; /* an atomic has no payload: these bytes are too many */
+	TAP_CHECK(parse_bytes(c, len) == VUR_PKT_ERR_SHORT);
+	len = wire_frame(c, VUR_OP_CMP_SWAP, 0);
+	TAP_CHECK(parse_bytes(c, len) == VUR_PKT_OK);
+	for (uint32_t l = 0; l < len; l++) /* every truncation of an AtomicETH */
+		TAP_CHECK(parse_bytes(c, l) != VUR_PKT_OK);
+	len = wire_frame(c, VUR_OP_ATOMIC_ACK, 0);
+	TAP_CHECK(parse_bytes(c, len) == VUR_PKT_OK);
+	for (uint32_t l = 0; l < len; l++) /* and of an AtomicAckETH */
+		TAP_CHECK(parse_bytes(c, l) != VUR_PKT_OK);
+	len = wire_frame(b, VUR_OP_WRITE_ONLY, 64);
 	memcpy(c, b, len);
 	c[14 + 28 + 2] = 0x00; /* P_Key 0x00ff */
 	TAP_CHECK(parse_bytes(c, len) == VUR_PKT_ERR_BTH);
@@ -681,7 +801,8 @@ static void
 fuzz(void)
 {
 	static const uint8_t ops[] = { VUR_OP_SEND_ONLY, VUR_OP_WRITE_FIRST, VUR_OP_READ_REQ,
-		VUR_OP_ACK, VUR_OP_READ_RESP_LAST, VUR_TRANSPORT_UD | VUR_OP_SEND_ONLY_IMM };
+		VUR_OP_ACK, VUR_OP_READ_RESP_LAST, VUR_TRANSPORT_UD | VUR_OP_SEND_ONLY_IMM,
+		VUR_OP_CMP_SWAP, VUR_OP_ATOMIC_ACK };
 	uint8_t b[512], c[512];
 	uint32_t len, l, bad = 0;
 
@@ -718,6 +839,7 @@ main(void)
 	TAP_RUN(build_matches_vector);
 	TAP_RUN(ieth_vectors_match);
 	TAP_RUN(ieth_segments);
+	TAP_RUN(atomic_vectors);
 	TAP_RUN(round_trips);
 	TAP_RUN(opcode_table);
 	TAP_RUN(ecn_and_cnp);

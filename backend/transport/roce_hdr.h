@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * InfiniBand transport headers as RoCE v2 carries them (IBTA Vol 1 ch. 9,
- * Annex A17): BTH, DETH, RETH, AETH, ImmDt, IETH, ICRC. Every field is in network
+ * Annex A17): BTH, DETH, RETH, AETH, ImmDt, IETH, ICRC, and the atomics'
+ * AtomicETH and AtomicAckETH. Every field is in network
  * byte order; the packet code reads them with memcpy, so nothing here
  * assumes alignment.
  */
@@ -49,6 +50,29 @@ struct vur_reth {
 	rte_be32_t len;
 };
 
+/*
+ * AtomicETH (IBTA 9.3): the 8-byte aligned virtual address, the R_Key,
+ * the swap (CmpSwap) or add (FetchAdd) data, the compare data (CmpSwap).
+ * Its 64-bit fields sit at 4-byte offsets in a packet.
+ */
+#define VUR_ATOMIC_ETH_LEN 28
+struct vur_atomic_eth {
+	uint8_t va[8];
+	rte_be32_t rkey;
+	uint8_t swap_add[8];
+	uint8_t compare[8];
+};
+
+/* AtomicAckETH (IBTA 9.3): the data at the address before the operation. */
+#define VUR_ATOMIC_ACK_ETH_LEN 8
+struct vur_atomic_ack_eth {
+	uint8_t orig[8];
+};
+
+_Static_assert(sizeof(struct vur_atomic_eth) == VUR_ATOMIC_ETH_LEN, "AtomicETH is 28 bytes");
+_Static_assert(sizeof(struct vur_atomic_ack_eth) == VUR_ATOMIC_ACK_ETH_LEN,
+		"AtomicAckETH is 8 bytes");
+
 /* AETH syndrome (IBTA 9.7.5.1): bits 7:5 say what, 4:0 carry the detail. */
 #define VUR_AETH_ACK            0x00 /* 0 00 xxxxx: ACK, xxxxx = credit count */
 #define VUR_AETH_RNR_NAK        0x20 /* 0 01 ttttt: RNR NAK, ttttt = timer code */
@@ -92,6 +116,9 @@ enum vur_ib_op {
 	VUR_OP_READ_RESP_LAST = 0x0f,
 	VUR_OP_READ_RESP_ONLY = 0x10,
 	VUR_OP_ACK = 0x11,
+	VUR_OP_ATOMIC_ACK = 0x12,
+	VUR_OP_CMP_SWAP = 0x13,
+	VUR_OP_FETCH_ADD = 0x14,
 	VUR_OP_SEND_LAST_INV = 0x16, /* with an IETH */
 	VUR_OP_SEND_ONLY_INV = 0x17,
 	VUR_OP_COUNT = 0x20,

@@ -114,6 +114,10 @@ struct vur_swqe {
 	bool rereq;            /* READ: the rest asked again for a gap, not yet answered */
 	uint32_t inv_rkey;     /* LOCAL_INV, SEND_WITH_INV: the key to invalidate */
 	struct vur_tp_reg reg; /* REG_MR (local_ops.c); its page list is sge[0] */
+
+	/* atomic (atomic.c); rereq: sent again, not yet answered */
+	uint64_t compare_add; /* CmpSwap's compare data, FetchAdd's add data */
+	uint64_t swap;        /* CmpSwap's swap data */
 	/* last, not cleared on reuse: only the first num_sge and inline_len are read */
 	struct vur_tp_sge sge[VUR_TP_MAX_SGE];
 	uint8_t inline_data[VIRTIO_NET_ROCE_MAX_INLINE];
@@ -128,7 +132,11 @@ struct vur_rwqe {
 	struct vur_tp_sge sge[VUR_TP_MAX_SGE]; /* last, not cleared: the first num_sge are read */
 };
 
-/* A READ the responder serves (IBTA 9.7.5.1.3: max_dest_rd_atomic resources). */
+/*
+ * A READ or an atomic the responder serves (IBTA 9.7.5.1.3:
+ * max_dest_rd_atomic resources). An atomic is one response, its
+ * ATOMIC_ACKNOWLEDGE, with the data the operation found (atomic.c).
+ */
 struct vur_rd_res {
 	bool valid;
 	uint32_t psn;      /* of the request: the first response's */
@@ -138,6 +146,9 @@ struct vur_rd_res {
 	uint64_t va;
 	uint32_t rkey;
 	uint32_t len;
+
+	bool atomic;   /* an atomic: @orig is its result, kept for duplicates */
+	uint64_t orig; /* the data at its address before the operation */
 };
 
 struct vur_tp_qp {
@@ -474,6 +485,44 @@ void vur_tp_timers(struct vur_tp_dev *td, struct vur_tp_qp *t, uint64_t now_ns);
 uint64_t vur_tp_timeout_ns(uint8_t timeout);
 /* The wait an RNR NAK's timer code names (responder.c). */
 uint64_t vur_tp_rnr_ns(uint8_t code);
+
+/* Atomic WRs (CmpSwap, FetchAdd: RC only). */
+static inline bool
+vur_tp_wr_is_atomic(uint8_t opcode)
+{
+	return opcode == VIRTIO_IB_WR_ATOMIC_CMP_AND_SWP ||
+			opcode == VIRTIO_IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/*
+ * WRs that ask the responder for a resource and an answer of data: READs
+ * and atomics, limited together by max_rd_atomic (IBTA 9.7.5.1.3).
+ */
+static inline bool
+vur_tp_wr_is_rd_atomic(uint8_t opcode)
+{
+	return opcode == VIRTIO_IB_WR_RDMA_READ || vur_tp_wr_is_atomic(opcode);
+}
+
+/* atomic.c: CmpSwap and FetchAdd, RC only. */
+/* Whether atomic WR @w's s/g list is one element of 8 bytes; sets @w->status if not. */
+bool vur_tp_atomic_wr_ok(struct vur_swqe *w);
+/* The AtomicETH of atomic WR @w in @h. */
+void vur_tp_atomic_request(const struct vur_swqe *w, struct vur_pkt_hdrs *h);
+/*
+ * The host address of the 8 bytes atomic request @p names, checked; NULL
+ * with the NAK to answer in *@code (and why in *@why) when it may not be done.
+ */
+uint64_t *vur_tp_atomic_target(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p,
+		enum vur_nak_code *code, const char **why);
+/* Do atomic request @p at @target, once: returns the data found there. */
+uint64_t vur_tp_atomic_execute(uint64_t *target, const struct vur_pkt *p);
+/* The ATOMIC_ACKNOWLEDGE of resource @r; NULL when out of mbufs. */
+struct rte_mbuf *vur_tp_atomic_ack(
+		struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_rd_res *r);
+/* Put the data ATOMIC_ACKNOWLEDGE @p returned into atomic WR @w's buffer. */
+bool vur_tp_atomic_place(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_swqe *w,
+		const struct vur_pkt *p);
 
 /* responder.c */
 void vur_tp_responder(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p);

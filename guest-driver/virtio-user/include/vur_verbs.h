@@ -52,6 +52,7 @@ enum vur_user_access_flags {
 	VUR_USER_ACCESS_LOCAL_WRITE = 1 << 0,
 	VUR_USER_ACCESS_REMOTE_WRITE = 1 << 1,
 	VUR_USER_ACCESS_REMOTE_READ = 1 << 2,
+	VUR_USER_ACCESS_REMOTE_ATOMIC = 1 << 3, /**< with LOCAL_WRITE; VUR_USER_DEVICE_ATOMIC */
 };
 
 /** QP transport services, as enum ibv_qp_type (SMI is refused by the device). */
@@ -123,6 +124,14 @@ enum vur_user_device_cap_flags {
 	VUR_USER_DEVICE_RC_RNR_NAK_GEN = 1 << 0,
 	/** ALLOC_MR, REG_MR, LOCAL_INV, SEND_WITH_INV (IB_DEVICE_MEM_MGT_EXTENSIONS) */
 	VUR_USER_DEVICE_MEM_MGT_EXTENSIONS = 1 << 1,
+	VUR_USER_DEVICE_ATOMIC = 1 << 4, /**< CMP_AND_SWP and FETCH_AND_ADD on RC */
+};
+
+/** atomic_cap of QUERY_DEVICE, as enum ibv_atomic_cap. */
+enum vur_user_atomic_cap {
+	VUR_USER_ATOMIC_NONE = 0,
+	VUR_USER_ATOMIC_HCA = 1,  /**< atomic among the device's own atomic operations */
+	VUR_USER_ATOMIC_GLOB = 2, /**< also against the CPU's atomics on the same memory */
 };
 
 /** QUERY_DEVICE, and the RDMA queue counts of the configuration space. */
@@ -142,6 +151,7 @@ struct vur_user_device_attr {
 	uint32_t max_qp_init_rd_atom;
 	uint32_t max_ah;
 	uint8_t local_ca_ack_delay;
+	uint8_t atomic_cap;                  /**< enum vur_user_atomic_cap */
 	uint32_t max_qp;                     /**< max_rdma_qps: QP numbers 0 to max_qp - 1 */
 	uint32_t max_cq;                     /**< max_rdma_cqs */
 	uint32_t max_fast_reg_page_list_len; /**< ALLOC_MR's max_num_sg; 0 without the extensions */
@@ -566,7 +576,9 @@ enum vur_user_wr_opcode {
 	VUR_USER_WR_SEND = 2,
 	VUR_USER_WR_SEND_WITH_IMM = 3,
 	VUR_USER_WR_RDMA_READ = 4,
-	VUR_USER_WR_LOCAL_INV = 7,     /**< inv.invalidate_rkey, an ALLOC_MR MR's key */
+	VUR_USER_WR_ATOMIC_CMP_AND_SWP = 5,   /**< RC; VUR_USER_DEVICE_ATOMIC */
+	VUR_USER_WR_ATOMIC_FETCH_AND_ADD = 6, /**< RC; VUR_USER_DEVICE_ATOMIC */
+	VUR_USER_WR_LOCAL_INV = 7,            /**< inv.invalidate_rkey, an ALLOC_MR MR's key */
 	VUR_USER_WR_SEND_WITH_INV = 9, /**< RC: a SEND; the peer invalidates inv.invalidate_rkey */
 	VUR_USER_WR_REG_MR = 10,       /**< fast registration: reg, the page list in sg_list[0] */
 };
@@ -589,6 +601,8 @@ enum vur_user_wc_opcode {
 	VUR_USER_WC_RDMA_READ = 2,
 	VUR_USER_WC_RECV = 3,
 	VUR_USER_WC_RECV_RDMA_WITH_IMM = 4,
+	VUR_USER_WC_COMP_SWAP = 5, /**< byte_len 8 */
+	VUR_USER_WC_FETCH_ADD = 6, /**< byte_len 8 */
 	VUR_USER_WC_LOCAL_INV = 7,
 	VUR_USER_WC_REG_MR = 8,
 };
@@ -651,6 +665,18 @@ struct vur_user_send_wr {
 			uint64_t remote_addr;
 			uint32_t rkey;
 		} rdma; /**< RDMA WRITE and READ */
+		/**
+		 * CMP_AND_SWP and FETCH_AND_ADD, as ibv_send_wr's: the 8 bytes
+		 * at remote_addr (8-byte aligned) as a little-endian u64; what
+		 * they held lands in sg_list, one element of 8 bytes whose MR
+		 * allows LOCAL_WRITE, little-endian too.
+		 */
+		struct {
+			uint64_t remote_addr;
+			uint64_t compare_add; /**< CMP_AND_SWP: compare; FETCH_AND_ADD: add */
+			uint64_t swap;        /**< CMP_AND_SWP */
+			uint32_t rkey;        /**< an MR with VUR_USER_ACCESS_REMOTE_ATOMIC */
+		} atomic;
 		struct {
 			uint32_t ah; /**< an AH of the QP's PD */
 			uint32_t remote_qpn;
