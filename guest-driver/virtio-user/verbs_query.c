@@ -56,6 +56,7 @@ vur_user_query_device(struct vur_user_dev *d, struct vur_user_device_attr *attr)
 	attr->max_ah = le32toh(a.max_ah);
 	attr->local_ca_ack_delay = a.local_ca_ack_delay;
 	attr->max_fast_reg_page_list_len = le32toh(a.max_fast_reg_page_list_len);
+	attr->max_mw = le32toh(a.max_mw);
 	attr->max_qp = d->max_qps;
 	attr->max_cq = d->max_cqs;
 	return 0;
