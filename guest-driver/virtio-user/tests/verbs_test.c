@@ -248,9 +248,11 @@ query_device_within_spec(void)
 	if (!begin())
 		return;
 	TAP_EQ(vur_user_query_device(dev, &a), 0);
-	/* RC RNR NAK generation and the Base Memory Management Extensions, nothing else */
+	/* RC RNR NAK generation, the Base Memory Management Extensions, windows; nothing else */
 	TAP_EQ(a.device_cap_flags,
-			VUR_USER_DEVICE_RC_RNR_NAK_GEN | VUR_USER_DEVICE_MEM_MGT_EXTENSIONS);
+			VUR_USER_DEVICE_RC_RNR_NAK_GEN | VUR_USER_DEVICE_MEM_MGT_EXTENSIONS |
+					VUR_USER_DEVICE_MEM_WINDOW);
+	TAP_EQ(a.max_mw, 4096);
 	TAP_EQ(a.max_fast_reg_page_list_len, 512);
 	TAP_EQ(a.page_size_cap, 4096);
 	TAP_CHECK(a.max_qp_wr >= 1 && a.max_cqe >= 1);
