@@ -156,10 +156,10 @@ check_mr(struct vur_rdma_dev *rd, const struct vur_rdma_mr *mr, const struct vur
 		VUR_RDMA_LOG(rd, NOTICE, "BIND_MW: access 0x%x", b->access);
 		return -EINVAL;
 	}
-	/* IBTA 10.6.7.2.1: remote write needs the MR's local write */
-	if ((b->access & VIRTIO_IB_ACCESS_REMOTE_WRITE) &&
+	/* remote write (and remote atomic, once there) needs the MR's local write */
+	if ((b->access & (VIRTIO_IB_ACCESS_REMOTE_WRITE | VIRTIO_IB_ACCESS_REMOTE_ATOMIC)) &&
 			!(mr->access & VIRTIO_IB_ACCESS_LOCAL_WRITE)) {
-		VUR_RDMA_LOG(rd, NOTICE, "BIND_MW: REMOTE_WRITE on MR %u without LOCAL_WRITE",
+		VUR_RDMA_LOG(rd, NOTICE, "BIND_MW: remote write on MR %u without LOCAL_WRITE",
 				mr->obj.index);
 		return -EACCES;
 	}
