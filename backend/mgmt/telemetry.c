@@ -80,6 +80,7 @@ show_device(const char *cmd, const char *params, struct rte_tel_data *d)
 	add_admin_link(d, info.path);
 	rte_tel_data_add_dict_uint(d, "pds", info.rdma.pds);
 	rte_tel_data_add_dict_uint(d, "mrs", info.rdma.mrs);
+	rte_tel_data_add_dict_uint(d, "mws", info.rdma.mws);
 	rte_tel_data_add_dict_uint(d, "cqs", info.rdma.cqs);
 	rte_tel_data_add_dict_uint(d, "qps", info.rdma.qps);
 	rte_tel_data_add_dict_uint(d, "ahs", info.rdma.ahs);

@@ -171,7 +171,10 @@ attr_out_of_range(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_modify_q
 	if (IN_MASK(DEST_QPN) && rte_le_to_cpu_32(c->dest_qp_num) >= PSN_LIMIT)
 		return "dest_qp_num";
 	if (IN_MASK(ACCESS_FLAGS) &&
-			(rte_le_to_cpu_32(c->qp_access_flags) & ~(uint32_t)VUR_RDMA_ACCESS_FLAGS))
+			(rte_le_to_cpu_32(c->qp_access_flags) &
+					~(uint32_t)(VUR_RDMA_ACCESS_FLAGS |
+							(rd->limits.max_mw != 0 ? VIRTIO_IB_ACCESS_MW_BIND
+										: 0))))
 		return "qp_access_flags";
 #undef IN_MASK
 	return NULL;
@@ -317,6 +320,7 @@ vur_rdma_destroy_qp(struct vur_rdma_dev *rd, uint32_t qpn)
 	vur_pool_unref(vur_pool_get(&rd->pds, qp->pdn));
 	vur_pool_unref(vur_pool_get(&rd->cqs, qp->send_cqn));
 	vur_pool_unref(vur_pool_get(&rd->cqs, qp->recv_cqn));
+	vur_rdma_mw_qp_gone(rd, qpn); /* ROCE-DEV-MW-13 */
 	vur_pool_free(&rd->qps, qpn);
 	return 0;
 }

@@ -90,6 +90,15 @@ struct vur_tp_reg {
 	uint8_t page_shift;
 };
 
+/* BIND_MW (local_ops.c): the request as it came, in host order. */
+struct vur_tp_bind {
+	uint64_t addr;
+	uint64_t length;
+	uint32_t mr_lkey;
+	uint32_t rkey;
+	uint32_t access;
+};
+
 struct vur_swqe {
 	uint16_t head; /* descriptor head, for the used ring */
 	uint8_t state;
@@ -103,17 +112,20 @@ struct vur_swqe {
 	uint32_t ah, remote_qpn, remote_qkey;
 	uint32_t num_sge;
 	uint16_t inline_len;
-	uint32_t length;       /* the message */
-	uint32_t first_psn;    /* given when its first packet is sent */
-	uint32_t npkts;        /* request packets (a READ: its requests) */
-	uint32_t span;         /* PSNs it takes: its packets, or a READ's responses */
-	uint32_t next_pkt;     /* packets sent so far (rewound on retransmission) */
-	uint32_t sent_max;     /* packets ever sent: beyond next_pkt is a retransmission */
-	uint32_t read_got;     /* READ: response bytes placed; a retry asks for the rest */
-	uint32_t chunk_len;    /* READ: the bytes one request asks for (fixed at start) */
-	bool rereq;            /* READ: the rest asked again for a gap, not yet answered */
-	uint32_t inv_rkey;     /* LOCAL_INV, SEND_WITH_INV: the key to invalidate */
-	struct vur_tp_reg reg; /* REG_MR (local_ops.c); its page list is sge[0] */
+	uint32_t length;    /* the message */
+	uint32_t first_psn; /* given when its first packet is sent */
+	uint32_t npkts;     /* request packets (a READ: its requests) */
+	uint32_t span;      /* PSNs it takes: its packets, or a READ's responses */
+	uint32_t next_pkt;  /* packets sent so far (rewound on retransmission) */
+	uint32_t sent_max;  /* packets ever sent: beyond next_pkt is a retransmission */
+	uint32_t read_got;  /* READ: response bytes placed; a retry asks for the rest */
+	uint32_t chunk_len; /* READ: the bytes one request asks for (fixed at start) */
+	bool rereq;         /* READ: the rest asked again for a gap, not yet answered */
+	uint32_t inv_rkey;  /* LOCAL_INV, SEND_WITH_INV: the key to invalidate */
+	union {
+		struct vur_tp_reg reg;   /* REG_MR (local_ops.c); its page list is sge[0] */
+		struct vur_tp_bind bind; /* BIND_MW */
+	};
 
 	/* atomic (atomic.c); rereq: sent again, not yet answered */
 	uint64_t compare_add; /* CmpSwap's compare data, FetchAdd's add data */
@@ -319,16 +331,24 @@ bool vur_tp_sge_ok(struct vur_tp_dev *td, uint32_t pdn, const struct vur_tp_sge 
 		enum vur_tp_access acc);
 
 /*
- * The host address of [@addr, @addr + *@len) of the MR with key @key (lkey,
- * or rkey when @remote) in PD @pdn; *@len shrinks to the contiguous part.
- * NULL if the key, PD, access or range is wrong.
+ * The host address of [@addr, @addr + *@len) of the MR with lkey @key in
+ * PD @pdn; *@len shrinks to the contiguous part. NULL if the key, PD,
+ * access or range is wrong.
  */
-void *vur_tp_mr_hva(struct vur_tp_dev *td, uint32_t pdn, uint32_t key, bool remote, uint32_t access,
+void *vur_tp_mr_hva(struct vur_tp_dev *td, uint32_t pdn, uint32_t key, uint32_t access,
 		uint64_t addr, uint32_t *len);
 
-/* Whether the rkey @rkey of PD @pdn allows @access over [@va, @va + @len). */
-bool vur_tp_rkey_ok(struct vur_tp_dev *td, uint32_t pdn, uint32_t rkey, uint32_t access,
-		uint64_t va, uint64_t len);
+/*
+ * The same for a remote request's rkey, which names an MR or a memory
+ * window (ROCE-DEV-MW-9) of QP @qp, the responder: its PD, and its number
+ * for a type 2 window. @access: the remote access asked (REMOTE_*).
+ */
+void *vur_tp_rkey_hva(struct vur_tp_dev *td, const struct vur_rdma_qp *qp, uint32_t rkey,
+		uint32_t access, uint64_t addr, uint32_t *len);
+
+/* Whether the rkey @rkey allows @access over [@va, @va + @len) to QP @qp. */
+bool vur_tp_rkey_ok(struct vur_tp_dev *td, const struct vur_rdma_qp *qp, uint32_t rkey,
+		uint32_t access, uint64_t va, uint64_t len);
 
 /* Copy between packet payload and the s/g list @sge at byte @off. false on a bad element. */
 bool vur_tp_sge_write(struct vur_tp_dev *td, uint32_t pdn, const struct vur_tp_sge *sge,
@@ -356,7 +376,8 @@ struct vur_tp_cqe;
 static inline bool
 vur_tp_local_op(uint8_t opcode)
 {
-	return opcode == VIRTIO_IB_WR_LOCAL_INV || opcode == VIRTIO_IB_WR_REG_MR;
+	return opcode == VIRTIO_IB_WR_LOCAL_INV || opcode == VIRTIO_IB_WR_REG_MR ||
+			opcode == VIRTIO_IB_WR_BIND_MW;
 }
 
 /* The rest of local op @w from its request @req in chain @c; sets @w->status. */

@@ -65,6 +65,8 @@ op_allowed(uint8_t type, uint8_t opcode)
 		return type == VIRTIO_IB_QPT_RC;
 	case VIRTIO_IB_WR_SEND_WITH_INV: /* IETH: RC's opcodes only (IBTA 9.2.1) */
 		return type == VIRTIO_IB_QPT_RC;
+	case VIRTIO_IB_WR_BIND_MW: /* ROCE-DEV-MW-6: the services with RDMA operations */
+		return type == VIRTIO_IB_QPT_RC || type == VIRTIO_IB_QPT_UC;
 	case VIRTIO_IB_WR_LOCAL_INV: /* local to the device: any send queue */
 	case VIRTIO_IB_WR_REG_MR:
 		return true;
@@ -224,6 +226,8 @@ wc_opcode(uint8_t wr_opcode)
 		return VIRTIO_IB_WC_COMP_SWAP;
 	case VIRTIO_IB_WR_ATOMIC_FETCH_AND_ADD:
 		return VIRTIO_IB_WC_FETCH_ADD;
+	case VIRTIO_IB_WR_BIND_MW:
+		return VIRTIO_IB_WC_BIND_MW;
 	default: /* SEND, with immediate, with invalidate */
 		return VIRTIO_IB_WC_SEND;
 	}

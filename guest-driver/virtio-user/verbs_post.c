@@ -23,6 +23,7 @@ VUSER_SAME_VALUE(VUR_USER_WR_ATOMIC_FETCH_AND_ADD, VIRTIO_IB_WR_ATOMIC_FETCH_AND
 VUSER_SAME_VALUE(VUR_USER_WR_LOCAL_INV, VIRTIO_IB_WR_LOCAL_INV);
 VUSER_SAME_VALUE(VUR_USER_WR_SEND_WITH_INV, VIRTIO_IB_WR_SEND_WITH_INV);
 VUSER_SAME_VALUE(VUR_USER_WR_REG_MR, VIRTIO_IB_WR_REG_MR);
+VUSER_SAME_VALUE(VUR_USER_WR_BIND_MW, VIRTIO_IB_WR_BIND_MW);
 VUSER_SAME_VALUE(VUR_USER_SEND_FENCE, VIRTIO_IB_SEND_FENCE);
 VUSER_SAME_VALUE(VUR_USER_SEND_SIGNALED, VIRTIO_IB_SEND_SIGNALED);
 VUSER_SAME_VALUE(VUR_USER_SEND_SOLICITED, VIRTIO_IB_SEND_SOLICITED);
@@ -101,6 +102,12 @@ send_to_wire(const struct vuser_qp *qp, const struct vur_user_send_wr *wr, void 
 		r->atomic.rkey = htole32(wr->atomic.rkey);
 		r->atomic.compare_add = htole64(wr->atomic.compare_add);
 		r->atomic.swap = htole64(wr->atomic.swap);
+	} else if (wr->opcode == VIRTIO_IB_WR_BIND_MW) {
+		r->bind.addr = htole64(wr->bind.addr);
+		r->bind.length = htole64(wr->bind.length);
+		r->bind.mr_lkey = htole32(wr->bind.mr_lkey);
+		r->bind.rkey = htole32(wr->bind.rkey);
+		r->bind.access = htole32(wr->bind.access);
 	} else if (ud) {
 		r->ud.remote_qpn = htole32(wr->ud.remote_qpn);
 		r->ud.remote_qkey = htole32(wr->ud.remote_qkey);

@@ -248,10 +248,11 @@ query_device_within_spec(void)
 	if (!begin())
 		return;
 	TAP_EQ(vur_user_query_device(dev, &a), 0);
-	/* RC RNR NAK generation, the Base Memory Management Extensions and atomics */
+	/* RC RNR NAK generation, the Base Memory Management Extensions, windows, atomics */
 	TAP_EQ(a.device_cap_flags,
 			VUR_USER_DEVICE_RC_RNR_NAK_GEN | VUR_USER_DEVICE_MEM_MGT_EXTENSIONS |
-					VUR_USER_DEVICE_ATOMIC);
+					VUR_USER_DEVICE_MEM_WINDOW | VUR_USER_DEVICE_ATOMIC);
+	TAP_EQ(a.max_mw, 4096);
 	TAP_EQ(a.max_fast_reg_page_list_len, 512);
 	TAP_EQ(a.atomic_cap, VUR_USER_ATOMIC_GLOB); /* CPU atomics on the driver's memory */
 	TAP_EQ(a.page_size_cap, 4096);
