@@ -58,14 +58,16 @@ COUNTERS = ('ctrl_requests', 'ctrl_errors', 'ctrl_bad_chains', 'ctrl_ring_broken
 def check_query_device(data):
     """The fields of struct virtio_rdma_ack_query_device a driver relies on."""
     cap, max_mr_size, page_size_cap = struct.unpack_from('<QQQ', data, 0)
-    assert cap == 3, f'device_cap_flags {cap:#x}'       # RC_RNR_NAK_GEN, MEM_MGT_EXTENSIONS
+    assert cap == 7, f'device_cap_flags {cap:#x}'       # RC_RNR_NAK_GEN, MEM_MGT_EXTENSIONS, SRQ
     assert page_size_cap == PAGE_SIZE, page_size_cap
     assert max_mr_size > 0
     assert data[68] == 15, f'local_ca_ack_delay {data[68]}'
     assert data[69:72] == bytes(3), 'atomic_cap/padding not zero'
     fast_reg, = struct.unpack_from('<I', data, 72)
     assert fast_reg == 512, f'max_fast_reg_page_list_len {fast_reg}'
-    assert data[76:ACK_QUERY_DEVICE] == bytes(ACK_QUERY_DEVICE - 76), 'reserved not zero'
+    max_srq, max_srq_wr, max_srq_sge = struct.unpack_from('<III', data, 76)
+    assert max_srq >= 1 and 1 <= max_srq_wr <= 1024 and max_srq_sge >= 1, 'SRQ limits'
+    assert data[88:ACK_QUERY_DEVICE] == bytes(ACK_QUERY_DEVICE - 88), 'reserved not zero'
 
 
 def wait_until(what, cond, timeout=10.0, step=0.02):
