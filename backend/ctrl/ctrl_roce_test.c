@@ -82,8 +82,13 @@ query_device_and_port(void)
 	/* atomics, CPU atomics on the driver's memory: GLOB (transport/atomic.c) */
 	TAP_CHECK(rte_le_to_cpu_64(qd.device_cap_flags) ==
 			(VIRTIO_IB_DEVICE_RC_RNR_NAK_GEN | VIRTIO_IB_DEVICE_MEM_MGT_EXTENSIONS |
-					VIRTIO_IB_DEVICE_ATOMIC | VIRTIO_IB_DEVICE_MEM_WINDOW));
+					VIRTIO_IB_DEVICE_ATOMIC | VIRTIO_IB_DEVICE_MEM_WINDOW |
+					VIRTIO_IB_DEVICE_SRQ));
 	TAP_CHECK(rte_le_to_cpu_32(qd.max_mw) == 4096); /* ROCE-DEV-ATTR-15 */
+	/* ROCE-DEV-ATTR-14: 64 QP numbers, of which 2 to 63 may be SRQs */
+	TAP_CHECK(rte_le_to_cpu_32(qd.max_srq) == 62);
+	TAP_CHECK(rte_le_to_cpu_32(qd.max_srq_wr) >= 1 && rte_le_to_cpu_32(qd.max_srq_wr) <= 1024);
+	TAP_CHECK(rte_le_to_cpu_32(qd.max_srq_sge) >= 1);
 	TAP_CHECK(rte_le_to_cpu_32(qd.max_fast_reg_page_list_len) == VUR_MAX_FAST_REG_PAGES);
 	TAP_CHECK(qd.atomic_cap == VIRTIO_IB_ATOMIC_GLOB);
 	TAP_CHECK(rte_le_to_cpu_32(qd.max_pd) == 4 && qd.local_ca_ack_delay <= 31);
@@ -176,16 +181,13 @@ every_command_and_page_list_length(void)
 
 	setup(false, 1);
 	/*
-	 * ROCE-DEV-CTRL-2: 0..19 (ALLOC_MR) and 22, 23 (MW) are in the table;
-	 * 20, 21 (SRQ) are not built here, and NR_CMDS is no command
+	 * ROCE-DEV-CTRL-2: every command, 0 to 23 (DEALLOC_MW), is in the
+	 * table in order; NR_CMDS is no command
 	 */
-	TAP_CHECK(table.n_cmds == VIRTIO_NET_CTRL_ROCE_ALLOC_MR + 1 + 2);
-	for (unsigned int i = 0; i <= VIRTIO_NET_CTRL_ROCE_ALLOC_MR; i++)
+	TAP_CHECK(table.n_cmds == VIRTIO_NET_CTRL_ROCE_NR_CMDS);
+	for (unsigned int i = 0; i < table.n_cmds; i++)
 		TAP_CHECK(cmds[i].command == i);
-	TAP_CHECK(cmds[VIRTIO_NET_CTRL_ROCE_ALLOC_MR + 1].command == VIRTIO_NET_CTRL_ROCE_ALLOC_MW);
-	TAP_CHECK(cmds[VIRTIO_NET_CTRL_ROCE_ALLOC_MR + 2].command ==
-			VIRTIO_NET_CTRL_ROCE_DEALLOC_MW);
-	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_SRQ, NULL, 0, 1, F_ROCE) ==
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_NR_CMDS, NULL, 0, 1, F_ROCE) ==
 			VIRTIO_NET_ERR);
 	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_NR_CMDS, NULL, 0, 1, F_ROCE) ==
 			VIRTIO_NET_ERR);
@@ -417,6 +419,82 @@ alloc_mw_command(void)
 	vur_rdma_dev_fini(&rd);
 }
 
+/* CREATE_SRQ and DESTROY_SRQ through the dispatcher: lengths, ack, refusals. */
+static void
+srq_commands(void)
+{
+	struct virtio_rdma_cmd_create_srq c;
+	struct virtio_rdma_cmd_destroy_srq d;
+	struct virtio_rdma_ack_create_srq a;
+	__le32 pdn;
+
+	setup(false, 1);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_PD, NULL, 0, 5, F_ROCE) ==
+			VIRTIO_NET_OK);
+	memcpy(&pdn, in + 1, 4);
+	memset(&c, 0, sizeof(c));
+	c.pdn = pdn;
+	c.max_wr = rte_cpu_to_le_32(16);
+	c.max_sge = rte_cpu_to_le_32(2);
+	/* ROCE-DEV-CTRL-4, -5: the command's and the ack's sizes */
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_SRQ, &c, sizeof(c) - 4,
+				  1 + sizeof(a), F_ROCE) == VIRTIO_NET_ERR);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_SRQ, &c, sizeof(c), 1,
+				  F_ROCE) == VIRTIO_NET_ERR);
+	TAP_CHECK(rd.srqs.count == 0);
+	/* ROCE-DEV-SRQ-1 */
+	c.pdn = rte_cpu_to_le_32(rte_le_to_cpu_32(pdn) + 1);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_SRQ, &c, sizeof(c),
+				  1 + sizeof(a), F_ROCE) == VIRTIO_NET_ERR);
+	c.pdn = pdn;
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_SRQ, &c, sizeof(c),
+				  1 + sizeof(a), F_ROCE) == VIRTIO_NET_OK);
+	memcpy(&a, in + 1, sizeof(a));
+	TAP_CHECK(rte_le_to_cpu_32(a.srqn) == 2); /* ROCE-DEV-VQ-5: the first from 2 */
+	/* ROCE-DEV-PD-3: the SRQ holds its PD */
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_DESTROY_PD, &pdn, 4, 1, F_ROCE) ==
+			VIRTIO_NET_ERR);
+	/* ROCE-DEV-SRQ-7: an unknown SRQ */
+	d.srqn = rte_cpu_to_le_32(3);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_DESTROY_SRQ, &d, sizeof(d), 1,
+				  F_ROCE) == VIRTIO_NET_ERR);
+	d.srqn = a.srqn;
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_DESTROY_SRQ, &d, sizeof(d), 1,
+				  F_ROCE) == VIRTIO_NET_OK);
+	TAP_CHECK(rd.srqs.count == 0);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_DESTROY_SRQ, &d, sizeof(d), 1,
+				  F_ROCE) == VIRTIO_NET_ERR);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_DESTROY_PD, &pdn, 4, 1, F_ROCE) ==
+			VIRTIO_NET_OK);
+	vur_rdma_dev_fini(&rd);
+}
+
+/* ROCE-DEV-ATTR-14, CTRL-16: a device with QP numbers 0 and 1 only has no SRQs. */
+static void
+no_srq_without_numbers(void)
+{
+	struct virtio_rdma_ack_query_device qd;
+	struct virtio_rdma_cmd_create_srq c;
+	struct vur_rdma_limits l;
+
+	vur_rdma_limits_default(&l, 2, 4);
+	table.n_cmds = vur_ctrl_roce_commands(false, cmds);
+	TAP_CHECK(vur_rdma_dev_init(&rd, "test", &l, &env) == 0);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_QUERY_DEVICE, NULL, 0,
+				  1 + sizeof(qd), F_ROCE) == VIRTIO_NET_OK);
+	memcpy(&qd, in + 1, sizeof(qd));
+	TAP_CHECK(!(rte_le_to_cpu_64(qd.device_cap_flags) & VIRTIO_IB_DEVICE_SRQ));
+	TAP_CHECK(qd.max_srq == 0 && qd.max_srq_wr == 0 && qd.max_srq_sge == 0);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_PD, NULL, 0, 5, F_ROCE) ==
+			VIRTIO_NET_OK);
+	memset(&c, 0, sizeof(c));
+	memcpy(&c.pdn, in + 1, 4);
+	c.max_wr = rte_cpu_to_le_32(1);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_SRQ, &c, sizeof(c), 5,
+				  F_ROCE) == VIRTIO_NET_ERR);
+	vur_rdma_dev_fini(&rd);
+}
+
 int
 main(void)
 {
@@ -427,5 +505,7 @@ main(void)
 	TAP_RUN(alloc_mr_command);
 	TAP_RUN(remote_atomic_mrs);
 	TAP_RUN(alloc_mw_command);
+	TAP_RUN(srq_commands);
+	TAP_RUN(no_srq_without_numbers);
 	return tap_done();
 }

@@ -84,6 +84,7 @@ show_device(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_uint(d, "cqs", info.rdma.cqs);
 	rte_tel_data_add_dict_uint(d, "qps", info.rdma.qps);
 	rte_tel_data_add_dict_uint(d, "ahs", info.rdma.ahs);
+	rte_tel_data_add_dict_uint(d, "srqs", info.rdma.srqs);
 	rte_tel_data_add_dict_uint(d, "gids", info.rdma.gids);
 	rte_tel_data_add_dict_uint(d, "ctrl_requests", info.ctrl.requests);
 	rte_tel_data_add_dict_uint(d, "ctrl_errors", info.ctrl.errors);

@@ -63,10 +63,14 @@ struct vur_rdma_limits {
 	uint32_t max_msg_sz;
 	uint64_t max_mr_size;
 	uint32_t max_fast_reg_page_list_len; /* ALLOC_MR's max_num_sg */
+	uint32_t max_srq;                    /* 0: no VIRTIO_IB_DEVICE_SRQ */
+	uint32_t max_srq_wr;
+	uint32_t max_srq_sge;
 };
 
 struct vur_rdma_cq;
 struct vur_rdma_qp;
+struct vur_rdma_srq;
 
 /*
  * What the transport does when the control commands bind, change and
@@ -84,6 +88,9 @@ struct vur_rdma_hooks {
 	void (*qp_modified)(void *arg, struct vur_rdma_qp *qp, uint8_t old_state);
 	/* QUERY_QP's sq_draining (ROCE-DEV-QPS-9). */
 	bool (*qp_sq_draining)(void *arg, const struct vur_rdma_qp *qp);
+	/* An SRQ's receive virtqueue; unbind marks its WRs used (ROCE-DEV-SRQ-8). */
+	int (*srq_bind)(void *arg, struct vur_rdma_srq *srq);
+	void (*srq_unbind)(void *arg, struct vur_rdma_srq *srq);
 };
 
 /*
@@ -103,7 +110,7 @@ struct vur_rdma_env {
 };
 
 struct vur_rdma_pd {
-	struct vur_pool_obj obj; /* refcnt: the MRs, QPs and AHs of this PD */
+	struct vur_pool_obj obj; /* refcnt: the MRs, SRQs, QPs and AHs of this PD */
 };
 
 /* An address vector as the device keeps it: the source GID captured (ROCE-DEV-AH-3). */
@@ -223,8 +230,23 @@ struct vur_rdma_qp {
 	struct vur_rdma_qp_cap cap;
 	struct vur_rdma_qp_attr attr;
 	uint32_t sq_vq, rq_vq;
-	uint16_t sq_size, rq_size; /* as bound */
+	uint16_t sq_size, rq_size; /* as bound; rq_size 0 on an SRQ */
+	uint32_t srqn;             /* VIRTIO_RDMA_QP_F_SRQ: its SRQ (never 0 or 1), else 0 */
 	struct vur_tp_qp *tp;      /* the transport's, while bound */
+};
+
+/*
+ * A shared receive queue (srq.c): a number of the QP numbers, whose receive
+ * virtqueue it binds; the QPs created on it take their receive WRs there.
+ */
+struct vur_rdma_srq {
+	struct vur_pool_obj obj; /* index: its number; refcnt: the QPs on it */
+	uint32_t pdn;
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint32_t vq;           /* the receive virtqueue of its number */
+	uint16_t vq_size;      /* as bound */
+	struct vur_tp_srq *tp; /* the transport's, while bound */
 };
 
 struct vur_rdma_ah {
@@ -256,6 +278,7 @@ struct vur_rdma_dev {
 	struct vur_pool cqs; /* index == CQ number */
 	struct vur_pool qps; /* index == QP number */
 	struct vur_pool ahs;
+	struct vur_pool srqs;   /* index == SRQ number, from the QP numbers */
 	uint32_t *mr_last_rkey; /* per MR slot, so a new rkey differs (ROCE-DEV-MR-9) */
 	uint32_t *mw_last_rkey; /* per MW slot, likewise */
 	uint32_t mr_index_bits; /* low bits of a key: the MR's or MW's index */
@@ -266,7 +289,7 @@ struct vur_rdma_dev {
 
 /* Live objects of each kind, for management. */
 struct vur_rdma_counts {
-	uint32_t pds, mrs, mws, cqs, qps, ahs, gids;
+	uint32_t pds, mrs, mws, cqs, qps, ahs, gids, srqs;
 };
 
 void vur_rdma_limits_default(struct vur_rdma_limits *l, uint32_t max_qps, uint32_t max_cqs);

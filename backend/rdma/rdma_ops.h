@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The operations the RoCE control commands perform on a device's RDMA
- * objects, one file per kind of object (pd.c, mr.c, cq.c, qp.c, ah.c,
- * gid.c). Each takes the command's wire structure (little-endian, already
+ * objects, one file per kind of object (pd.c, mr.c, cq.c, srq.c, qp.c,
+ * ah.c, gid.c). Each takes the command's wire structure (little-endian, already
  * checked for length by the dispatcher), checks every value the guest
  * chose, and either changes nothing and returns a negative errno with the
  * reason logged (ROCE-DEV-CTRL-7), or applies the whole command and returns
@@ -128,6 +128,14 @@ int vur_rdma_modify_qp(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_mod
 int vur_rdma_query_qp(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_query_qp *c,
 		struct virtio_rdma_ack_query_qp *a);
 int vur_rdma_destroy_qp(struct vur_rdma_dev *rd, uint32_t qpn);
+
+/* srq.c */
+int vur_rdma_create_srq(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_create_srq *c,
+		uint32_t *srqn);
+int vur_rdma_destroy_srq(struct vur_rdma_dev *rd, uint32_t srqn);
+/* CREATE_QP with VIRTIO_RDMA_QP_F_SRQ: its SRQ, or NULL (logged) if the QP may not use it. */
+struct vur_rdma_srq *vur_rdma_srq_for_qp(
+		struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_create_qp *c);
 
 /* ah.c: address vectors (for AHs and QPs) and AHs */
 int vur_rdma_av_from_wire(struct vur_rdma_dev *rd, const struct virtio_rdma_ah_attr *w,

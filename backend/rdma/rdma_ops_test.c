@@ -279,6 +279,132 @@ create_qps(void)
 	vur_rdma_dev_fini(&rd);
 }
 
+static int
+create_srq(uint32_t pdn, uint32_t max_wr, uint32_t max_sge, uint32_t *srqn)
+{
+	struct virtio_rdma_cmd_create_srq c = {
+		.pdn = rte_cpu_to_le_32(pdn),
+		.max_wr = rte_cpu_to_le_32(max_wr),
+		.max_sge = rte_cpu_to_le_32(max_sge),
+	};
+
+	return vur_rdma_create_srq(&rd, &c, srqn);
+}
+
+/* CREATE_SRQ's refusals and its number (ROCE-DEV-SRQ-1, -2, -3, -4, VQ-5). */
+static void
+srq_create_rules(void)
+{
+	uint32_t pdn, srqn, n[6], cqn, qpn;
+	struct virtio_rdma_cmd_create_qp c;
+
+	setup();
+	pdn = new_pd();
+	TAP_CHECK(rd.limits.max_srq == 6 && rd.limits.max_srq_wr >= 64 &&
+			rd.limits.max_srq_sge == rd.limits.max_sge);
+	TAP_CHECK(create_srq(pdn + 1, 16, 1, &srqn) == -ENOENT); /* SRQ-1 */
+	TAP_CHECK(create_srq(pdn, 0, 1, &srqn) == -EINVAL);      /* SRQ-2 */
+	TAP_CHECK(create_srq(pdn, rd.limits.max_srq_wr + 1, 1, &srqn) == -EINVAL);
+	TAP_CHECK(create_srq(pdn, 16, rd.limits.max_srq_sge + 1, &srqn) == -EINVAL);
+	TAP_CHECK(create_srq(pdn, 65, 1, &srqn) == -ENOSPC); /* SRQ-3: no virtqueue that large */
+	TAP_CHECK(rd.srqs.count == 0);
+	/* SRQ-4: from 2, on a ready receive virtqueue; the send one does not matter */
+	vq_sizes[8 + 2 * 2] = 0;
+	vq_sizes[7 + 2 * 3] = 0;
+	TAP_CHECK(create_srq(pdn, 16, 0, &n[0]) == 0 && n[0] == 3);
+	/* VQ-5: a QP does not take an SRQ's number, nor an SRQ a QP's */
+	vq_sizes[8 + 2 * 2] = 64;
+	vq_sizes[7 + 2 * 3] = 64;
+	TAP_CHECK(vur_rdma_create_cq(&rd, 16, &cqn) == 0);
+	create_qp_cmd(&c, pdn, VIRTIO_IB_QPT_RC, cqn);
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == 0 && qpn == 2);
+	TAP_CHECK(create_srq(pdn, 16, 1, &n[1]) == 0 && n[1] == 4);
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == 0 && qpn == 5);
+	TAP_CHECK(vur_rdma_destroy_qp(&rd, 2) == 0 && vur_rdma_destroy_qp(&rd, 5) == 0);
+	/* SRQ-3: max_srq (6) live, then no number either way */
+	for (unsigned int i = 2; i < 6; i++)
+		TAP_CHECK(create_srq(pdn, 1, 1, &n[i]) == 0);
+	TAP_CHECK(rd.srqs.count == 6);
+	TAP_CHECK(create_srq(pdn, 1, 1, &srqn) == -ENOSPC);
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == -ENOSPC);
+	/* PD-3: the SRQs hold the PD */
+	TAP_CHECK(vur_rdma_destroy_pd(&rd, pdn) == -EBUSY);
+	/* SRQ-7: an unknown number, a QP's number */
+	TAP_CHECK(vur_rdma_destroy_srq(&rd, 0) == -ENOENT &&
+			vur_rdma_destroy_srq(&rd, 99) == -ENOENT);
+	for (unsigned int i = 0; i < 6; i++)
+		TAP_CHECK(vur_rdma_destroy_srq(&rd, n[i]) == 0);
+	TAP_CHECK(vur_rdma_destroy_srq(&rd, n[0]) == -ENOENT);
+	TAP_CHECK(vur_rdma_destroy_cq(&rd, cqn) == 0 && vur_rdma_destroy_pd(&rd, pdn) == 0);
+	vur_rdma_dev_fini(&rd);
+}
+
+/* CREATE_QP on an SRQ (ROCE-DEV-SRQ-5, -6, QP-19) and DESTROY_SRQ while used (SRQ-7). */
+static void
+srq_qp_rules(void)
+{
+	uint32_t pdn, pdn2, srqn, cqn, qpn, qpn2, gsi;
+	struct virtio_rdma_cmd_create_qp c;
+
+	setup();
+	pdn = new_pd();
+	pdn2 = new_pd();
+	TAP_CHECK(vur_rdma_create_cq(&rd, 16, &cqn) == 0);
+	TAP_CHECK(create_srq(pdn, 32, 2, &srqn) == 0 && srqn == 2);
+	/* QP-19: unknown flags */
+	create_qp_cmd(&c, pdn, VIRTIO_IB_QPT_RC, cqn);
+	c.flags = 2;
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == -EINVAL);
+	/* SRQ-5: receive capacities must be 0 */
+	create_qp_cmd(&c, pdn, VIRTIO_IB_QPT_RC, cqn);
+	c.flags = VIRTIO_RDMA_QP_F_SRQ;
+	c.srqn = rte_cpu_to_le_32(srqn);
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == -EINVAL);
+	c.cap.max_recv_wr = 0;
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == -EINVAL); /* max_recv_sge 2 */
+	c.cap.max_recv_sge = 0;
+	c.srqn = rte_cpu_to_le_32(3); /* not an SRQ */
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == -EINVAL);
+	c.srqn = rte_cpu_to_le_32(srqn);
+	c.pdn = rte_cpu_to_le_32(pdn2); /* another PD */
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == -EINVAL);
+	c.pdn = rte_cpu_to_le_32(pdn);
+	c.qp_type = VIRTIO_IB_QPT_GSI; /* the GSI QP keeps its own */
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == -EINVAL);
+	TAP_CHECK(rd.qps.count == 0 && rd.srqs.count == 1);
+	/* SRQ-6: the receive virtqueue of the QP's number is not looked at */
+	vq_sizes[8 + 2 * 3] = 0;
+	c.qp_type = VIRTIO_IB_QPT_RC;
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == 0 && qpn == 3);
+	c.qp_type = VIRTIO_IB_QPT_UD;
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn2) == 0 && qpn2 == 4);
+	c.qp_type = VIRTIO_IB_QPT_UC;
+	c.flags = 0; /* srqn ignored without the flag */
+	c.cap.max_recv_wr = rte_cpu_to_le_32(1);
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &gsi) == 0 && gsi == 5);
+	TAP_CHECK(vur_rdma_destroy_qp(&rd, gsi) == 0);
+	/* SRQ-7: busy while QPs are on it; then destroyed */
+	TAP_CHECK(vur_rdma_destroy_srq(&rd, srqn) == -EBUSY);
+	TAP_CHECK(vur_rdma_destroy_qp(&rd, qpn) == 0);
+	TAP_CHECK(vur_rdma_destroy_srq(&rd, srqn) == -EBUSY);
+	TAP_CHECK(vur_rdma_destroy_qp(&rd, qpn2) == 0);
+	TAP_CHECK(vur_rdma_destroy_srq(&rd, srqn) == 0);
+	TAP_CHECK(vur_rdma_destroy_cq(&rd, cqn) == 0 && vur_rdma_destroy_pd(&rd, pdn) == 0 &&
+			vur_rdma_destroy_pd(&rd, pdn2) == 0);
+	/* QP-19: F_SRQ on a device without SRQs */
+	vur_rdma_dev_fini(&rd);
+	setup();
+	rd.limits.max_srq = 0;
+	pdn = new_pd();
+	TAP_CHECK(vur_rdma_create_cq(&rd, 16, &cqn) == 0);
+	create_qp_cmd(&c, pdn, VIRTIO_IB_QPT_RC, cqn);
+	c.cap.max_recv_wr = c.cap.max_recv_sge = 0;
+	c.flags = VIRTIO_RDMA_QP_F_SRQ;
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == -EINVAL);
+	TAP_CHECK(create_srq(pdn, 1, 1, &srqn) == -EOPNOTSUPP); /* CTRL-16 */
+	vur_rdma_dev_fini(&rd);
+}
+
 static const uint8_t gid_v6[16] = { 0xfe, 0x80, [15] = 1 };
 static const uint8_t gid_v4[16] = { [10] = 0xff, [11] = 0xff, 10, 0, 0, 1 };
 
@@ -862,5 +988,7 @@ main(void)
 	TAP_RUN(mw_alloc);
 	TAP_RUN(mw_not_offered);
 	TAP_RUN(mw_bind_rules);
+	TAP_RUN(srq_create_rules);
+	TAP_RUN(srq_qp_rules);
 	return tap_done();
 }

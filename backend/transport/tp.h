@@ -5,7 +5,8 @@
  * Everything here runs with the device lock held: to read on the data path,
  * which then holds the lock of the QP it works on (vur_tp_qp_lock) and takes
  * a CQ's lock to write a CQE; to write on the other threads, which see the
- * engine at rest. Lock order: QP, then CQ; a thread holds one QP at a time.
+ * engine at rest. Lock order: QP, then CQ or SRQ (never both); a thread holds
+ * one QP at a time.
  *
  * A send WR is copied out of guest memory when the engine takes it from
  * the send virtqueue (struct vur_swqe): the driver can rewrite the request
@@ -65,6 +66,17 @@ struct vur_tp_ring {
 
 struct vur_tp_cq {
 	rte_ticketlock_t lock; /* its ring, armed and error (vur_tp_lock) */
+	struct vur_tp_ring ring;
+};
+
+/*
+ * A bound SRQ: its receive virtqueue, from which the QPs created on it take
+ * WRs under @lock (vur_tp_lock), whichever thread delivers their packets.
+ * Lock order: QP, then SRQ; nothing is taken while the SRQ is held.
+ */
+struct vur_tp_srq {
+	rte_ticketlock_t lock;
+	struct vur_rdma_srq *srq;
 	struct vur_tp_ring ring;
 };
 
@@ -167,8 +179,9 @@ struct vur_tp_qp {
 	rte_ticketlock_t lock; /* everything below, and the QP's state (vur_tp_lock) */
 	uint8_t dp;            /* the data-path thread that polls it */
 	struct vur_rdma_qp *qp;
-	struct vur_tp_ring sq, rq;
-	struct vur_pkt_addr path; /* RC/UC: the QP's address vector, resolved */
+	struct vur_tp_ring sq, rq; /* rq is never activated on an SRQ */
+	struct vur_tp_srq *srq;    /* created on an SRQ: receive WRs come from there */
+	struct vur_pkt_addr path;  /* RC/UC: the QP's address vector, resolved */
 
 	/* Requester and completer. */
 	struct vur_swqe *wqe;
@@ -245,6 +258,13 @@ struct vur_tp_qp {
 #define VUR_TP_DIRTY_MAX 256 /* a device's vrings: each ring is listed once */
 #define VUR_TP_ACK_BATCH 32  /* QPs whose ACK waits for the end of a burst */
 #define VUR_TP_CQ_MAX    256 /* a device's vrings: each CQ overruns once */
+#define VUR_TP_SRQ_USED  256 /* SRQ WRs whose buffers go used after their CQEs */
+
+/* An SRQ's WR, completed, whose buffer goes used when the CQEs are published. */
+struct vur_tp_srq_used {
+	struct vur_tp_srq *s;
+	uint16_t head;
+};
 
 struct vur_tp_self {
 	unsigned int shard;       /* its counters: 0, or a data-path thread's id + 1 */
@@ -253,9 +273,11 @@ struct vur_tp_self {
 	uint16_t n_dirty;
 	uint16_t n_acks;
 	uint16_t n_overrun;
+	uint16_t n_srq_used;
 	struct vur_tp_ring *dirty[VUR_TP_DIRTY_MAX]; /* rings to publish (vur_tp_publish) */
 	struct vur_tp_qp *acks[VUR_TP_ACK_BATCH];    /* QPs with an ACK to send */
 	uint32_t overrun[VUR_TP_CQ_MAX];             /* CQs whose QPs go to ERR */
+	struct vur_tp_srq_used srq_used[VUR_TP_SRQ_USED];
 };
 
 RTE_DECLARE_PER_LCORE(struct vur_tp_self, vur_tp_self);
@@ -443,6 +465,25 @@ struct vur_tp_cqe {
 void vur_tp_cq_post(struct vur_tp_dev *td, uint32_t cqn, const struct vur_tp_cqe *e);
 /* The QPs of the CQs that overran since the last call go to ERR (ROCE-DEV-OVR-2). */
 void vur_tp_cq_settle(struct vur_tp_dev *td);
+
+/*
+ * tp_srq.c: shared receive queues. The caller holds QP @t (created on
+ * SRQ @s), which takes the SRQ's next WR, or gives one back used.
+ */
+enum vur_pop_result vur_tp_srq_pop(struct vur_tp_dev *td, struct vur_tp_qp *t,
+		struct vur_chain *chain, const char **why);
+/*
+ * WR @head of @s used (length 0): when the calling thread publishes, after
+ * the CQEs it wrote (ROCE-DEV-SRQ-10), in the order the WRs completed.
+ */
+void vur_tp_srq_push(struct vur_tp_dev *td, struct vur_tp_srq *s, uint16_t head);
+/* vur_tp_publish(): the used buffers that vur_tp_srq_push() kept, onto their rings. */
+void vur_tp_srq_settle(struct vur_tp_dev *td);
+int vur_tp_srq_bind(void *arg, struct vur_rdma_srq *srq);
+void vur_tp_srq_unbind(void *arg, struct vur_rdma_srq *srq);
+/* Around what librte_vhost does to the rings (vur_tp_start, vur_tp_stop). */
+void vur_tp_srq_start(struct vur_tp_dev *td);
+void vur_tp_srq_stop(struct vur_tp_dev *td);
 
 /* tp_wq.c: the send and receive queues of a QP. */
 struct vur_tp_qp *vur_tp_qp_get(struct vur_tp_dev *td, uint32_t qpn);

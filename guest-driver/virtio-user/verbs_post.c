@@ -189,36 +189,50 @@ vur_user_post_send(struct vur_user_dev *d, uint32_t qpn, const struct vur_user_s
 }
 
 int
-vur_user_post_recv(struct vur_user_dev *d, uint32_t qpn, const struct vur_user_recv_wr *wr,
-		unsigned int n, unsigned int *bad)
+vuser_post_recv_wq(struct vur_user_dev *d, struct vuser_wq *q, const struct vur_user_recv_wr *wr,
+		unsigned int n, unsigned int *bad, struct vuser_srq *srq)
 {
-	struct vuser_qp *qp = d != NULL ? vuser_qp_get(d, qpn) : NULL;
 	unsigned int i;
 	void *slot;
 	int ret = 0;
 
-	if (qp == NULL || (wr == NULL && n > 0)) {
+	if (wr == NULL && n > 0) {
 		if (bad != NULL)
 			*bad = 0;
 		return -EINVAL;
 	}
-	pthread_mutex_lock(&qp->rq.lock);
+	pthread_mutex_lock(&q->lock);
 	for (i = 0; i < n; i++) {
-		if (wr[i].num_sge > qp->rq.max_sge ||
-				(wr[i].num_sge > 0 && wr[i].sg_list == NULL)) {
+		if (wr[i].num_sge > q->max_sge || (wr[i].num_sge > 0 && wr[i].sg_list == NULL)) {
 			ret = -EINVAL;
 			break;
 		}
-		slot = vuser_wq_slot(d, &qp->rq);
+		slot = vuser_wq_slot(d, q);
 		if (slot == NULL) {
 			ret = -ENOMEM;
 			break;
 		}
-		add(&qp->rq, slot, recv_to_wire(&wr[i], slot));
+		add(q, slot, recv_to_wire(&wr[i], slot));
 	}
-	notify(&qp->rq, i);
-	pthread_mutex_unlock(&qp->rq.lock);
+	if (srq != NULL && i > 0)
+		vuser_srq_rearm(srq); /* before the kick: the device may use them at once */
+	notify(q, i);
+	pthread_mutex_unlock(&q->lock);
 	if (ret < 0 && bad != NULL)
 		*bad = i;
 	return ret;
+}
+
+int
+vur_user_post_recv(struct vur_user_dev *d, uint32_t qpn, const struct vur_user_recv_wr *wr,
+		unsigned int n, unsigned int *bad)
+{
+	struct vuser_qp *qp = d != NULL ? vuser_qp_get(d, qpn) : NULL;
+
+	if (qp == NULL) {
+		if (bad != NULL)
+			*bad = 0;
+		return -EINVAL;
+	}
+	return vuser_post_recv_wq(d, &qp->rq, wr, n, bad, NULL);
 }

@@ -132,6 +132,8 @@ enum vur_user_device_cap_flags {
 	VUR_USER_DEVICE_RC_RNR_NAK_GEN = 1 << 0,
 	/** ALLOC_MR, REG_MR, LOCAL_INV, SEND_WITH_INV (IB_DEVICE_MEM_MGT_EXTENSIONS) */
 	VUR_USER_DEVICE_MEM_MGT_EXTENSIONS = 1 << 1,
+	/** CREATE_SRQ, DESTROY_SRQ and QPs on an SRQ (IBV_DEVICE_SRQ_RESIZE aside) */
+	VUR_USER_DEVICE_SRQ = 1 << 2,
 	/** ALLOC_MW, DEALLOC_MW, BIND_MW, MW_BIND access; types 1 and 2 (IB_DEVICE_MEM_WINDOW) */
 	VUR_USER_DEVICE_MEM_WINDOW = 1 << 3,
 	VUR_USER_DEVICE_ATOMIC = 1 << 4, /**< CMP_AND_SWP and FETCH_AND_ADD on RC */
@@ -166,6 +168,9 @@ struct vur_user_device_attr {
 	uint32_t max_cq;                     /**< max_rdma_cqs */
 	uint32_t max_fast_reg_page_list_len; /**< ALLOC_MR's max_num_sg; 0 without the extensions */
 	uint32_t max_mw;                     /**< 0 without VUR_USER_DEVICE_MEM_WINDOW */
+	uint32_t max_srq;                    /**< 0 without VUR_USER_DEVICE_SRQ */
+	uint32_t max_srq_wr;                 /**< also bounded by rdma_queue_size */
+	uint32_t max_srq_sge;
 };
 
 /** QUERY_PORT, with the attributes the spec derives from the configuration. */
@@ -209,6 +214,12 @@ struct vur_user_qp_cap {
 	uint32_t max_inline_data;
 };
 
+/** CREATE_QP flags. */
+enum vur_user_qp_create_flags {
+	/** receive WRs come from the SRQ srqn (as ibv_qp_init_attr.srq); cap.max_recv_* are 0 */
+	VUR_USER_QP_F_SRQ = 1 << 0,
+};
+
 /** CREATE_QP. */
 struct vur_user_qp_init_attr {
 	uint32_t pdn;
@@ -217,6 +228,15 @@ struct vur_user_qp_init_attr {
 	uint32_t send_cqn;
 	uint32_t recv_cqn;
 	struct vur_user_qp_cap cap;
+	uint8_t flags; /**< enum vur_user_qp_create_flags, sent as is */
+	uint32_t srqn; /**< with VUR_USER_QP_F_SRQ: an SRQ of the same PD */
+};
+
+/** CREATE_SRQ, and what vur_user_query_srq() gives back. */
+struct vur_user_srq_attr {
+	uint32_t max_wr;    /**< WRs outstanding at most, 1 to max_srq_wr */
+	uint32_t max_sge;   /**< s/g elements per WR, up to max_srq_sge */
+	uint32_t srq_limit; /**< the armed limit (vur_user_arm_srq()), 0 if not armed */
 };
 
 /** Routing of an address vector. */
@@ -533,6 +553,89 @@ int vur_user_query_qp(struct vur_user_dev *dev, uint32_t qpn, uint32_t attr_mask
  * @return 0, or as vur_user_query_device()
  */
 int vur_user_destroy_qp(struct vur_user_dev *dev, uint32_t qpn);
+
+struct vur_user_recv_wr;
+
+/**
+ * CREATE_SRQ: a shared receive queue of @p attr->max_wr WRs of up to
+ * @p attr->max_sge elements. The device picks its number among the QP
+ * numbers and uses that number's receive virtqueue; the library sets aside
+ * max_wr request slots, as for a QP's receive queue.
+ *
+ * @param dev  an open device with VUR_USER_DEVICE_SRQ
+ * @param pdn  its PD: the PD of the QPs created on it
+ * @param attr max_wr and max_sge (srq_limit is ignored)
+ * @param srqn receives the SRQ number
+ * @return 0, or as vur_user_create_cq()
+ */
+int vur_user_create_srq(struct vur_user_dev *dev, uint32_t pdn,
+		const struct vur_user_srq_attr *attr, uint32_t *srqn);
+
+/**
+ * DESTROY_SRQ, refused (-EREMOTEIO) while QPs created on it are live. The
+ * device gives every WR still on it back used without a CQE; the library
+ * then returns the virtqueue to its initial state.
+ *
+ * @param dev  an open device
+ * @param srqn the SRQ
+ * @return 0, or as vur_user_query_device(), or -EPROTO if the device left
+ *         WRs unused (ROCE-DEV-SRQ-8; the SRQ is gone all the same)
+ */
+int vur_user_destroy_srq(struct vur_user_dev *dev, uint32_t srqn);
+
+/**
+ * Post receive WRs on an SRQ, as vur_user_post_recv() on a QP.
+ *
+ * @return 0, -EINVAL (NULL, no such SRQ, num_sge above its max_sge),
+ *         -ENOMEM (max_wr WRs outstanding)
+ */
+int vur_user_post_srq_recv(struct vur_user_dev *dev, uint32_t srqn,
+		const struct vur_user_recv_wr *wr, unsigned int n, unsigned int *bad);
+
+/**
+ * Arm the SRQ limit, as ibv_modify_srq(IBV_SRQ_LIMIT): the limit event
+ * comes once, when fewer than @p srq_limit WRs remain on the SRQ. The
+ * device has no command for it: the library asks for a used-buffer
+ * notification of the SRQ's virtqueue at that point (used_event with
+ * VIRTIO_RING_F_EVENT_IDX), which makes vur_user_srq_event_fd() readable.
+ * A WR a QP has taken for a message in progress still counts as on the
+ * SRQ, so the event can come one WR per QP late.
+ *
+ * @param dev       an open device
+ * @param srqn      the SRQ
+ * @param srq_limit 1 to max_wr to arm, 0 to disarm
+ * @return 0, or -EINVAL
+ */
+int vur_user_arm_srq(struct vur_user_dev *dev, uint32_t srqn, uint32_t srq_limit);
+
+/**
+ * Whether the armed limit is reached: 1 once (the SRQ is disarmed then,
+ * as IBV_EVENT_SRQ_LIMIT_REACHED is raised once per arming), else 0.
+ * Counts the WRs on the SRQ from its used ring; takes the notification.
+ *
+ * @param dev  an open device
+ * @param srqn the SRQ
+ * @return 1, 0, or -EINVAL
+ */
+int vur_user_srq_limit_reached(struct vur_user_dev *dev, uint32_t srqn);
+
+/**
+ * @param dev  an open device
+ * @param srqn the SRQ
+ * @return the descriptor to poll() for the SRQ's limit notification, or -EINVAL
+ */
+int vur_user_srq_event_fd(const struct vur_user_dev *dev, uint32_t srqn);
+
+/**
+ * @param dev  an open device
+ * @param srqn the SRQ
+ * @param attr receives max_wr, max_sge and the armed limit
+ * @param wrs  receives the WRs on the SRQ now (made available, not used);
+ *             may be NULL
+ * @return 0, or -EINVAL
+ */
+int vur_user_query_srq(struct vur_user_dev *dev, uint32_t srqn, struct vur_user_srq_attr *attr,
+		uint32_t *wrs);
 
 /**
  * CREATE_AH: an address vector for UD and GSI sends.
