@@ -2,11 +2,12 @@
 /*
  * The RDMA engine between two devices of one backend: RC WRITE, READ and
  * SEND bandwidth from 64 B to 1 MiB, round-trip latency (p50, p99) of 8 B
- * and 4 KiB SENDs, and the 64 B SEND message rate, beside the single-core
- * memcpy bandwidth of the same run. It prints figures; it never fails on
- * a timing.
+ * and 4 KiB SENDs, the 64 B SEND message rate to a QP's own receive queue
+ * and through a shared receive queue, and the rate and round trip of RC
+ * FETCH_AND_ADD, beside the single-core memcpy bandwidth of the same run.
+ * It prints figures; it never fails on a timing.
  *
- *   rdma_bench SOCKET0 SOCKET1 [SECONDS_PER_FIGURE [all|bw|rate|rtt]]
+ *   rdma_bench SOCKET0 SOCKET1 [SECONDS_PER_FIGURE [all|bw|rate|rtt|srq|atomic]]
  *
  * With VUR_BENCH_PREFIX set to the backend's EAL file prefix, the message
  * rate comes with the data path's busy time (telemetry's /vur/switch
@@ -35,17 +36,22 @@
 #include "rdma_pair.h"
 #include "telemetry.h"
 
-#define BUF_LEN  (4u << 20)
-#define MEM_SIZE (16u << 20)
-#define DEPTH    16 /* WRs in flight per QP */
-#define LAT_N    2000
-#define STALL_S  10.0 /* no completion for this long: the run failed */
-#define DIM(a)   (sizeof(a) / sizeof((a)[0]))
+#define BUF_LEN   (4u << 20)
+#define MEM_SIZE  (16u << 20)
+#define DEPTH     16 /* WRs in flight per QP */
+#define LAT_N     2000
+#define STALL_S   10.0 /* no completion for this long: the run failed */
+#define DIM(a)    (sizeof(a) / sizeof((a)[0]))
+#define WORD_IOVA 0x10000 /* where b's MR with REMOTE_ATOMIC starts */
 
 static struct rdma_ep a, b;
 static uint32_t qa, qb;
-static char figure[64]; /* what is being measured, for a failure's report */
-static bool line_open;  /* stdout has a line of figures without its end */
+static uint32_t srqn;   /* b's SRQ, when receives go there (rate through an SRQ) */
+static bool use_srq;    /* post() posts b's receives to srqn, not to qb */
+static uint64_t a_word; /* a's driver address of the 8 bytes an atomic's result lands in */
+static struct vur_user_mr b_word; /* b's MR with REMOTE_ATOMIC over the word atomics add to */
+static char figure[64];           /* what is being measured, for a failure's report */
+static bool line_open;            /* stdout has a line of figures without its end */
 
 static const char *const qp_state_names[] = { "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR" };
 
@@ -131,6 +137,10 @@ static void
 post(uint8_t opcode, uint32_t len, unsigned int n)
 {
 	struct vur_user_sge s = rdma_sge(&a, 0, len), r = rdma_sge(&b, 0, len);
+
+	/* an atomic's result: 8 bytes of a's buffer past what the others use */
+	if (opcode == VUR_USER_WR_ATOMIC_FETCH_AND_ADD)
+		s = rdma_sge(&a, a_word - a.addr, 8);
 	struct vur_user_send_wr q[DEPTH];
 	struct vur_user_recv_wr rq[DEPTH];
 
@@ -140,8 +150,17 @@ post(uint8_t opcode, uint32_t len, unsigned int n)
 		q[i].rdma.rkey = b.mr.rkey;
 		rq[i] = (struct vur_user_recv_wr){ .wr_id = i, .sg_list = &r, .num_sge = 1 };
 	}
-	if (opcode == VUR_USER_WR_SEND)
+	if (opcode == VUR_USER_WR_SEND && use_srq)
+		posted(vur_user_post_srq_recv(b.d, srqn, rq, n, NULL), "receives to the SRQ");
+	else if (opcode == VUR_USER_WR_SEND)
 		posted(vur_user_post_recv(b.d, qb, rq, n, NULL), "receives");
+	if (opcode == VUR_USER_WR_ATOMIC_FETCH_AND_ADD)
+		for (unsigned int i = 0; i < n; i++) {
+			q[i].atomic.remote_addr = WORD_IOVA;
+			q[i].atomic.rkey = b_word.rkey;
+			q[i].atomic.compare_add = 1;
+			q[i].atomic.swap = 0;
+		}
 	posted(vur_user_post_send(a.d, qa, q, n, NULL), "sends");
 }
 
@@ -320,6 +339,93 @@ round_trips(void)
 	}
 }
 
+/*
+ * The 64 B SEND message rate of a second pair of QPs whose receiver takes
+ * its receives from an SRQ, beside the first pair's own receive queue in
+ * the same run: what sharing one receive ring costs.
+ */
+static void
+srq_rate(double secs)
+{
+	struct vur_user_srq_attr sa = { .max_wr = 4 * DEPTH, .max_sge = 1 };
+	struct vur_user_qp_init_attr ia = {
+		.pdn = b.pdn,
+		.qp_type = VUR_USER_QPT_RC,
+		.send_cqn = b.cqn,
+		.recv_cqn = b.cqn,
+		.cap = { .max_send_wr = 32, .max_send_sge = 1 },
+		.flags = VUR_USER_QP_F_SRQ,
+	};
+	uint32_t qa1 = qa, qb1 = qb, qa2, qb2;
+	double own, shared;
+
+	snprintf(figure, sizeof(figure), "64 B SEND message rate, own receive queue");
+	own = rate(VUR_USER_WR_SEND, 64, secs);
+	snprintf(figure, sizeof(figure), "setting up an SRQ");
+	if (vur_user_create_srq(b.d, b.pdn, &sa, &srqn) < 0)
+		fail("the device made no SRQ");
+	ia.srqn = srqn;
+	if (rdma_create_qp(&a, VUR_USER_QPT_RC, &qa2) < 0 ||
+			vur_user_create_qp(b.d, &ia, &qb2) < 0 ||
+			rdma_connect_qp(&a, qa2, VUR_USER_QPT_RC, &b, qb2, 7, 14, 7) < 0 ||
+			rdma_connect_qp(&b, qb2, VUR_USER_QPT_RC, &a, qa2, 7, 14, 7) < 0)
+		fail("no QP pair on the SRQ");
+	qa = qa2;
+	qb = qb2;
+	use_srq = true;
+	snprintf(figure, sizeof(figure), "64 B SEND message rate, through an SRQ");
+	shared = rate(VUR_USER_WR_SEND, 64, secs);
+	use_srq = false;
+	qa = qa1;
+	qb = qb1;
+	printf("64 B SEND message rate: own receive queue %.0f/s, through an SRQ %.0f/s (%.2fx)\n",
+			own, shared, shared / own);
+}
+
+/*
+ * RC FETCH_AND_ADD on one 8-byte word of b's: the rate with DEPTH in
+ * flight (each a round trip the responder answers from its atomic
+ * resources) and the round trip of one at a time, beside the 8 B SEND's.
+ */
+static void
+atomics(double secs)
+{
+	struct vur_user_qp_attr at = {
+		.qp_state = VUR_USER_QPS_RTS,
+		.qp_access_flags = VUR_USER_ACCESS_LOCAL_WRITE | VUR_USER_ACCESS_REMOTE_WRITE |
+				VUR_USER_ACCESS_REMOTE_READ | VUR_USER_ACCESS_REMOTE_ATOMIC,
+	};
+	struct vur_user_sge s;
+	struct vur_user_send_wr q;
+	static double rtt[LAT_N];
+	double r;
+
+	snprintf(figure, sizeof(figure), "RC FETCH_AND_ADD");
+	if (vur_user_modify_qp(b.d, qb, &at, VUR_USER_QP_STATE | VUR_USER_QP_ACCESS_FLAGS) < 0)
+		fail("b's QP takes no REMOTE_ATOMIC");
+	/* the last 4 KiB page of b's buffer, 8-byte aligned */
+	memset(b.buf + BUF_LEN - 4096, 0, 4096);
+	if (vur_user_reg_mr(b.d, b.pdn, VUR_USER_ACCESS_LOCAL_WRITE | VUR_USER_ACCESS_REMOTE_ATOMIC,
+			    b.buf + BUF_LEN - 4096, 4096, WORD_IOVA, &b_word) < 0)
+		fail("no MR with REMOTE_ATOMIC");
+	r = rate(VUR_USER_WR_ATOMIC_FETCH_AND_ADD, 8, secs);
+	for (int i = 0; i < LAT_N; i++) {
+		double t0 = now_s();
+
+		s = rdma_sge(&a, a_word - a.addr, 8);
+		q = rdma_req(1, VUR_USER_WR_ATOMIC_FETCH_AND_ADD, VUR_USER_SEND_SIGNALED, &s, 1);
+		q.atomic.remote_addr = WORD_IOVA;
+		q.atomic.rkey = b_word.rkey;
+		q.atomic.compare_add = 1;
+		posted(rdma_post_send(&a, qa, &q), "an atomic");
+		cqes(&a, 1);
+		rtt[i] = (now_s() - t0) * 1e6;
+	}
+	qsort(rtt, LAT_N, sizeof(rtt[0]), cmp_double);
+	printf("RC FETCH_AND_ADD: %.0f/s with %d in flight; round trip p50 %.1f us, p99 %.1f us\n",
+			r, DEPTH, rtt[LAT_N / 2], rtt[LAT_N * 99 / 100]);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -329,10 +435,11 @@ main(int argc, char **argv)
 
 	if (argc < 3 ||
 			(!all && strcmp(what, "bw") != 0 && strcmp(what, "rate") != 0 &&
-					strcmp(what, "rtt") != 0)) {
+					strcmp(what, "rtt") != 0 && strcmp(what, "srq") != 0 &&
+					strcmp(what, "atomic") != 0)) {
 		fprintf(stderr,
 				"usage: %s SOCKET0 SOCKET1 [SECONDS_PER_FIGURE "
-				"[all|bw|rate|rtt]]\n",
+				"[all|bw|rate|rtt|srq|atomic]]\n",
 				argv[0]);
 		return 2;
 	}
@@ -345,12 +452,17 @@ main(int argc, char **argv)
 		fprintf(stderr, "rdma_bench: cannot set the two devices up\n");
 		return 1;
 	}
+	a_word = a.addr + BUF_LEN - 8;
 	if (all || strcmp(what, "bw") == 0)
 		bandwidth(secs);
 	if (all || strcmp(what, "rate") == 0)
 		message_rate(secs);
 	if (all || strcmp(what, "rtt") == 0)
 		round_trips();
+	if (all || strcmp(what, "srq") == 0)
+		srq_rate(secs);
+	if (all || strcmp(what, "atomic") == 0)
+		atomics(secs);
 	vur_user_close(a.d);
 	vur_user_close(b.d);
 	return 0;
