@@ -68,6 +68,18 @@ setup(bool rfc2, uint32_t max_pd)
 	TAP_CHECK(vur_rdma_dev_init(&rd, "test", &l, &env) == 0);
 }
 
+/* CREATE_PD, RoCE negotiated: it succeeds; the PD number as the ack has it (little endian). */
+static uint32_t
+create_pd(void)
+{
+	uint32_t pdn;
+
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_PD, NULL, 0, 5, F_ROCE) ==
+			VIRTIO_NET_OK);
+	memcpy(&pdn, in + 1, 4);
+	return pdn;
+}
+
 static void
 query_device_and_port(void)
 {
@@ -191,9 +203,7 @@ every_command_and_page_list_length(void)
 			VIRTIO_NET_ERR);
 	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_NR_CMDS, NULL, 0, 1, F_ROCE) ==
 			VIRTIO_NET_ERR);
-	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_PD, NULL, 0, 5, F_ROCE) ==
-			VIRTIO_NET_OK);
-	memcpy(&pdn, in + 1, 4);
+	pdn = create_pd();
 	memset(&r, 0, sizeof(r));
 	r.c.pdn = pdn;
 	r.c.virt_addr = rte_cpu_to_le_64(0x1ff0);
@@ -228,9 +238,7 @@ alloc_mr_command(void)
 	uint32_t pdn;
 
 	setup(false, 2);
-	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_PD, NULL, 0, 5, F_ROCE) ==
-			VIRTIO_NET_OK);
-	memcpy(&pdn, in + 1, 4);
+	pdn = create_pd();
 	c.pdn = pdn;
 	c.max_num_sg = rte_cpu_to_le_32(16);
 	/* ROCE-DEV-CTRL-4, -5: the lengths */
@@ -286,9 +294,7 @@ remote_atomic_mrs(void)
 	uint32_t pdn;
 
 	setup(false, 2);
-	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_PD, NULL, 0, 5, F_ROCE) ==
-			VIRTIO_NET_OK);
-	memcpy(&pdn, in + 1, 4);
+	pdn = create_pd();
 	memset(&r, 0, sizeof(r));
 	r.c.pdn = pdn;
 	r.c.virt_addr = rte_cpu_to_le_64(0x1000);
@@ -336,9 +342,7 @@ alloc_mw_command(void)
 	uint32_t pdn;
 
 	setup(false, 2);
-	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_PD, NULL, 0, 5, F_ROCE) ==
-			VIRTIO_NET_OK);
-	memcpy(&pdn, in + 1, 4);
+	pdn = create_pd();
 	c.pdn = pdn;
 	c.type = VIRTIO_IB_MW_TYPE_1;
 	/* ROCE-DEV-CTRL-4, -5: the lengths */
@@ -406,9 +410,7 @@ alloc_mw_command(void)
 	memcpy(&qd, in + 1, sizeof(qd));
 	TAP_CHECK(!(rte_le_to_cpu_64(qd.device_cap_flags) & VIRTIO_IB_DEVICE_MEM_WINDOW));
 	TAP_CHECK(qd.max_mw == 0);
-	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_PD, NULL, 0, 5, F_ROCE) ==
-			VIRTIO_NET_OK);
-	memcpy(&pdn, in + 1, 4);
+	pdn = create_pd();
 	c.pdn = pdn;
 	c.type = VIRTIO_IB_MW_TYPE_1;
 	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_ALLOC_MW, &c, sizeof(c),
@@ -429,9 +431,7 @@ srq_commands(void)
 	__le32 pdn;
 
 	setup(false, 1);
-	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_PD, NULL, 0, 5, F_ROCE) ==
-			VIRTIO_NET_OK);
-	memcpy(&pdn, in + 1, 4);
+	pdn = create_pd();
 	memset(&c, 0, sizeof(c));
 	c.pdn = pdn;
 	c.max_wr = rte_cpu_to_le_32(16);

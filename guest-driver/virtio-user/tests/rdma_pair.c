@@ -142,3 +142,39 @@ rdma_post_recv(struct rdma_ep *e, uint32_t qpn, uint64_t wr_id, const struct vur
 
 	return vur_user_post_recv(e->d, qpn, &wr, 1, NULL);
 }
+
+int
+rdma_post_inv(struct rdma_ep *e, uint32_t qpn, uint8_t opcode, uint32_t key, uint64_t wr_id,
+		const struct vur_user_sge *s)
+{
+	struct vur_user_send_wr q = {
+		.wr_id = wr_id,
+		.opcode = opcode,
+		.send_flags = VUR_USER_SEND_SIGNALED,
+		.sg_list = s,
+		.num_sge = s != NULL ? 1 : 0,
+	};
+
+	q.inv.invalidate_rkey = key;
+	return vur_user_post_send(e->d, qpn, &q, 1, NULL);
+}
+
+int
+rdma_post_rdma(struct rdma_ep *e, uint32_t qpn, uint8_t opcode, uint64_t off, uint32_t len,
+		uint64_t va, uint32_t rkey, uint64_t wr_id)
+{
+	struct vur_user_sge s = rdma_sge(e, off, len);
+	struct vur_user_send_wr q = rdma_req(wr_id, opcode, VUR_USER_SEND_SIGNALED, &s, 1);
+
+	q.rdma.remote_addr = va;
+	q.rdma.rkey = rkey;
+	return rdma_post_send(e, qpn, &q);
+}
+
+int
+rdma_qp_state(struct rdma_ep *e, uint32_t qpn)
+{
+	struct vur_user_qp_attr at;
+
+	return vur_user_query_qp(e->d, qpn, 0, &at) == 0 ? at.qp_state : -1;
+}

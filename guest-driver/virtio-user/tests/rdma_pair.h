@@ -50,4 +50,18 @@ int rdma_post_send(struct rdma_ep *e, uint32_t qpn, const struct vur_user_send_w
 int rdma_post_recv(struct rdma_ep *e, uint32_t qpn, uint64_t wr_id, const struct vur_user_sge *sg,
 		uint32_t n);
 
+/*
+ * A signaled invalidation of @key: LOCAL_INV, or SEND_WITH_INV of the one
+ * element at @s (NULL: none).
+ */
+int rdma_post_inv(struct rdma_ep *e, uint32_t qpn, uint8_t opcode, uint32_t key, uint64_t wr_id,
+		const struct vur_user_sge *s);
+
+/* A signaled RDMA WRITE or READ of @len bytes at @off of @e's buffer, to @va of @rkey. */
+int rdma_post_rdma(struct rdma_ep *e, uint32_t qpn, uint8_t opcode, uint64_t off, uint32_t len,
+		uint64_t va, uint32_t rkey, uint64_t wr_id);
+
+/* The state of @e's QP @qpn, or -1 if QUERY_QP fails. */
+int rdma_qp_state(struct rdma_ep *e, uint32_t qpn);
+
 #endif /* VUSER_TEST_RDMA_PAIR_H */

@@ -14,25 +14,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "admin.h"
-#include "child.h"
 #include "device.h"
+#include "rdma_e2e.h"
 #include "rdma_pair.h"
 #include "tap.h"
 #include "telemetry.h"
 #include "vur_user.h"
 #include "vur_verbs.h"
 
-#define WAIT_MS  10000
 #define BUF_LEN  (34u << 20) /* two halves, each room for a 16 MiB message */
 #define MEM_SIZE (40u << 20)
 
-static const char *backend_bin;
-static const char *const *eal_args; /* more EAL arguments for the backend, or NULL */
-static struct child backend;
+static struct rdma_e2e e2e;
 
 static struct rdma_ep a, b;
 
@@ -42,15 +38,6 @@ log_hook(void *arg, int level, const char *msg)
 	(void)arg;
 	if (level <= 4)
 		printf("# log %d: %s\n", level, msg);
-}
-
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* Post @q with @n elements at @s. */
@@ -63,63 +50,12 @@ post(struct rdma_ep *e, uint32_t qpn, struct vur_user_send_wr *q, const struct v
 	return rdma_post_send(e, qpn, q);
 }
 
-/* The next CQE of @e's CQ within WAIT_MS: 1, or 0 on timeout. */
-static int
-next_cqe(struct rdma_ep *e, struct vur_user_wc *wc)
-{
-	uint64_t end = now_ms() + WAIT_MS;
-	int n;
-
-	do {
-		n = vur_user_poll_cq(e->d, e->cqn, wc, 1);
-		if (n != 0)
-			return n;
-		poll(NULL, 0, 1);
-	} while (now_ms() < end);
-	return 0;
-}
-
-/* Nothing more within @ms. */
-static bool
-no_cqe(struct rdma_ep *e, int ms)
-{
-	struct vur_user_wc wc;
-
-	poll(NULL, 0, ms);
-	return vur_user_poll_cq(e->d, e->cqn, &wc, 1) == 0;
-}
-
+/* This test's data pattern, the one its checks were written with. */
 static void
 fill(uint8_t *p, size_t len, uint32_t seed)
 {
-	for (size_t i = 0; i < len; i++)
-		p[i] = (uint8_t)((i * 131 + seed) ^ (i >> 8));
+	rdma_fill_pattern(p, len, seed, 131, 8);
 }
-
-static bool
-expect_cqe(struct rdma_ep *e, uint64_t wr_id, uint8_t status, uint8_t opcode, uint32_t byte_len,
-		uint32_t qpn, int line)
-{
-	struct vur_user_wc wc;
-
-	if (next_cqe(e, &wc) != 1) {
-		printf("# line %d: no CQE for wr_id %#lx\n", line, (unsigned long)wr_id);
-		tap_case_failed = 1;
-		return false;
-	}
-	if (wc.wr_id != wr_id || wc.status != status ||
-			(status == 0 && (wc.opcode != opcode || wc.byte_len != byte_len)) ||
-			wc.qp_num != qpn) {
-		printf("# line %d: CQE wr_id %#lx status %u opcode %u len %u qp %u, want %#lx %u "
-		       "%u %u %u\n",
-				line, (unsigned long)wc.wr_id, wc.status, wc.opcode, wc.byte_len,
-				wc.qp_num, (unsigned long)wr_id, status, opcode, byte_len, qpn);
-		tap_case_failed = 1;
-		return false;
-	}
-	return true;
-}
-#define EXPECT_CQE(e, id, st, op, len, qpn) expect_cqe(e, id, st, op, len, qpn, __LINE__)
 
 static uint64_t counter(struct rdma_ep *e, const char *name);
 static uint64_t qp_counter(struct rdma_ep *e, uint32_t qpn, const char *name);
@@ -138,47 +74,20 @@ send_checked(uint32_t qa, uint32_t qb, uint32_t len, uint64_t id, uint32_t seed)
 	memset(b.buf, 0, len);
 	TAP_EQ(rdma_post_recv(&b, qb, id + 1, &r, 1), 0);
 	TAP_EQ(rdma_post_send(&a, qa, &q), 0);
-	EXPECT_CQE(&a, id, 0, VUR_USER_WC_SEND, len, qa);
-	EXPECT_CQE(&b, id + 1, 0, VUR_USER_WC_RECV, len, qb);
+	EXPECT_CQE_ON(&a, id, 0, VUR_USER_WC_SEND, len, qa);
+	EXPECT_CQE_ON(&b, id + 1, 0, VUR_USER_WC_RECV, len, qb);
 	TAP_CHECK(memcmp(a.buf, b.buf, len) == 0);
-}
-
-static int
-open_ep(struct rdma_ep *e, unsigned int sock, uint8_t last_octet)
-{
-	char path[128];
-
-	child_sock(&backend, sock, path, sizeof(path));
-	return rdma_ep_open(e, path, last_octet, BUF_LEN, MEM_SIZE);
 }
 
 static void
 devices_open(void)
 {
-	const struct child_opts o = { .eal_args = eal_args, .n_sockets = 2 };
-	int ret = child_start(&backend, backend_bin, &o);
-
-	if (ret == 0)
-		ret = child_wait_socket(&backend, WAIT_MS);
-	TAP_EQ(ret, 0);
-	if (ret < 0)
+	if (!rdma_e2e_start(&e2e, &a, &b, BUF_LEN, MEM_SIZE))
 		return;
-	TAP_EQ(open_ep(&a, 0, 1), 0);
-	TAP_EQ(open_ep(&b, 1, 2), 0);
 	TAP_EQ(rdma_create_qp(&a, VUR_USER_QPT_RC, &a.qpn), 0);
 	TAP_EQ(rdma_create_qp(&b, VUR_USER_QPT_RC, &b.qpn), 0);
 	TAP_EQ(rdma_connect_qp(&a, a.qpn, VUR_USER_QPT_RC, &b, b.qpn, 7, 14, 7), 0);
 	TAP_EQ(rdma_connect_qp(&b, b.qpn, VUR_USER_QPT_RC, &a, a.qpn, 7, 14, 7), 0);
-}
-
-static bool
-ready(void)
-{
-	if (a.d == NULL || b.d == NULL) {
-		tap_case_failed = 1;
-		return false;
-	}
-	return true;
 }
 
 /* ROCE-DEV-SEND-4, WR-7, CQE-1..3: SEND at sizes around the MTU, one and many s/g elements. */
@@ -189,7 +98,7 @@ rc_send(void)
 	struct vur_user_sge s[3], r[2];
 	struct vur_user_send_wr q;
 
-	if (!ready())
+	if (!rdma_e2e_ready(&a, &b))
 		return;
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		uint32_t len = sizes[i], h = len / 2;
@@ -205,8 +114,8 @@ rc_send(void)
 		s[2] = rdma_sge(&a, len / 3, len - len / 3);
 		q = rdma_req(0x200 + i, VUR_USER_WR_SEND, VUR_USER_SEND_SIGNALED, NULL, 0);
 		TAP_EQ(post(&a, a.qpn, &q, s, 3), 0);
-		EXPECT_CQE(&b, 0x100 + i, 0, VUR_USER_WC_RECV, len, b.qpn);
-		EXPECT_CQE(&a, 0x200 + i, 0, VUR_USER_WC_SEND, len, a.qpn);
+		EXPECT_CQE_ON(&b, 0x100 + i, 0, VUR_USER_WC_RECV, len, b.qpn);
+		EXPECT_CQE_ON(&a, 0x200 + i, 0, VUR_USER_WC_SEND, len, a.qpn);
 		TAP_CHECK(memcmp(a.buf, b.buf, len) == 0);
 		TAP_CHECK(b.buf[len] == 0xee); /* nothing beyond the message */
 	}
@@ -221,7 +130,7 @@ rc_write_read(void)
 	struct vur_user_sge s[2];
 	struct vur_user_send_wr q;
 
-	if (!ready())
+	if (!rdma_e2e_ready(&a, &b))
 		return;
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		uint32_t len = sizes[i];
@@ -235,7 +144,7 @@ rc_write_read(void)
 		q.rdma.remote_addr = b.addr + far;
 		q.rdma.rkey = b.mr.rkey;
 		TAP_EQ(post(&a, a.qpn, &q, s, 2), 0);
-		EXPECT_CQE(&a, 0x300 + i, 0, VUR_USER_WC_RDMA_WRITE, len, a.qpn);
+		EXPECT_CQE_ON(&a, 0x300 + i, 0, VUR_USER_WC_RDMA_WRITE, len, a.qpn);
 		TAP_CHECK(memcmp(a.buf, b.buf + far, len) == 0);
 		/* READ it back b -> a, into another place of a */
 		memset(a.buf + far, 0, len);
@@ -245,7 +154,7 @@ rc_write_read(void)
 		q.rdma.remote_addr = b.addr + far;
 		q.rdma.rkey = b.mr.rkey;
 		TAP_EQ(post(&a, a.qpn, &q, s, 2), 0);
-		EXPECT_CQE(&a, 0x400 + i, 0, VUR_USER_WC_RDMA_READ, len, a.qpn);
+		EXPECT_CQE_ON(&a, 0x400 + i, 0, VUR_USER_WC_RDMA_READ, len, a.qpn);
 		TAP_CHECK(memcmp(a.buf, a.buf + far, len) == 0);
 	}
 	/* WRITE with immediate: a receive WR completes with the immediate, no s/g used */
@@ -260,14 +169,14 @@ rc_write_read(void)
 	{
 		struct vur_user_wc wc;
 
-		TAP_EQ(next_cqe(&b, &wc), 1);
+		TAP_EQ(rdma_next_cqe(&b, &wc), 1);
 		TAP_EQ(wc.wr_id, 0x500);
 		TAP_EQ(wc.opcode, VUR_USER_WC_RECV_RDMA_WITH_IMM);
 		TAP_EQ(wc.byte_len, 5000);
 		TAP_EQ(be32toh(wc.imm_data), 0xfeedbeef);
 		TAP_EQ(wc.wc_flags, VUR_USER_WC_WITH_IMM);
 	}
-	EXPECT_CQE(&a, 0x501, 0, VUR_USER_WC_RDMA_WRITE, 5000, a.qpn);
+	EXPECT_CQE_ON(&a, 0x501, 0, VUR_USER_WC_RDMA_WRITE, 5000, a.qpn);
 	TAP_CHECK(memcmp(a.buf, b.buf + far, 5000) == 0);
 }
 
@@ -280,7 +189,7 @@ rc_inline_imm_unsignaled(void)
 	struct vur_user_wc wc;
 	uint8_t data[512];
 
-	if (!ready())
+	if (!rdma_e2e_ready(&a, &b))
 		return;
 	TAP_EQ(rdma_post_recv(&b, b.qpn, 0x600, &r, 1), 0);
 	q = rdma_req(0x601, VUR_USER_WR_SEND_WITH_IMM,
@@ -291,17 +200,17 @@ rc_inline_imm_unsignaled(void)
 	q.inline_len = sizeof(data);
 	q.imm_data = htobe32(0x01020304);
 	TAP_EQ(post(&a, a.qpn, &q, NULL, 0), 0);
-	TAP_EQ(next_cqe(&b, &wc), 1);
+	TAP_EQ(rdma_next_cqe(&b, &wc), 1);
 	TAP_EQ(wc.byte_len, 512);
 	TAP_EQ(be32toh(wc.imm_data), 0x01020304);
 	TAP_CHECK(memcmp(b.buf, data, 512) == 0);
-	EXPECT_CQE(&a, 0x601, 0, VUR_USER_WC_SEND, 512, a.qpn);
+	EXPECT_CQE_ON(&a, 0x601, 0, VUR_USER_WC_SEND, 512, a.qpn);
 	/* unsignaled: no CQE, the buffer still comes back used */
 	TAP_EQ(rdma_post_recv(&b, b.qpn, 0x602, &r, 1), 0);
 	q = rdma_req(0x603, VUR_USER_WR_SEND, 0, NULL, 0);
 	TAP_EQ(post(&a, a.qpn, &q, NULL, 0), 0);
-	EXPECT_CQE(&b, 0x602, 0, VUR_USER_WC_RECV, 0, b.qpn);
-	TAP_CHECK(no_cqe(&a, 50));
+	EXPECT_CQE_ON(&b, 0x602, 0, VUR_USER_WC_RECV, 0, b.qpn);
+	TAP_CHECK(rdma_no_cqe(&a, 50));
 }
 
 /* UD (and the GRH before the message), ROCE-DEV-UD-3, -4, -5. */
@@ -314,7 +223,7 @@ ud_send(void)
 	struct vur_user_send_wr q;
 	struct vur_user_wc wc;
 
-	if (!ready())
+	if (!rdma_e2e_ready(&a, &b))
 		return;
 	TAP_EQ(rdma_create_qp(&a, VUR_USER_QPT_UD, &qa), 0);
 	TAP_EQ(rdma_create_qp(&b, VUR_USER_QPT_UD, &qb), 0);
@@ -331,8 +240,8 @@ ud_send(void)
 	q.ud.ah = ah;
 	q.imm_data = htobe32(42);
 	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
-	EXPECT_CQE(&a, 0x701, 0, VUR_USER_WC_SEND, 1024, qa);
-	TAP_EQ(next_cqe(&b, &wc), 1);
+	EXPECT_CQE_ON(&a, 0x701, 0, VUR_USER_WC_SEND, 1024, qa);
+	TAP_EQ(rdma_next_cqe(&b, &wc), 1);
 	TAP_EQ(wc.wr_id, 0x700);
 	TAP_EQ(wc.byte_len, 40 + 1024);
 	TAP_EQ(wc.src_qp, qa);
@@ -346,8 +255,8 @@ ud_send(void)
 	q.wr_id = 0x703;
 	q.ud.remote_qkey = 0x22222222;
 	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
-	EXPECT_CQE(&a, 0x703, 0, VUR_USER_WC_SEND, 1024, qa);
-	TAP_CHECK(no_cqe(&b, 50));
+	EXPECT_CQE_ON(&a, 0x703, 0, VUR_USER_WC_SEND, 1024, qa);
+	TAP_CHECK(rdma_no_cqe(&b, 50));
 	q.wr_id = 0x704;
 	q.ud.remote_qkey = 0x80000000;
 	TAP_EQ(vur_user_modify_qp(a.d, qa,
@@ -356,13 +265,13 @@ ud_send(void)
 			       VUR_USER_QP_QKEY),
 			0);
 	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
-	EXPECT_CQE(&a, 0x704, 0, VUR_USER_WC_SEND, 1024, qa);
-	EXPECT_CQE(&b, 0x702, 0, VUR_USER_WC_RECV, 40 + 1024, qb);
+	EXPECT_CQE_ON(&a, 0x704, 0, VUR_USER_WC_SEND, 1024, qa);
+	EXPECT_CQE_ON(&b, 0x702, 0, VUR_USER_WC_RECV, 40 + 1024, qb);
 	/* longer than the port MTU: LOC_LEN_ERR (UD-2), the QP to SQE (QPS-8) */
 	s = rdma_sge(&a, 0, 1025);
 	q.wr_id = 0x705;
 	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
-	EXPECT_CQE(&a, 0x705, VUR_USER_WC_LOC_LEN_ERR, VUR_USER_WC_SEND, 0, qa);
+	EXPECT_CQE_ON(&a, 0x705, VUR_USER_WC_LOC_LEN_ERR, VUR_USER_WC_SEND, 0, qa);
 }
 
 /* UC: SEND and WRITE, no ACKs; the WR completes once sent. */
@@ -381,8 +290,8 @@ uc_whole_messages(uint32_t qa, uint32_t qb)
 
 	TAP_EQ(rdma_post_recv(&a, qa, 0x804, &ra, 1), 0);
 	TAP_EQ(rdma_post_send(&b, qb, &q), 0);
-	EXPECT_CQE(&b, 0x805, 0, VUR_USER_WC_SEND, 64, qb);
-	EXPECT_CQE(&a, 0x804, 0, VUR_USER_WC_RECV, 64, qa);
+	EXPECT_CQE_ON(&b, 0x805, 0, VUR_USER_WC_SEND, 64, qb);
+	EXPECT_CQE_ON(&a, 0x804, 0, VUR_USER_WC_RECV, 64, qa);
 	frames = counter(&b, "eth_roce_rx");
 	pkts = qp_counter(&b, qb, "rx_pkts");
 	send_checked(qa, qb, 3000, 0x806, 4);
@@ -397,7 +306,7 @@ uc_send_write(void)
 	struct vur_user_sge s = rdma_sge(&a, 0, 3000);
 	struct vur_user_send_wr q;
 
-	if (!ready())
+	if (!rdma_e2e_ready(&a, &b))
 		return;
 	TAP_EQ(rdma_create_qp(&a, VUR_USER_QPT_UC, &qa), 0);
 	TAP_EQ(rdma_create_qp(&b, VUR_USER_QPT_UC, &qb), 0);
@@ -409,7 +318,7 @@ uc_send_write(void)
 	q.rdma.remote_addr = b.addr + 8192;
 	q.rdma.rkey = b.mr.rkey;
 	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
-	EXPECT_CQE(&a, 0x802, 0, VUR_USER_WC_RDMA_WRITE, 3000, qa);
+	EXPECT_CQE_ON(&a, 0x802, 0, VUR_USER_WC_RDMA_WRITE, 3000, qa);
 	/* no ACK says when it landed: wait for the bytes */
 	for (int i = 0; i < 1000 && memcmp(a.buf, b.buf + 8192, 3000) != 0; i++)
 		poll(NULL, 0, 1);
@@ -418,7 +327,7 @@ uc_send_write(void)
 	/* READ is not a UC operation (READ-1) */
 	q = rdma_req(0x803, VUR_USER_WR_RDMA_READ, VUR_USER_SEND_SIGNALED, NULL, 0);
 	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
-	EXPECT_CQE(&a, 0x803, VUR_USER_WC_LOC_QP_OP_ERR, VUR_USER_WC_RDMA_READ, 0, qa);
+	EXPECT_CQE_ON(&a, 0x803, VUR_USER_WC_LOC_QP_OP_ERR, VUR_USER_WC_RDMA_READ, 0, qa);
 }
 
 /* Two QPs of one device: the packets never leave it. */
@@ -429,7 +338,7 @@ rc_loopback(void)
 	struct vur_user_sge r = rdma_sge(&a, 8192, 2000), s = rdma_sge(&a, 0, 2000);
 	struct vur_user_send_wr q;
 
-	if (!ready())
+	if (!rdma_e2e_ready(&a, &b))
 		return;
 	TAP_EQ(rdma_create_qp(&a, VUR_USER_QPT_RC, &q1), 0);
 	TAP_EQ(rdma_create_qp(&a, VUR_USER_QPT_RC, &q2), 0);
@@ -444,37 +353,11 @@ rc_loopback(void)
 		int got = 0;
 
 		for (int i = 0; i < 2; i++)
-			got += next_cqe(&a, &wc[i]);
+			got += rdma_next_cqe(&a, &wc[i]);
 		TAP_EQ(got, 2);
 		TAP_EQ(wc[0].status + wc[1].status, 0);
 	}
 	TAP_CHECK(memcmp(a.buf, a.buf + 8192, 2000) == 0);
-}
-
-/* A fresh connected RC pair between a and b. */
-static bool
-rc_pair(uint32_t *qa, uint32_t *qb, uint8_t rnr_retry, uint8_t timeout, uint8_t retry_cnt)
-{
-	int ret = rdma_create_qp(&a, VUR_USER_QPT_RC, qa);
-
-	if (ret == 0)
-		ret = rdma_create_qp(&b, VUR_USER_QPT_RC, qb);
-	if (ret == 0)
-		ret = rdma_connect_qp(
-				&a, *qa, VUR_USER_QPT_RC, &b, *qb, rnr_retry, timeout, retry_cnt);
-	if (ret == 0)
-		ret = rdma_connect_qp(
-				&b, *qb, VUR_USER_QPT_RC, &a, *qa, rnr_retry, timeout, retry_cnt);
-	TAP_EQ(ret, 0);
-	return ret == 0;
-}
-
-static int
-qp_state(struct rdma_ep *e, uint32_t qpn)
-{
-	struct vur_user_qp_attr at;
-
-	return vur_user_query_qp(e->d, qpn, 0, &at) == 0 ? at.qp_state : -1;
 }
 
 static uint64_t
@@ -484,7 +367,7 @@ counter(struct rdma_ep *e, const char *name)
 	uint64_t v = 0;
 
 	snprintf(cmd, sizeof(cmd), "/vur/device,%s", e->path);
-	if (telemetry_query(backend.prefix, cmd, json, sizeof(json)) < 0 ||
+	if (telemetry_query(e2e.backend.prefix, cmd, json, sizeof(json)) < 0 ||
 			telemetry_field(json, name, &v) < 0)
 		return UINT64_MAX;
 	return v;
@@ -518,7 +401,7 @@ qp_counter(struct rdma_ep *e, uint32_t qpn, const char *name)
 	uint64_t v = 0;
 
 	snprintf(cmd, sizeof(cmd), "/vur/qps,%s,%u", e->path, qpn);
-	if (telemetry_query(backend.prefix, cmd, json, sizeof(json)) < 0)
+	if (telemetry_query(e2e.backend.prefix, cmd, json, sizeof(json)) < 0)
 		return UINT64_MAX;
 	q = qp_entry(json, qpn);
 	if (q == NULL || telemetry_field(q, name, &v) < 0)
@@ -565,9 +448,9 @@ coalesced_acks(uint32_t qa, uint32_t qb)
 	TAP_EQ(vur_user_post_recv(b.d, qb, rq, 8, NULL), 0);
 	TAP_EQ(vur_user_post_send(a.d, qa, q, 8, NULL), 0);
 	for (int i = 0; i < 8; i++)
-		EXPECT_CQE(&b, 0xe00 + i, 0, VUR_USER_WC_RECV, 64, qb);
+		EXPECT_CQE_ON(&b, 0xe00 + i, 0, VUR_USER_WC_RECV, 64, qb);
 	for (int i = 0; i < 8; i++)
-		EXPECT_CQE(&a, 0xd00 + i, 0, VUR_USER_WC_SEND, 64, qa);
+		EXPECT_CQE_ON(&a, 0xd00 + i, 0, VUR_USER_WC_SEND, 64, qa);
 	acks = qp_counter(&b, qb, "tx_pkts") - acks;
 	TAP_CHECK(acks >= 1 && acks < 8);
 	TAP_EQ(qp_counter(&a, qa, "rx_pkts") - got, acks);
@@ -588,14 +471,14 @@ qp_counters(void)
 	uint64_t dev_tx;
 	uint32_t qa, qb;
 
-	if (!ready() || !rc_pair(&qa, &qb, 7, 14, 7))
+	if (!rdma_e2e_ready(&a, &b) || !rdma_rc_pair(&a, &b, &qa, &qb))
 		return;
 	TAP_EQ(qp_counter(&a, qa, "tx_pkts"), 0);
 	TAP_EQ(qp_counter(&b, qb, "rx_pkts"), 0);
 	TAP_EQ(rdma_post_recv(&b, qb, 0xc00, &r, 1), 0);
 	TAP_EQ(rdma_post_send(&a, qa, &q), 0);
-	EXPECT_CQE(&b, 0xc00, 0, VUR_USER_WC_RECV, 5000, qb);
-	EXPECT_CQE(&a, 0xc01, 0, VUR_USER_WC_SEND, 5000, qa);
+	EXPECT_CQE_ON(&b, 0xc00, 0, VUR_USER_WC_RECV, 5000, qb);
+	EXPECT_CQE_ON(&a, 0xc01, 0, VUR_USER_WC_SEND, 5000, qa);
 	/* the requester's packets (a retransmission would add to both) */
 	TAP_CHECK(qp_counter(&a, qa, "tx_pkts") >= 5);
 	TAP_CHECK(qp_counter(&a, qa, "tx_bytes") >= 5000);
@@ -613,7 +496,7 @@ qp_counters(void)
 	TAP_EQ(qp_counter(&a, qa, "retx_bytes"), 0);
 	/* the whole device's list too (one QP: /vur/qps,PATH,QPN) */
 	snprintf(params, sizeof(params), "/vur/qps,%s", b.path);
-	TAP_CHECK(telemetry_query(backend.prefix, params, reply, sizeof(reply)) > 0);
+	TAP_CHECK(telemetry_query(e2e.backend.prefix, params, reply, sizeof(reply)) > 0);
 	snprintf(want, sizeof(want), "\"%u\":{", qb);
 	TAP_CHECK(strstr(reply, want) != NULL);
 	/* the device counts at least what its QPs do */
@@ -621,7 +504,7 @@ qp_counters(void)
 	TAP_CHECK(dev_tx != UINT64_MAX && dev_tx >= qp_counter(&a, qa, "tx_pkts"));
 	/* the same through the admin RPC, with type and state */
 	snprintf(params, sizeof(params), "{\"device\": \"%s\"}", b.path);
-	TAP_EQ(admin_call(backend.admin, "get_qps", params, reply, sizeof(reply)), 0);
+	TAP_EQ(admin_call(e2e.backend.admin, "get_qps", params, reply, sizeof(reply)), 0);
 	/* (the reply is compact JSON) */
 	snprintf(want, sizeof(want), "\"qpn\":%u", qb);
 	TAP_CHECK(strstr(reply, want) != NULL);
@@ -629,12 +512,12 @@ qp_counters(void)
 	TAP_CHECK(strstr(reply, "\"state\":\"RTS\"") != NULL);
 	TAP_CHECK(strstr(reply, "\"rx_bytes\":5000") != NULL);
 	/* unknown device: telemetry answers null, the RPC -ENODEV */
-	TAP_CHECK(telemetry_query(backend.prefix, "/vur/qps,/nonexistent", reply, sizeof(reply)) >
-			0);
+	TAP_CHECK(telemetry_query(e2e.backend.prefix, "/vur/qps,/nonexistent", reply,
+				  sizeof(reply)) > 0);
 	TAP_CHECK(strstr(reply, "null") != NULL);
-	TAP_CHECK(telemetry_query(backend.prefix, "/vur/qps", reply, sizeof(reply)) > 0);
+	TAP_CHECK(telemetry_query(e2e.backend.prefix, "/vur/qps", reply, sizeof(reply)) > 0);
 	TAP_CHECK(strstr(reply, "null") != NULL);
-	TAP_EQ(admin_call(backend.admin, "get_qps", "{\"device\": \"/nonexistent\"}", reply,
+	TAP_EQ(admin_call(e2e.backend.admin, "get_qps", "{\"device\": \"/nonexistent\"}", reply,
 			       sizeof(reply)),
 			-EREMOTEIO);
 	TAP_CHECK(strstr(reply, "-19") != NULL);
@@ -656,7 +539,7 @@ rnr_then_success(void)
 			rdma_req(0xa01, VUR_USER_WR_SEND, VUR_USER_SEND_SIGNALED, NULL, 0);
 	uint64_t waits;
 
-	if (!ready() || !rc_pair(&qa, &qb, 7, 14, 7))
+	if (!rdma_e2e_ready(&a, &b) || !rdma_rc_pair(&a, &b, &qa, &qb))
 		return;
 	waits = counter(&a, "rdma_rnr_waits");
 	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
@@ -664,8 +547,8 @@ rnr_then_success(void)
 	TAP_CHECK(counter(&a, "rdma_rnr_waits") > waits);
 	TAP_CHECK(counter(&b, "rdma_rnr_nak_sent") > 0);
 	TAP_EQ(rdma_post_recv(&b, qb, 0xa00, &r, 1), 0);
-	EXPECT_CQE(&b, 0xa00, 0, VUR_USER_WC_RECV, 100, qb);
-	EXPECT_CQE(&a, 0xa01, 0, VUR_USER_WC_SEND, 100, qa);
+	EXPECT_CQE_ON(&b, 0xa00, 0, VUR_USER_WC_RECV, 100, qb);
+	EXPECT_CQE_ON(&a, 0xa01, 0, VUR_USER_WC_SEND, 100, qa);
 }
 
 /* ROCE-DEV-SEND-8, QPS-7: rnr_retry exhausted completes with RNR_RETRY_EXC_ERR, QP to ERR. */
@@ -677,16 +560,16 @@ rnr_retry_exhausted(void)
 	struct vur_user_send_wr q =
 			rdma_req(0xb01, VUR_USER_WR_SEND, VUR_USER_SEND_SIGNALED, NULL, 0);
 
-	if (!ready() || !rc_pair(&qa, &qb, 2, 14, 7))
+	if (!rdma_e2e_ready(&a, &b) || !rdma_rc_pair_retry(&a, &b, &qa, &qb, 2, 14, 7))
 		return;
 	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
 	q.wr_id = 0xb02;
 	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
-	EXPECT_CQE(&a, 0xb01, VUR_USER_WC_RNR_RETRY_EXC_ERR, VUR_USER_WC_SEND, 0, qa);
+	EXPECT_CQE_ON(&a, 0xb01, VUR_USER_WC_RNR_RETRY_EXC_ERR, VUR_USER_WC_SEND, 0, qa);
 	/* ROCE-DEV-QPS-6: what is behind it is flushed */
-	EXPECT_CQE(&a, 0xb02, VUR_USER_WC_WR_FLUSH_ERR, VUR_USER_WC_SEND, 0, qa);
-	TAP_EQ(qp_state(&a, qa), VUR_USER_QPS_ERR);
-	TAP_CHECK(no_cqe(&a, 30) && no_cqe(&b, 0));
+	EXPECT_CQE_ON(&a, 0xb02, VUR_USER_WC_WR_FLUSH_ERR, VUR_USER_WC_SEND, 0, qa);
+	TAP_EQ(rdma_qp_state(&a, qa), VUR_USER_QPS_ERR);
+	TAP_CHECK(rdma_no_cqe(&a, 30) && rdma_no_cqe(&b, 0));
 }
 
 /* One WR on a fresh RC pair, and the status it must complete with. */
@@ -713,18 +596,18 @@ run_one_wr(const struct one_wr *c, uint64_t wr_id)
 	uint32_t qa, qb;
 
 	printf("# %s\n", c->what);
-	if (!rc_pair(&qa, &qb, 7, 14, 7))
+	if (!rdma_rc_pair(&a, &b, &qa, &qb))
 		return;
 	q.rdma.remote_addr = c->raddr;
 	q.rdma.rkey = c->rkey;
 	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
-	EXPECT_CQE(&a, wr_id, c->status, op, c->len, qa);
+	EXPECT_CQE_ON(&a, wr_id, c->status, op, c->len, qa);
 	if (c->status == VUR_USER_WC_SUCCESS)
 		return;
-	TAP_EQ(qp_state(&a, qa), VUR_USER_QPS_ERR);
+	TAP_EQ(rdma_qp_state(&a, qa), VUR_USER_QPS_ERR);
 	if (c->status == VUR_USER_WC_REM_ACCESS_ERR) { /* a class B error at the responder */
 		TAP_EQ(counter(&b, "rdma_nak_access"), naks + 1);
-		TAP_EQ(qp_state(&b, qb), VUR_USER_QPS_ERR);
+		TAP_EQ(rdma_qp_state(&b, qb), VUR_USER_QPS_ERR);
 	}
 }
 
@@ -735,7 +618,7 @@ bad_keys_and_bounds(void)
 	struct vur_user_mr small, ro, other, nolw, gone;
 	uint32_t pd2;
 
-	if (!ready())
+	if (!rdma_e2e_ready(&a, &b))
 		return;
 	/* b: one page at iova 0x10000, readable remotely, not writable */
 	TAP_EQ(vur_user_reg_mr(b.d, b.pdn, VUR_USER_ACCESS_REMOTE_READ, b.buf, 4096, 0x10000, &ro),
@@ -777,7 +660,7 @@ bad_keys_and_bounds(void)
 			run_one_wr(&cases[i], 0xc00 + i);
 	}
 	TAP_CHECK(memcmp(a.buf, b.buf + 4000, 96) == 0);
-	TAP_CHECK(no_cqe(&a, 20) && no_cqe(&b, 0));
+	TAP_CHECK(rdma_no_cqe(&a, 20) && rdma_no_cqe(&b, 0));
 }
 
 /* Atomics: b's 8 bytes at ATOMIC_IOVA of an MR with REMOTE_ATOMIC; results into a.buf. */
@@ -839,7 +722,7 @@ rc_atomics(void)
 	uint64_t *target, expect, atomics;
 	uint32_t qa, qb;
 
-	if (!ready())
+	if (!rdma_e2e_ready(&a, &b))
 		return;
 	TAP_EQ(vur_user_query_device(a.d, &attr), 0);
 	TAP_CHECK(attr.device_cap_flags & VUR_USER_DEVICE_ATOMIC);
@@ -851,7 +734,7 @@ rc_atomics(void)
 			       VUR_USER_ACCESS_LOCAL_WRITE | VUR_USER_ACCESS_REMOTE_ATOMIC,
 			       b.buf + ATOMIC_OFF, 4096, ATOMIC_IOVA, &amr),
 			0);
-	if (!rc_pair(&qa, &qb, 7, 14, 7))
+	if (!rdma_rc_pair(&a, &b, &qa, &qb))
 		return;
 	allow_atomics(qb, true);
 	atomics = counter(&b, "rdma_atomics");
@@ -868,7 +751,7 @@ rc_atomics(void)
 			TAP_EQ(post(&a, qa, &q, &s, 1), 0);
 		}
 		for (uint32_t i = round * 8; i < round * 8 + 8; i++) {
-			EXPECT_CQE(&a, 0x1300 + i, 0, VUR_USER_WC_FETCH_ADD, 8, qa);
+			EXPECT_CQE_ON(&a, 0x1300 + i, 0, VUR_USER_WC_FETCH_ADD, 8, qa);
 			/* in order on one QP: each saw what the earlier ones left */
 			TAP_EQ(le64_of(a.buf + 8 * i), expect);
 			expect += i + 1;
@@ -883,13 +766,13 @@ rc_atomics(void)
 	q = atomic_req(0x1320, VUR_USER_WR_ATOMIC_CMP_AND_SWP, ATOMIC_IOVA + ATOMIC_AT, amr.rkey,
 			expect, 0x0123456789abcdefULL);
 	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
-	EXPECT_CQE(&a, 0x1320, 0, VUR_USER_WC_COMP_SWAP, 8, qa);
+	EXPECT_CQE_ON(&a, 0x1320, 0, VUR_USER_WC_COMP_SWAP, 8, qa);
 	TAP_EQ(le64_of(a.buf + 256), expect);
 	TAP_EQ(le64toh(*target), 0x0123456789abcdefULL);
 	q = atomic_req(0x1321, VUR_USER_WR_ATOMIC_CMP_AND_SWP, ATOMIC_IOVA + ATOMIC_AT, amr.rkey,
 			expect, 7);
 	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
-	EXPECT_CQE(&a, 0x1321, 0, VUR_USER_WC_COMP_SWAP, 8, qa);
+	EXPECT_CQE_ON(&a, 0x1321, 0, VUR_USER_WC_COMP_SWAP, 8, qa);
 	TAP_EQ(le64_of(a.buf + 256), 0x0123456789abcdefULL);
 	TAP_EQ(le64toh(*target), 0x0123456789abcdefULL);
 	TAP_EQ(counter(&b, "rdma_atomics"), atomics + 26);
@@ -910,12 +793,12 @@ rc_atomics(void)
 			1, 0);
 	q.send_flags |= VUR_USER_SEND_FENCE;
 	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
-	EXPECT_CQE(&a, 0x1322, 0, VUR_USER_WC_RDMA_READ, 8, qa);
-	EXPECT_CQE(&a, 0x1323, 0, VUR_USER_WC_FETCH_ADD, 8, qa);
+	EXPECT_CQE_ON(&a, 0x1322, 0, VUR_USER_WC_RDMA_READ, 8, qa);
+	EXPECT_CQE_ON(&a, 0x1323, 0, VUR_USER_WC_FETCH_ADD, 8, qa);
 	TAP_EQ(le64_of(a.buf + 512), 0x0123456789abcdefULL);
 	TAP_EQ(le64_of(a.buf + 520), 0x0123456789abcdefULL);
 	TAP_EQ(le64toh(*target), 0x0123456789abcdf0ULL);
-	TAP_CHECK(no_cqe(&a, 0) && no_cqe(&b, 0));
+	TAP_CHECK(rdma_no_cqe(&a, 0) && rdma_no_cqe(&b, 0));
 	TAP_EQ(vur_user_dereg_mr(b.d, amr.mrn), 0);
 	TAP_EQ(vur_user_destroy_qp(a.d, qa), 0);
 	TAP_EQ(vur_user_destroy_qp(b.d, qb), 0);
@@ -958,7 +841,7 @@ run_one_atomic(const struct one_atomic *c, const struct vur_user_mr *amr,
 		TAP_EQ(rdma_connect_qp(&a, qa, VUR_USER_QPT_UC, &b, qb, 0, 0, 0), 0);
 		TAP_EQ(rdma_connect_qp(&b, qb, VUR_USER_QPT_UC, &a, qa, 0, 0, 0), 0);
 	} else {
-		if (!rc_pair(&qa, &qb, 7, 14, 7))
+		if (!rdma_rc_pair(&a, &b, &qa, &qb))
 			return;
 		allow_atomics(qb, !c->qp_denies);
 	}
@@ -970,13 +853,13 @@ run_one_atomic(const struct one_atomic *c, const struct vur_user_mr *amr,
 	} else {
 		TAP_EQ(post(&a, qa, &q, s, c->num_sge), 0);
 	}
-	EXPECT_CQE(&a, wr_id, c->status, VUR_USER_WC_COMP_SWAP, 0, qa);
+	EXPECT_CQE_ON(&a, wr_id, c->status, VUR_USER_WC_COMP_SWAP, 0, qa);
 	TAP_EQ(le64toh(*target), 42); /* nothing was done */
 	if (c->qp_type == VUR_USER_QPT_RC)
-		TAP_EQ(qp_state(&a, qa), VUR_USER_QPS_ERR);
+		TAP_EQ(rdma_qp_state(&a, qa), VUR_USER_QPS_ERR);
 	if (c->b_counter != NULL) { /* a class B error at the responder */
 		TAP_EQ(counter(&b, c->b_counter), naks + 1);
-		TAP_EQ(qp_state(&b, qb), VUR_USER_QPS_ERR);
+		TAP_EQ(rdma_qp_state(&b, qb), VUR_USER_QPS_ERR);
 	}
 	/* the QP numbers the later cases need */
 	TAP_EQ(vur_user_destroy_qp(a.d, qa), 0);
@@ -992,7 +875,7 @@ atomic_errors(void)
 		      acc = VUR_USER_WC_REM_ACCESS_ERR, rc = VUR_USER_QPT_RC;
 	struct vur_user_mr amr, nolw;
 
-	if (!ready())
+	if (!rdma_e2e_ready(&a, &b))
 		return;
 	TAP_EQ(vur_user_reg_mr(b.d, b.pdn,
 			       VUR_USER_ACCESS_LOCAL_WRITE | VUR_USER_ACCESS_REMOTE_ATOMIC,
@@ -1071,7 +954,7 @@ atomic_errors(void)
 	}
 	TAP_EQ(vur_user_dereg_mr(b.d, amr.mrn), 0);
 	TAP_EQ(vur_user_dereg_mr(a.d, nolw.mrn), 0);
-	TAP_CHECK(no_cqe(&a, 20) && no_cqe(&b, 0));
+	TAP_CHECK(rdma_no_cqe(&a, 20) && rdma_no_cqe(&b, 0));
 }
 
 /* ROCE-DEV-QPS-6: to ERR, every outstanding WR and every later one is flushed, once. */
@@ -1083,23 +966,23 @@ flush_on_error(void)
 	struct vur_user_qp_attr err = { .qp_state = VUR_USER_QPS_ERR };
 	struct vur_user_send_wr q;
 
-	if (!ready() || !rc_pair(&qa, &qb, 7, 14, 7))
+	if (!rdma_e2e_ready(&a, &b) || !rdma_rc_pair(&a, &b, &qa, &qb))
 		return;
 	for (int i = 0; i < 5; i++)
 		TAP_EQ(rdma_post_recv(&b, qb, 0xd00 + i, &r, 1), 0);
 	TAP_EQ(vur_user_modify_qp(b.d, qb, &err, VUR_USER_QP_STATE), 0);
 	for (int i = 0; i < 5; i++)
-		EXPECT_CQE(&b, 0xd00 + i, VUR_USER_WC_WR_FLUSH_ERR, VUR_USER_WC_RECV, 0, qb);
+		EXPECT_CQE_ON(&b, 0xd00 + i, VUR_USER_WC_WR_FLUSH_ERR, VUR_USER_WC_RECV, 0, qb);
 	TAP_EQ(rdma_post_recv(&b, qb, 0xd05, &r, 1), 0); /* posted in ERR */
-	EXPECT_CQE(&b, 0xd05, VUR_USER_WC_WR_FLUSH_ERR, VUR_USER_WC_RECV, 0, qb);
-	TAP_CHECK(no_cqe(&b, 30));
+	EXPECT_CQE_ON(&b, 0xd05, VUR_USER_WC_WR_FLUSH_ERR, VUR_USER_WC_RECV, 0, qb);
+	TAP_CHECK(rdma_no_cqe(&b, 30));
 	/*
 	 * ROCE-DRV-WR-2: 32 receive slots and no more while the WRs wait (a QP
 	 * in RTS with no traffic keeps them; in ERR each would be flushed, and
 	 * its slot freed, as soon as the engine saw it); after the flush every
 	 * slot is back.
 	 */
-	if (!rc_pair(&qa2, &qb2, 7, 14, 7))
+	if (!rdma_rc_pair(&a, &b, &qa2, &qb2))
 		return;
 	for (int round = 0; round < 2; round++) {
 		for (int i = 0; i < 32; i++)
@@ -1109,7 +992,7 @@ flush_on_error(void)
 			TAP_EQ(vur_user_modify_qp(b.d, qb2, &err, VUR_USER_QP_STATE), 0);
 		}
 		for (int i = 0; i < 32; i++)
-			EXPECT_CQE(&b, 0xd40 + i, VUR_USER_WC_WR_FLUSH_ERR, VUR_USER_WC_RECV, 0,
+			EXPECT_CQE_ON(&b, 0xd40 + i, VUR_USER_WC_WR_FLUSH_ERR, VUR_USER_WC_RECV, 0,
 					qb2);
 	}
 	TAP_EQ(vur_user_destroy_qp(a.d, qa2), 0);
@@ -1122,8 +1005,8 @@ flush_on_error(void)
 		TAP_EQ(post(&a, qa, &q, &s, 1), 0);
 	}
 	for (int i = 0; i < 3; i++)
-		EXPECT_CQE(&a, 0xd10 + i, VUR_USER_WC_WR_FLUSH_ERR, VUR_USER_WC_SEND, 0, qa);
-	TAP_CHECK(no_cqe(&a, 30));
+		EXPECT_CQE_ON(&a, 0xd10 + i, VUR_USER_WC_WR_FLUSH_ERR, VUR_USER_WC_SEND, 0, qa);
+	TAP_CHECK(rdma_no_cqe(&a, 30));
 }
 
 /* ROCE-DEV-OVR-1..5, NOTIFY-1, -3: arming, and a CQ without buffers. */
@@ -1141,7 +1024,7 @@ cq_notify_and_overrun(void)
 	struct vur_user_wc wc;
 	uint64_t end;
 
-	if (!ready())
+	if (!rdma_e2e_ready(&a, &b))
 		return;
 	TAP_EQ(vur_user_create_cq(a.d, 2, &cqn), 0); /* room for two CQEs only */
 	ia.send_cqn = ia.recv_cqn = cqn;
@@ -1155,8 +1038,8 @@ cq_notify_and_overrun(void)
 	q.rdma.remote_addr = b.addr;
 	q.rdma.rkey = b.mr.rkey;
 	TAP_EQ(rdma_post_send(&a, qa, &q), 0);
-	end = now_ms() + WAIT_MS;
-	while (vur_user_poll_cq(a.d, cqn, &wc, 1) == 0 && now_ms() < end)
+	end = rdma_now_ms() + RDMA_E2E_WAIT_MS;
+	while (vur_user_poll_cq(a.d, cqn, &wc, 1) == 0 && rdma_now_ms() < end)
 		poll(NULL, 0, 1);
 	TAP_EQ(wc.wr_id, 0xe01);
 	TAP_EQ(vur_user_get_cq_event(a.d, cqn, 20), 0);
@@ -1165,15 +1048,15 @@ cq_notify_and_overrun(void)
 	TAP_EQ(vur_user_poll_cq(a.d, cqn, &wc, 1), 0);
 	q.wr_id = 0xe02;
 	TAP_EQ(rdma_post_send(&a, qa, &q), 0);
-	TAP_EQ(vur_user_get_cq_event(a.d, cqn, WAIT_MS), 1);
+	TAP_EQ(vur_user_get_cq_event(a.d, cqn, RDMA_E2E_WAIT_MS), 1);
 	/* the CQE of 0xe02 and of 0xe03 fill both buffers; 0xe04 overruns the CQ (OVR-1, -2) */
 	q.wr_id = 0xe03;
 	TAP_EQ(rdma_post_send(&a, qa, &q), 0);
 	q.wr_id = 0xe04;
 	TAP_EQ(rdma_post_send(&a, qa, &q), 0);
-	for (int i = 0; i < 1000 && qp_state(&a, qa) != VUR_USER_QPS_ERR; i++)
+	for (int i = 0; i < 1000 && rdma_qp_state(&a, qa) != VUR_USER_QPS_ERR; i++)
 		poll(NULL, 0, 1);
-	TAP_EQ(qp_state(&a, qa), VUR_USER_QPS_ERR);
+	TAP_EQ(rdma_qp_state(&a, qa), VUR_USER_QPS_ERR);
 	TAP_EQ(vur_user_req_notify_cq(a.d, cqn, VUR_USER_NOTIFY_NEXT_COMPLETION), -EREMOTEIO);
 	TAP_CHECK(counter(&a, "rdma_cq_overrun") >= 1);
 	TAP_EQ(vur_user_get_cq_event(a.d, cqn, 20), 0); /* it was not armed */
@@ -1204,7 +1087,7 @@ read_needs_rd_atomic(void)
 	struct vur_user_send_wr q;
 	uint32_t qa, qb;
 
-	if (!ready() || !rc_pair(&qa, &qb, 7, 14, 7))
+	if (!rdma_e2e_ready(&a, &b) || !rdma_rc_pair(&a, &b, &qa, &qb))
 		return;
 	TAP_EQ(vur_user_modify_qp(a.d, qa, &at, VUR_USER_QP_STATE), 0);
 	TAP_EQ(vur_user_query_qp(a.d, qa, 0, &at), 0);
@@ -1219,11 +1102,11 @@ read_needs_rd_atomic(void)
 	q.rdma.remote_addr = b.addr;
 	q.rdma.rkey = b.mr.rkey;
 	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
-	TAP_CHECK(no_cqe(&a, 20));
+	TAP_CHECK(rdma_no_cqe(&a, 20));
 	at.qp_state = VUR_USER_QPS_RTS;
 	TAP_EQ(vur_user_modify_qp(a.d, qa, &at, VUR_USER_QP_STATE), 0);
-	EXPECT_CQE(&a, 0x1101, VUR_USER_WC_LOC_QP_OP_ERR, VUR_USER_WC_RDMA_READ, 0, qa);
-	TAP_EQ(qp_state(&a, qa), VUR_USER_QPS_ERR);
+	EXPECT_CQE_ON(&a, 0x1101, VUR_USER_WC_LOC_QP_OP_ERR, VUR_USER_WC_RDMA_READ, 0, qa);
+	TAP_EQ(rdma_qp_state(&a, qa), VUR_USER_QPS_ERR);
 }
 
 /*
@@ -1246,7 +1129,7 @@ qps_spread(struct rdma_ep *e, const uint32_t *qpn, int n)
 	}
 	printf("# %s: %d QPs on data path 0, %d on 1\n", e->path, on[0], on[1]);
 	TAP_EQ(other, 0);
-	if (eal_args == NULL) {
+	if (e2e.eal_args == NULL) {
 		TAP_EQ(on[0], n);
 		return;
 	}
@@ -1260,15 +1143,15 @@ data_paths_busy(void)
 	char json[4096];
 	uint64_t dp0 = 0, dp1 = 0;
 
-	TAP_CHECK(telemetry_query(backend.prefix, "/vur/switch", json, sizeof(json)) > 0);
+	TAP_CHECK(telemetry_query(e2e.backend.prefix, "/vur/switch", json, sizeof(json)) > 0);
 	TAP_EQ(telemetry_field(json, "dp0", &dp0), 0);
 	printf("# busy: data path 0 %" PRIu64 " ns", dp0);
-	if (eal_args != NULL) { /* two data paths, both served QPs */
+	if (e2e.eal_args != NULL) { /* two data paths, both served QPs */
 		TAP_EQ(telemetry_field(json, "dp1", &dp1), 0);
 		printf(", 1 %" PRIu64 " ns", dp1);
 	}
 	printf("\n");
-	TAP_CHECK(dp0 > 0 && (eal_args == NULL || dp1 > 0));
+	TAP_CHECK(dp0 > 0 && (e2e.eal_args == NULL || dp1 > 0));
 }
 
 /*
@@ -1321,13 +1204,13 @@ pairs_at_once(const uint32_t *qa, const uint32_t *qb, int n)
 		/* control commands meanwhile: the device lock, to write, while both threads work */
 		bad += rdma_create_qp(&a, VUR_USER_QPT_RC, &extra) != 0 ||
 				vur_user_destroy_qp(a.d, extra) != 0 ||
-				qp_state(&a, qa[round % n]) != VUR_USER_QPS_RTS;
+				rdma_qp_state(&a, qa[round % n]) != VUR_USER_QPS_RTS;
 		for (int got = 0; got < (read ? n : 2 * n);) {
-			int ga = next_cqe(&a, &wc);
+			int ga = rdma_next_cqe(&a, &wc);
 
 			bad += ga == 1 && wc.status != VUR_USER_WC_SUCCESS;
 			got += ga;
-			if (!read && next_cqe(&b, &wc) == 1) {
+			if (!read && rdma_next_cqe(&b, &wc) == 1) {
 				bad += wc.status != VUR_USER_WC_SUCCESS || wc.byte_len != LEN;
 				got++;
 			} else if (ga == 0) {
@@ -1346,7 +1229,7 @@ pairs_at_once(const uint32_t *qa, const uint32_t *qb, int n)
 	}
 	printf("# %d rounds on %d pairs: %d CQEs\n", ROUNDS, n, cqes);
 	TAP_EQ(bad, 0);
-	TAP_CHECK(no_cqe(&a, 10) && no_cqe(&b, 10));
+	TAP_CHECK(rdma_no_cqe(&a, 10) && rdma_no_cqe(&b, 10));
 	data_paths_busy();
 }
 
@@ -1365,10 +1248,10 @@ many_qps(void)
 	struct vur_user_wc wc;
 	int n, ok = 0, got_a = 0, got_b = 0;
 
-	if (!ready())
+	if (!rdma_e2e_ready(&a, &b))
 		return;
 	for (n = 0; n < PAIRS; n++)
-		if (!rc_pair(&qa[n], &qb[n], 7, 14, 7))
+		if (!rdma_rc_pair(&a, &b, &qa[n], &qb[n]))
 			break;
 	TAP_EQ(n, PAIRS);
 	for (int i = 0; i < n; i++) {
@@ -1382,9 +1265,9 @@ many_qps(void)
 		TAP_EQ(post(&a, qa[i], &q, &s, 1), 0);
 	}
 	for (int i = 0; i < 2 * n; i++) {
-		if (got_a < n && next_cqe(&a, &wc) == 1 && wc.status == 0)
+		if (got_a < n && rdma_next_cqe(&a, &wc) == 1 && wc.status == 0)
 			got_a++;
-		if (got_b < n && next_cqe(&b, &wc) == 1 && wc.status == 0)
+		if (got_b < n && rdma_next_cqe(&b, &wc) == 1 && wc.status == 0)
 			got_b++;
 	}
 	TAP_EQ(got_a, n);
@@ -1408,33 +1291,23 @@ retry_exhausted(void)
 			rdma_req(0x1001, VUR_USER_WR_SEND, VUR_USER_SEND_SIGNALED, NULL, 0);
 	uint64_t timeouts;
 
-	if (!ready() || !rc_pair(&qa, &qb, 7, 8, 2)) /* timeout 8: about 1 ms */
+	if (!rdma_e2e_ready(&a, &b) ||
+			!rdma_rc_pair_retry(&a, &b, &qa, &qb, 7, 8, 2)) /* timeout 8: about 1 ms */
 		return;
 	timeouts = counter(&a, "rdma_timeouts");
 	vur_user_close(b.d);
 	b.d = NULL;
 	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
-	EXPECT_CQE(&a, 0x1001, VUR_USER_WC_RETRY_EXC_ERR, VUR_USER_WC_SEND, 0, qa);
+	EXPECT_CQE_ON(&a, 0x1001, VUR_USER_WC_RETRY_EXC_ERR, VUR_USER_WC_SEND, 0, qa);
 	TAP_EQ(counter(&a, "rdma_timeouts"), timeouts + 3);
-	TAP_EQ(qp_state(&a, qa), VUR_USER_QPS_ERR);
+	TAP_EQ(rdma_qp_state(&a, qa), VUR_USER_QPS_ERR);
 }
 
 /* SIGTERM stops it with status 0: no crash, no leak under LeakSanitizer, nothing left. */
 static void
 backend_stops_cleanly(void)
 {
-	int status;
-
-	if (a.d != NULL)
-		vur_user_close(a.d);
-	if (b.d != NULL)
-		vur_user_close(b.d);
-	a.d = b.d = NULL;
-	status = child_stop(&backend, SIGTERM, WAIT_MS);
-	TAP_CHECK(status >= 0 && WIFEXITED(status));
-	TAP_EQ(WEXITSTATUS(status), 0);
-	if (tap_failed || tap_case_failed)
-		child_dump_log(&backend);
+	rdma_e2e_stop(&e2e, &a, &b);
 }
 
 /*
@@ -1449,11 +1322,11 @@ data_paths(void)
 	char json[4096];
 	uint64_t n = 0;
 
-	TAP_CHECK(telemetry_query(backend.prefix, "/vur/switch", json, sizeof(json)) > 0 &&
+	TAP_CHECK(telemetry_query(e2e.backend.prefix, "/vur/switch", json, sizeof(json)) > 0 &&
 			telemetry_field(json, "data_paths", &n) == 0);
 	printf("# data paths: %" PRIu64 "; device a on %" PRIu64 ", b on %" PRIu64 "\n", n,
 			counter(&a, "data_path"), counter(&b, "data_path"));
-	if (eal_args == NULL) {
+	if (e2e.eal_args == NULL) {
 		TAP_CHECK(n >= 1);
 		return;
 	}
@@ -1465,14 +1338,8 @@ data_paths(void)
 int
 main(int argc, char **argv)
 {
-	if (argc < 2) {
-		printf("Bail out! usage: %s BACKEND\n", argv[0]);
+	if (rdma_e2e_args(&e2e, argc, argv) < 0)
 		return 1;
-	}
-	backend_bin = argv[1];
-	if (argc > 2)
-		eal_args = (const char *const *)argv + 2; /* NULL-terminated, as argv is */
-	signal(SIGPIPE, SIG_IGN);
 	vur_user_set_log(log_hook, NULL, VUR_USER_LOG_INFO);
 	TAP_RUN(devices_open);
 	TAP_RUN(data_paths);

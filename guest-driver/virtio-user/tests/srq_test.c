@@ -13,87 +13,28 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 
-#include "child.h"
+#include "rdma_e2e.h"
 #include "rdma_pair.h"
 #include "tap.h"
 #include "vur_user.h"
 #include "vur_verbs.h"
 
-#define WAIT_MS  10000
 #define BUF_LEN  (1u << 20)
 #define MEM_SIZE (8u << 20)
 #define SLOT     2048 /* each SRQ WR's room in b's buffer */
 #define MSG_LEN  1000
 
-static const char *backend_bin;
-static const char *const *eal_args;
-static struct child backend;
+static struct rdma_e2e e2e;
 static struct rdma_ep a, b;
-
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int
-next_cqe(struct rdma_ep *e, struct vur_user_wc *wc)
-{
-	uint64_t end = now_ms() + WAIT_MS;
-	int n;
-
-	do {
-		n = vur_user_poll_cq(e->d, e->cqn, wc, 1);
-		if (n != 0)
-			return n;
-		poll(NULL, 0, 1);
-	} while (now_ms() < end);
-	return 0;
-}
-
-static void
-fill(uint8_t *p, size_t len, uint32_t seed)
-{
-	for (size_t i = 0; i < len; i++)
-		p[i] = (uint8_t)((i * 151 + seed) ^ (i >> 9));
-}
 
 static void
 devices_open(void)
 {
-	const struct child_opts o = { .eal_args = eal_args, .n_sockets = 2 };
-	char path[128];
-	int ret = child_start(&backend, backend_bin, &o);
-
-	if (ret == 0)
-		ret = child_wait_socket(&backend, WAIT_MS);
-	TAP_EQ(ret, 0);
-	if (ret < 0)
-		return;
-	child_sock(&backend, 0, path, sizeof(path));
-	TAP_EQ(rdma_ep_open(&a, path, 1, BUF_LEN, MEM_SIZE), 0);
-	child_sock(&backend, 1, path, sizeof(path));
-	TAP_EQ(rdma_ep_open(&b, path, 2, BUF_LEN, MEM_SIZE), 0);
-}
-
-static bool
-ready(void)
-{
-	if (a.d == NULL || b.d == NULL) {
-		tap_case_failed = 1;
-		return false;
-	}
-	return true;
+	rdma_e2e_start(&e2e, &a, &b, BUF_LEN, MEM_SIZE);
 }
 
 /* ROCE-DEV-ATTR-14: SRQs are there, with their limits. */
@@ -102,7 +43,7 @@ device_caps(void)
 {
 	struct vur_user_device_attr at;
 
-	if (!ready())
+	if (!rdma_e2e_ready(&a, &b))
 		return;
 	TAP_EQ(vur_user_query_device(b.d, &at), 0);
 	TAP_CHECK(at.device_cap_flags & VUR_USER_DEVICE_SRQ);
@@ -133,7 +74,7 @@ refusals(void)
 	struct vur_user_qp_init_attr ia;
 	uint32_t srqn, other_pd, qpn;
 
-	if (!ready())
+	if (!rdma_e2e_ready(&a, &b))
 		return;
 	TAP_EQ(vur_user_create_srq(b.d, b.pdn + 7, &sa, &srqn), -EREMOTEIO); /* SRQ-1 */
 	sa.max_wr = 0;
@@ -186,14 +127,14 @@ send_msg(uint32_t qa, uint32_t m, bool ud, uint32_t qb, uint32_t ah)
 			rdma_req(0x900 + m, VUR_USER_WR_SEND, VUR_USER_SEND_SIGNALED, &s, 1);
 	struct vur_user_wc wc;
 
-	fill(a.buf + (size_t)m * SLOT, MSG_LEN, m);
+	rdma_fill(a.buf + (size_t)m * SLOT, MSG_LEN, m);
 	if (ud) {
 		q.ud.remote_qpn = qb;
 		q.ud.remote_qkey = 0x11111111;
 		q.ud.ah = ah;
 	}
 	TAP_EQ(vur_user_post_send(a.d, qa, &q, 1, NULL), 0);
-	TAP_EQ(next_cqe(&a, &wc), 1);
+	TAP_EQ(rdma_next_cqe(&a, &wc), 1);
 	TAP_EQ(wc.status, VUR_USER_WC_SUCCESS);
 	return wc.wr_id == 0x900 + m;
 }
@@ -208,7 +149,7 @@ expect_recv(uint32_t slot, uint32_t qb, uint32_t m, bool ud, int line)
 	const uint8_t *p = b.buf + (size_t)slot * SLOT + (ud ? 40 : 0);
 	struct vur_user_wc wc;
 
-	if (next_cqe(&b, &wc) != 1) {
+	if (rdma_next_cqe(&b, &wc) != 1) {
 		printf("# line %d: no receive CQE\n", line);
 		tap_case_failed = 1;
 		return;
@@ -245,7 +186,7 @@ shared_receive(void)
 	struct vur_user_wc wc;
 	uint32_t m = 0;
 
-	if (!ready())
+	if (!rdma_e2e_ready(&a, &b))
 		return;
 	TAP_EQ(vur_user_create_srq(b.d, b.pdn, &sa, &srqn), 0);
 	ia = on_srq(&b, VUR_USER_QPT_RC, srqn);
@@ -298,7 +239,7 @@ shared_receive(void)
 	m++;
 	/* SRQ-15 and the driver's limit: a notification, the event once, disarmed */
 	pfd = (struct pollfd){ .fd = vur_user_srq_event_fd(b.d, srqn), .events = POLLIN };
-	TAP_EQ(poll(&pfd, 1, WAIT_MS), 1);
+	TAP_EQ(poll(&pfd, 1, RDMA_E2E_WAIT_MS), 1);
 	TAP_EQ(vur_user_srq_limit_reached(b.d, srqn), 1);
 	TAP_EQ(vur_user_srq_limit_reached(b.d, srqn), 0);
 
@@ -336,31 +277,14 @@ shared_receive(void)
 static void
 backend_stops_cleanly(void)
 {
-	int status;
-
-	if (a.d != NULL)
-		vur_user_close(a.d);
-	if (b.d != NULL)
-		vur_user_close(b.d);
-	a.d = b.d = NULL;
-	status = child_stop(&backend, SIGTERM, WAIT_MS);
-	TAP_CHECK(status >= 0 && WIFEXITED(status));
-	TAP_EQ(WEXITSTATUS(status), 0);
-	if (tap_failed || tap_case_failed)
-		child_dump_log(&backend);
+	rdma_e2e_stop(&e2e, &a, &b);
 }
 
 int
 main(int argc, char **argv)
 {
-	if (argc < 2) {
-		printf("Bail out! usage: %s BACKEND\n", argv[0]);
+	if (rdma_e2e_args(&e2e, argc, argv) < 0)
 		return 1;
-	}
-	backend_bin = argv[1];
-	if (argc > 2)
-		eal_args = (const char *const *)argv + 2;
-	signal(SIGPIPE, SIG_IGN);
 	TAP_RUN(devices_open);
 	TAP_RUN(device_caps);
 	TAP_RUN(refusals);
