@@ -108,6 +108,14 @@ struct virtio_rdma_dev {
 	bool has_port_speed;		/* VIRTIO_NET_F_ROCE_PORT_SPEED negotiated */
 	u32 max_rdma_qps;
 	u32 max_rdma_cqs;
+	/*
+	 * QUERY_DEVICE at probe: fixed for the device's life
+	 * (ROCE-DEV-ATTR-1). caps holds the defined VIRTIO_IB_DEVICE_* bits
+	 * only (ROCE-DRV-ATTR-2); what it lacks is never posted, set or
+	 * claimed (ROCE-DRV-ATTR-4).
+	 */
+	struct virtio_rdma_ack_query_device attr;
+	u64 caps;
 
 	/* RDMA objects (virtio_rdma_res.c) */
 	bool user_rings;		/* user CQs and QPs possible */
@@ -273,6 +281,13 @@ static inline struct virtio_rdma_ah *to_vah(struct ib_ah *ibah)
 	return container_of(ibah, struct virtio_rdma_ah, ibah);
 }
 
+/* Whether the device reports capability @cap (VIRTIO_IB_DEVICE_*). */
+static inline bool virtio_rdma_has_cap(const struct virtio_rdma_dev *dev,
+				       u64 cap)
+{
+	return dev->caps & cap;
+}
+
 /* The RDMA virtqueue of CQ @cqn, of the send and receive queues of QP @qpn. */
 static inline u32 virtio_rdma_cq_vq(struct virtio_rdma_dev *dev, u32 cqn)
 {
@@ -319,6 +334,7 @@ void virtio_rdma_rx_done(struct virtqueue *vq);
 void virtio_rdma_tx_done(struct virtqueue *vq);
 
 /* virtio_rdma_ib.c */
+int virtio_rdma_dev_attr_init(struct virtio_rdma_dev *dev);
 int virtio_rdma_ib_register(struct virtio_rdma_dev *dev);
 void virtio_rdma_ib_unregister(struct virtio_rdma_dev *dev);
 
@@ -358,6 +374,8 @@ static inline bool virtio_rdma_cmd_lost(int ret)
 void virtio_rdma_pd_get(struct virtio_rdma_pd_res *pd);
 void virtio_rdma_pd_put(struct virtio_rdma_pd_res *pd);
 u32 virtio_rdma_access_flags(int ib_flags);
+int virtio_rdma_wire_access(struct virtio_rdma_dev *dev, int access,
+			    u32 *wire);
 int virtio_rdma_ib_access_flags(u32 flags);
 
 /* virtio_rdma_mr.c */

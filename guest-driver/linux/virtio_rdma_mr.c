@@ -26,22 +26,6 @@ static struct virtio_rdma_mr *to_vmr(struct ib_mr *ibmr)
 	return container_of(ibmr, struct virtio_rdma_mr, ibmr);
 }
 
-/* IB_ACCESS_* the device has (ROCE-DRV-MR-3 is the device's check too). */
-#define VIRTIO_RDMA_IB_ACCESS \
-	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ)
-
-static int mr_access(int access, u32 *wire)
-{
-	access &= ~IB_ACCESS_OPTIONAL;
-	if (access & ~VIRTIO_RDMA_IB_ACCESS)
-		return -EOPNOTSUPP;	/* atomics, MW bind, zero based, ODP */
-	if ((access & IB_ACCESS_REMOTE_WRITE) &&
-	    !(access & IB_ACCESS_LOCAL_WRITE))
-		return -EINVAL;
-	*wire = virtio_rdma_access_flags(access);
-	return 0;
-}
-
 struct ib_mr *virtio_rdma_get_dma_mr(struct ib_pd *ibpd, int access)
 {
 	struct virtio_rdma_dev *dev = to_vdev_rdma(ibpd->device);
@@ -53,7 +37,7 @@ struct ib_mr *virtio_rdma_get_dma_mr(struct ib_pd *ibpd, int access)
 	u32 wire;
 	int ret;
 
-	ret = mr_access(access, &wire);
+	ret = virtio_rdma_wire_access(dev, access, &wire);
 	if (ret)
 		return ERR_PTR(ret);
 	cmd.access_flags = cpu_to_le32(wire);
@@ -177,7 +161,7 @@ struct ib_mr *virtio_rdma_reg_user_mr(struct ib_pd *ibpd, u64 start,
 	u32 wire;
 	int ret;
 
-	ret = mr_access(access, &wire);
+	ret = virtio_rdma_wire_access(dev, access, &wire);
 	if (ret)
 		return ERR_PTR(ret);
 	/* The page list maps page to page: the offsets in a page must agree. */
