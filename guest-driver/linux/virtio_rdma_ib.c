@@ -392,6 +392,7 @@ static const struct ib_device_ops virtio_rdma_ib_ops = {
 	 * provider: ib_mad opens its GSI QP, ib_cm and rdma_cm attach.
 	 */
 	.add_gid = virtio_rdma_add_gid,
+	.alloc_mr = virtio_rdma_alloc_mr,
 	.alloc_pd = virtio_rdma_alloc_pd,
 	.alloc_ucontext = virtio_rdma_alloc_ucontext,
 	.create_ah = virtio_rdma_create_ah,
@@ -413,6 +414,7 @@ static const struct ib_device_ops virtio_rdma_ib_ops = {
 	.get_dma_mr = virtio_rdma_get_dma_mr,
 	.get_link_layer = virtio_rdma_get_link_layer,
 	.get_port_immutable = virtio_rdma_get_port_immutable,
+	.map_mr_sg = virtio_rdma_map_mr_sg,
 	.mmap = virtio_rdma_mmap,
 	.mmap_free = virtio_rdma_mmap_free,
 	.modify_qp = virtio_rdma_modify_qp,
