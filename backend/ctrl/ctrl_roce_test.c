@@ -76,9 +76,18 @@ query_device_and_port(void)
 				  1 + sizeof(qd), F_ROCE) == VIRTIO_NET_OK);
 	memcpy(&qd, in + 1, sizeof(qd));
 	TAP_CHECK(rte_le_to_cpu_64(qd.page_size_cap) == 4096);
-	TAP_CHECK(rte_le_to_cpu_64(qd.device_cap_flags) == VIRTIO_IB_DEVICE_RC_RNR_NAK_GEN);
+	/* atomics, CPU atomics on the driver's memory: GLOB (transport/atomic.c) */
+	TAP_CHECK(rte_le_to_cpu_64(qd.device_cap_flags) ==
+			(VIRTIO_IB_DEVICE_RC_RNR_NAK_GEN | VIRTIO_IB_DEVICE_MEM_MGT_EXTENSIONS |
+					VIRTIO_IB_DEVICE_ATOMIC));
+	TAP_CHECK(rte_le_to_cpu_32(qd.max_fast_reg_page_list_len) == VUR_MAX_FAST_REG_PAGES);
+	TAP_CHECK(qd.atomic_cap == VIRTIO_IB_ATOMIC_GLOB);
 	TAP_CHECK(rte_le_to_cpu_32(qd.max_pd) == 4 && qd.local_ca_ack_delay <= 31);
-	TAP_CHECK(rte_le_to_cpu_32(qd.max_qp_rd_atom) <= 255 && qd.reserved[RTE_DIM(qd.reserved) - 1] == 0);
+	TAP_CHECK(rte_le_to_cpu_32(qd.max_qp_rd_atom) <= 255 &&
+			qd.reserved[RTE_DIM(qd.reserved) - 1] == 0);
+	/* ROCE-DEV-ATTR-16: not zero */
+	TAP_CHECK(rte_le_to_cpu_32(qd.vendor_id) == 0x1af4 &&
+			rte_le_to_cpu_32(qd.vendor_part_id) == 0x1041);
 	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_QUERY_PORT, NULL, 0,
 				  1 + sizeof(qp), F_ROCE) == VIRTIO_NET_OK);
 	memcpy(&qp, in + 1, sizeof(qp));
@@ -162,8 +171,15 @@ every_command_and_page_list_length(void)
 	uint32_t pdn;
 
 	setup(false, 1);
-	/* ROCE-DEV-CTRL-2: 0..18 are in the table, 19 is not */
-	TAP_CHECK(table.n_cmds == VIRTIO_NET_CTRL_ROCE_NR_CMDS);
+	/*
+	 * ROCE-DEV-CTRL-2: 0..19 (ALLOC_MR) are in the table; 20..23 (SRQ, MW)
+	 * are not built here, and NR_CMDS is no command
+	 */
+	TAP_CHECK(table.n_cmds == VIRTIO_NET_CTRL_ROCE_ALLOC_MR + 1);
+	for (unsigned int i = 0; i < table.n_cmds; i++)
+		TAP_CHECK(cmds[i].command == i);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_SRQ, NULL, 0, 1, F_ROCE) ==
+			VIRTIO_NET_ERR);
 	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_NR_CMDS, NULL, 0, 1, F_ROCE) ==
 			VIRTIO_NET_ERR);
 	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_PD, NULL, 0, 5, F_ROCE) ==
@@ -188,6 +204,118 @@ every_command_and_page_list_length(void)
 	vur_rdma_dev_fini(&rd);
 }
 
+/*
+ * ALLOC_MR through the dispatcher: exactly 8 bytes of command and room for
+ * 12 of ack; a live PD, max_num_sg 1..max_fast_reg_page_list_len; the ack
+ * names a free MR whose keys are one, key byte 0; DEREG_MR frees it.
+ */
+static void
+alloc_mr_command(void)
+{
+	struct virtio_rdma_cmd_alloc_mr c = { 0 };
+	struct virtio_rdma_ack_alloc_mr a;
+	uint8_t longer[sizeof(c) + 4] = { 0 };
+	struct virtio_rdma_cmd_dereg_mr d;
+	uint32_t pdn;
+
+	setup(false, 2);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_PD, NULL, 0, 5, F_ROCE) ==
+			VIRTIO_NET_OK);
+	memcpy(&pdn, in + 1, 4);
+	c.pdn = pdn;
+	c.max_num_sg = rte_cpu_to_le_32(16);
+	/* ROCE-DEV-CTRL-4, -5: the lengths */
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_ALLOC_MR, &c, sizeof(c) - 1,
+				  1 + sizeof(a), F_ROCE) == VIRTIO_NET_ERR);
+	memcpy(longer, &c, sizeof(c));
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_ALLOC_MR, longer, sizeof(longer),
+				  1 + sizeof(a), F_ROCE) == VIRTIO_NET_ERR);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_ALLOC_MR, &c, sizeof(c),
+				  sizeof(a), F_ROCE) == VIRTIO_NET_ERR);
+	/* the values */
+	c.pdn = rte_cpu_to_le_32(rte_le_to_cpu_32(pdn) + 1);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_ALLOC_MR, &c, sizeof(c),
+				  1 + sizeof(a), F_ROCE) == VIRTIO_NET_ERR);
+	c.pdn = pdn;
+	c.max_num_sg = 0;
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_ALLOC_MR, &c, sizeof(c),
+				  1 + sizeof(a), F_ROCE) == VIRTIO_NET_ERR);
+	c.max_num_sg = rte_cpu_to_le_32(VUR_MAX_FAST_REG_PAGES + 1);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_ALLOC_MR, &c, sizeof(c),
+				  1 + sizeof(a), F_ROCE) == VIRTIO_NET_ERR);
+	TAP_CHECK(rd.mrs.count == 0);
+	/* without RoCE negotiated: refused like every RoCE command */
+	c.max_num_sg = rte_cpu_to_le_32(VUR_MAX_FAST_REG_PAGES);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_ALLOC_MR, &c, sizeof(c),
+				  1 + sizeof(a), 0) == VIRTIO_NET_ERR);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_ALLOC_MR, &c, sizeof(c),
+				  1 + sizeof(a), F_ROCE) == VIRTIO_NET_OK);
+	memcpy(&a, in + 1, sizeof(a));
+	TAP_CHECK(rd.mrs.count == 1 && rte_le_to_cpu_32(a.mrn) == 1);
+	TAP_CHECK(a.lkey == a.rkey && (rte_le_to_cpu_32(a.rkey) & 0xff) == 0);
+	/* DESTROY_PD refused while it holds the MR; DEREG_MR of a free fast MR */
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_DESTROY_PD, &pdn, 4, 1, F_ROCE) ==
+			VIRTIO_NET_ERR);
+	d.mrn = a.mrn;
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_DEREG_MR, &d, sizeof(d), 1,
+				  F_ROCE) == VIRTIO_NET_OK);
+	TAP_CHECK(rd.mrs.count == 0);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_DESTROY_PD, &pdn, 4, 1, F_ROCE) ==
+			VIRTIO_NET_OK);
+	vur_rdma_dev_fini(&rd);
+}
+
+/* MRs with REMOTE_ATOMIC: taken with LOCAL_WRITE, refused without (IBTA 10.6.3.1). */
+static void
+remote_atomic_mrs(void)
+{
+	struct {
+		struct virtio_rdma_cmd_reg_user_mr c;
+		__le64 pages[1];
+	} r;
+	struct virtio_rdma_cmd_get_dma_mr d;
+	uint32_t pdn;
+
+	setup(false, 2);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_PD, NULL, 0, 5, F_ROCE) ==
+			VIRTIO_NET_OK);
+	memcpy(&pdn, in + 1, 4);
+	memset(&r, 0, sizeof(r));
+	r.c.pdn = pdn;
+	r.c.virt_addr = rte_cpu_to_le_64(0x1000);
+	r.c.length = rte_cpu_to_le_64(0x1000);
+	r.c.npages = rte_cpu_to_le_32(1);
+	r.pages[0] = rte_cpu_to_le_64(0x10000000);
+	r.c.access_flags = rte_cpu_to_le_32(VIRTIO_IB_ACCESS_REMOTE_ATOMIC);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_REG_USER_MR, &r, sizeof(r), 13,
+				  F_ROCE) == VIRTIO_NET_ERR);
+	r.c.access_flags = rte_cpu_to_le_32(
+			VIRTIO_IB_ACCESS_REMOTE_ATOMIC | VIRTIO_IB_ACCESS_REMOTE_READ);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_REG_USER_MR, &r, sizeof(r), 13,
+				  F_ROCE) == VIRTIO_NET_ERR);
+	/* MW_BIND: no memory windows yet */
+	r.c.access_flags =
+			rte_cpu_to_le_32(VIRTIO_IB_ACCESS_LOCAL_WRITE | VIRTIO_IB_ACCESS_MW_BIND);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_REG_USER_MR, &r, sizeof(r), 13,
+				  F_ROCE) == VIRTIO_NET_ERR);
+	TAP_CHECK(rd.mrs.count == 0);
+	r.c.access_flags = rte_cpu_to_le_32(
+			VIRTIO_IB_ACCESS_LOCAL_WRITE | VIRTIO_IB_ACCESS_REMOTE_ATOMIC);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_REG_USER_MR, &r, sizeof(r), 13,
+				  F_ROCE) == VIRTIO_NET_OK);
+	TAP_CHECK(rd.mrs.count == 1);
+	memset(&d, 0, sizeof(d));
+	d.pdn = pdn;
+	d.access_flags = rte_cpu_to_le_32(VIRTIO_IB_ACCESS_REMOTE_ATOMIC);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_GET_DMA_MR, &d, sizeof(d), 13,
+				  F_ROCE) == VIRTIO_NET_ERR);
+	d.access_flags = rte_cpu_to_le_32(VIRTIO_IB_ACCESS_ALL | VIRTIO_IB_ACCESS_REMOTE_ATOMIC);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_GET_DMA_MR, &d, sizeof(d), 13,
+				  F_ROCE) == VIRTIO_NET_OK);
+	TAP_CHECK(rd.mrs.count == 2);
+	vur_rdma_dev_fini(&rd);
+}
+
 int
 main(void)
 {
@@ -195,5 +323,7 @@ main(void)
 	TAP_RUN(pd_lifecycle);
 	TAP_RUN(port_speed_feature_and_numbering);
 	TAP_RUN(every_command_and_page_list_length);
+	TAP_RUN(alloc_mr_command);
+	TAP_RUN(remote_atomic_mrs);
 	return tap_done();
 }

@@ -49,6 +49,8 @@ vur_telemetry_add_rdma(struct rte_tel_data *d, const struct vur_tp_stats *st)
 		F(cq_overrun),
 		F(flushed),
 		F(wr_errors),
+		F(atomics),
+		F(atomic_replays),
 #undef F
 	};
 	char key[64];

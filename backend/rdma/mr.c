@@ -2,12 +2,18 @@
 /*
  * Memory regions and their keys.
  *
- * A key is the MR's index in its low bits and a random tag above it, drawn
- * from the kernel's CSPRNG for each registration, separately for lkey and
- * rkey. The index makes lookup O(1); the tag makes a key that a guest (or a
- * remote peer) did not receive unguessable, so a stale or forged key misses
- * rather than reaching another MR. The data path checks the MR's PD against
- * the QP's as well, so even a guessed key cannot cross PDs.
+ * A key is, from its high bits to its low ones, a random tag, the MR's
+ * index and a key byte (IBTA 10.6: the low 8 bits are the "key" part a
+ * consumer chooses when it registers an MR again by a work request; every
+ * verbs API, ib_inc_rkey() and ibv_inc_rkey(), takes them so). The tag is
+ * drawn from the kernel's CSPRNG for each registration, separately for
+ * lkey and rkey, and so is the key byte of a DMA or user MR; a
+ * fast-registration MR starts with key byte 0 (ALLOC_MR) and takes the one
+ * each REG_MR gives (mr_fast.c). The index makes lookup O(1); the tag makes
+ * a key that a guest (or a remote peer) did not receive unguessable, so a
+ * stale or forged key misses rather than reaching another MR. The data path
+ * checks the MR's PD against the QP's as well, so even a guessed key cannot
+ * cross PDs.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -31,24 +37,48 @@ random_u32(void)
 	return v;
 }
 
+/* The index bits of a key, below its tag, above its key byte. */
 static uint32_t
-make_key(const struct vur_rdma_dev *rd, uint32_t index, uint32_t avoid)
+index_mask(const struct vur_rdma_dev *rd)
 {
-	uint32_t key;
+	return (1u << rd->mr_index_bits) - 1; /* at most 24 bits (vur_rdma_dev_init) */
+}
+
+/*
+ * A new key for MR @index, never @avoid: a fast MR's (key byte 0) never
+ * with @avoid's tag and index either, since its consumer picks the key
+ * byte and could otherwise make a stale key good again (ROCE-DEV-MR-9).
+ */
+static uint32_t
+make_key(const struct vur_rdma_dev *rd, uint32_t index, uint32_t avoid, bool fast)
+{
+	uint32_t shift = rd->mr_index_bits + VUR_MR_KEY_BYTE_BITS, key;
+	bool again;
 
 	do {
-		key = rd->mr_index_bits >= 32 ? index : (random_u32() << rd->mr_index_bits) | index;
-	} while (key == avoid && rd->mr_index_bits < 32);
+		key = index << VUR_MR_KEY_BYTE_BITS;
+		if (!fast)
+			key |= random_u32() & VUR_MR_KEY_BYTE_MASK;
+		if (shift < 32)
+			key |= random_u32() << shift;
+		again = fast ? (key | VUR_MR_KEY_BYTE_MASK) == (avoid | VUR_MR_KEY_BYTE_MASK)
+			     : key == avoid;
+	} while (again && (shift < 32 || !fast));
 	return key;
+}
+
+struct vur_rdma_mr *
+vur_rdma_mr_at_key(struct vur_rdma_dev *rd, uint32_t key)
+{
+	return vur_pool_get(&rd->mrs, (key >> VUR_MR_KEY_BYTE_BITS) & index_mask(rd));
 }
 
 static struct vur_rdma_mr *
 by_key(struct vur_rdma_dev *rd, uint32_t key, bool remote)
 {
-	uint32_t mask = rd->mr_index_bits >= 32 ? UINT32_MAX : (1u << rd->mr_index_bits) - 1;
-	struct vur_rdma_mr *mr = vur_pool_get(&rd->mrs, key & mask);
+	struct vur_rdma_mr *mr = vur_rdma_mr_at_key(rd, key);
 
-	if (mr == NULL || (remote ? mr->rkey : mr->lkey) != key)
+	if (mr == NULL || !mr->valid || (remote ? mr->rkey : mr->lkey) != key)
 		return NULL;
 	return mr;
 }
@@ -65,6 +95,26 @@ vur_rdma_mr_by_rkey(struct vur_rdma_dev *rd, uint32_t key)
 	return by_key(rd, key, true);
 }
 
+int
+vur_rdma_mr_access_ok(struct vur_rdma_dev *rd, const char *what, uint32_t access)
+{
+	if (access & ~(uint32_t)VUR_RDMA_ACCESS_FLAGS) {
+		VUR_RDMA_LOG(rd, NOTICE, "%s: unknown access flags 0x%x", what, access);
+		return -EINVAL;
+	}
+	/* IBTA 10.6.3.1: remote write needs local write. */
+	if ((access & VIRTIO_IB_ACCESS_REMOTE_WRITE) && !(access & VIRTIO_IB_ACCESS_LOCAL_WRITE)) {
+		VUR_RDMA_LOG(rd, NOTICE, "%s: REMOTE_WRITE without LOCAL_WRITE", what);
+		return -EINVAL;
+	}
+	/* IBTA 10.6.3.1: so does remote atomic. */
+	if ((access & VIRTIO_IB_ACCESS_REMOTE_ATOMIC) && !(access & VIRTIO_IB_ACCESS_LOCAL_WRITE)) {
+		VUR_RDMA_LOG(rd, NOTICE, "%s: REMOTE_ATOMIC without LOCAL_WRITE", what);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* ROCE-DEV-MR-1, -2, -3: what both registrations check first. */
 static int
 check_pd_access(struct vur_rdma_dev *rd, const char *cmd, uint32_t pdn, uint32_t access)
@@ -73,21 +123,11 @@ check_pd_access(struct vur_rdma_dev *rd, const char *cmd, uint32_t pdn, uint32_t
 		VUR_RDMA_LOG(rd, NOTICE, "%s: no PD %u", cmd, pdn);
 		return -ENOENT;
 	}
-	if (access & ~(uint32_t)VIRTIO_IB_ACCESS_ALL) {
-		VUR_RDMA_LOG(rd, NOTICE, "%s: unknown access flags 0x%x", cmd, access);
-		return -EINVAL;
-	}
-	/* IBTA 10.6.3.1: remote write needs local write. */
-	if ((access & VIRTIO_IB_ACCESS_REMOTE_WRITE) && !(access & VIRTIO_IB_ACCESS_LOCAL_WRITE)) {
-		VUR_RDMA_LOG(rd, NOTICE, "%s: REMOTE_WRITE without LOCAL_WRITE", cmd);
-		return -EINVAL;
-	}
-	return 0;
+	return vur_rdma_mr_access_ok(rd, cmd, access);
 }
 
-/* Take an MR slot and key it; the caller fills in what the MR covers. */
-static struct vur_rdma_mr *
-new_mr(struct vur_rdma_dev *rd, const char *cmd, uint32_t pdn, uint32_t access)
+struct vur_rdma_mr *
+vur_rdma_mr_new(struct vur_rdma_dev *rd, const char *cmd, uint32_t pdn, uint32_t access, bool fast)
 {
 	struct vur_rdma_mr *mr = vur_pool_alloc(&rd->mrs); /* ROCE-DEV-MR-4 */
 	uint32_t slot;
@@ -99,9 +139,14 @@ new_mr(struct vur_rdma_dev *rd, const char *cmd, uint32_t pdn, uint32_t access)
 	slot = mr->obj.index - rd->mrs.first;
 	mr->pdn = pdn;
 	mr->access = access;
-	mr->lkey = make_key(rd, mr->obj.index, 0);
+	mr->fast = fast;
+	mr->valid = !fast; /* a fast MR is free until a REG_MR (IBTA 10.6) */
+	mr->page_shift = VIRTIO_NET_ROCE_PAGE_SHIFT;
+	rte_ticketlock_init(&mr->lock);
 	/* ROCE-DEV-MR-8 (the index part) and -9 (not the slot's last rkey) */
-	mr->rkey = make_key(rd, mr->obj.index, rd->mr_last_rkey[slot]);
+	mr->rkey = make_key(rd, mr->obj.index, rd->mr_last_rkey[slot], fast);
+	/* one key of both kinds for a fast MR, as a REG_MR sets them (IBTA 10.6) */
+	mr->lkey = fast ? mr->rkey : make_key(rd, mr->obj.index, 0, false);
 	rd->mr_last_rkey[slot] = mr->rkey;
 	vur_pool_ref(vur_pool_get(&rd->pds, pdn));
 	return mr;
@@ -119,7 +164,7 @@ vur_rdma_get_dma_mr(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_get_dm
 	ret = check_pd_access(rd, "GET_DMA_MR", pdn, access);
 	if (ret < 0)
 		return ret;
-	mr = new_mr(rd, "GET_DMA_MR", pdn, access);
+	mr = vur_rdma_mr_new(rd, "GET_DMA_MR", pdn, access, false);
 	if (mr == NULL)
 		return -ENOSPC;
 	mr->dma = true;
@@ -195,7 +240,7 @@ vur_rdma_reg_user_mr(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_reg_u
 	ret = copy_pages(rd, c, pages);
 	if (ret < 0)
 		goto free_pages;
-	mr = new_mr(rd, "REG_USER_MR", pdn, access);
+	mr = vur_rdma_mr_new(rd, "REG_USER_MR", pdn, access, false);
 	if (mr == NULL) {
 		ret = -ENOSPC;
 		goto free_pages;
@@ -224,7 +269,10 @@ vur_rdma_dereg_mr(struct vur_rdma_dev *rd, uint32_t mrn)
 	/*
 	 * ROCE-DEV-MR-12: accesses resolve the key each time (no MR pointer is
 	 * cached), so once the slot is free no access can reach this memory.
+	 * A fast MR in any state: its last key is the one a peer may hold.
 	 */
+	if (mr->fast)
+		rd->mr_last_rkey[mr->obj.index - rd->mrs.first] = mr->rkey;
 	free(mr->pages);
 	mr->pages = NULL;
 	vur_pool_unref(vur_pool_get(&rd->pds, mr->pdn));

@@ -171,7 +171,7 @@ attr_out_of_range(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_modify_q
 	if (IN_MASK(DEST_QPN) && rte_le_to_cpu_32(c->dest_qp_num) >= PSN_LIMIT)
 		return "dest_qp_num";
 	if (IN_MASK(ACCESS_FLAGS) &&
-			(rte_le_to_cpu_32(c->qp_access_flags) & ~(uint32_t)VIRTIO_IB_ACCESS_ALL))
+			(rte_le_to_cpu_32(c->qp_access_flags) & ~(uint32_t)VUR_RDMA_ACCESS_FLAGS))
 		return "qp_access_flags";
 #undef IN_MASK
 	return NULL;

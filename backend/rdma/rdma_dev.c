@@ -32,6 +32,7 @@ vur_rdma_limits_default(struct vur_rdma_limits *l, uint32_t max_qps, uint32_t ma
 	l->gid_tbl_len = 16;
 	l->max_msg_sz = 1u << 31;
 	l->max_mr_size = VUR_MAX_MR_SIZE;
+	l->max_fast_reg_page_list_len = VUR_MAX_FAST_REG_PAGES;
 }
 
 uint8_t
@@ -60,6 +61,8 @@ int
 vur_rdma_dev_init(struct vur_rdma_dev *rd, const char *name, const struct vur_rdma_limits *l,
 		const struct vur_rdma_env *env)
 {
+	int ret = -ENOMEM;
+
 	memset(rd, 0, sizeof(*rd));
 	rd->name = name;
 	rd->limits = *l;
@@ -75,6 +78,11 @@ vur_rdma_dev_init(struct vur_rdma_dev *rd, const char *name, const struct vur_rd
 			vur_pool_init(&rd->ahs, "ah", 1, l->max_ah, sizeof(struct vur_rdma_ah)) < 0)
 		goto fail;
 	rd->mr_index_bits = index_bits(l->max_mr);
+	/* a key's low byte is its key byte, the index above it (mr.c) */
+	if (rd->mr_index_bits > 24 || l->max_fast_reg_page_list_len > VUR_MAX_FAST_REG_PAGES) {
+		ret = -EINVAL;
+		goto fail;
+	}
 	rd->mr_last_rkey = calloc(l->max_mr, sizeof(*rd->mr_last_rkey));
 	rd->gids = calloc(l->gid_tbl_len, sizeof(*rd->gids));
 	if (rd->mr_last_rkey == NULL || rd->gids == NULL)
@@ -83,7 +91,7 @@ vur_rdma_dev_init(struct vur_rdma_dev *rd, const char *name, const struct vur_rd
 
 fail:
 	vur_rdma_dev_fini(rd);
-	return -ENOMEM;
+	return ret;
 }
 
 static void

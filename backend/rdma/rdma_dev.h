@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_ticketlock.h>
+
 #include <linux/virtio_net_roce.h>
 
 #include "common/ratelimit.h"
@@ -25,6 +27,24 @@
  */
 #define VUR_MAX_MR_SIZE  (1ULL << 30)
 #define VUR_MAX_MR_PAGES ((uint32_t)(VUR_MAX_MR_SIZE >> VIRTIO_NET_ROCE_PAGE_SHIFT) + 1)
+
+/*
+ * The most pages a REG_MR work request binds (max_fast_reg_page_list_len):
+ * 2 MiB of 4 KiB pages, more than the kernel's storage ULPs ask for (NVMe
+ * over Fabrics and iSER 256 + 1, NFS over RDMA up to 256). The device reads
+ * that page list on the data path, into the thread's stack.
+ */
+#define VUR_MAX_FAST_REG_PAGES 512
+
+/*
+ * The access flags MRs and QPs take: RFC v2's, and REMOTE_ATOMIC
+ * (VIRTIO_IB_DEVICE_ATOMIC). MW_BIND is refused: no memory windows yet.
+ */
+#define VUR_RDMA_ACCESS_FLAGS (VIRTIO_IB_ACCESS_ALL | VIRTIO_IB_ACCESS_REMOTE_ATOMIC)
+
+/* QUERY_DEVICE's vendor_id and vendor_part_id: virtio's PCI vendor, virtio-net's device ID. */
+#define VUR_RDMA_VENDOR_ID      0x1af4
+#define VUR_RDMA_VENDOR_PART_ID 0x1041
 
 /* What QUERY_DEVICE and QUERY_PORT report, fixed for the device's lifetime. */
 struct vur_rdma_limits {
@@ -40,6 +60,7 @@ struct vur_rdma_limits {
 	uint32_t gid_tbl_len;
 	uint32_t max_msg_sz;
 	uint64_t max_mr_size;
+	uint32_t max_fast_reg_page_list_len; /* ALLOC_MR's max_num_sg */
 };
 
 struct vur_rdma_cq;
@@ -94,17 +115,35 @@ struct vur_rdma_av {
 	uint8_t dmac[6];
 };
 
+/* A key's low byte: its key byte, which a REG_MR chooses (mr.c). */
+#define VUR_MR_KEY_BYTE_BITS 8
+#define VUR_MR_KEY_BYTE_MASK 0xffu
+
+/*
+ * An MR. A DMA or user MR is fixed from its command to DEREG_MR. A
+ * fast-registration MR (ALLOC_MR, @fast) changes on the data path: a
+ * REG_MR work request gives it keys, range, access and pages and makes it
+ * valid; LOCAL_INV and a SEND_WITH_INV's IETH make it invalid (IBTA 10.6:
+ * "free"), which refuses every access. A data-path thread reads or changes
+ * those fields with @lock held (vur_tp_lock: only with several threads);
+ * the control thread, which sees the engine at rest, needs no lock.
+ */
 struct vur_rdma_mr {
 	struct vur_pool_obj obj;
 	uint32_t pdn;
 	uint32_t access; /* enum virtio_ib_access_flags */
 	uint32_t lkey;
 	uint32_t rkey;
-	bool dma;      /* GET_DMA_MR: all of driver memory, iova == driver address */
-	uint64_t iova; /* user MR: first I/O virtual address */
+	bool dma;           /* GET_DMA_MR: all of driver memory, iova == driver address */
+	bool fast;          /* ALLOC_MR: set up by REG_MR work requests (mr_fast.c) */
+	bool valid;         /* accesses allowed: always, but for a fast MR not registered */
+	uint8_t page_shift; /* of pages[]: 12 for a user MR, REG_MR's for a fast one */
+	uint64_t iova;      /* user MR: first I/O virtual address */
 	uint64_t length;
 	uint32_t npages;
-	uint64_t *pages; /* driver address of each 4 KiB page */
+	uint32_t max_pages;    /* fast MR: max_num_sg, the room in pages[] */
+	uint64_t *pages;       /* driver address of each page */
+	rte_ticketlock_t lock; /* fast MR: the fields above, on the data path */
 };
 
 struct vur_rdma_cq {

@@ -27,9 +27,47 @@ int vur_rdma_get_dma_mr(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_ge
 int vur_rdma_reg_user_mr(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_reg_user_mr *c,
 		struct vur_rdma_mr **mrp);
 int vur_rdma_dereg_mr(struct vur_rdma_dev *rd, uint32_t mrn);
-/* The live MR whose lkey (rkey) is @key, or NULL: keys are checked whole. */
+/*
+ * The live, valid MR whose lkey (rkey) is @key, or NULL: keys are checked
+ * whole. For the control thread (the data path: vur_rdma_mr_at_key and the
+ * MR's lock, tp_mem.c).
+ */
 struct vur_rdma_mr *vur_rdma_mr_by_lkey(struct vur_rdma_dev *rd, uint32_t key);
 struct vur_rdma_mr *vur_rdma_mr_by_rkey(struct vur_rdma_dev *rd, uint32_t key);
+/* The live MR whose index @key holds, whatever the rest of @key says, or NULL. */
+struct vur_rdma_mr *vur_rdma_mr_at_key(struct vur_rdma_dev *rd, uint32_t key);
+/* ROCE-DEV-MR-2, -3: access flags an MR may have; @what names the command or WR. */
+int vur_rdma_mr_access_ok(struct vur_rdma_dev *rd, const char *what, uint32_t access);
+/* Take an MR slot of PD @pdn and key it; the caller fills in what the MR covers. */
+struct vur_rdma_mr *vur_rdma_mr_new(
+		struct vur_rdma_dev *rd, const char *cmd, uint32_t pdn, uint32_t access, bool fast);
+
+/*
+ * mr_fast.c: fast-registration MRs (IBTA 10.6 and 11.4, Base Memory
+ * Management Extensions). ALLOC_MR on the control thread; the rest on the
+ * data path, with the MR's lock held (vur_rdma_mr.lock).
+ */
+int vur_rdma_alloc_mr(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_alloc_mr *c,
+		struct vur_rdma_mr **mrp);
+
+/* What a REG_MR work request asks, its page list read and checked against driver memory. */
+struct vur_rdma_fast_reg {
+	uint32_t pdn; /* the QP's */
+	uint32_t key;
+	uint64_t iova;
+	uint64_t length;
+	uint32_t access;
+	uint8_t page_shift;
+	const uint64_t *pages; /* driver addresses, host order */
+	uint32_t npages;
+};
+
+/* REG_MR of @mr (the MR at @r->key's index): 0 when it is valid now, or why not. */
+int vur_rdma_mr_fast_reg(
+		struct vur_rdma_dev *rd, struct vur_rdma_mr *mr, const struct vur_rdma_fast_reg *r);
+/* LOCAL_INV or a SEND_WITH_INV's IETH: 0 when @mr (at @key's index) is invalid now. */
+int vur_rdma_mr_invalidate(struct vur_rdma_dev *rd, struct vur_rdma_mr *mr, uint32_t pdn,
+		uint32_t key, const char *what);
 
 /* cq.c */
 int vur_rdma_create_cq(struct vur_rdma_dev *rd, uint32_t cqe, uint32_t *cqn);

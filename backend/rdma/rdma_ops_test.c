@@ -86,8 +86,12 @@ mr_keys(void)
 	pdn = new_pd();
 	/* ROCE-DEV-MR-1, -2, -3 */
 	dma_mr(pdn + 1, VIRTIO_IB_ACCESS_LOCAL_WRITE, -ENOENT);
-	dma_mr(pdn, 1u << 3, -EINVAL);
+	dma_mr(pdn, 1u << 5, -EINVAL);
+	dma_mr(pdn, VIRTIO_IB_ACCESS_LOCAL_WRITE | VIRTIO_IB_ACCESS_MW_BIND, -EINVAL); /* no MWs */
 	dma_mr(pdn, VIRTIO_IB_ACCESS_REMOTE_WRITE, -EINVAL);
+	/* IBTA 10.6.3.1: REMOTE_ATOMIC needs LOCAL_WRITE, as REMOTE_WRITE does */
+	dma_mr(pdn, VIRTIO_IB_ACCESS_REMOTE_ATOMIC, -EINVAL);
+	dma_mr(pdn, VIRTIO_IB_ACCESS_REMOTE_ATOMIC | VIRTIO_IB_ACCESS_REMOTE_READ, -EINVAL);
 	TAP_CHECK(rd.mrs.count == 0 && rd.pds.count == 1);
 
 	a = dma_mr(pdn, VIRTIO_IB_ACCESS_ALL, 0);
@@ -115,6 +119,12 @@ mr_keys(void)
 	a = dma_mr(pdn, VIRTIO_IB_ACCESS_ALL, 0);
 	TAP_CHECK(a != NULL && a->obj.index == idx && a->rkey != rkey && a->lkey != lkey);
 	TAP_CHECK(vur_rdma_mr_by_rkey(&rd, rkey) == NULL);
+	TAP_CHECK(vur_rdma_dereg_mr(&rd, b->obj.index) == 0);
+	b = dma_mr(pdn, VIRTIO_IB_ACCESS_LOCAL_WRITE | VIRTIO_IB_ACCESS_REMOTE_ATOMIC, 0);
+	TAP_CHECK(b != NULL &&
+			b->access ==
+					(VIRTIO_IB_ACCESS_LOCAL_WRITE |
+							VIRTIO_IB_ACCESS_REMOTE_ATOMIC));
 	/* ROCE-DEV-MR-4: max_mr */
 	dma_mr(pdn, 0, -ENOSPC);
 	vur_rdma_dev_fini(&rd);
@@ -357,9 +367,12 @@ modify_qps(void)
 	TAP_CHECK(modify(qpn, A(STATE), VIRTIO_IB_QPS_INIT) == -EINVAL);     /* QPS-2 */
 	TAP_CHECK(modify(qpn, A(STATE) | A(ACCESS_FLAGS) | A(QKEY), 1) == -EINVAL);
 	TAP_CHECK(modify(qpn, A(STATE), 7) == -EINVAL);
-	m.qp_access_flags = rte_cpu_to_le_32(8);
+	m.qp_access_flags = rte_cpu_to_le_32(VIRTIO_IB_ACCESS_MW_BIND); /* no MWs yet */
 	TAP_CHECK(modify(qpn, A(STATE) | A(ACCESS_FLAGS), VIRTIO_IB_QPS_INIT) == -EINVAL);
-	m.qp_access_flags = rte_cpu_to_le_32(VIRTIO_IB_ACCESS_REMOTE_READ);
+	m.qp_access_flags = rte_cpu_to_le_32(1u << 5);
+	TAP_CHECK(modify(qpn, A(STATE) | A(ACCESS_FLAGS), VIRTIO_IB_QPS_INIT) == -EINVAL);
+	m.qp_access_flags = rte_cpu_to_le_32(
+			VIRTIO_IB_ACCESS_REMOTE_READ | VIRTIO_IB_ACCESS_REMOTE_ATOMIC);
 	TAP_CHECK(modify(qpn, A(STATE) | A(ACCESS_FLAGS), VIRTIO_IB_QPS_INIT) == 0);
 
 	/* INIT -> RTR: each value range of QP-12, the AV of QP-13, then success */
@@ -420,7 +433,8 @@ modify_qps(void)
 	TAP_CHECK(a.min_rnr_timer == 12 && a.timeout == 14 && a.retry_cnt == 7 && a.rnr_retry == 7);
 	TAP_CHECK(rte_le_to_cpu_32(a.rq_psn) == 0xabcdef && rte_le_to_cpu_32(a.sq_psn) == 0x123456);
 	TAP_CHECK(rte_le_to_cpu_32(a.dest_qp_num) == 0x12 && a.qkey == 0);
-	TAP_CHECK(rte_le_to_cpu_32(a.qp_access_flags) == VIRTIO_IB_ACCESS_REMOTE_READ);
+	TAP_CHECK(rte_le_to_cpu_32(a.qp_access_flags) ==
+			(VIRTIO_IB_ACCESS_REMOTE_READ | VIRTIO_IB_ACCESS_REMOTE_ATOMIC));
 	TAP_CHECK(rte_le_to_cpu_32(a.cap.max_send_wr) == 16 && a.cap.padding == 0);
 	TAP_CHECK(a.ah_attr.grh.dgid[15] == 9 && a.ah_attr.grh.padding == 0);
 
@@ -441,6 +455,159 @@ modify_qps(void)
 	vur_rdma_dev_fini(&rd);
 }
 
+static int
+alloc_mr(uint32_t pdn, uint32_t max_num_sg, struct vur_rdma_mr **mrp)
+{
+	struct virtio_rdma_cmd_alloc_mr c = {
+		.pdn = rte_cpu_to_le_32(pdn),
+		.max_num_sg = rte_cpu_to_le_32(max_num_sg),
+	};
+
+	return vur_rdma_alloc_mr(&rd, &c, mrp);
+}
+
+/* ALLOC_MR: its PD, max_num_sg in 1..max_fast_reg_page_list_len, max_mr; a free MR, key byte 0. */
+static void
+alloc_mr_limits(void)
+{
+	struct vur_rdma_mr *mr = NULL, *m2 = NULL;
+	uint32_t pdn, n;
+
+	setup();
+	pdn = new_pd();
+	TAP_CHECK(rd.limits.max_fast_reg_page_list_len == VUR_MAX_FAST_REG_PAGES);
+	TAP_CHECK(alloc_mr(pdn + 1, 1, &mr) == -ENOENT);
+	TAP_CHECK(alloc_mr(pdn, 0, &mr) == -EINVAL);
+	TAP_CHECK(alloc_mr(pdn, VUR_MAX_FAST_REG_PAGES + 1, &mr) == -EINVAL);
+	TAP_CHECK(alloc_mr(pdn, UINT32_MAX, &mr) == -EINVAL);
+	TAP_CHECK(rd.mrs.count == 0);
+	TAP_CHECK(alloc_mr(pdn, VUR_MAX_FAST_REG_PAGES, &mr) == 0);
+	TAP_CHECK(mr->fast && !mr->valid && mr->max_pages == VUR_MAX_FAST_REG_PAGES);
+	TAP_CHECK(mr->lkey == mr->rkey && (mr->rkey & VUR_MR_KEY_BYTE_MASK) == 0);
+	TAP_CHECK(vur_rdma_mr_at_key(&rd, mr->rkey) == mr);
+	TAP_CHECK(vur_rdma_mr_at_key(&rd, mr->rkey | 0x77) == mr); /* any key byte: its slot */
+	/* invalid: no key of it is good */
+	TAP_CHECK(vur_rdma_mr_by_rkey(&rd, mr->rkey) == NULL);
+	TAP_CHECK(vur_rdma_destroy_pd(&rd, pdn) == -EBUSY);
+	for (n = 1; n < rd.limits.max_mr; n++)
+		TAP_CHECK(alloc_mr(pdn, 1, &m2) == 0);
+	TAP_CHECK(alloc_mr(pdn, 1, &m2) == -ENOSPC); /* ROCE-DEV-MR-4 */
+	TAP_CHECK(rd.mrs.count == rd.limits.max_mr);
+	vur_rdma_dev_fini(&rd);
+}
+
+static uint64_t pages[4];
+
+static struct vur_rdma_fast_reg
+reg_of(const struct vur_rdma_mr *mr, uint32_t pdn, uint8_t key_byte)
+{
+	for (uint32_t i = 0; i < RTE_DIM(pages); i++)
+		pages[i] = MEM_BASE + 0x10000 * (i + 1);
+	return (struct vur_rdma_fast_reg){
+		.pdn = pdn,
+		.key = (mr->rkey & ~VUR_MR_KEY_BYTE_MASK) | key_byte,
+		.iova = 0x7f0000000100ULL,
+		.length = 3 * 4096 - 0x100,
+		.access = VIRTIO_IB_ACCESS_LOCAL_WRITE | VIRTIO_IB_ACCESS_REMOTE_WRITE,
+		.page_shift = 12,
+		.pages = pages,
+		.npages = 3,
+	};
+}
+
+/*
+ * IBTA 10.6: free -> REG_MR -> valid (its key, pages, access) -> LOCAL_INV
+ * or remote invalidation -> free; every refusal leaves the MR as it was.
+ */
+static void
+fast_mr_states(void)
+{
+	struct vur_rdma_mr *mr = NULL, *other = NULL, *user = NULL;
+	struct virtio_rdma_cmd_get_dma_mr dc = { 0 };
+	struct vur_rdma_fast_reg r, bad;
+	uint32_t pdn, pd2, key, slot_key;
+
+	setup();
+	pdn = new_pd();
+	pd2 = new_pd();
+	TAP_CHECK(alloc_mr(pdn, 3, &mr) == 0 && alloc_mr(pd2, 3, &other) == 0);
+	dc.pdn = rte_cpu_to_le_32(pdn);
+	TAP_CHECK(vur_rdma_get_dma_mr(&rd, &dc, &user) == 0);
+	r = reg_of(mr, pdn, 0x5a);
+	key = r.key;
+	/* every refusal */
+	bad = r;
+	bad.pdn = pd2;
+	TAP_CHECK(vur_rdma_mr_fast_reg(&rd, mr, &bad) == -EACCES);
+	bad = r;
+	bad.key ^= 1u << 31; /* another tag */
+	TAP_CHECK(vur_rdma_mr_fast_reg(&rd, mr, &bad) == -EINVAL);
+	bad = r;
+	bad.access = VIRTIO_IB_ACCESS_REMOTE_WRITE; /* without LOCAL_WRITE */
+	TAP_CHECK(vur_rdma_mr_fast_reg(&rd, mr, &bad) == -EINVAL);
+	bad.access = VIRTIO_IB_ACCESS_REMOTE_ATOMIC; /* not a device with atomics (yet) */
+	TAP_CHECK(vur_rdma_mr_fast_reg(&rd, mr, &bad) == -EINVAL);
+	bad.access = VIRTIO_IB_ACCESS_MW_BIND;
+	TAP_CHECK(vur_rdma_mr_fast_reg(&rd, mr, &bad) == -EINVAL);
+	bad = r;
+	bad.page_shift = 11;
+	TAP_CHECK(vur_rdma_mr_fast_reg(&rd, mr, &bad) == -EINVAL);
+	bad.page_shift = 31;
+	TAP_CHECK(vur_rdma_mr_fast_reg(&rd, mr, &bad) == -EINVAL);
+	bad = r;
+	bad.npages = 4; /* more than max_num_sg */
+	TAP_CHECK(vur_rdma_mr_fast_reg(&rd, mr, &bad) == -EINVAL);
+	bad.npages = 0;
+	TAP_CHECK(vur_rdma_mr_fast_reg(&rd, mr, &bad) == -EINVAL);
+	bad = r;
+	bad.length = 3 * 4096 - 0xff; /* one byte past the third page */
+	TAP_CHECK(vur_rdma_mr_fast_reg(&rd, mr, &bad) == -EINVAL);
+	bad.length = 0;
+	TAP_CHECK(vur_rdma_mr_fast_reg(&rd, mr, &bad) == -EINVAL);
+	bad = r;
+	bad.iova = UINT64_MAX - 10; /* wraps */
+	TAP_CHECK(vur_rdma_mr_fast_reg(&rd, mr, &bad) == -EINVAL);
+	bad = r;
+	pages[1] += 0x800; /* not a page */
+	TAP_CHECK(vur_rdma_mr_fast_reg(&rd, mr, &bad) == -EINVAL);
+	bad = reg_of(mr, pdn, 0x5a);
+	TAP_CHECK(vur_rdma_mr_fast_reg(&rd, user, &bad) == -EINVAL); /* not ALLOC_MR's */
+	TAP_CHECK(!mr->valid && mr->rkey == (key & ~VUR_MR_KEY_BYTE_MASK));
+	/* free -> valid */
+	r = reg_of(mr, pdn, 0x5a);
+	TAP_CHECK(vur_rdma_mr_fast_reg(&rd, mr, &r) == 0);
+	TAP_CHECK(mr->valid && mr->lkey == key && mr->rkey == key && mr->npages == 3);
+	TAP_CHECK(mr->iova == r.iova && mr->length == r.length && mr->page_shift == 12);
+	TAP_CHECK(mr->pages[2] == MEM_BASE + 0x30000 && mr->access == r.access);
+	TAP_CHECK(vur_rdma_mr_by_rkey(&rd, key) == mr && vur_rdma_mr_by_lkey(&rd, key) == mr);
+	TAP_CHECK(vur_rdma_mr_by_rkey(&rd, key ^ 1) == NULL);
+	/* valid: no second REG_MR */
+	r = reg_of(mr, pdn, 0x5b);
+	TAP_CHECK(vur_rdma_mr_fast_reg(&rd, mr, &r) == -EBUSY && mr->rkey == key);
+	/* invalidation: the whole key, the QP's PD, ALLOC_MR's MRs only */
+	TAP_CHECK(vur_rdma_mr_invalidate(&rd, mr, pdn, key ^ 1, "test") == -EINVAL);
+	TAP_CHECK(vur_rdma_mr_invalidate(&rd, mr, pd2, key, "test") == -EACCES);
+	TAP_CHECK(vur_rdma_mr_invalidate(&rd, user, pdn, user->rkey, "test") == -EINVAL);
+	TAP_CHECK(mr->valid && user->valid);
+	TAP_CHECK(vur_rdma_mr_invalidate(&rd, mr, pdn, key, "test") == 0 && !mr->valid);
+	TAP_CHECK(vur_rdma_mr_by_rkey(&rd, key) == NULL);
+	/* invalid already, the same key: still success */
+	TAP_CHECK(vur_rdma_mr_invalidate(&rd, mr, pdn, key, "test") == 0 && !mr->valid);
+	/* free again: a new key byte, a 64 KiB page */
+	r = reg_of(mr, pdn, 0x5b);
+	r.page_shift = 16;
+	r.npages = 1;
+	TAP_CHECK(vur_rdma_mr_fast_reg(&rd, mr, &r) == 0 && mr->rkey == r.key);
+	/* DEREG_MR in any state; the slot's next MR has another tag */
+	slot_key = mr->rkey;
+	TAP_CHECK(alloc_mr(pdn, 1, &other) == 0); /* the last slot: the next takes mr's */
+	TAP_CHECK(vur_rdma_dereg_mr(&rd, mr->obj.index) == 0);
+	TAP_CHECK(alloc_mr(pdn, 1, &user) == 0 && user == mr);
+	TAP_CHECK((mr->rkey | VUR_MR_KEY_BYTE_MASK) != (slot_key | VUR_MR_KEY_BYTE_MASK));
+	TAP_CHECK(vur_rdma_mr_at_key(&rd, slot_key) == mr && !mr->valid);
+	vur_rdma_dev_fini(&rd);
+}
+
 int
 main(void)
 {
@@ -450,5 +617,7 @@ main(void)
 	TAP_RUN(create_qps);
 	TAP_RUN(gids_and_ahs);
 	TAP_RUN(modify_qps);
+	TAP_RUN(alloc_mr_limits);
+	TAP_RUN(fast_mr_states);
 	return tap_done();
 }

@@ -58,11 +58,18 @@ COUNTERS = ('ctrl_requests', 'ctrl_errors', 'ctrl_bad_chains', 'ctrl_ring_broken
 def check_query_device(data):
     """The fields of struct virtio_rdma_ack_query_device a driver relies on."""
     cap, max_mr_size, page_size_cap = struct.unpack_from('<QQQ', data, 0)
-    assert cap == 1, f'device_cap_flags {cap:#x}'       # RC_RNR_NAK_GEN
+    assert cap == 0x13, f'device_cap_flags {cap:#x}'    # RC_RNR_NAK_GEN, MEM_MGT_EXTENSIONS, ATOMIC
+    assert data[69] == 2, f'atomic_cap {data[69]}'      # GLOB: CPU atomics on driver memory
     assert page_size_cap == PAGE_SIZE, page_size_cap
     assert max_mr_size > 0
     assert data[68] == 15, f'local_ca_ack_delay {data[68]}'
-    assert data[69:ACK_QUERY_DEVICE] == bytes(ACK_QUERY_DEVICE - 69), 'padding/reserved not zero'
+    assert data[70:72] == bytes(2), 'padding not zero'
+    fast_reg, = struct.unpack_from('<I', data, 72)
+    assert fast_reg == 512, f'max_fast_reg_page_list_len {fast_reg}'
+    assert data[76:92] == bytes(16), 'SRQ and MW limits without SRQs and MWs'
+    vendor, part = struct.unpack_from('<II', data, 92)
+    assert (vendor, part) == (0x1af4, 0x1041), f'vendor {vendor:#x}, part {part:#x}'
+    assert data[100:ACK_QUERY_DEVICE] == bytes(ACK_QUERY_DEVICE - 100), 'reserved not zero'
 
 
 def wait_until(what, cond, timeout=10.0, step=0.02):

@@ -6,7 +6,9 @@
  * moves the first unacknowledged PSN renews the retry counts and the timer
  * (ROCE-DEV-RETX-1). READ responses are placed into the WR's s/g list in
  * PSN order; a gap in them, or an ACK beyond a READ that lacks responses,
- * asks for the rest at once (ROCE-DEV-RETX-3). An RNR NAK waits the time it
+ * asks for the rest at once (ROCE-DEV-RETX-3). An ATOMIC_ACKNOWLEDGE places
+ * the original value and completes its WR; an ACK beyond an atomic that
+ * lacks it sends the atomic again (atomic.c). An RNR NAK waits the time it
  * names and retries up to rnr_retry times (7: for ever, ROCE-DEV-SEND-8); a
  * PSN sequence NAK sends again from its PSN; the other NAKs complete the
  * WR they name with their error, also one not yet sent whole
@@ -82,7 +84,11 @@ advance(struct vur_tp_qp *t, uint32_t to, uint64_t now_ns)
 	skip_acknowledged(t);
 }
 
-/* The head READ @w lacks responses the peer has gone past: ask for the rest, once. */
+/*
+ * The head READ or atomic @w lacks responses the peer has gone past: ask
+ * for the rest (an atomic: ask again, answered from the responder's saved
+ * result), once.
+ */
 static void
 read_lost(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w)
 {
@@ -103,7 +109,7 @@ ack_upto(struct vur_tp_dev *td, struct vur_tp_qp *t, uint32_t psn, uint64_t now_
 
 	while (t->head != t->started && vur_tp_state_sends(t->qp->attr.state)) {
 		w = &t->wqe[t->head % t->nwqe];
-		if (w->opcode == VIRTIO_IB_WR_RDMA_READ) {
+		if (vur_tp_wr_is_rd_atomic(w->opcode)) {
 			/* its PSNs are its responses: acknowledged as they are placed */
 			if (vur_psn_diff(psn, w->first_psn) >= 0) {
 				to = vur_tp_read_resume_psn(td, t, w);
@@ -270,7 +276,7 @@ on_read_response(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pk
 		return;
 	}
 	w = &t->wqe[t->head % t->nwqe];
-	while (t->head != t->started && w->opcode != VIRTIO_IB_WR_RDMA_READ &&
+	while (t->head != t->started && !vur_tp_wr_is_rd_atomic(w->opcode) &&
 			vur_psn_diff(p->h.psn, vur_psn_add(w->first_psn, w->span)) >= 0) {
 		ack_upto(td, t, vur_psn_add(w->first_psn, w->span - 1), now_ns);
 		if (t->head == t->started)
@@ -278,6 +284,10 @@ on_read_response(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pk
 		w = &t->wqe[t->head % t->nwqe];
 	}
 	if (t->head == t->started || w->opcode != VIRTIO_IB_WR_RDMA_READ) {
+		/* past an atomic: responses come in PSN order, its answer was lost */
+		if (t->head != t->started && vur_tp_wr_is_atomic(w->opcode) &&
+				vur_psn_diff(p->h.psn, w->first_psn) > 0)
+			read_lost(td, t, w);
 		vur_tp_drop(td, t, VUR_TP_DROP_PSN);
 		return;
 	}
@@ -338,6 +348,42 @@ on_read_response(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pk
 	}
 }
 
+/*
+ * An ATOMIC_ACKNOWLEDGE: it acknowledges the PSNs before its own, as a READ
+ * response does, and answers the atomic that holds its PSN: the original
+ * value goes into the WR's buffer, and the WR completes with byte_len 8.
+ */
+static void
+on_atomic_ack(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p, uint64_t now_ns)
+{
+	uint32_t psn = p->h.psn;
+	struct vur_swqe *w;
+
+	if (VUR_AETH_TYPE(p->h.syndrome) != VUR_AETH_ACK) { /* a NAK says what it says */
+		on_aeth(td, t, p, now_ns);
+		return;
+	}
+	/* never asked for, or answered already (a replay of a duplicate) */
+	if (vur_psn_diff(psn, t->sent_psn) >= 0 || vur_psn_diff(psn, t->una) < 0) {
+		vur_tp_drop(td, t, VUR_TP_DROP_PSN);
+		return;
+	}
+	ack_upto(td, t, vur_psn_add(psn, VUR_PSN_MASK), now_ns); /* psn - 1 */
+	w = &t->wqe[t->head % t->nwqe];
+	if (t->head == t->started || !vur_tp_state_sends(t->qp->attr.state) ||
+			!vur_tp_wr_is_atomic(w->opcode) || w->first_psn != psn) {
+		/* behind a READ that lacks responses (asked again above), or not an atomic's */
+		vur_tp_drop(td, t, VUR_TP_DROP_PSN);
+		return;
+	}
+	if (!vur_tp_atomic_place(td, t, w, p)) { /* its MR went away */
+		vur_tp_sq_complete_head(td, t, VIRTIO_IB_WC_LOC_PROT_ERR);
+		return;
+	}
+	vur_tp_sq_complete_head(td, t, VIRTIO_IB_WC_SUCCESS);
+	advance(t, vur_psn_add(psn, 1), now_ns);
+}
+
 /* The held READ responses that are next now, in order; the stale ones go. */
 static void
 take_held(struct vur_tp_dev *td, struct vur_tp_qp *t, uint64_t now_ns)
@@ -370,6 +416,8 @@ vur_tp_completer(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pk
 	}
 	if (p->mask & VUR_OPM_RRESP)
 		on_read_response(td, t, p, now_ns);
+	else if (p->mask & VUR_OPM_ATOMIC_ACK)
+		on_atomic_ack(td, t, p, now_ns);
 	else
 		on_aeth(td, t, p, now_ns);
 	if (t->rd_ooo.n > 0)

@@ -35,6 +35,15 @@ static const struct vur_opcode_info ops[VUR_OP_COUNT] = {
 	[VUR_OP_READ_RESP_LAST] = { "READ_RESPONSE_LAST", RRESP | VUR_OPM_LAST | VUR_OPM_AETH },
 	[VUR_OP_READ_RESP_ONLY] = { "READ_RESPONSE_ONLY", RRESP | ONLY | VUR_OPM_AETH },
 	[VUR_OP_ACK] = { "ACKNOWLEDGE", VUR_OPM_ACK | VUR_OPM_AETH | VUR_OPM_RC },
+	/* RC only (IBTA 9.2.1 table 38); one packet each, one PSN */
+	[VUR_OP_ATOMIC_ACK] = { "ATOMIC_ACKNOWLEDGE",
+			VUR_OPM_ACK | VUR_OPM_ATOMIC_ACK | VUR_OPM_AETH | VUR_OPM_RC },
+	[VUR_OP_CMP_SWAP] = { "COMPARE_SWAP", VUR_OPM_ATOMIC | VUR_OPM_REQ | ONLY | VUR_OPM_RC },
+	[VUR_OP_FETCH_ADD] = { "FETCH_ADD", VUR_OPM_ATOMIC | VUR_OPM_REQ | ONLY | VUR_OPM_RC },
+	[VUR_OP_SEND_LAST_INV] = { "SEND_LAST_WITH_INVALIDATE",
+			SEND | VUR_OPM_LAST | VUR_OPM_IETH | VUR_OPM_RC },
+	[VUR_OP_SEND_ONLY_INV] = { "SEND_ONLY_WITH_INVALIDATE",
+			SEND | ONLY | VUR_OPM_IETH | VUR_OPM_RC },
 };
 
 static const struct vur_opcode_info cnp = { "CNP", VUR_OPM_CNP | VUR_OPM_PAYLOAD };
@@ -89,6 +98,9 @@ vur_op_segment(uint8_t opcode, bool first, bool last)
 	else
 		return 0xff;
 	i = first && last ? 3 : first ? 0 : last ? 2 : 1;
+	if (last && (mask & VUR_OPM_IETH)) /* SEND only: its last packet has the IETH */
+		return (uint8_t)(VUR_TRANSPORT(opcode) |
+				(first ? VUR_OP_SEND_ONLY_INV : VUR_OP_SEND_LAST_INV));
 	if (last && (mask & VUR_OPM_IMM))
 		i += 2;
 	return (uint8_t)(VUR_TRANSPORT(opcode) | kind[i]);
@@ -97,8 +109,11 @@ vur_op_segment(uint8_t opcode, bool first, bool last)
 uint32_t
 vur_opcode_ext_len(uint32_t mask)
 {
-	/* IBTA 9.2: DETH, RETH, AETH, ImmDt in that order after the BTH. */
+	/* IBTA 9.2: DETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH in that order. */
 	return (mask & VUR_OPM_DETH ? VUR_DETH_LEN : 0) + (mask & VUR_OPM_RETH ? VUR_RETH_LEN : 0) +
+			(mask & VUR_OPM_ATOMIC ? VUR_ATOMIC_ETH_LEN : 0) +
 			(mask & VUR_OPM_AETH ? VUR_AETH_LEN : 0) +
-			(mask & VUR_OPM_IMM ? VUR_IMM_LEN : 0);
+			(mask & VUR_OPM_ATOMIC_ACK ? VUR_ATOMIC_ACK_ETH_LEN : 0) +
+			(mask & VUR_OPM_IMM ? VUR_IMM_LEN : 0) +
+			(mask & VUR_OPM_IETH ? VUR_IETH_LEN : 0);
 }

@@ -28,7 +28,10 @@ enum vur_op_mask {
 	VUR_OPM_RC = 1u << 14,  /* transports that have it */
 	VUR_OPM_UC = 1u << 15,
 	VUR_OPM_UD = 1u << 16,
-	VUR_OPM_CNP = 1u << 17, /* a congestion notification (tp_cc.h) */
+	VUR_OPM_CNP = 1u << 17,        /* a congestion notification (tp_cc.h) */
+	VUR_OPM_IETH = 1u << 18,       /* SEND_WITH_INV's R_Key, after the BTH (IBTA 9.3.7) */
+	VUR_OPM_ATOMIC = 1u << 19,     /* an atomic request: AtomicETH */
+	VUR_OPM_ATOMIC_ACK = 1u << 20, /* ATOMIC_ACKNOWLEDGE: AtomicAckETH after the AETH */
 };
 
 struct vur_opcode_info {
@@ -38,7 +41,7 @@ struct vur_opcode_info {
 
 /*
  * What @opcode is on the wire: NULL for an opcode this device does not
- * implement for that transport (RD, atomics, invalidate...). A CNP is its
+ * implement for that transport (RD, invalidate...). A CNP is its
  * own transport: its 16 reserved bytes count as payload.
  */
 const struct vur_opcode_info *vur_opcode_info(uint8_t opcode);
@@ -47,7 +50,7 @@ const struct vur_opcode_info *vur_opcode_info(uint8_t opcode);
  * The opcode of one packet of a message whose packets have @opcode's kind
  * (SEND, RDMA WRITE or READ response, and its transport): FIRST, MIDDLE,
  * LAST or ONLY by whether it holds the message's @first and @last packet;
- * an immediate of @opcode rides on the last one only. 0xff for an opcode of
+ * an immediate or IETH of @opcode rides on the last one only. 0xff for an opcode of
  * another kind.
  */
 uint8_t vur_op_segment(uint8_t opcode, bool first, bool last);

@@ -142,6 +142,18 @@ put_transport(uint8_t *p, const struct vur_pkt_hdrs *h, uint32_t mask, uint32_t 
 		memcpy(p + off, &r, sizeof(r));
 		off += VUR_RETH_LEN;
 	}
+	if (mask & VUR_OPM_ATOMIC) {
+		struct vur_atomic_eth a = { .rkey = rte_cpu_to_be_32(h->rkey) };
+		uint64_t v = rte_cpu_to_be_64(h->va);
+
+		memcpy(a.va, &v, sizeof(v));
+		v = rte_cpu_to_be_64(h->swap_add);
+		memcpy(a.swap_add, &v, sizeof(v));
+		v = rte_cpu_to_be_64(h->compare);
+		memcpy(a.compare, &v, sizeof(v));
+		memcpy(p + off, &a, sizeof(a));
+		off += VUR_ATOMIC_ETH_LEN;
+	}
 	if (mask & VUR_OPM_AETH) {
 		rte_be32_t a = rte_cpu_to_be_32(
 				(uint32_t)h->syndrome << 24 | (h->msn & VUR_PSN_MASK));
@@ -149,9 +161,21 @@ put_transport(uint8_t *p, const struct vur_pkt_hdrs *h, uint32_t mask, uint32_t 
 		memcpy(p + off, &a, sizeof(a));
 		off += VUR_AETH_LEN;
 	}
+	if (mask & VUR_OPM_ATOMIC_ACK) {
+		uint64_t v = rte_cpu_to_be_64(h->orig);
+
+		memcpy(p + off, &v, sizeof(v));
+		off += VUR_ATOMIC_ACK_ETH_LEN;
+	}
 	if (mask & VUR_OPM_IMM) {
 		memcpy(p + off, &h->imm, VUR_IMM_LEN);
 		off += VUR_IMM_LEN;
+	}
+	if (mask & VUR_OPM_IETH) {
+		rte_be32_t k = rte_cpu_to_be_32(h->ieth);
+
+		memcpy(p + off, &k, sizeof(k));
+		off += VUR_IETH_LEN;
 	}
 	return off;
 }
@@ -357,6 +381,20 @@ get_transport(const uint8_t *p, struct vur_pkt *pk)
 		h->dma_len = rte_be_to_cpu_32(r.len);
 		off += VUR_RETH_LEN;
 	}
+	if (pk->mask & VUR_OPM_ATOMIC) {
+		struct vur_atomic_eth a;
+		uint64_t w;
+
+		memcpy(&a, p + off, sizeof(a));
+		memcpy(&w, a.va, sizeof(w));
+		h->va = rte_be_to_cpu_64(w);
+		h->rkey = rte_be_to_cpu_32(a.rkey);
+		memcpy(&w, a.swap_add, sizeof(w));
+		h->swap_add = rte_be_to_cpu_64(w);
+		memcpy(&w, a.compare, sizeof(w));
+		h->compare = rte_be_to_cpu_64(w);
+		off += VUR_ATOMIC_ETH_LEN;
+	}
 	if (pk->mask & VUR_OPM_AETH) {
 		rte_be32_t a;
 
@@ -366,8 +404,23 @@ get_transport(const uint8_t *p, struct vur_pkt *pk)
 		h->msn = v & VUR_PSN_MASK;
 		off += VUR_AETH_LEN;
 	}
-	if (pk->mask & VUR_OPM_IMM)
+	if (pk->mask & VUR_OPM_ATOMIC_ACK) {
+		uint64_t w;
+
+		memcpy(&w, p + off, sizeof(w));
+		h->orig = rte_be_to_cpu_64(w);
+		off += VUR_ATOMIC_ACK_ETH_LEN;
+	}
+	if (pk->mask & VUR_OPM_IMM) {
 		memcpy(&h->imm, p + off, VUR_IMM_LEN);
+		off += VUR_IMM_LEN;
+	}
+	if (pk->mask & VUR_OPM_IETH) {
+		rte_be32_t k;
+
+		memcpy(&k, p + off, sizeof(k));
+		h->ieth = rte_be_to_cpu_32(k);
+	}
 }
 
 /* A local packet that holds several: only a message's payload is cut, never UD's. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * RoCE v2 packets: Ethernet, IPv4 or IPv6 (by the GID type), UDP 4791, the
- * BTH and its extended headers, payload, pad, ICRC.
+ * BTH and its extended headers (DETH, RETH, AETH, ImmDt, IETH), payload,
+ * pad, ICRC.
  *
  * A packet the engine builds for a device of this backend ("local") holds
  * its headers in one mbuf and its payload as external-buffer segments that
@@ -45,7 +46,10 @@
 
 #include "transport/opcode.h"
 
-/* Ethernet 14 + IPv6 40 + UDP 8 + BTH 12 + DETH 8 + RETH 16 + ImmDt 4 (AETH excludes RETH) */
+/*
+ * Ethernet 14 + IPv6 40 + UDP 8 + BTH 12 + DETH 8 + RETH 16 + ImmDt 4 (AETH
+ * excludes RETH); an atomic request's AtomicETH (28) makes as much.
+ */
 #define VUR_PKT_MAX_HDR 102
 
 /* The most packets one local packet holds (see above). */
@@ -74,10 +78,14 @@ struct vur_pkt_hdrs {
 	uint32_t psn;
 	uint32_t qkey, src_qp;  /* DETH (UD) */
 	uint64_t va;            /* RETH */
-	uint32_t rkey, dma_len; /* RETH */
+	uint32_t rkey, dma_len; /* RETH; va and rkey also AtomicETH's */
+	uint64_t swap_add;      /* AtomicETH: swap (CmpSwap) or add (FetchAdd) data */
+	uint64_t compare;       /* AtomicETH: compare data (CmpSwap) */
+	uint64_t orig;          /* AtomicAckETH: the data before the operation */
 	uint8_t syndrome;       /* AETH */
 	uint32_t msn;           /* AETH */
 	rte_be32_t imm;         /* ImmDt, as it travels */
+	uint32_t ieth;          /* IETH: the R_Key to invalidate */
 };
 
 /* A parsed packet. Payload bytes stay in the mbuf (vur_pkt_copy_payload). */

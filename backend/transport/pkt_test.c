@@ -5,7 +5,9 @@
  * CRC-32 by Python's zlib) and against frames Linux rxe sent, build and
  * parse both ways for IPv4 and IPv6,
  * local packets with borrowed payload segments, local packets that hold
- * several and their cutting into wire packets, the opcode table, and a
+ * several and their cutting into wire packets, SEND with Invalidate and its
+ * IETH and the atomics' headers against hand-built frames, the opcode
+ * table, and a
  * parser that takes truncated and mutated frames without a crash.
  */
 #include <stdlib.h>
@@ -110,6 +112,29 @@ linux_rxe_vectors(void)
 	}
 }
 
+/*
+ * The atomics as rxe lays them out (rxe_opcode.c, rxe_hdr.h), built by hand
+ * over the same IPv4 and UDP headers as the vector above, ICRC by the same
+ * masking and Python's zlib: a COMPARE_SWAP (QP 0x11, AckReq, PSN 7, VA
+ * 0x1000, R_Key 0x12345678, swap 0x0123456789abcdef, compare
+ * 0xfedcba9876543210) and its ATOMIC_ACKNOWLEDGE (ACK, credits invalid,
+ * MSN 3, original data 0x0123456789abcdef).
+ */
+static const char cmp_swap_hex[] = "4500004800004000401126a30a0000010a000002"
+				   "c12312b700340000"
+				   "1300ffff0000001180000007"
+				   "0000000000001000"
+				   "12345678"
+				   "0123456789abcdef"
+				   "fedcba9876543210";
+static const uint32_t cmp_swap_icrc = 0x458f3b8f;
+static const char atomic_ack_hex[] = "4500003800004000401126b30a0000010a000002"
+				     "c12312b700240000"
+				     "1200ffff0000001100000007"
+				     "1f000003"
+				     "0123456789abcdef";
+static const uint32_t atomic_ack_icrc = 0x329a3616;
+
 static struct vur_pkt_addr
 addr4(void)
 {
@@ -154,6 +179,167 @@ build_matches_vector(void)
 	rte_pktmbuf_free(m);
 }
 
+/*
+ * SEND with Invalidate (IBTA 9.2 table 38, 9.3.7): SEND_ONLY (0x17) and
+ * SEND_LAST (0x16, 5 bytes and a 3-byte pad) WITH_INVALIDATE, the 4-byte
+ * IETH (R_Key 0x0002a35c, big-endian as Linux rxe writes it) after the BTH,
+ * hand-built as rxe would send them (IPv4 10.0.0.1 to 10.0.0.2, QP 0x11,
+ * AckReq), the ICRC computed outside this code as for vector_hex.
+ */
+static const struct {
+	uint8_t opcode;
+	uint32_t psn;
+	const char *payload;
+	const char *hex;
+	uint32_t icrc;
+} ieth_vectors[] = {
+	{ VUR_OP_SEND_ONLY_INV, 7, "hello, roce!",
+			"4500003c00004000401126af0a0000010a000002c12312b700280000"
+			"1700ffff0000001180000007"
+			"0002a35c"
+			"68656c6c6f2c20726f636521",
+			0xa7209334 },
+	{ VUR_OP_SEND_LAST_INV, 8, "hello",
+			"4500003800004000401126b30a0000010a000002c12312b700240000"
+			"1630ffff0000001180000008"
+			"0002a35c"
+			"68656c6c6f000000",
+			0x3d368ad6 },
+};
+
+static void
+ieth_vectors_match(void)
+{
+	for (size_t i = 0; i < RTE_DIM(ieth_vectors); i++) {
+		struct vur_pkt_addr a = addr4();
+		struct vur_pkt_hdrs h = { .opcode = ieth_vectors[i].opcode,
+			.dest_qpn = 0x11,
+			.psn = ieth_vectors[i].psn,
+			.ack_req = true,
+			.ieth = 0x0002a35c };
+		uint32_t len = (uint32_t)strlen(ieth_vectors[i].payload);
+		uint32_t icrc = rte_cpu_to_le_32(ieth_vectors[i].icrc);
+		struct rte_mbuf *m = vur_pkt_build(pool, &a, &h, len), *w = NULL;
+		uint8_t want[128];
+		size_t n = unhex(ieth_vectors[i].hex, want);
+		struct vur_pkt p;
+
+		TAP_CHECK(vur_icrc_flat(want, (uint32_t)n, 0) == ieth_vectors[i].icrc);
+		TAP_CHECK(m != NULL && vur_pkt_append_copy(m, ieth_vectors[i].payload, len) == 0);
+		if (m == NULL)
+			continue;
+		TAP_CHECK(vur_pkt_to_wire(m, pool, &w, 1) == 1);
+		rte_pktmbuf_free(m);
+		if (w == NULL)
+			continue;
+		TAP_CHECK(w->pkt_len == RTE_ETHER_HDR_LEN + n + 4);
+		TAP_CHECK(memcmp(rte_pktmbuf_mtod_offset(w, uint8_t *, RTE_ETHER_HDR_LEN), want,
+					  n) == 0);
+		TAP_CHECK(memcmp(rte_pktmbuf_mtod_offset(w, uint8_t *, RTE_ETHER_HDR_LEN + n),
+					  &icrc, 4) == 0);
+		/* the frame as rxe would send it: parsed, the IETH read, the ICRC checked */
+		TAP_CHECK(vur_pkt_parse(w, &p) == VUR_PKT_OK);
+		TAP_CHECK(p.h.opcode == ieth_vectors[i].opcode && (p.mask & VUR_OPM_IETH) &&
+				(p.mask & VUR_OPM_SEND) && (p.mask & VUR_OPM_LAST));
+		TAP_CHECK(p.h.ieth == 0x0002a35c && p.pay_len == len && p.h.ack_req);
+		TAP_CHECK(p.pay_off == RTE_ETHER_HDR_LEN + 20 + 8 + VUR_BTH_LEN + VUR_IETH_LEN);
+		*rte_pktmbuf_mtod_offset(w, uint8_t *, RTE_ETHER_HDR_LEN + 20 + 8 + 12 + 3) ^= 1;
+		TAP_CHECK(vur_pkt_parse(w, &p) == VUR_PKT_ERR_ICRC); /* the IETH is covered */
+		rte_pktmbuf_free(w);
+	}
+}
+
+/* A local SEND_ONLY_WITH_INVALIDATE holding 3 packets: cut, the IETH on the last only. */
+static void
+ieth_segments(void)
+{
+	static uint8_t payload[600];
+	struct vur_pkt_addr a = addr4();
+	struct vur_pkt_hdrs h = { .opcode = VUR_OP_SEND_ONLY_INV,
+		.dest_qpn = 0x11,
+		.psn = 0xfffffe,
+		.ack_req = true,
+		.ieth = 0xabcdef01 };
+	static const uint8_t ops[3] = { VUR_OP_SEND_FIRST, VUR_OP_SEND_MIDDLE,
+		VUR_OP_SEND_LAST_INV };
+	struct rte_mbuf *m = vur_pkt_build(pool, &a, &h, sizeof(payload)), *w[4];
+	struct vur_pkt p;
+
+	TAP_CHECK(m != NULL && vur_pkt_append_copy(m, payload, sizeof(payload)) == 0);
+	if (m == NULL)
+		return;
+	vur_pkt_set_seg_size(m, 256);
+	TAP_CHECK(vur_pkt_parse(m, &p) == VUR_PKT_OK && p.npkts == 3 && p.h.ieth == 0xabcdef01);
+	TAP_CHECK(vur_pkt_skip(&p, 2) && p.h.opcode == VUR_OP_SEND_LAST_INV && p.pay_len == 88);
+	TAP_CHECK(vur_pkt_to_wire(m, pool, w, 4) == 3);
+	for (int i = 0; i < 3; i++) {
+		TAP_CHECK(vur_pkt_parse(w[i], &p) == VUR_PKT_OK && p.h.opcode == ops[i]);
+		TAP_CHECK(!!(p.mask & VUR_OPM_IETH) == (i == 2));
+		TAP_CHECK(i < 2 || (p.h.ieth == 0xabcdef01 && p.pay_len == 88 && p.h.ack_req));
+		rte_pktmbuf_free(w[i]);
+	}
+	rte_pktmbuf_free(m);
+}
+
+/* Built by us, @h gives the bytes of @hex and ICRC @icrc; parsed back, the same @h. */
+static void
+atomic_vector(const struct vur_pkt_hdrs *h, const char *hex, uint32_t icrc)
+{
+	struct vur_pkt_addr a = addr4();
+	uint8_t want[128];
+	size_t n = unhex(hex, want);
+	uint32_t le = rte_cpu_to_le_32(icrc);
+	struct rte_mbuf *m = vur_pkt_build(pool, &a, h, 0), *w = NULL;
+	struct vur_pkt p;
+
+	TAP_CHECK(m != NULL);
+	if (m == NULL)
+		return;
+	TAP_CHECK(vur_icrc_flat(want, (uint32_t)n, 0) == icrc);
+	TAP_CHECK(vur_pkt_to_wire(m, pool, &w, 1) == 1);
+	if (w != NULL) {
+		TAP_CHECK(w->pkt_len == RTE_ETHER_HDR_LEN + n + 4);
+		TAP_CHECK(memcmp(rte_pktmbuf_mtod_offset(w, uint8_t *, RTE_ETHER_HDR_LEN), want,
+					  n) == 0);
+		TAP_CHECK(memcmp(rte_pktmbuf_mtod_offset(w, uint8_t *, RTE_ETHER_HDR_LEN + n), &le,
+					  4) == 0);
+		TAP_CHECK(vur_pkt_parse(w, &p) == VUR_PKT_OK);
+		TAP_CHECK(p.h.opcode == h->opcode && p.h.psn == h->psn && p.pay_len == 0);
+		TAP_CHECK(p.h.ack_req == h->ack_req && p.h.dest_qpn == h->dest_qpn);
+		TAP_CHECK(p.h.va == h->va && p.h.rkey == h->rkey);
+		TAP_CHECK(p.h.swap_add == h->swap_add && p.h.compare == h->compare);
+		TAP_CHECK(p.h.syndrome == h->syndrome && p.h.msn == h->msn && p.h.orig == h->orig);
+		rte_pktmbuf_free(w);
+	}
+	rte_pktmbuf_free(m);
+}
+
+static void
+atomic_vectors(void)
+{
+	struct vur_pkt_hdrs req = {
+		.opcode = VUR_TRANSPORT_RC | VUR_OP_CMP_SWAP,
+		.dest_qpn = 0x11,
+		.psn = 7,
+		.ack_req = true,
+		.va = 0x1000,
+		.rkey = 0x12345678,
+		.swap_add = 0x0123456789abcdefULL,
+		.compare = 0xfedcba9876543210ULL,
+	};
+	struct vur_pkt_hdrs ack = {
+		.opcode = VUR_TRANSPORT_RC | VUR_OP_ATOMIC_ACK,
+		.dest_qpn = 0x11,
+		.psn = 7,
+		.syndrome = VUR_AETH_ACK | VUR_AETH_CREDIT_INVALID,
+		.msn = 3,
+		.orig = 0x0123456789abcdefULL,
+	};
+
+	atomic_vector(&req, cmp_swap_hex, cmp_swap_icrc);
+	atomic_vector(&ack, atomic_ack_hex, atomic_ack_icrc);
+}
+
 static void
 parse_round_trip(bool ipv6, uint8_t opcode, uint32_t pay_len, bool wire)
 {
@@ -170,7 +356,10 @@ parse_round_trip(bool ipv6, uint8_t opcode, uint32_t pay_len, bool wire)
 		.dma_len = 65536,
 		.syndrome = 0x1f,
 		.msn = 77,
-		.imm = RTE_BE32(0xcafef00d) };
+		.imm = RTE_BE32(0xcafef00d),
+		.swap_add = 0x8000000000000001ULL,
+		.compare = 0x0102030405060708ULL,
+		.orig = 0xfffffffffffffffeULL };
 	struct rte_mbuf *m, *w;
 	struct vur_pkt p;
 	uint8_t back[4096];
@@ -210,6 +399,11 @@ parse_round_trip(bool ipv6, uint8_t opcode, uint32_t pay_len, bool wire)
 		TAP_CHECK(p.h.va == h.va && p.h.rkey == h.rkey && p.h.dma_len == h.dma_len);
 	if (p.mask & VUR_OPM_DETH)
 		TAP_CHECK(p.h.qkey == h.qkey && p.h.src_qp == h.src_qp);
+	if (p.mask & VUR_OPM_ATOMIC)
+		TAP_CHECK(p.h.va == h.va && p.h.rkey == h.rkey && p.h.swap_add == h.swap_add &&
+				p.h.compare == h.compare);
+	if (p.mask & VUR_OPM_ATOMIC_ACK)
+		TAP_CHECK(p.h.orig == h.orig);
 	if (p.mask & VUR_OPM_AETH)
 		TAP_CHECK(p.h.syndrome == h.syndrome && p.h.msn == h.msn);
 	if (p.mask & VUR_OPM_IMM)
@@ -245,6 +439,12 @@ round_trips(void)
 	parse_round_trip(true, VUR_TRANSPORT_UC | VUR_OP_WRITE_ONLY, 0, true);
 	parse_round_trip(false, VUR_OP_ACK, 0, true);
 	parse_round_trip(false, VUR_OP_READ_REQ, 0, false);
+	for (int v6 = 0; v6 < 2; v6++)
+		for (int wire = 0; wire < 2; wire++) {
+			parse_round_trip(v6, VUR_OP_CMP_SWAP, 0, wire);
+			parse_round_trip(v6, VUR_OP_FETCH_ADD, 0, wire);
+			parse_round_trip(v6, VUR_OP_ATOMIC_ACK, 0, wire);
+		}
 }
 
 /* A packet's bytes, flat; its length. */
@@ -424,13 +624,34 @@ opcode_table(void)
 	TAP_CHECK(vur_opcode_info(VUR_TRANSPORT_UC | VUR_OP_READ_REQ) == NULL);
 	TAP_CHECK(vur_opcode_info(VUR_TRANSPORT_UC | VUR_OP_ACK) == NULL);
 	TAP_CHECK(vur_opcode_info(0x40 | VUR_OP_SEND_ONLY) == NULL); /* RD */
-	TAP_CHECK(vur_opcode_info(0x13) == NULL);                    /* atomics */
+	/* atomics: RC only, one packet each */
+	TAP_CHECK(vur_opcode_info(VUR_TRANSPORT_UC | VUR_OP_CMP_SWAP) == NULL);
+	TAP_CHECK(vur_opcode_info(VUR_TRANSPORT_UD | VUR_OP_FETCH_ADD) == NULL);
+	TAP_CHECK(vur_opcode_info(VUR_TRANSPORT_UC | VUR_OP_ATOMIC_ACK) == NULL);
+	TAP_CHECK(vur_opcode_info(VUR_OP_CMP_SWAP)->mask ==
+			(VUR_OPM_ATOMIC | VUR_OPM_REQ | VUR_OPM_FIRST | VUR_OPM_LAST | VUR_OPM_RC));
+	TAP_CHECK(vur_opcode_info(VUR_OP_FETCH_ADD)->mask ==
+			vur_opcode_info(VUR_OP_CMP_SWAP)->mask);
+	TAP_CHECK(vur_opcode_ext_len(vur_opcode_info(VUR_OP_FETCH_ADD)->mask) == 28);
+	TAP_CHECK(vur_opcode_ext_len(vur_opcode_info(VUR_OP_ATOMIC_ACK)->mask) == VUR_AETH_LEN + 8);
+	TAP_CHECK(vur_op_segment(VUR_OP_CMP_SWAP, true, true) == 0xff);
+	TAP_CHECK(vur_opcode_info(0x15) == NULL); /* reserved on RC */
 	TAP_CHECK(vur_opcode_info(VUR_OPCODE_CNP)->mask == (VUR_OPM_CNP | VUR_OPM_PAYLOAD));
 	TAP_CHECK(vur_opcode_info(0x80) == NULL && vur_opcode_info(0x82) == NULL);
 	TAP_CHECK(vur_opcode_ext_len(vur_opcode_info(VUR_OP_WRITE_ONLY_IMM)->mask) ==
 			VUR_RETH_LEN + VUR_IMM_LEN);
 	TAP_CHECK(vur_opcode_ext_len(vur_opcode_info(VUR_OP_READ_RESP_FIRST)->mask) ==
 			VUR_AETH_LEN);
+	/* SEND with Invalidate: RC only, an IETH, its segments */
+	TAP_CHECK(vur_opcode_ext_len(vur_opcode_info(VUR_OP_SEND_ONLY_INV)->mask) == VUR_IETH_LEN);
+	TAP_CHECK(vur_opcode_ext_len(vur_opcode_info(VUR_OP_SEND_LAST_INV)->mask) == VUR_IETH_LEN);
+	TAP_CHECK(vur_opcode_info(VUR_TRANSPORT_UC | VUR_OP_SEND_ONLY_INV) == NULL);
+	TAP_CHECK(vur_opcode_info(VUR_TRANSPORT_UD | VUR_OP_SEND_ONLY_INV) == NULL);
+	TAP_CHECK(vur_opcode_info(0x15) == NULL); /* reserved between them and the atomics */
+	TAP_CHECK(vur_op_segment(VUR_OP_SEND_ONLY_INV, true, true) == VUR_OP_SEND_ONLY_INV);
+	TAP_CHECK(vur_op_segment(VUR_OP_SEND_ONLY_INV, false, true) == VUR_OP_SEND_LAST_INV);
+	TAP_CHECK(vur_op_segment(VUR_OP_SEND_ONLY_INV, true, false) == VUR_OP_SEND_FIRST);
+	TAP_CHECK(vur_op_segment(VUR_OP_SEND_LAST_INV, false, false) == VUR_OP_SEND_MIDDLE);
 }
 
 /* A valid wire packet of @pay_len into @buf; returns its length. */
@@ -547,8 +768,20 @@ rejects(void)
 	c[14 + 6] |= 0x20; /* more fragments */
 	TAP_CHECK(parse_bytes(c, len) == VUR_PKT_ERR_L3);
 	memcpy(c, b, len);
-	c[14 + 28] = 0x13; /* an atomic */
+	c[14 + 28] = VUR_TRANSPORT_UC | VUR_OP_CMP_SWAP; /* an atomic on UC */
 	TAP_CHECK(parse_bytes(c, len) == VUR_PKT_ERR_OPCODE);
+	memcpy(c, b, len);
+	c[14 + 28] = VUR_OP_FETCH_ADD; /* an atomic has no payload: these bytes are too many */
+	TAP_CHECK(parse_bytes(c, len) == VUR_PKT_ERR_SHORT);
+	len = wire_frame(c, VUR_OP_CMP_SWAP, 0);
+	TAP_CHECK(parse_bytes(c, len) == VUR_PKT_OK);
+	for (uint32_t l = 0; l < len; l++) /* every truncation of an AtomicETH */
+		TAP_CHECK(parse_bytes(c, l) != VUR_PKT_OK);
+	len = wire_frame(c, VUR_OP_ATOMIC_ACK, 0);
+	TAP_CHECK(parse_bytes(c, len) == VUR_PKT_OK);
+	for (uint32_t l = 0; l < len; l++) /* and of an AtomicAckETH */
+		TAP_CHECK(parse_bytes(c, l) != VUR_PKT_OK);
+	len = wire_frame(b, VUR_OP_WRITE_ONLY, 64);
 	memcpy(c, b, len);
 	c[14 + 28 + 2] = 0x00; /* P_Key 0x00ff */
 	TAP_CHECK(parse_bytes(c, len) == VUR_PKT_ERR_BTH);
@@ -568,7 +801,8 @@ static void
 fuzz(void)
 {
 	static const uint8_t ops[] = { VUR_OP_SEND_ONLY, VUR_OP_WRITE_FIRST, VUR_OP_READ_REQ,
-		VUR_OP_ACK, VUR_OP_READ_RESP_LAST, VUR_TRANSPORT_UD | VUR_OP_SEND_ONLY_IMM };
+		VUR_OP_ACK, VUR_OP_READ_RESP_LAST, VUR_TRANSPORT_UD | VUR_OP_SEND_ONLY_IMM,
+		VUR_OP_CMP_SWAP, VUR_OP_ATOMIC_ACK };
 	uint8_t b[512], c[512];
 	uint32_t len, l, bad = 0;
 
@@ -603,6 +837,9 @@ main(void)
 	TAP_RUN(icrc_vector);
 	TAP_RUN(linux_rxe_vectors);
 	TAP_RUN(build_matches_vector);
+	TAP_RUN(ieth_vectors_match);
+	TAP_RUN(ieth_segments);
+	TAP_RUN(atomic_vectors);
 	TAP_RUN(round_trips);
 	TAP_RUN(opcode_table);
 	TAP_RUN(ecn_and_cnp);

@@ -9,7 +9,9 @@
  * responses it builds itself, moves a fake clock for the timers, and reads
  * the CQEs from a real split ring in the fake memory. Each case is named for
  * the rule it proves (ROCE-DEV-RETX-1 to -9); the in-flight window's pure
- * functions (tp_window.h) are tested on their own.
+ * functions (tp_window.h) are tested on their own. The atomics (atomic.c)
+ * are tested both ways: the requester and completer, and the responder on
+ * the fake memory.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -278,7 +280,9 @@ struct sent {
 	uint32_t rkey, dma_len;
 	uint32_t pay_len;
 	uint32_t npkts;
-	bool payload_ok; /* the bytes of the message at its offset */
+	uint32_t ieth;                    /* SEND with Invalidate: the R_Key */
+	bool payload_ok;                  /* the bytes of the message at its offset */
+	uint64_t swap_add, compare, orig; /* AtomicETH, AtomicAckETH */
 };
 
 #define MAX_OUT 256
@@ -331,6 +335,9 @@ request(struct sent *s, uint16_t max)
 			.dma_len = p.h.dma_len,
 			.pay_len = p.pay_len,
 			.npkts = p.npkts,
+			.ieth = p.h.ieth,
+			.swap_add = p.h.swap_add,
+			.compare = p.h.compare,
 		};
 		/* every message here is the bytes at SRC_GPA */
 		w = wr_of(p.h.psn);
@@ -1647,6 +1654,7 @@ responses(struct sent *s, uint16_t max)
 		s[i].psn = p.h.psn;
 		s[i].pay_len = p.pay_len;
 		s[i].dma_len = p.h.syndrome; /* AETH: the syndrome, for the checks */
+		s[i].orig = p.h.orig;
 		s[i].payload_ok = p.pay_len <= sizeof(buf) &&
 				vur_pkt_copy_payload(&p, 0, buf, p.pay_len) == p.pay_len &&
 				memcmp(buf, at(SRC_GPA + (p.h.psn - 500) * PMTU), p.pay_len) == 0;
@@ -1788,6 +1796,324 @@ read_replay_overlaps(void)
 	teardown();
 }
 
+/* Atomics (atomic.c). */
+#define ATOMIC_DST (DST_GPA + 0x100) /* where the original value lands */
+#define ATOMIC_VA  (DST_GPA + 0x800) /* the responder's target (a DMA MR: driver address) */
+
+static const uint8_t CMP_SWAP = VUR_TRANSPORT_RC | VUR_OP_CMP_SWAP;
+static const uint8_t FETCH_ADD = VUR_TRANSPORT_RC | VUR_OP_FETCH_ADD;
+
+/* An atomic WR, as tp_wq.c takes it: one element of 8 bytes at ATOMIC_DST. */
+static struct vur_swqe *
+post_atomic(uint8_t opcode, uint64_t compare_add, uint64_t swap, uint64_t wr_id)
+{
+	struct vur_swqe *w = post(opcode, 8, wr_id);
+
+	w->sge[0].addr = ATOMIC_DST;
+	w->compare_add = compare_add;
+	w->swap = swap;
+	return w;
+}
+
+/* The peer's ATOMIC_ACKNOWLEDGE of PSN @at_psn, with @orig. */
+static void
+atomic_ack(uint32_t at_psn, uint64_t orig)
+{
+	struct vur_pkt_addr a = t->path;
+	struct vur_pkt_hdrs h = {
+		.opcode = VUR_TRANSPORT_RC | VUR_OP_ATOMIC_ACK,
+		.dest_qpn = qp->obj.index,
+		.psn = at_psn,
+		.syndrome = VUR_AETH_ACK | VUR_AETH_CREDIT_INVALID,
+		.orig = orig,
+	};
+	struct rte_mbuf *m;
+	struct vur_pkt p;
+
+	memcpy(a.sgid, t->path.dgid, 16);
+	memcpy(a.dgid, t->path.sgid, 16);
+	m = vur_pkt_build(hdr_pool, &a, &h, 0);
+	if (m == NULL || vur_pkt_parse(m, &p) != VUR_PKT_OK) {
+		TAP_CHECK(!"an atomic ack built and parsed");
+		rte_pktmbuf_free(m);
+		return;
+	}
+	vur_tp_completer(&td, t, &p, now);
+	rte_pktmbuf_free(m);
+	vur_tp_publish(&td);
+}
+
+static uint64_t
+le64_at(uint64_t gpa)
+{
+	uint64_t v;
+
+	memcpy(&v, at(gpa), sizeof(v));
+	return rte_le_to_cpu_64(v);
+}
+
+static void
+set_le64_at(uint64_t gpa, uint64_t v)
+{
+	v = rte_cpu_to_le_64(v);
+	memcpy(at(gpa), &v, sizeof(v));
+}
+
+/*
+ * The requester builds CmpSwap and FetchAdd (one packet, one PSN, AckReq,
+ * the AtomicETH from the WR); an ATOMIC_ACKNOWLEDGE puts the original
+ * value, little-endian, into the WR's 8 bytes and completes it (byte_len 8,
+ * COMP_SWAP or FETCH_ADD), acknowledging the SEND before it too.
+ */
+static void
+atomic_request_and_ack(void)
+{
+	struct sent s[8];
+
+	setup();
+	post_atomic(VIRTIO_IB_WR_ATOMIC_CMP_AND_SWP, 0x1111, 0x2222, 1);
+	TAP_CHECK(request(s, 8) == 1);
+	TAP_CHECK(s[0].opcode == CMP_SWAP && s[0].psn == psn(0) && s[0].ack_req);
+	TAP_CHECK(s[0].va == REMOTE_VA && s[0].rkey == REMOTE_KEY && s[0].pay_len == 0);
+	TAP_CHECK(s[0].compare == 0x1111 && s[0].swap_add == 0x2222);
+	TAP_CHECK(vur_tp_reads_outstanding(t) == 1 && t->psn == psn(1));
+	atomic_ack(psn(0), 0x0102030405060708ULL);
+	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_COMP_SWAP, 8));
+	TAP_CHECK(le64_at(ATOMIC_DST) == 0x0102030405060708ULL);
+	TAP_CHECK(*(uint8_t *)at(ATOMIC_DST) == 0x08); /* little-endian in memory */
+	TAP_CHECK(t->una == psn(1) && t->retx_deadline == 0 && vur_tp_reads_outstanding(t) == 0);
+
+	/* a SEND, then a FetchAdd: its ACK acknowledges the SEND before it */
+	post(VIRTIO_IB_WR_SEND, 3 * PMTU, 2);
+	post_atomic(VIRTIO_IB_WR_ATOMIC_FETCH_AND_ADD, 5, 0xdead, 3);
+	TAP_CHECK(request(s, 8) == 4);
+	TAP_CHECK(s[3].opcode == FETCH_ADD && s[3].psn == psn(4) && s[3].ack_req);
+	TAP_CHECK(s[3].swap_add == 5 && s[3].compare == 0); /* the swap is not FetchAdd's */
+	atomic_ack(psn(4), 41);
+	TAP_CHECK(cqe_is(2, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 3 * PMTU));
+	TAP_CHECK(cqe_is(3, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_FETCH_ADD, 8));
+	TAP_CHECK(le64_at(ATOMIC_DST) == 41 && t->una == psn(5));
+	/* answered again (a replay): stale, dropped */
+	atomic_ack(psn(4), 99);
+	TAP_CHECK(no_cqe() && le64_at(ATOMIC_DST) == 41 && t->stats.drops == 1);
+	teardown();
+
+	/* a NAK of the atomic completes it with its error */
+	setup();
+	post_atomic(VIRTIO_IB_WR_ATOMIC_CMP_AND_SWP, 1, 2, 4);
+	TAP_CHECK(request(s, 8) == 1);
+	nak(psn(0), VUR_AETH_NAK | VUR_NAK_INV_REQ);
+	TAP_CHECK(cqe_is(4, VIRTIO_IB_WC_REM_INV_REQ_ERR, VIRTIO_IB_WC_COMP_SWAP, 0));
+	TAP_CHECK(le64_at(ATOMIC_DST) == 0 && qp->attr.state == VIRTIO_IB_QPS_ERR);
+	teardown();
+}
+
+/*
+ * Atomics take max_rd_atomic resources with READs; a FENCE waits for
+ * them; a QP whose max_rd_atomic is 0 can never send one.
+ */
+static void
+atomics_within_max_rd_atomic(void)
+{
+	struct sent s[8];
+
+	setup();
+	qp->attr.max_rd_atomic = 2;
+	post(VIRTIO_IB_WR_RDMA_READ, PMTU, 1);
+	post_atomic(VIRTIO_IB_WR_ATOMIC_FETCH_AND_ADD, 1, 0, 2);
+	post_atomic(VIRTIO_IB_WR_ATOMIC_CMP_AND_SWP, 0, 1, 3);
+	TAP_CHECK(request(s, 8) == 2 && s[0].psn == psn(0) && s[1].opcode == FETCH_ADD);
+	TAP_CHECK(vur_tp_reads_outstanding(t) == 2 && request(s, 8) == 0);
+	read_response(VUR_OP_READ_RESP_ONLY, psn(0), 0, PMTU);
+	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_RDMA_READ, PMTU));
+	TAP_CHECK(request(s, 8) == 1 && s[0].opcode == CMP_SWAP && s[0].psn == psn(2));
+	/* a fenced SEND waits for both atomics */
+	post(VIRTIO_IB_WR_SEND, 10, 4)->flags |= VIRTIO_IB_SEND_FENCE;
+	TAP_CHECK(request(s, 8) == 0);
+	atomic_ack(psn(1), 7);
+	TAP_CHECK(cqe_is(2, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_FETCH_ADD, 8));
+	TAP_CHECK(request(s, 8) == 0);
+	atomic_ack(psn(2), 8);
+	TAP_CHECK(cqe_is(3, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_COMP_SWAP, 8));
+	TAP_CHECK(request(s, 8) == 1 && s[0].opcode == SEND_ONLY && s[0].psn == psn(3));
+	teardown();
+
+	setup();
+	qp->attr.max_rd_atomic = 0; /* ROCE-DEV-READ-6 for atomics */
+	post_atomic(VIRTIO_IB_WR_ATOMIC_FETCH_AND_ADD, 1, 0, 5);
+	TAP_CHECK(request(s, 8) == 0);
+	TAP_CHECK(cqe_is(5, VIRTIO_IB_WC_LOC_QP_OP_ERR, VIRTIO_IB_WC_FETCH_ADD, 0));
+	teardown();
+}
+
+/*
+ * Unanswered, an atomic is sent again as it was (same PSN and AtomicETH)
+ * when the timer expires, and at once when an ACK passes it (its answer
+ * was lost): the responder answers from what it saved.
+ */
+static void
+atomic_retransmitted(void)
+{
+	struct sent s[8];
+
+	setup();
+	post_atomic(VIRTIO_IB_WR_ATOMIC_CMP_AND_SWP, 3, 4, 1);
+	TAP_CHECK(request(s, 8) == 1 && s[0].psn == psn(0));
+	clock_to(now + vur_tp_timeout_ns(TIMEOUT) + 1);
+	TAP_CHECK(t->stats.timeouts == 1 && vur_tp_reads_outstanding(t) == 0);
+	TAP_CHECK(request(s, 8) == 1 && s[0].opcode == CMP_SWAP && s[0].psn == psn(0));
+	TAP_CHECK(s[0].compare == 3 && s[0].swap_add == 4 && t->stats.retransmits == 1);
+	atomic_ack(psn(0), 3);
+	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_COMP_SWAP, 8));
+	TAP_CHECK(le64_at(ATOMIC_DST) == 3);
+	teardown();
+
+	setup();
+	post_atomic(VIRTIO_IB_WR_ATOMIC_FETCH_AND_ADD, 1, 0, 2);
+	post(VIRTIO_IB_WR_SEND, 10, 3);
+	TAP_CHECK(request(s, 8) == 2);
+	ack(psn(1)); /* the SEND acknowledged: the FetchAdd's answer was lost */
+	TAP_CHECK(no_cqe() && t->una == psn(0));
+	TAP_CHECK(request(s, 8) == 2 && s[0].opcode == FETCH_ADD && s[0].psn == psn(0));
+	ack(psn(1)); /* once asked again, the same ACK does not ask again */
+	TAP_CHECK(request(s, 8) == 0);
+	atomic_ack(psn(0), 10);
+	TAP_CHECK(cqe_is(2, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_FETCH_ADD, 8));
+	ack(psn(1));
+	TAP_CHECK(cqe_is(3, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 10));
+	teardown();
+}
+
+/* The responder's side: an MR and a QP that allow REMOTE_ATOMIC. */
+static uint32_t
+setup_atomic_target(uint32_t mr_access, uint32_t qp_access)
+{
+	struct virtio_rdma_cmd_get_dma_mr mc = {
+		.pdn = rte_cpu_to_le_32(qp->pdn),
+		.access_flags = rte_cpu_to_le_32(mr_access),
+	};
+	struct vur_rdma_mr *amr = NULL;
+
+	TAP_CHECK(vur_rdma_get_dma_mr(&rd, &mc, &amr) == 0);
+	qp->attr.access_flags = qp_access;
+	return amr != NULL ? amr->rkey : 0;
+}
+
+static const uint32_t ATOMIC_MR = VIRTIO_IB_ACCESS_LOCAL_WRITE | VIRTIO_IB_ACCESS_REMOTE_ATOMIC;
+static const uint32_t ATOMIC_QP = VIRTIO_IB_ACCESS_ALL | VIRTIO_IB_ACCESS_REMOTE_ATOMIC;
+
+/*
+ * The responder does CmpSwap (equal: swapped; not: left) and FetchAdd on
+ * the memory, little-endian, each once; the ATOMIC_ACKNOWLEDGEs go in PSN
+ * order with the original values, an ACK of a later SEND behind them. A
+ * duplicate is answered from the saved value without doing it again.
+ */
+static void
+responder_atomics(void)
+{
+	struct vur_pkt_hdrs h = { .va = ATOMIC_VA };
+	const struct vur_pkt_hdrs none = { 0 };
+	struct sent s[8];
+
+	setup();
+	h.rkey = setup_atomic_target(ATOMIC_MR, ATOMIC_QP);
+	set_le64_at(ATOMIC_VA, 5);
+	h.compare = 5;
+	h.swap_add = 9;
+	request_in(VUR_OP_CMP_SWAP, 500, &h, 0);
+	TAP_CHECK(le64_at(ATOMIC_VA) == 9 && t->epsn == 501);
+	h.swap_add = 11; /* 5 is no longer there: left as it is */
+	request_in(VUR_OP_CMP_SWAP, 501, &h, 0);
+	TAP_CHECK(le64_at(ATOMIC_VA) == 9);
+	h.swap_add = 0xffffffff00000003ULL; /* carries across the halves, wraps */
+	h.compare = 0x7777;                 /* FetchAdd ignores it */
+	request_in(VUR_OP_FETCH_ADD, 502, &h, 0);
+	TAP_CHECK(le64_at(ATOMIC_VA) == 0xffffffff0000000cULL);
+	TAP_CHECK(t->stats.atomics == 3 && td.stats[0].s.atomics == 3);
+	/* a SEND's ACK waits behind the atomics' answers */
+	ring_init(&t->rq, RQ_DESC, RQ_AVAIL, RQ_USED);
+	post_recv(0, 70);
+	request_in(VUR_OP_SEND_ONLY, 503, &none, 10);
+	TAP_CHECK(t->aeth_deferred && t->stats.tx_pkts == 0);
+	TAP_CHECK(responses(s, 8) == 4);
+	for (uint32_t i = 0; i < 3; i++)
+		TAP_CHECK(s[i].opcode == (VUR_TRANSPORT_RC | VUR_OP_ATOMIC_ACK) &&
+				s[i].psn == 500 + i && VUR_AETH_TYPE(s[i].dma_len) == VUR_AETH_ACK);
+	TAP_CHECK(s[0].orig == 5 && s[1].orig == 9 && s[2].orig == 9);
+	TAP_CHECK(s[3].opcode == (VUR_TRANSPORT_RC | VUR_OP_ACK) && s[3].psn == 503);
+	/* the first CmpSwap again: the saved 5, memory untouched */
+	h.compare = 0xffffffff0000000cULL;
+	h.swap_add = 1;
+	request_in(VUR_OP_CMP_SWAP, 500, &h, 0);
+	TAP_CHECK(le64_at(ATOMIC_VA) == 0xffffffff0000000cULL && t->epsn == 504);
+	TAP_CHECK(t->stats.atomics == 3 && t->stats.atomic_replays == 1);
+	TAP_CHECK(responses(s, 8) == 1 && s[0].psn == 500 && s[0].orig == 5);
+	TAP_CHECK(s[0].opcode == (VUR_TRANSPORT_RC | VUR_OP_ATOMIC_ACK));
+	/* a duplicate of a SEND is acknowledged, not taken for an atomic's */
+	request_in(VUR_OP_SEND_ONLY, 503, &none, 10);
+	TAP_CHECK(t->stats.atomic_replays == 1 && qp->attr.state == VIRTIO_IB_QPS_RTS);
+	teardown();
+}
+
+/* Every refusal of the responder: NAK, the QP to ERR, memory untouched. */
+static void
+responder_atomic_refused(
+		uint64_t va, uint32_t mr_access, uint32_t qp_access, bool use_rkey, bool inv)
+{
+	struct vur_pkt_hdrs h = { .va = va, .compare = 5, .swap_add = 6 };
+
+	setup();
+	h.rkey = setup_atomic_target(mr_access, qp_access);
+	if (!use_rkey)
+		h.rkey = mr->rkey; /* the MR without REMOTE_ATOMIC */
+	set_le64_at(ATOMIC_VA, 5);
+	request_in(VUR_OP_CMP_SWAP, 500, &h, 0);
+	TAP_CHECK(le64_at(ATOMIC_VA) == 5 && t->stats.atomics == 0);
+	TAP_CHECK(t->stats.nak_inv == (inv ? 1u : 0u) && t->stats.nak_access == (inv ? 0u : 1u));
+	TAP_CHECK(qp->attr.state == VIRTIO_IB_QPS_ERR);
+	teardown();
+}
+
+static void
+responder_atomic_errors(void)
+{
+	struct vur_pkt_hdrs h = { .va = ATOMIC_VA, .swap_add = 1 };
+	struct sent s[8];
+
+	/* misaligned: invalid request */
+	responder_atomic_refused(ATOMIC_VA + 4, ATOMIC_MR, ATOMIC_QP, true, true);
+	responder_atomic_refused(ATOMIC_VA + 1, ATOMIC_MR, ATOMIC_QP, true, true);
+	/* no REMOTE_ATOMIC on the MR, or on the QP: remote access error */
+	responder_atomic_refused(ATOMIC_VA, ATOMIC_MR, ATOMIC_QP, false, false);
+	responder_atomic_refused(ATOMIC_VA, ATOMIC_MR, VIRTIO_IB_ACCESS_ALL, true, false);
+	/* 8 bytes outside the memory the DMA MR can name */
+	responder_atomic_refused(GPA0 + RAM_SZ, ATOMIC_MR, ATOMIC_QP, true, false);
+	responder_atomic_refused(GPA0 - 8, ATOMIC_MR, ATOMIC_QP, true, false);
+
+	/* more READs and atomics than max_dest_rd_atomic (4): invalid request */
+	setup();
+	h.rkey = setup_atomic_target(ATOMIC_MR, ATOMIC_QP);
+	for (uint32_t i = 0; i < 4; i++)
+		request_in(VUR_OP_FETCH_ADD, 500 + i, &h, 0);
+	TAP_CHECK(t->stats.atomics == 4 && t->stats.nak_inv == 0);
+	request_in(VUR_OP_FETCH_ADD, 504, &h, 0);
+	TAP_CHECK(t->stats.atomics == 4 && t->stats.nak_inv == 1 && le64_at(ATOMIC_VA) == 4);
+	TAP_CHECK(qp->attr.state == VIRTIO_IB_QPS_ERR);
+	teardown();
+
+	/* served, they free their resources: as many again are taken */
+	setup();
+	h.rkey = setup_atomic_target(ATOMIC_MR, ATOMIC_QP);
+	for (uint32_t i = 0; i < 4; i++)
+		request_in(VUR_OP_FETCH_ADD, 500 + i, &h, 0);
+	TAP_CHECK(responses(s, 8) == 4);
+	for (uint32_t i = 0; i < 4; i++)
+		request_in(VUR_OP_FETCH_ADD, 504 + i, &h, 0);
+	TAP_CHECK(t->stats.atomics == 8 && t->stats.nak_inv == 0 && le64_at(ATOMIC_VA) == 8);
+	TAP_CHECK(responses(s, 8) == 4 && s[3].psn == 507 && s[3].orig == 7);
+	teardown();
+}
+
 /* tp_window.c's pure functions. */
 static void
 window_functions(void)
@@ -1844,6 +2170,330 @@ window_functions(void)
 	TAP_CHECK(w.recovering);
 	vur_tp_win_acked(&w, 1, 16);
 	TAP_CHECK(!w.recovering);
+}
+
+/*
+ * The Base Memory Management Extensions on the data path (local_ops.c):
+ * a fast MR of the QP's PD over SRC_GPA's first pages, registered by
+ * REG_MR work requests whose page list is at PL_GPA.
+ */
+#define PL_GPA    (GPA0 + 0x5000) /* 512 page addresses fit before RQ_DESC */
+#define FAST_IOVA 0x5500000000ULL
+
+static struct vur_rdma_mr *
+fast_mr(uint32_t pdn, uint32_t max_num_sg)
+{
+	struct virtio_rdma_cmd_alloc_mr c = {
+		.pdn = rte_cpu_to_le_32(pdn),
+		.max_num_sg = rte_cpu_to_le_32(max_num_sg),
+	};
+	struct vur_rdma_mr *m = NULL;
+
+	TAP_CHECK(vur_rdma_alloc_mr(&rd, &c, &m) == 0);
+	return m;
+}
+
+/* A REG_MR WR of @m with key byte @b over @npages pages of SRC_GPA from FAST_IOVA. */
+static struct vur_swqe *
+post_reg(const struct vur_rdma_mr *m, uint8_t b, uint32_t npages, uint64_t wr_id)
+{
+	struct vur_swqe *w = post(VIRTIO_IB_WR_REG_MR, 0, wr_id);
+	uint64_t *pl = at(PL_GPA);
+
+	for (uint32_t i = 0; i < npages; i++)
+		pl[i] = rte_cpu_to_le_64(SRC_GPA + (uint64_t)i * 4096);
+	w->num_sge = 0;
+	w->sge[0] = (struct vur_tp_sge){ .addr = PL_GPA, .length = npages * 8, .lkey = 0 };
+	w->reg = (struct vur_tp_reg){
+		.iova = FAST_IOVA,
+		.length = npages * 4096ULL,
+		.key = (m->rkey & ~VUR_MR_KEY_BYTE_MASK) | b,
+		.access = VIRTIO_IB_ACCESS_LOCAL_WRITE | VIRTIO_IB_ACCESS_REMOTE_READ,
+		.page_shift = 12,
+	};
+	return w;
+}
+
+static struct vur_swqe *
+post_inv(uint32_t key, uint64_t wr_id)
+{
+	struct vur_swqe *w = post(VIRTIO_IB_WR_LOCAL_INV, 0, wr_id);
+
+	w->num_sge = 0;
+	w->inv_rkey = key;
+	return w;
+}
+
+/* A SEND of @len bytes from the fast MR (the same bytes as at SRC_GPA). */
+static void
+post_send_fast(uint32_t key, uint32_t len, uint64_t wr_id)
+{
+	struct vur_swqe *w = post(VIRTIO_IB_WR_SEND, len, wr_id);
+
+	w->sge[0] = (struct vur_tp_sge){ .addr = FAST_IOVA, .length = len, .lkey = key };
+}
+
+/*
+ * A REG_MR takes effect when the requester reaches it: the SEND after it
+ * sends from the new registration at once, while the SEND before it waits
+ * for its ACK; it completes in order, after that ACK and before the SEND
+ * after it (IBTA completion order); the WR after a LOCAL_INV no longer
+ * reaches the MR.
+ */
+static void
+reg_mr_in_send_order(void)
+{
+	struct vur_rdma_mr *fmr;
+	struct sent s[8];
+	uint32_t key;
+
+	setup();
+	fmr = fast_mr(qp->pdn, 4);
+	key = (fmr->rkey & ~VUR_MR_KEY_BYTE_MASK) | 0x5a;
+	post(VIRTIO_IB_WR_SEND, 4 * PMTU, 1);
+	post_reg(fmr, 0x5a, 2, 2);
+	post_send_fast(key, 100, 3);
+	TAP_CHECK(request(s, 32) == 5);
+	TAP_CHECK(s[3].opcode == SEND_LAST && s[3].psn == psn(3));
+	TAP_CHECK(s[4].opcode == SEND_ONLY && s[4].psn == psn(4) && s[4].payload_ok);
+	TAP_CHECK(fmr->valid && fmr->rkey == key && fmr->lkey == key);
+	TAP_CHECK(t->head == 0 && t->started == 3 && no_cqe());
+	/* the SEND's ACK completes it and the REG_MR, not the SEND after it */
+	ack(psn(3));
+	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 4 * PMTU));
+	TAP_CHECK(cqe_is(2, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_REG_MR, 0));
+	TAP_CHECK(no_cqe());
+	ack(psn(4));
+	TAP_CHECK(cqe_is(3, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 100));
+	/* LOCAL_INV with nothing before it: done at once; the SEND after it fails */
+	post_inv(key, 4);
+	post_send_fast(key, 100, 5);
+	TAP_CHECK(request(s, 32) == 0);
+	TAP_CHECK(!fmr->valid);
+	TAP_CHECK(cqe_is(4, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_LOCAL_INV, 0));
+	TAP_CHECK(cqe_is(5, VIRTIO_IB_WC_LOC_PROT_ERR, VIRTIO_IB_WC_SEND, 0));
+	TAP_CHECK(qp->attr.state == VIRTIO_IB_QPS_ERR);
+	teardown();
+}
+
+/*
+ * A fenced LOCAL_INV waits until every WR before it completed (a SEND
+ * resent after it would read the MR); an unfenced one, once invalid, a
+ * second time with the same key: success. A REG_MR again with a new key
+ * byte; the old key misses.
+ */
+static void
+local_inv_fence(void)
+{
+	struct vur_rdma_mr *fmr;
+	struct vur_swqe *w;
+	struct sent s[8];
+	uint32_t key;
+
+	setup();
+	fmr = fast_mr(qp->pdn, 4);
+	key = (fmr->rkey & ~VUR_MR_KEY_BYTE_MASK) | 1;
+	post_reg(fmr, 1, 1, 1);
+	TAP_CHECK(request(s, 32) == 0);
+	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_REG_MR, 0));
+	post_send_fast(key, 100, 2);
+	w = post_inv(key, 3);
+	w->flags |= VIRTIO_IB_SEND_FENCE;
+	TAP_CHECK(request(s, 32) == 1 && s[0].payload_ok);
+	TAP_CHECK(fmr->valid && t->send == 2 && no_cqe());
+	/* the timer resends the SEND: the MR is still there to read */
+	clock_to(t->retx_deadline + 1);
+	TAP_CHECK(request(s, 32) == 1 && s[0].psn == psn(0) && s[0].payload_ok);
+	TAP_CHECK(fmr->valid && no_cqe());
+	ack(psn(0));
+	TAP_CHECK(cqe_is(2, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 100));
+	TAP_CHECK(request(s, 32) == 0 && !fmr->valid);
+	TAP_CHECK(cqe_is(3, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_LOCAL_INV, 0));
+	post_inv(key, 4);
+	TAP_CHECK(request(s, 32) == 0);
+	TAP_CHECK(cqe_is(4, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_LOCAL_INV, 0));
+	post_reg(fmr, 2, 1, 5);
+	post_send_fast(key, 10, 6);
+	TAP_CHECK(request(s, 32) == 0);
+	TAP_CHECK(cqe_is(5, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_REG_MR, 0));
+	TAP_CHECK(cqe_is(6, VIRTIO_IB_WC_LOC_PROT_ERR, VIRTIO_IB_WC_SEND, 0));
+	TAP_CHECK(fmr->valid && fmr->rkey == (key & ~VUR_MR_KEY_BYTE_MASK) + 2);
+	teardown();
+}
+
+/* Every REG_MR and LOCAL_INV that must fail: LOC_QP_OP_ERR in order, the QP to ERR. */
+enum bad_local {
+	BAD_REG_VALID,      /* REG_MR of an MR that is valid */
+	BAD_REG_OTHER_PD,   /* of an MR of another PD */
+	BAD_REG_USER_MR,    /* of a user (DMA) MR */
+	BAD_REG_TOO_MANY,   /* more pages than max_num_sg */
+	BAD_REG_MISALIGNED, /* a page not aligned */
+	BAD_REG_OUTSIDE,    /* a page outside driver memory */
+	BAD_REG_LIST_OUT,   /* the page list outside driver memory */
+	BAD_REG_SHIFT,      /* page_shift 11 */
+	BAD_REG_ACCESS,     /* REMOTE_WRITE without LOCAL_WRITE */
+	BAD_REG_LKEY,       /* the page list's lkey not 0 (at decode) */
+	BAD_INV_KEY_BYTE,   /* LOCAL_INV of the right MR with another key byte */
+	BAD_INV_USER_MR,    /* LOCAL_INV of a user MR */
+	BAD_INV_OTHER_PD,   /* LOCAL_INV of an MR of another PD */
+	BAD_INV_NO_MR,      /* LOCAL_INV of a key no MR has */
+	BAD_COUNT
+};
+
+static void
+local_op_errors(void)
+{
+	for (int c = 0; c < BAD_COUNT; c++) {
+		struct vur_rdma_mr *fmr, *other;
+		struct vur_swqe *w;
+		struct sent s[8];
+		uint32_t pd2 = 0, key;
+		uint8_t op;
+
+		setup();
+		fmr = fast_mr(qp->pdn, 4);
+		TAP_CHECK(vur_rdma_create_pd(&rd, &pd2) == 0);
+		other = fast_mr(pd2, 4);
+		key = (fmr->rkey & ~VUR_MR_KEY_BYTE_MASK) | 7;
+		if (c == BAD_REG_VALID || c == BAD_INV_KEY_BYTE) {
+			post_reg(fmr, 7, 1, 100);
+			TAP_CHECK(request(s, 8) == 0);
+			TAP_CHECK(cqe_is(100, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_REG_MR, 0));
+		}
+		post(VIRTIO_IB_WR_SEND, 10, 1); /* before it, to complete first */
+		op = c < BAD_INV_KEY_BYTE ? VIRTIO_IB_WR_REG_MR : VIRTIO_IB_WR_LOCAL_INV;
+		w = op == VIRTIO_IB_WR_REG_MR ? post_reg(fmr, 8, 2, 2) : post_inv(key, 2);
+		switch (c) {
+		case BAD_REG_OTHER_PD:
+			w->reg.key = other->rkey | 8;
+			break;
+		case BAD_REG_USER_MR:
+			w->reg.key = mr->rkey;
+			break;
+		case BAD_REG_TOO_MANY:
+			w->sge[0].length = 5 * 8;
+			break;
+		case BAD_REG_MISALIGNED:
+			((uint64_t *)at(PL_GPA))[1] += 512;
+			break;
+		case BAD_REG_OUTSIDE:
+			((uint64_t *)at(PL_GPA))[1] = GPA0 + RAM_SZ;
+			break;
+		case BAD_REG_LIST_OUT:
+			w->sge[0].addr = GPA0 + RAM_SZ - 8;
+			break;
+		case BAD_REG_SHIFT:
+			w->reg.page_shift = 11;
+			break;
+		case BAD_REG_ACCESS:
+			w->reg.access = VIRTIO_IB_ACCESS_REMOTE_WRITE;
+			break;
+		case BAD_REG_LKEY:
+			w->status = VIRTIO_IB_WC_LOC_QP_OP_ERR; /* what decode says of it */
+			break;
+		case BAD_INV_KEY_BYTE:
+			w->inv_rkey = key ^ 1;
+			break;
+		case BAD_INV_USER_MR:
+			w->inv_rkey = mr->rkey;
+			break;
+		case BAD_INV_OTHER_PD:
+			w->inv_rkey = other->rkey;
+			break;
+		case BAD_INV_NO_MR:
+			w->inv_rkey = 0;
+			break;
+		}
+		post(VIRTIO_IB_WR_SEND, 10, 3); /* after it: flushed */
+		TAP_CHECK(request(s, 8) == 1 && no_cqe());
+		TAP_CHECK(fmr->valid == (c == BAD_REG_VALID || c == BAD_INV_KEY_BYTE));
+		ack(psn(0));
+		TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 10));
+		TAP_CHECK(request(s, 8) == 0);
+		if (!cqe_is(2, VIRTIO_IB_WC_LOC_QP_OP_ERR,
+				    op == VIRTIO_IB_WR_REG_MR ? VIRTIO_IB_WC_REG_MR
+							      : VIRTIO_IB_WC_LOCAL_INV,
+				    0))
+			printf("# case %d\n", c);
+		TAP_CHECK(qp->attr.state == VIRTIO_IB_QPS_ERR);
+		TAP_CHECK(request(s, 8) == 0); /* the flush */
+		TAP_CHECK(cqe_is(3, VIRTIO_IB_WC_WR_FLUSH_ERR, VIRTIO_IB_WC_SEND, 0));
+		TAP_CHECK(fmr->valid == (c == BAD_REG_VALID || c == BAD_INV_KEY_BYTE));
+		TAP_CHECK(!other->valid);
+		teardown();
+	}
+}
+
+/* The requester's SEND_WITH_INV: the IETH on the last packet of the message only. */
+static void
+send_with_inv_packets(void)
+{
+	struct vur_swqe *w;
+	struct sent s[8];
+
+	setup();
+	w = post(VIRTIO_IB_WR_SEND_WITH_INV, 3 * PMTU, 1);
+	w->inv_rkey = 0x12345678;
+	TAP_CHECK(request(s, 8) == 3);
+	TAP_CHECK(s[0].opcode == SEND_FIRST && s[1].opcode == SEND_MIDDLE);
+	TAP_CHECK(s[2].opcode == (VUR_TRANSPORT_RC | VUR_OP_SEND_LAST_INV) &&
+			s[2].ieth == 0x12345678);
+	TAP_CHECK(s[2].payload_ok && s[2].ack_req);
+	ack(psn(2));
+	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 3 * PMTU));
+	w = post(VIRTIO_IB_WR_SEND_WITH_INV, 10, 2);
+	w->inv_rkey = 0xabcdef00;
+	TAP_CHECK(request(s, 8) == 1);
+	TAP_CHECK(s[0].opcode == (VUR_TRANSPORT_RC | VUR_OP_SEND_ONLY_INV) &&
+			s[0].ieth == 0xabcdef00);
+	teardown();
+}
+
+/*
+ * The responder's remote invalidation: SEND_FIRST then SEND_LAST_WITH_INVALIDATE
+ * invalidates the fast MR only with the last packet, the receive CQE says
+ * WITH_INVALIDATE and the key; SEND_ONLY_WITH_INVALIDATE naming a user MR
+ * (or nothing this QP may invalidate): the receive fails REM_INV_REQ_ERR,
+ * NAK invalid request, the QP to ERR (as Linux rxe).
+ */
+static void
+remote_invalidate(void)
+{
+	struct vur_pkt_hdrs inv = { 0 };
+	struct virtio_rdma_cq_req e;
+	struct vur_rdma_mr *fmr;
+	struct sent s[8];
+	uint32_t key;
+
+	setup();
+	ring_init(&t->rq, RQ_DESC, RQ_AVAIL, RQ_USED);
+	for (uint16_t i = 0; i < 3; i++)
+		post_recv(i, 70 + i);
+	fmr = fast_mr(qp->pdn, 4);
+	key = (fmr->rkey & ~VUR_MR_KEY_BYTE_MASK) | 0x33;
+	post_reg(fmr, 0x33, 1, 1);
+	TAP_CHECK(request(s, 8) == 0);
+	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_REG_MR, 0) && fmr->valid);
+	inv.ieth = key;
+	request_in(VUR_OP_SEND_FIRST, 500, &inv, PMTU);
+	TAP_CHECK(fmr->valid && no_cqe());
+	request_in(VUR_OP_SEND_LAST_INV, 501, &inv, 10);
+	TAP_CHECK(!fmr->valid);
+	TAP_CHECK(cqe(&e) && rte_le_to_cpu_64(e.wr_id) == 70 && e.status == VIRTIO_IB_WC_SUCCESS);
+	TAP_CHECK(e.opcode == VIRTIO_IB_WC_RECV && rte_le_to_cpu_32(e.byte_len) == PMTU + 10);
+	TAP_CHECK(rte_le_to_cpu_32(e.wc_flags) == VIRTIO_IB_WC_WITH_INVALIDATE);
+	TAP_CHECK(rte_le_to_cpu_32(e.invalidate_rkey) == key);
+	/* invalid already, the same key: success again */
+	request_in(VUR_OP_SEND_ONLY_INV, 502, &inv, 0);
+	TAP_CHECK(cqe(&e) && rte_le_to_cpu_64(e.wr_id) == 71 && e.status == VIRTIO_IB_WC_SUCCESS);
+	TAP_CHECK(rte_le_to_cpu_32(e.invalidate_rkey) == key && t->stats.nak_inv == 0);
+	/* a user MR's key: refused */
+	inv.ieth = mr->rkey;
+	request_in(VUR_OP_SEND_ONLY_INV, 503, &inv, 10);
+	TAP_CHECK(cqe_is(72, VIRTIO_IB_WC_REM_INV_REQ_ERR, VIRTIO_IB_WC_RECV, 0));
+	TAP_CHECK(t->stats.nak_inv == 1 && qp->attr.state == VIRTIO_IB_QPS_ERR);
+	TAP_CHECK(mr->valid);
+	teardown();
 }
 
 int
@@ -1908,9 +2558,19 @@ main(void)
 	TAP_RUN(responder_holds_after_gap);
 	TAP_RUN(read_responses_reordered);
 	TAP_RUN(read_split_in_requests);
+	TAP_RUN(atomic_request_and_ack);
+	TAP_RUN(atomics_within_max_rd_atomic);
+	TAP_RUN(atomic_retransmitted);
+	TAP_RUN(responder_atomics);
+	TAP_RUN(responder_atomic_errors);
 	TAP_RUN(read_requests_within_max_rd_atomic);
 	TAP_RUN(read_rewound_request_answered_meanwhile);
 	TAP_RUN(responder_replay_not_new);
+	TAP_RUN(reg_mr_in_send_order);
+	TAP_RUN(local_inv_fence);
+	TAP_RUN(local_op_errors);
+	TAP_RUN(send_with_inv_packets);
+	TAP_RUN(remote_invalidate);
 	free(mem);
 	free(ram);
 	rte_mempool_free(hdr_pool);

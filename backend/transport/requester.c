@@ -2,10 +2,10 @@
 /*
  * The requester: send WRs become request packets. Messages are cut at the
  * path MTU (first, middle, last, only), each packet takes the next PSN, the
- * last of an RC message asks for an ACK; READs wait while max_rd_atomic
- * are outstanding, a FENCE waits for earlier READs (ROCE-DEV-SEND-3,
- * READ-2). An RC QP keeps at most its window unacknowledged (tp_window.h,
- * ROCE-DEV-RETX-7) and asks for an ACK at least four times per window. Unacknowledged
+ * last of an RC message asks for an ACK; READs and atomics wait while
+ * max_rd_atomic are outstanding, a FENCE waits for earlier READs and
+ * atomics (ROCE-DEV-SEND-3, READ-2; atomic.c). An RC QP keeps at most its window unacknowledged
+ * (tp_window.h, ROCE-DEV-RETX-7) and asks for an ACK at least four times per window. Unacknowledged
  * requests are sent again from the first unacknowledged PSN (go-back-N),
  * also from inside a message, when the ACK timer expires or a NAK or RNR
  * NAK says so; a READ is asked again for the responses that did not come
@@ -70,6 +70,10 @@ opcode_of(const struct vur_tp_qp *t, const struct vur_swqe *w, uint32_t k, uint3
 	switch (w->opcode) {
 	case VIRTIO_IB_WR_RDMA_READ:
 		return (uint8_t)(transport_of(t) | VUR_OP_READ_REQ);
+	case VIRTIO_IB_WR_ATOMIC_CMP_AND_SWP:
+		return (uint8_t)(transport_of(t) | VUR_OP_CMP_SWAP);
+	case VIRTIO_IB_WR_ATOMIC_FETCH_AND_ADD:
+		return (uint8_t)(transport_of(t) | VUR_OP_FETCH_ADD);
 	case VIRTIO_IB_WR_RDMA_WRITE:
 		kind = VUR_OP_WRITE_ONLY;
 		break;
@@ -78,6 +82,9 @@ opcode_of(const struct vur_tp_qp *t, const struct vur_swqe *w, uint32_t k, uint3
 		break;
 	case VIRTIO_IB_WR_SEND_WITH_IMM:
 		kind = VUR_OP_SEND_ONLY_IMM;
+		break;
+	case VIRTIO_IB_WR_SEND_WITH_INV: /* the IETH rides on the last packet */
+		kind = VUR_OP_SEND_ONLY_INV;
 		break;
 	default:
 		kind = VUR_OP_SEND_ONLY;
@@ -231,6 +238,11 @@ build_packet(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w, uin
 		t->ack_req_psn = h.psn;
 		return vur_tp_build(td, t, &h, 0);
 	}
+	if (vur_tp_wr_is_atomic(w->opcode)) { /* one packet, no payload (atomic.c) */
+		vur_tp_atomic_request(w, &h);
+		t->ack_req_psn = h.psn;
+		return vur_tp_build(td, t, &h, 0);
+	}
 	off = k * pmtu;
 	len = RTE_MIN(n * pmtu, w->length - off);
 	h.se = last && (w->flags & VIRTIO_IB_SEND_SOLICITED); /* ROCE-DEV-SEND-2 */
@@ -239,6 +251,7 @@ build_packet(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w, uin
 	if (h.ack_req)
 		t->ack_req_psn = vur_psn_add(h.psn, n - 1);
 	h.imm = w->imm;
+	h.ieth = w->inv_rkey;
 	if (k == 0) { /* RETH rides on the first packet of a WRITE */
 		h.va = w->remote_addr;
 		h.rkey = w->rkey;
@@ -284,25 +297,27 @@ vur_tp_reads_outstanding(const struct vur_tp_qp *t)
 		w = &t->wqe[i % t->nwqe];
 		if (w->opcode == VIRTIO_IB_WR_RDMA_READ)
 			n += w->next_pkt - RTE_MIN(w->next_pkt, vur_tp_read_req_done(w));
+		else if (vur_tp_wr_is_atomic(w->opcode))
+			n += w->next_pkt; /* sent (not rewound) and not answered: it is at most 1 */
 	}
 	return n;
 }
 
-/* Whether a READ started before is not complete (a FENCE waits for it). */
+/* Whether a READ or atomic started before is not complete (a FENCE waits for it). */
 static bool
 reads_incomplete(const struct vur_tp_qp *t)
 {
 	for (uint32_t i = t->head; i != t->started; i++)
-		if (t->wqe[i % t->nwqe].opcode == VIRTIO_IB_WR_RDMA_READ)
+		if (vur_tp_wr_is_rd_atomic(t->wqe[i % t->nwqe].opcode))
 			return true;
 	return false;
 }
 
-/* Whether READ @w may send a request now: at most max_rd_atomic are out. */
+/* Whether READ or atomic @w may send a request now: at most max_rd_atomic are out. */
 static bool
 read_req_allowed(const struct vur_tp_qp *t, const struct vur_swqe *w)
 {
-	return w->opcode != VIRTIO_IB_WR_RDMA_READ || !is_rc(t) ||
+	return !vur_tp_wr_is_rd_atomic(w->opcode) || !is_rc(t) ||
 			vur_tp_reads_outstanding(t) < t->qp->attr.max_rd_atomic;
 }
 
@@ -318,7 +333,7 @@ may_start(const struct vur_tp_qp *t, const struct vur_swqe *w)
 		return true;
 	if ((w->flags & VIRTIO_IB_SEND_FENCE) && reads_incomplete(t))
 		return false;
-	return w->opcode != VIRTIO_IB_WR_RDMA_READ ||
+	return !vur_tp_wr_is_rd_atomic(w->opcode) ||
 			vur_tp_reads_outstanding(t) < qp->attr.max_rd_atomic;
 }
 
@@ -335,6 +350,8 @@ start(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w)
 	if (w->opcode == VIRTIO_IB_WR_RDMA_READ) {
 		w->chunk_len = read_chunk_len(t, pmtu, pkts);
 		w->npkts = (pkts + w->chunk_len / pmtu - 1) / (w->chunk_len / pmtu);
+	} else if (vur_tp_wr_is_atomic(w->opcode)) {
+		w->span = w->npkts = 1; /* one request, one PSN, one response */
 	} else {
 		w->npkts = is_ud(t) ? 1 : pkts;
 	}
@@ -448,7 +465,7 @@ sent(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w, struct rte_
 	uint32_t pmtu = vur_tp_pmtu(td, t), last, end, npsn;
 
 	/* the payload, wherever it sits (inline data is copied into the first segment) */
-	uint32_t pay = w->opcode == VIRTIO_IB_WR_RDMA_READ
+	uint32_t pay = vur_tp_wr_is_rd_atomic(w->opcode)
 			? 0
 			: RTE_MIN(segs * pmtu, w->length - w->next_pkt * pmtu);
 	bool again = w->next_pkt < w->sent_max;
@@ -490,7 +507,11 @@ sent(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w, struct rte_
 			probe_after(t) == 0 ? 0 : now_ns + probe_after(t) * (t->probing ? 2 : 1);
 }
 
-/* UC and UD WRs complete once sent; any WR with an error completes at the head. */
+/*
+ * UC and UD WRs complete once sent, local ops (REG_MR, LOCAL_INV) once done
+ * and every WR before them complete; any WR with an error completes at the
+ * head.
+ */
 static void
 complete_ready(struct vur_tp_dev *td, struct vur_tp_qp *t)
 {
@@ -501,7 +522,7 @@ complete_ready(struct vur_tp_dev *td, struct vur_tp_qp *t)
 		w = &t->wqe[t->head % t->nwqe];
 		if (w->status != VIRTIO_IB_WC_SUCCESS)
 			vur_tp_sq_complete_head(td, t, w->status);
-		else if (!is_rc(t) && w->state == VUR_SWQE_SENT)
+		else if ((!is_rc(t) || vur_tp_local_op(w->opcode)) && w->state == VUR_SWQE_SENT)
 			vur_tp_sq_complete_head(td, t, VIRTIO_IB_WC_SUCCESS);
 		else
 			break;
@@ -595,13 +616,22 @@ vur_tp_requester(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **o
 		if (w->state == VUR_SWQE_POSTED) {
 			if (qp->attr.state == VIRTIO_IB_QPS_SQD) /* ROCE-DEV-QPS-9 */
 				break;
-			if (w->opcode == VIRTIO_IB_WR_RDMA_READ && qp->attr.max_rd_atomic == 0) {
-				/* ROCE-DEV-READ-6: a READ the QP's attributes can never let out */
+			if (vur_tp_wr_is_rd_atomic(w->opcode) && qp->attr.max_rd_atomic == 0) {
+				/* ROCE-DEV-READ-6: a READ or atomic the QP can never let out */
 				w->status = VIRTIO_IB_WC_LOC_QP_OP_ERR;
 				continue;
 			}
 			if (!may_start(t, w))
 				break;
+			if (vur_tp_local_op(w->opcode)) {
+				if (!vur_tp_local_op_run(td, t, w))
+					break; /* fenced */
+				continue;
+			}
+			if (!vur_tp_sq_sges_ok(td, t, w)) {
+				w->status = VIRTIO_IB_WC_LOC_PROT_ERR;
+				continue;
+			}
 			start(td, t, w);
 		}
 		/* asked again, and answered meanwhile by what was out before */
@@ -661,6 +691,11 @@ vur_tp_rewind(struct vur_tp_qp *t, uint32_t psn)
 		if (w->opcode == VIRTIO_IB_WR_RDMA_READ) {
 			/* asked again for what it lacks (build_packet): an answer is due */
 			w->next_pkt = vur_tp_read_req_done(w);
+			w->rereq = true;
+			continue;
+		}
+		if (vur_tp_wr_is_atomic(w->opcode)) {
+			/* sent again: the responder answers a duplicate from its saved result */
 			w->rereq = true;
 			continue;
 		}

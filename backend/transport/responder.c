@@ -4,7 +4,8 @@
  * (duplicates are acknowledged again or, for READs, replayed; a gap is
  * answered once with a PSN sequence error NAK, C9-113), SENDs fill the next
  * receive WR (RNR NAK when there is none), WRITEs and READs check the R_Key
- * against the QP's PD and access rights, and every violation is answered
+ * against the QP's PD and access rights, atomics are done once and their
+ * result kept for duplicates (atomic.c), and every violation is answered
  * with the NAK IBTA names and moves the QP to ERR (class B errors, as Linux
  * rxe does). UC has no ACKs: a lost packet drops the rest of its message.
  * UD checks the Q_Key and writes the GRH before the message.
@@ -79,7 +80,7 @@ res_pending(const struct vur_rd_res *r)
 	return r->valid && r->next_pkt < r->npkts;
 }
 
-/* READs with responses still to send, replays too. */
+/* READs and atomics with responses still to send, replays too. */
 static uint32_t
 reads_pending(const struct vur_tp_qp *t)
 {
@@ -90,7 +91,10 @@ reads_pending(const struct vur_tp_qp *t)
 	return n;
 }
 
-/* READs outstanding as IBTA counts them against max_dest_rd_atomic: replays are not new. */
+/*
+ * READs and atomics outstanding as IBTA counts them against
+ * max_dest_rd_atomic: replays are not new.
+ */
 static uint32_t
 reads_new(const struct vur_tp_qp *t)
 {
@@ -304,6 +308,12 @@ do_send(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p)
 		e.imm = p->h.imm;
 		e.wc_flags = (p->mask & VUR_OPM_IMM) ? VIRTIO_IB_WC_WITH_IMM : 0;
 		e.solicited = p->h.se;
+		if ((p->mask & VUR_OPM_IETH) && !vur_tp_recv_invalidate(td, t, p, &e)) {
+			/* as Linux rxe: the receive fails, the QP goes to ERR */
+			fail_recv(td, t, VIRTIO_IB_WC_REM_INV_REQ_ERR);
+			refuse(td, t, p, VUR_NAK_INV_REQ, "the IETH names no MR to invalidate");
+			return false;
+		}
 		vur_tp_rq_complete(td, t, &e);
 		t->in_send = false;
 	}
@@ -421,6 +431,67 @@ do_read(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p)
 	return true;
 }
 
+/*
+ * An atomic (atomic.c): checked, given a resource (shared with READs), done
+ * once on the guest's memory; its ATOMIC_ACKNOWLEDGE goes from the resource
+ * in PSN order with the READ responses (vur_tp_read_responses).
+ */
+static bool
+do_atomic(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p)
+{
+	enum vur_nak_code code;
+	struct vur_rd_res *r;
+	const char *why;
+	uint64_t *target = vur_tp_atomic_target(td, t, p, &code, &why);
+
+	if (target == NULL) {
+		refuse(td, t, p, code, why);
+		return false;
+	}
+	r = reads_new(t) < RTE_MIN((uint32_t)t->qp->attr.max_dest_rd_atomic,
+					   (uint32_t)VUR_TP_MAX_RD_RES)
+			? res_slot(t)
+			: NULL;
+	if (r == NULL) {
+		refuse(td, t, p, VUR_NAK_INV_REQ, "more READs and atomics than max_dest_rd_atomic");
+		return false;
+	}
+	*r = (struct vur_rd_res){
+		.valid = true,
+		.atomic = true,
+		.psn = p->h.psn,
+		.npkts = 1,
+		.va = p->h.va,
+		.rkey = p->h.rkey,
+		.orig = vur_tp_atomic_execute(target, p),
+	};
+	VUR_TP_COUNT(td, t, atomics, 1);
+	return true;
+}
+
+/*
+ * A duplicate atomic: answered again with the value the first one found,
+ * never done again. A resource that is gone (taken by later READs and
+ * atomics) leaves it unanswered, as rxe does: the requester, still
+ * waiting, runs out of retries.
+ */
+static void
+duplicate_atomic(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p)
+{
+	struct vur_rd_res *r;
+
+	for (uint32_t i = 0; i < VUR_TP_RD_SLOTS; i++) {
+		r = &t->res[i];
+		if (r->valid && r->atomic && r->psn == p->h.psn) {
+			if (!res_pending(r))
+				r->replay = true;
+			r->next_pkt = 0;
+			VUR_TP_COUNT(td, t, atomic_replays, 1);
+			return;
+		}
+	}
+}
+
 /* A duplicate request (RC): acknowledged again, or a READ replayed (IBTA 9.7.5.1.2). */
 static void
 duplicate(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p)
@@ -428,13 +499,17 @@ duplicate(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p)
 	struct vur_rd_res *r;
 
 	vur_tp_drop(td, t, VUR_TP_DROP_PSN);
+	if (p->mask & VUR_OPM_ATOMIC) {
+		duplicate_atomic(td, t, p);
+		return;
+	}
 	if (!(p->mask & VUR_OPM_READ)) {
 		ack(td, t, vur_psn_add(t->epsn, VUR_PSN_MASK)); /* epsn - 1 */
 		return;
 	}
 	for (uint32_t i = 0; i < VUR_TP_RD_SLOTS; i++) {
 		r = &t->res[i];
-		if (r->valid && vur_psn_diff(p->h.psn, r->psn) >= 0 &&
+		if (r->valid && !r->atomic && vur_psn_diff(p->h.psn, r->psn) >= 0 &&
 				vur_psn_diff(p->h.psn, vur_psn_add(r->psn, r->npkts)) < 0) {
 			/* served whole already: a replay, not a new READ (READ-4) */
 			if (!res_pending(r))
@@ -597,6 +672,8 @@ respond(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *pkt)
 		ok = do_send(td, t, p);
 	else if (p->mask & VUR_OPM_WRITE)
 		ok = do_write(td, t, p);
+	else if (p->mask & VUR_OPM_ATOMIC)
+		ok = do_atomic(td, t, p);
 	else
 		ok = do_read(td, t, p);
 	if (!ok)
@@ -605,7 +682,8 @@ respond(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *pkt)
 	t->epsn = vur_psn_add(t->epsn, p->npkts);
 	if (p->mask & VUR_OPM_LAST)
 		t->msn = vur_psn_add(t->msn, 1);
-	if (is_rc(t) && p->h.ack_req && !(p->mask & VUR_OPM_READ))
+	/* a READ's or an atomic's answer is its response */
+	if (is_rc(t) && p->h.ack_req && !(p->mask & (VUR_OPM_READ | VUR_OPM_ATOMIC)))
 		ack(td, t, vur_psn_add(p->h.psn, p->npkts - 1));
 	return true;
 }
@@ -657,6 +735,15 @@ vur_tp_read_responses(
 		}
 		if (r == NULL)
 			break;
+		if (r->atomic) { /* its ATOMIC_ACKNOWLEDGE, in PSN order with the READs */
+			m = vur_tp_atomic_ack(td, t, r);
+			if (m == NULL)
+				break;
+			out[count++] = m;
+			VUR_TP_COUNT(td, t, tx_pkts, 1);
+			r->next_pkt = 1;
+			continue;
+		}
 		/* to an engine of this backend, as few packets as can be (pkt.h) */
 		segs = t->peer_local ? RTE_MIN(r->npkts - r->next_pkt, vur_pkt_max_segs(pmtu)) : 1;
 		off = r->next_pkt * pmtu;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * InfiniBand transport headers as RoCE v2 carries them (IBTA Vol 1 ch. 9,
- * Annex A17): BTH, DETH, RETH, AETH, ImmDt, ICRC. Every field is in network
+ * Annex A17): BTH, DETH, RETH, AETH, ImmDt, IETH, ICRC, and the atomics'
+ * AtomicETH and AtomicAckETH. Every field is in network
  * byte order; the packet code reads them with memcpy, so nothing here
  * assumes alignment.
  */
@@ -18,6 +19,7 @@
 #define VUR_RETH_LEN      16
 #define VUR_AETH_LEN      4
 #define VUR_IMM_LEN       4
+#define VUR_IETH_LEN      4 /* the R_Key a SEND_WITH_INV invalidates */
 #define VUR_ICRC_LEN      4
 #define VUR_GRH_LEN       40 /* what a UD receive gets before the message */
 #define VUR_PKEY_DEFAULT  0xffff
@@ -47,6 +49,29 @@ struct vur_reth {
 	rte_be32_t rkey;
 	rte_be32_t len;
 };
+
+/*
+ * AtomicETH (IBTA 9.3): the 8-byte aligned virtual address, the R_Key,
+ * the swap (CmpSwap) or add (FetchAdd) data, the compare data (CmpSwap).
+ * Its 64-bit fields sit at 4-byte offsets in a packet.
+ */
+#define VUR_ATOMIC_ETH_LEN 28
+struct vur_atomic_eth {
+	uint8_t va[8];
+	rte_be32_t rkey;
+	uint8_t swap_add[8];
+	uint8_t compare[8];
+};
+
+/* AtomicAckETH (IBTA 9.3): the data at the address before the operation. */
+#define VUR_ATOMIC_ACK_ETH_LEN 8
+struct vur_atomic_ack_eth {
+	uint8_t orig[8];
+};
+
+_Static_assert(sizeof(struct vur_atomic_eth) == VUR_ATOMIC_ETH_LEN, "AtomicETH is 28 bytes");
+_Static_assert(sizeof(struct vur_atomic_ack_eth) == VUR_ATOMIC_ACK_ETH_LEN,
+		"AtomicAckETH is 8 bytes");
 
 /* AETH syndrome (IBTA 9.7.5.1): bits 7:5 say what, 4:0 carry the detail. */
 #define VUR_AETH_ACK            0x00 /* 0 00 xxxxx: ACK, xxxxx = credit count */
@@ -91,6 +116,11 @@ enum vur_ib_op {
 	VUR_OP_READ_RESP_LAST = 0x0f,
 	VUR_OP_READ_RESP_ONLY = 0x10,
 	VUR_OP_ACK = 0x11,
+	VUR_OP_ATOMIC_ACK = 0x12,
+	VUR_OP_CMP_SWAP = 0x13,
+	VUR_OP_FETCH_ADD = 0x14,
+	VUR_OP_SEND_LAST_INV = 0x16, /* with an IETH */
+	VUR_OP_SEND_ONLY_INV = 0x17,
 	VUR_OP_COUNT = 0x20,
 };
 

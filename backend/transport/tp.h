@@ -81,6 +81,15 @@ enum vur_swqe_state {
 	VUR_SWQE_DONE,    /* completed (CQE written if any), buffer not yet used */
 };
 
+/* What a REG_MR work request asks, as taken from the send queue. */
+struct vur_tp_reg {
+	uint64_t iova;
+	uint64_t length;
+	uint32_t key;
+	uint32_t access;
+	uint8_t page_shift;
+};
+
 struct vur_swqe {
 	uint16_t head; /* descriptor head, for the used ring */
 	uint8_t state;
@@ -94,15 +103,21 @@ struct vur_swqe {
 	uint32_t ah, remote_qpn, remote_qkey;
 	uint32_t num_sge;
 	uint16_t inline_len;
-	uint32_t length;    /* the message */
-	uint32_t first_psn; /* given when its first packet is sent */
-	uint32_t npkts;     /* request packets (a READ: its requests) */
-	uint32_t span;      /* PSNs it takes: its packets, or a READ's responses */
-	uint32_t next_pkt;  /* packets sent so far (rewound on retransmission) */
-	uint32_t sent_max;  /* packets ever sent: beyond next_pkt is a retransmission */
-	uint32_t read_got;  /* READ: response bytes placed; a retry asks for the rest */
-	uint32_t chunk_len; /* READ: the bytes one request asks for (fixed at start) */
-	bool rereq;         /* READ: the rest asked again for a gap, not yet answered */
+	uint32_t length;       /* the message */
+	uint32_t first_psn;    /* given when its first packet is sent */
+	uint32_t npkts;        /* request packets (a READ: its requests) */
+	uint32_t span;         /* PSNs it takes: its packets, or a READ's responses */
+	uint32_t next_pkt;     /* packets sent so far (rewound on retransmission) */
+	uint32_t sent_max;     /* packets ever sent: beyond next_pkt is a retransmission */
+	uint32_t read_got;     /* READ: response bytes placed; a retry asks for the rest */
+	uint32_t chunk_len;    /* READ: the bytes one request asks for (fixed at start) */
+	bool rereq;            /* READ: the rest asked again for a gap, not yet answered */
+	uint32_t inv_rkey;     /* LOCAL_INV, SEND_WITH_INV: the key to invalidate */
+	struct vur_tp_reg reg; /* REG_MR (local_ops.c); its page list is sge[0] */
+
+	/* atomic (atomic.c); rereq: sent again, not yet answered */
+	uint64_t compare_add; /* CmpSwap's compare data, FetchAdd's add data */
+	uint64_t swap;        /* CmpSwap's swap data */
 	/* last, not cleared on reuse: only the first num_sge and inline_len are read */
 	struct vur_tp_sge sge[VUR_TP_MAX_SGE];
 	uint8_t inline_data[VIRTIO_NET_ROCE_MAX_INLINE];
@@ -117,7 +132,11 @@ struct vur_rwqe {
 	struct vur_tp_sge sge[VUR_TP_MAX_SGE]; /* last, not cleared: the first num_sge are read */
 };
 
-/* A READ the responder serves (IBTA 9.7.5.1.3: max_dest_rd_atomic resources). */
+/*
+ * A READ or an atomic the responder serves (IBTA 9.7.5.1.3:
+ * max_dest_rd_atomic resources). An atomic is one response, its
+ * ATOMIC_ACKNOWLEDGE, with the data the operation found (atomic.c).
+ */
 struct vur_rd_res {
 	bool valid;
 	uint32_t psn;      /* of the request: the first response's */
@@ -127,6 +146,9 @@ struct vur_rd_res {
 	uint64_t va;
 	uint32_t rkey;
 	uint32_t len;
+
+	bool atomic;   /* an atomic: @orig is its result, kept for duplicates */
+	uint64_t orig; /* the data at its address before the operation */
 };
 
 struct vur_tp_qp {
@@ -319,6 +341,44 @@ bool vur_tp_sge_write_buf(struct vur_tp_dev *td, uint32_t pdn, const struct vur_
 bool vur_tp_sge_append(struct vur_tp_dev *td, uint32_t pdn, const struct vur_tp_sge *sge,
 		uint32_t num_sge, uint64_t off, uint32_t len, struct rte_mbuf *m);
 
+/* Whether [@gpa, @gpa + @len) of driver memory lies in one region of it. */
+bool vur_tp_mem_ok(const struct vur_tp_dev *td, uint64_t gpa, uint64_t len);
+/* Copy @len bytes of driver memory at @gpa (no key: a REG_MR's page list) to @buf. */
+bool vur_tp_mem_read(const struct vur_tp_dev *td, uint64_t gpa, void *buf, uint32_t len);
+
+struct vur_tp_cqe;
+
+/*
+ * local_ops.c: the work requests of the Base Memory Management Extensions
+ * that touch no wire, REG_MR and LOCAL_INV, and invalidation by a
+ * SEND_WITH_INV's IETH.
+ */
+static inline bool
+vur_tp_local_op(uint8_t opcode)
+{
+	return opcode == VIRTIO_IB_WR_LOCAL_INV || opcode == VIRTIO_IB_WR_REG_MR;
+}
+
+/* The rest of local op @w from its request @req in chain @c; sets @w->status. */
+void vur_tp_local_op_decode(struct vur_tp_dev *td, const struct vur_tp_qp *t,
+		const struct vur_chain *c, const struct virtio_rdma_sq_req *req,
+		struct vur_swqe *w);
+
+/*
+ * The requester reached local op @w at send: it takes effect now, for the
+ * WRs after it, and is done (no PSN) once the WRs before it complete;
+ * false while a FENCE holds it. On an error it stays with a status.
+ */
+bool vur_tp_local_op_run(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w);
+
+/*
+ * The last packet of a SEND_WITH_INV message @p: invalidate the MR its IETH
+ * names, for receive CQE @e (WITH_INVALIDATE); false when it names none
+ * this QP may invalidate.
+ */
+bool vur_tp_recv_invalidate(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p,
+		struct vur_tp_cqe *e);
+
 /* tp_ring.c: bound virtqueues, guarded by @lock (their QP's or CQ's). */
 void vur_tp_ring_bind(struct vur_tp_ring *r, uint32_t vq, rte_ticketlock_t *lock);
 
@@ -348,6 +408,7 @@ struct vur_tp_cqe {
 	uint8_t opcode;
 	uint32_t byte_len;
 	rte_be32_t imm;
+	uint32_t inv_rkey; /* with VIRTIO_IB_WC_WITH_INVALIDATE, instead of imm */
 	uint32_t qp_num;
 	uint32_t src_qp;
 	uint32_t wc_flags;
@@ -366,6 +427,8 @@ void vur_tp_cq_settle(struct vur_tp_dev *td);
 struct vur_tp_qp *vur_tp_qp_get(struct vur_tp_dev *td, uint32_t qpn);
 /* Take new send WRs from the ring into wqe[] (flushing them in SQE/ERR). */
 void vur_tp_sq_fetch(struct vur_tp_dev *td, struct vur_tp_qp *t);
+/* Whether the s/g elements of send WR @w are valid now (ROCE-DEV-WR-3), when it starts. */
+bool vur_tp_sq_sges_ok(struct vur_tp_dev *td, const struct vur_tp_qp *t, const struct vur_swqe *w);
 /* Take the next receive WR; false if none. */
 bool vur_tp_rq_take(struct vur_tp_dev *td, struct vur_tp_qp *t);
 /* Complete the held receive WR with @status (and the CQE fields of @e when it succeeds). */
@@ -422,6 +485,44 @@ void vur_tp_timers(struct vur_tp_dev *td, struct vur_tp_qp *t, uint64_t now_ns);
 uint64_t vur_tp_timeout_ns(uint8_t timeout);
 /* The wait an RNR NAK's timer code names (responder.c). */
 uint64_t vur_tp_rnr_ns(uint8_t code);
+
+/* Atomic WRs (CmpSwap, FetchAdd: RC only). */
+static inline bool
+vur_tp_wr_is_atomic(uint8_t opcode)
+{
+	return opcode == VIRTIO_IB_WR_ATOMIC_CMP_AND_SWP ||
+			opcode == VIRTIO_IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/*
+ * WRs that ask the responder for a resource and an answer of data: READs
+ * and atomics, limited together by max_rd_atomic (IBTA 9.7.5.1.3).
+ */
+static inline bool
+vur_tp_wr_is_rd_atomic(uint8_t opcode)
+{
+	return opcode == VIRTIO_IB_WR_RDMA_READ || vur_tp_wr_is_atomic(opcode);
+}
+
+/* atomic.c: CmpSwap and FetchAdd, RC only. */
+/* Whether atomic WR @w's s/g list is one element of 8 bytes; sets @w->status if not. */
+bool vur_tp_atomic_wr_ok(struct vur_swqe *w);
+/* The AtomicETH of atomic WR @w in @h. */
+void vur_tp_atomic_request(const struct vur_swqe *w, struct vur_pkt_hdrs *h);
+/*
+ * The host address of the 8 bytes atomic request @p names, checked; NULL
+ * with the NAK to answer in *@code (and why in *@why) when it may not be done.
+ */
+uint64_t *vur_tp_atomic_target(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p,
+		enum vur_nak_code *code, const char **why);
+/* Do atomic request @p at @target, once: returns the data found there. */
+uint64_t vur_tp_atomic_execute(uint64_t *target, const struct vur_pkt *p);
+/* The ATOMIC_ACKNOWLEDGE of resource @r; NULL when out of mbufs. */
+struct rte_mbuf *vur_tp_atomic_ack(
+		struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_rd_res *r);
+/* Put the data ATOMIC_ACKNOWLEDGE @p returned into atomic WR @w's buffer. */
+bool vur_tp_atomic_place(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_swqe *w,
+		const struct vur_pkt *p);
 
 /* responder.c */
 void vur_tp_responder(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p);

@@ -115,7 +115,10 @@ post(struct vur_tp_dev *td, struct vur_rdma_cq *cq, const struct vur_tp_cqe *e)
 	w.qp_num = rte_cpu_to_le_32(e->qp_num);
 	if (e->status == VIRTIO_IB_WC_SUCCESS) {
 		w.byte_len = rte_cpu_to_le_32(e->byte_len);
-		w.imm_data = e->imm;
+		if (e->wc_flags & VIRTIO_IB_WC_WITH_INVALIDATE)
+			w.invalidate_rkey = rte_cpu_to_le_32(e->inv_rkey);
+		else
+			w.imm_data = e->imm;
 		w.src_qp = rte_cpu_to_le_32(e->src_qp);
 		w.wc_flags = rte_cpu_to_le_32(e->wc_flags);
 	}

@@ -2,9 +2,18 @@
 /*
  * Guest memory as the engine reaches it: through a key, never a raw
  * address. Every access resolves the key again (a deregistered MR is gone
- * at once, ROCE-DEV-MR-12), checks the PD and the access rights, bounds the
- * range by the MR, and translates driver addresses through the engine's
- * copy of the memory table, one contiguous host range at a time.
+ * at once, ROCE-DEV-MR-12; an invalidated fast MR too), checks the PD and
+ * the access rights, bounds the range by the MR, and translates driver
+ * addresses through the engine's copy of the memory table, one contiguous
+ * host range at a time.
+ *
+ * A fast-registration MR changes on the data path (local_ops.c): its key,
+ * state, range and pages are read under its lock, which an access holds
+ * from the key check to the driver address it translates (a leaf lock:
+ * taken with a QP's held, nothing taken under it). The memory behind that
+ * address stays mapped while the device lock is held to read; a REG_MR or
+ * an invalidation on another thread right after the check is ordered after
+ * this access, as on an RDMA NIC.
  */
 #include <string.h>
 
@@ -12,8 +21,6 @@
 
 #include "rdma/rdma_ops.h"
 #include "transport/tp.h"
-
-#define PAGE_SIZE VIRTIO_NET_ROCE_PAGE_SIZE
 
 /* Host address of driver address @gpa; *@len shrinks to what its region holds. */
 static void *
@@ -38,23 +45,23 @@ gpa_hva(const struct rte_vhost_memory *mem, uint64_t gpa, uint32_t *len)
 static bool
 mr_gpa(const struct vur_rdma_mr *mr, uint64_t addr, uint32_t *len, uint64_t *gpa)
 {
-	uint64_t pos, page, in, run;
+	uint64_t page_size = 1ULL << mr->page_shift, pos, page, in, run;
 
 	if (mr->dma) {
 		*gpa = addr;
 		return true;
 	}
-	pos = (mr->iova & (PAGE_SIZE - 1)) + (addr - mr->iova);
-	page = pos / PAGE_SIZE;
-	in = pos % PAGE_SIZE;
+	pos = (mr->iova & (page_size - 1)) + (addr - mr->iova);
+	page = pos >> mr->page_shift;
+	in = pos & (page_size - 1);
 	if (page >= mr->npages)
 		return false;
 	*gpa = mr->pages[page] + in;
-	run = PAGE_SIZE - in;
+	run = page_size - in;
 	while (run < *len && page + 1 < mr->npages &&
-			mr->pages[page + 1] == mr->pages[page] + PAGE_SIZE) {
+			mr->pages[page + 1] == mr->pages[page] + page_size) {
 		page++;
-		run += PAGE_SIZE;
+		run += page_size;
 	}
 	if (*len > run)
 		*len = (uint32_t)run;
@@ -70,27 +77,61 @@ in_mr(const struct vur_rdma_mr *mr, uint64_t addr, uint64_t len)
 	return addr >= mr->iova && len <= mr->length && addr - mr->iova <= mr->length - len;
 }
 
-static struct vur_rdma_mr *
-mr_of(struct vur_tp_dev *td, uint32_t pdn, uint32_t key, bool remote, uint32_t access)
+/* A fast MR's fields are the data path's too: read them under its lock. */
+static void
+mr_lock(struct vur_rdma_mr *mr)
 {
-	struct vur_rdma_mr *mr = remote ? vur_rdma_mr_by_rkey(td->rd, key)
-					: vur_rdma_mr_by_lkey(td->rd, key);
+	if (mr->fast)
+		vur_tp_lock(&mr->lock);
+}
 
-	if (mr == NULL || mr->pdn != pdn || (mr->access & access) != access)
-		return NULL;
-	return mr;
+static void
+mr_unlock(struct vur_rdma_mr *mr)
+{
+	if (mr->fast)
+		vur_tp_unlock(&mr->lock);
+}
+
+/* Whether @mr, as it stands (its lock held), grants @access by @key to PD @pdn. */
+static bool
+mr_grants(const struct vur_rdma_mr *mr, uint32_t pdn, uint32_t key, bool remote, uint32_t access)
+{
+	return mr->valid && (remote ? mr->rkey : mr->lkey) == key && mr->pdn == pdn &&
+			(mr->access & access) == access;
 }
 
 void *
 vur_tp_mr_hva(struct vur_tp_dev *td, uint32_t pdn, uint32_t key, bool remote, uint32_t access,
 		uint64_t addr, uint32_t *len)
 {
-	struct vur_rdma_mr *mr = mr_of(td, pdn, key, remote, access);
-	uint64_t gpa;
+	struct vur_rdma_mr *mr = vur_rdma_mr_at_key(td->rd, key);
+	uint64_t gpa = 0;
+	bool ok;
 
-	if (mr == NULL || *len == 0 || !in_mr(mr, addr, *len) || !mr_gpa(mr, addr, len, &gpa))
+	if (mr == NULL || *len == 0)
 		return NULL;
-	return gpa_hva(td->mem, gpa, len);
+	mr_lock(mr);
+	ok = mr_grants(mr, pdn, key, remote, access) && in_mr(mr, addr, *len) &&
+			mr_gpa(mr, addr, len, &gpa);
+	mr_unlock(mr);
+	return ok ? gpa_hva(td->mem, gpa, len) : NULL;
+}
+
+/* Whether @key grants @access over [@addr, @addr + @len) (a DMA MR: then checked page by page). */
+static bool
+key_ok(struct vur_tp_dev *td, uint32_t pdn, uint32_t key, bool remote, uint32_t access,
+		uint64_t addr, uint64_t len, bool *dma)
+{
+	struct vur_rdma_mr *mr = vur_rdma_mr_at_key(td->rd, key);
+	bool ok;
+
+	if (mr == NULL)
+		return false;
+	mr_lock(mr);
+	ok = mr_grants(mr, pdn, key, remote, access) && in_mr(mr, addr, len);
+	*dma = mr->dma;
+	mr_unlock(mr);
+	return ok;
 }
 
 /* Every byte of a range translates (DMA MRs can name memory no region holds). */
@@ -115,25 +156,51 @@ vur_tp_sge_ok(struct vur_tp_dev *td, uint32_t pdn, const struct vur_tp_sge *sge,
 		enum vur_tp_access acc)
 {
 	uint32_t access = acc == VUR_TP_WRITE ? VIRTIO_IB_ACCESS_LOCAL_WRITE : 0;
-	struct vur_rdma_mr *mr;
+	bool dma;
 
 	if (sge->length == 0) /* contributes nothing, is not otherwise checked */
 		return true;
-	mr = mr_of(td, pdn, sge->lkey, false, access);
-	if (mr == NULL || !in_mr(mr, sge->addr, sge->length))
+	if (!key_ok(td, pdn, sge->lkey, false, access, sge->addr, sge->length, &dma))
 		return false;
-	return !mr->dma || range_mapped(td, pdn, sge->lkey, false, access, sge->addr, sge->length);
+	return !dma || range_mapped(td, pdn, sge->lkey, false, access, sge->addr, sge->length);
 }
 
 bool
 vur_tp_rkey_ok(struct vur_tp_dev *td, uint32_t pdn, uint32_t rkey, uint32_t access, uint64_t va,
 		uint64_t len)
 {
-	struct vur_rdma_mr *mr = mr_of(td, pdn, rkey, true, access);
+	bool dma;
 
-	if (mr == NULL || !in_mr(mr, va, len))
+	if (!key_ok(td, pdn, rkey, true, access, va, len, &dma))
 		return false;
-	return !mr->dma || range_mapped(td, pdn, rkey, true, access, va, len);
+	return !dma || range_mapped(td, pdn, rkey, true, access, va, len);
+}
+
+bool
+vur_tp_mem_ok(const struct vur_tp_dev *td, uint64_t gpa, uint64_t len)
+{
+	uint32_t n = (uint32_t)RTE_MIN(len, (uint64_t)UINT32_MAX);
+
+	return len <= UINT32_MAX && gpa_hva(td->mem, gpa, &n) != NULL && n == len;
+}
+
+bool
+vur_tp_mem_read(const struct vur_tp_dev *td, uint64_t gpa, void *buf, uint32_t len)
+{
+	uint32_t done = 0, n;
+	void *hva;
+
+	while (done < len) {
+		n = len - done;
+		if (gpa + done < gpa)
+			return false;
+		hva = gpa_hva(td->mem, gpa + done, &n);
+		if (hva == NULL)
+			return false;
+		memcpy((uint8_t *)buf + done, hva, n);
+		done += n;
+	}
+	return true;
 }
 
 /* Walk [@off, @off + @len) of a s/g list as host ranges; @fn gets each. */

@@ -35,6 +35,8 @@ const struct vur_tp_qp_stat_field vur_tp_qp_stat_fields[] = {
 	F(flushed),
 	F(wr_errors),
 	F(drops),
+	F(atomics),
+	F(atomic_replays),
 };
 #undef F
 

@@ -60,7 +60,14 @@ op_allowed(uint8_t type, uint8_t opcode)
 	case VIRTIO_IB_WR_RDMA_WRITE_WITH_IMM:
 		return type == VIRTIO_IB_QPT_RC || type == VIRTIO_IB_QPT_UC;
 	case VIRTIO_IB_WR_RDMA_READ:
+	case VIRTIO_IB_WR_ATOMIC_CMP_AND_SWP: /* atomic.c: RC only */
+	case VIRTIO_IB_WR_ATOMIC_FETCH_AND_ADD:
 		return type == VIRTIO_IB_QPT_RC;
+	case VIRTIO_IB_WR_SEND_WITH_INV: /* IETH: RC's opcodes only (IBTA 9.2.1) */
+		return type == VIRTIO_IB_QPT_RC;
+	case VIRTIO_IB_WR_LOCAL_INV: /* local to the device: any send queue */
+	case VIRTIO_IB_WR_REG_MR:
+		return true;
 	default:
 		return false;
 	}
@@ -101,8 +108,14 @@ decode_send(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_chain *
 	if (w->opcode == VIRTIO_IB_WR_RDMA_READ)
 		max_sge = RTE_MIN(max_sge, td->rd->limits.max_sge);
 	if (!op_allowed(qp->type, w->opcode) || (w->flags & ~0xfu) ||
-			(w->opcode == VIRTIO_IB_WR_RDMA_READ && (w->flags & VIRTIO_IB_SEND_INLINE)))
+			(vur_tp_wr_is_rd_atomic(w->opcode) && (w->flags & VIRTIO_IB_SEND_INLINE)))
 		return;
+	if (vur_tp_local_op(w->opcode)) {
+		vur_tp_local_op_decode(td, t, c, &req, w);
+		return;
+	}
+	if (w->opcode == VIRTIO_IB_WR_SEND_WITH_INV)
+		w->inv_rkey = rte_le_to_cpu_32(req.inv.invalidate_rkey);
 	if (is_ud(qp)) {
 		w->remote_qpn = rte_le_to_cpu_32(req.ud.remote_qpn) & VUR_PSN_MASK;
 		w->remote_qkey = rte_le_to_cpu_32(req.ud.remote_qkey);
@@ -113,6 +126,12 @@ decode_send(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_chain *
 	} else {
 		w->remote_addr = rte_le_to_cpu_64(req.rdma.remote_addr);
 		w->rkey = rte_le_to_cpu_32(req.rdma.rkey);
+	}
+	if (vur_tp_wr_is_atomic(w->opcode)) {
+		w->remote_addr = rte_le_to_cpu_64(req.atomic.remote_addr);
+		w->rkey = rte_le_to_cpu_32(req.atomic.rkey);
+		w->compare_add = rte_le_to_cpu_64(req.atomic.compare_add);
+		w->swap = rte_le_to_cpu_64(req.atomic.swap);
 	}
 	if (w->flags & VIRTIO_IB_SEND_INLINE) {
 		/* ROCE-DEV-WR-11: inline data only, no s/g list */
@@ -130,17 +149,25 @@ decode_send(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_chain *
 		}
 		read_sges(c, SQ_REQ_LEN, w->num_sge, w->sge, &w->length, &too_long);
 	}
+	if (vur_tp_wr_is_atomic(w->opcode) && !vur_tp_atomic_wr_ok(w))
+		return;
 	w->status = VIRTIO_IB_WC_LOC_LEN_ERR; /* ROCE-DEV-WR-4, UD-2 */
 	if (too_long || w->length > td->rd->limits.max_msg_sz ||
 			(is_ud(qp) && w->length > (128u << td->rd->env.port_mtu)))
 		return;
-	w->status = VIRTIO_IB_WC_LOC_PROT_ERR; /* ROCE-DEV-WR-3 */
-	for (uint32_t i = 0; i < w->num_sge; i++)
-		if (!vur_tp_sge_ok(td, qp->pdn, &w->sge[i],
-				    w->opcode == VIRTIO_IB_WR_RDMA_READ ? VUR_TP_WRITE
-									: VUR_TP_READ))
-			return;
+	/* the s/g elements when the WR starts: a REG_MR or LOCAL_INV before it counts */
 	w->status = VIRTIO_IB_WC_SUCCESS;
+}
+
+bool
+vur_tp_sq_sges_ok(struct vur_tp_dev *td, const struct vur_tp_qp *t, const struct vur_swqe *w)
+{
+	/* ROCE-DEV-WR-3 */
+	for (uint32_t i = 0; i < w->num_sge; i++)
+		if (!vur_tp_sge_ok(td, t->qp->pdn, &w->sge[i],
+				    vur_tp_wr_is_rd_atomic(w->opcode) ? VUR_TP_WRITE : VUR_TP_READ))
+			return false;
+	return true;
 }
 
 void
@@ -189,7 +216,15 @@ wc_opcode(uint8_t wr_opcode)
 		return VIRTIO_IB_WC_RDMA_WRITE;
 	case VIRTIO_IB_WR_RDMA_READ:
 		return VIRTIO_IB_WC_RDMA_READ;
-	default:
+	case VIRTIO_IB_WR_LOCAL_INV:
+		return VIRTIO_IB_WC_LOCAL_INV;
+	case VIRTIO_IB_WR_REG_MR:
+		return VIRTIO_IB_WC_REG_MR;
+	case VIRTIO_IB_WR_ATOMIC_CMP_AND_SWP:
+		return VIRTIO_IB_WC_COMP_SWAP;
+	case VIRTIO_IB_WR_ATOMIC_FETCH_AND_ADD:
+		return VIRTIO_IB_WC_FETCH_ADD;
+	default: /* SEND, with immediate, with invalidate */
 		return VIRTIO_IB_WC_SEND;
 	}
 }

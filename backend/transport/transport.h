@@ -72,6 +72,10 @@ struct vur_tp_stats {
 	uint64_t wr_errors;  /* WRs completed with another error */
 	uint64_t pkt_err[8]; /* by enum vur_pkt_err */
 	uint64_t drops[VUR_TP_DROP_COUNT];
+
+	/* The responder's atomics (atomic.c). */
+	uint64_t atomics;        /* done on this device's memory, each once */
+	uint64_t atomic_replays; /* duplicates answered from the saved result */
 };
 
 /*
@@ -93,6 +97,7 @@ struct vur_tp_qp_stats {
 	uint64_t flushed;
 	uint64_t wr_errors;
 	uint64_t drops; /* its packets dropped, received or replies, any reason */
+	uint64_t atomics, atomic_replays;
 };
 
 /* The per-QP counters by name (tp_stats.c), in the order of the struct. */

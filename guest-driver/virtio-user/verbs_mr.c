@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Memory regions: GET_DMA_MR, REG_USER_MR (from a buffer of driver memory,
- * or from a page list as given) and DEREG_MR.
+ * or from a page list as given), ALLOC_MR (fast registration) and DEREG_MR.
  */
 #include <endian.h>
 #include <errno.h>
@@ -17,6 +17,7 @@
 VUSER_SAME_VALUE(VUR_USER_ACCESS_LOCAL_WRITE, VIRTIO_IB_ACCESS_LOCAL_WRITE);
 VUSER_SAME_VALUE(VUR_USER_ACCESS_REMOTE_WRITE, VIRTIO_IB_ACCESS_REMOTE_WRITE);
 VUSER_SAME_VALUE(VUR_USER_ACCESS_REMOTE_READ, VIRTIO_IB_ACCESS_REMOTE_READ);
+VUSER_SAME_VALUE(VUR_USER_ACCESS_REMOTE_ATOMIC, VIRTIO_IB_ACCESS_REMOTE_ATOMIC);
 
 static void
 mr_from_wire(const struct virtio_rdma_ack_reg_user_mr *a, struct vur_user_mr *mr)
@@ -103,6 +104,25 @@ vur_user_reg_mr(struct vur_user_dev *d, uint32_t pdn, uint32_t access, void *buf
 		pages[i] = (start & ~PAGE_MASK) + (uint64_t)i * PAGE_SIZE;
 	ret = vur_user_reg_mr_pages(d, pdn, access, iova, len, pages, npages, mr);
 	free(pages);
+	return ret;
+}
+
+int
+vur_user_alloc_mr(struct vur_user_dev *d, uint32_t pdn, uint32_t max_num_sg, struct vur_user_mr *mr)
+{
+	struct virtio_rdma_cmd_alloc_mr c = { .pdn = htole32(pdn),
+		.max_num_sg = htole32(max_num_sg) };
+	struct virtio_rdma_ack_alloc_mr a;
+	int ret;
+
+	if (d == NULL || mr == NULL)
+		return -EINVAL;
+	ret = vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_ALLOC_MR, &c, sizeof(c), &a, sizeof(a));
+	if (ret == 0) {
+		mr->mrn = le32toh(a.mrn);
+		mr->lkey = le32toh(a.lkey);
+		mr->rkey = le32toh(a.rkey);
+	}
 	return ret;
 }
 

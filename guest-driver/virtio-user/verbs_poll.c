@@ -20,11 +20,16 @@ VUSER_SAME_VALUE(VUR_USER_WC_RDMA_WRITE, VIRTIO_IB_WC_RDMA_WRITE);
 VUSER_SAME_VALUE(VUR_USER_WC_RDMA_READ, VIRTIO_IB_WC_RDMA_READ);
 VUSER_SAME_VALUE(VUR_USER_WC_RECV, VIRTIO_IB_WC_RECV);
 VUSER_SAME_VALUE(VUR_USER_WC_RECV_RDMA_WITH_IMM, VIRTIO_IB_WC_RECV_RDMA_WITH_IMM);
+VUSER_SAME_VALUE(VUR_USER_WC_COMP_SWAP, VIRTIO_IB_WC_COMP_SWAP);
+VUSER_SAME_VALUE(VUR_USER_WC_FETCH_ADD, VIRTIO_IB_WC_FETCH_ADD);
 VUSER_SAME_VALUE(VUR_USER_WC_SUCCESS, VIRTIO_IB_WC_SUCCESS);
 VUSER_SAME_VALUE(VUR_USER_WC_WR_FLUSH_ERR, VIRTIO_IB_WC_WR_FLUSH_ERR);
 VUSER_SAME_VALUE(VUR_USER_WC_GENERAL_ERR, VIRTIO_IB_WC_GENERAL_ERR);
 VUSER_SAME_VALUE(VUR_USER_WC_GRH, VIRTIO_IB_WC_GRH);
 VUSER_SAME_VALUE(VUR_USER_WC_WITH_IMM, VIRTIO_IB_WC_WITH_IMM);
+VUSER_SAME_VALUE(VUR_USER_WC_WITH_INV, VIRTIO_IB_WC_WITH_INVALIDATE);
+VUSER_SAME_VALUE(VUR_USER_WC_LOCAL_INV, VIRTIO_IB_WC_LOCAL_INV);
+VUSER_SAME_VALUE(VUR_USER_WC_REG_MR, VIRTIO_IB_WC_REG_MR);
 
 static void
 wc_from_wire(const struct virtio_rdma_cq_req *w, struct vur_user_wc *wc)
@@ -37,12 +42,17 @@ wc_from_wire(const struct virtio_rdma_cq_req *w, struct vur_user_wc *wc)
 	/* the other fields of an error CQE mean nothing (ROCE-DRV-CQE-2) */
 	if (w->status != VIRTIO_IB_WC_SUCCESS) {
 		wc->byte_len = wc->imm_data = wc->src_qp = wc->wc_flags = 0;
+		wc->invalidate_rkey = 0;
 		return;
 	}
 	wc->byte_len = le32toh(w->byte_len);
-	wc->imm_data = w->imm_data;
 	wc->src_qp = le32toh(w->src_qp);
 	wc->wc_flags = le32toh(w->wc_flags);
+	/* one field of the CQE, as in struct ibv_wc */
+	wc->imm_data = (wc->wc_flags & VIRTIO_IB_WC_WITH_INVALIDATE) ? 0 : w->imm_data;
+	wc->invalidate_rkey = (wc->wc_flags & VIRTIO_IB_WC_WITH_INVALIDATE)
+			? le32toh(w->invalidate_rkey)
+			: 0;
 }
 
 int

@@ -18,6 +18,11 @@ VUSER_SAME_VALUE(VUR_USER_WR_RDMA_WRITE_WITH_IMM, VIRTIO_IB_WR_RDMA_WRITE_WITH_I
 VUSER_SAME_VALUE(VUR_USER_WR_SEND, VIRTIO_IB_WR_SEND);
 VUSER_SAME_VALUE(VUR_USER_WR_SEND_WITH_IMM, VIRTIO_IB_WR_SEND_WITH_IMM);
 VUSER_SAME_VALUE(VUR_USER_WR_RDMA_READ, VIRTIO_IB_WR_RDMA_READ);
+VUSER_SAME_VALUE(VUR_USER_WR_ATOMIC_CMP_AND_SWP, VIRTIO_IB_WR_ATOMIC_CMP_AND_SWP);
+VUSER_SAME_VALUE(VUR_USER_WR_ATOMIC_FETCH_AND_ADD, VIRTIO_IB_WR_ATOMIC_FETCH_AND_ADD);
+VUSER_SAME_VALUE(VUR_USER_WR_LOCAL_INV, VIRTIO_IB_WR_LOCAL_INV);
+VUSER_SAME_VALUE(VUR_USER_WR_SEND_WITH_INV, VIRTIO_IB_WR_SEND_WITH_INV);
+VUSER_SAME_VALUE(VUR_USER_WR_REG_MR, VIRTIO_IB_WR_REG_MR);
 VUSER_SAME_VALUE(VUR_USER_SEND_FENCE, VIRTIO_IB_SEND_FENCE);
 VUSER_SAME_VALUE(VUR_USER_SEND_SIGNALED, VIRTIO_IB_SEND_SIGNALED);
 VUSER_SAME_VALUE(VUR_USER_SEND_SOLICITED, VIRTIO_IB_SEND_SOLICITED);
@@ -38,6 +43,13 @@ is_rdma(uint8_t opcode)
 {
 	return opcode == VIRTIO_IB_WR_RDMA_WRITE || opcode == VIRTIO_IB_WR_RDMA_WRITE_WITH_IMM ||
 			opcode == VIRTIO_IB_WR_RDMA_READ;
+}
+
+static bool
+is_atomic(uint8_t opcode)
+{
+	return opcode == VIRTIO_IB_WR_ATOMIC_CMP_AND_SWP ||
+			opcode == VIRTIO_IB_WR_ATOMIC_FETCH_AND_ADD;
 }
 
 static bool
@@ -74,6 +86,21 @@ send_to_wire(const struct vuser_qp *qp, const struct vur_user_send_wr *wr, void 
 	if (is_rdma(wr->opcode)) {
 		r->rdma.remote_addr = htole64(wr->rdma.remote_addr);
 		r->rdma.rkey = htole32(wr->rdma.rkey);
+	} else if (wr->opcode == VIRTIO_IB_WR_LOCAL_INV ||
+			wr->opcode == VIRTIO_IB_WR_SEND_WITH_INV) {
+		r->inv.invalidate_rkey = htole32(wr->inv.invalidate_rkey);
+	} else if (wr->opcode == VIRTIO_IB_WR_REG_MR) {
+		r->reg.iova = htole64(wr->reg.iova);
+		r->reg.length = htole64(wr->reg.length);
+		r->reg.key = htole32(wr->reg.key);
+		r->reg.access = htole32(wr->reg.access);
+		r->reg.page_shift = wr->reg.page_shift;
+	} else if (is_atomic(wr->opcode)) {
+		/* sent as given: the device judges the s/g list and the address */
+		r->atomic.remote_addr = htole64(wr->atomic.remote_addr);
+		r->atomic.rkey = htole32(wr->atomic.rkey);
+		r->atomic.compare_add = htole64(wr->atomic.compare_add);
+		r->atomic.swap = htole64(wr->atomic.swap);
 	} else if (ud) {
 		r->ud.remote_qpn = htole32(wr->ud.remote_qpn);
 		r->ud.remote_qkey = htole32(wr->ud.remote_qkey);

@@ -17,6 +17,10 @@
 #define ROCE_V2_OVERHEAD 96
 #define DEFAULT_LINK_MTU 1500
 
+VUSER_SAME_VALUE(VUR_USER_DEVICE_RC_RNR_NAK_GEN, VIRTIO_IB_DEVICE_RC_RNR_NAK_GEN);
+VUSER_SAME_VALUE(VUR_USER_DEVICE_MEM_MGT_EXTENSIONS, VIRTIO_IB_DEVICE_MEM_MGT_EXTENSIONS);
+VUSER_SAME_VALUE(VUR_USER_DEVICE_ATOMIC, VIRTIO_IB_DEVICE_ATOMIC);
+VUSER_SAME_VALUE(VUR_USER_ATOMIC_GLOB, VIRTIO_IB_ATOMIC_GLOB);
 VUSER_SAME_VALUE(VUR_USER_MTU_256, VIRTIO_IB_MTU_256);
 VUSER_SAME_VALUE(VUR_USER_MTU_512, VIRTIO_IB_MTU_512);
 VUSER_SAME_VALUE(VUR_USER_MTU_1024, VIRTIO_IB_MTU_1024);
@@ -53,6 +57,8 @@ vur_user_query_device(struct vur_user_dev *d, struct vur_user_device_attr *attr)
 	attr->max_qp_init_rd_atom = le32toh(a.max_qp_init_rd_atom);
 	attr->max_ah = le32toh(a.max_ah);
 	attr->local_ca_ack_delay = a.local_ca_ack_delay;
+	attr->max_fast_reg_page_list_len = le32toh(a.max_fast_reg_page_list_len);
+	attr->atomic_cap = a.atomic_cap;
 	attr->max_qp = d->max_qps;
 	attr->max_cq = d->max_cqs;
 	return 0;

@@ -52,6 +52,7 @@ enum vur_user_access_flags {
 	VUR_USER_ACCESS_LOCAL_WRITE = 1 << 0,
 	VUR_USER_ACCESS_REMOTE_WRITE = 1 << 1,
 	VUR_USER_ACCESS_REMOTE_READ = 1 << 2,
+	VUR_USER_ACCESS_REMOTE_ATOMIC = 1 << 3, /**< with LOCAL_WRITE; VUR_USER_DEVICE_ATOMIC */
 };
 
 /** QP transport services, as enum ibv_qp_type (SMI is refused by the device). */
@@ -118,9 +119,24 @@ enum vur_user_port_speed_flags {
 	VUR_USER_PORT_SPEED_LINK_DOWN = 1 << 2,  /**< the device is administratively down */
 };
 
+/** device_cap_flags of QUERY_DEVICE (the wire's, VIRTIO_IB_DEVICE_*). */
+enum vur_user_device_cap_flags {
+	VUR_USER_DEVICE_RC_RNR_NAK_GEN = 1 << 0,
+	/** ALLOC_MR, REG_MR, LOCAL_INV, SEND_WITH_INV (IB_DEVICE_MEM_MGT_EXTENSIONS) */
+	VUR_USER_DEVICE_MEM_MGT_EXTENSIONS = 1 << 1,
+	VUR_USER_DEVICE_ATOMIC = 1 << 4, /**< CMP_AND_SWP and FETCH_AND_ADD on RC */
+};
+
+/** atomic_cap of QUERY_DEVICE, as enum ibv_atomic_cap. */
+enum vur_user_atomic_cap {
+	VUR_USER_ATOMIC_NONE = 0,
+	VUR_USER_ATOMIC_HCA = 1,  /**< atomic among the device's own atomic operations */
+	VUR_USER_ATOMIC_GLOB = 2, /**< also against the CPU's atomics on the same memory */
+};
+
 /** QUERY_DEVICE, and the RDMA queue counts of the configuration space. */
 struct vur_user_device_attr {
-	uint64_t device_cap_flags; /**< bit 0: RC RNR NAK generation */
+	uint64_t device_cap_flags; /**< enum vur_user_device_cap_flags */
 	uint64_t max_mr_size;
 	uint64_t page_size_cap; /**< 4096: REG_USER_MR pages are 4 KiB */
 	uint32_t hw_ver;        /**< for diagnostics only (ROCE-DRV-ATTR-1) */
@@ -135,8 +151,10 @@ struct vur_user_device_attr {
 	uint32_t max_qp_init_rd_atom;
 	uint32_t max_ah;
 	uint8_t local_ca_ack_delay;
-	uint32_t max_qp; /**< max_rdma_qps: QP numbers 0 to max_qp - 1 */
-	uint32_t max_cq; /**< max_rdma_cqs */
+	uint8_t atomic_cap;                  /**< enum vur_user_atomic_cap */
+	uint32_t max_qp;                     /**< max_rdma_qps: QP numbers 0 to max_qp - 1 */
+	uint32_t max_cq;                     /**< max_rdma_cqs */
+	uint32_t max_fast_reg_page_list_len; /**< ALLOC_MR's max_num_sg; 0 without the extensions */
 };
 
 /** QUERY_PORT, with the attributes the spec derives from the configuration. */
@@ -360,8 +378,26 @@ int vur_user_reg_mr_pages(struct vur_user_dev *dev, uint32_t pdn, uint32_t acces
 		uint64_t length, const uint64_t *pages, uint32_t npages, struct vur_user_mr *mr);
 
 /**
- * DEREG_MR of either kind. When it returns 0 the device no longer accesses
- * memory through the MR, and its pages may be reused.
+ * ALLOC_MR: an MR for fast registration (IBTA's Base Memory Management
+ * Extensions, as ib_alloc_mr(IB_MR_TYPE_MEM_REG)). It starts invalid, its
+ * lkey and rkey one key with key byte 0; REG_MR work requests
+ * (VUR_USER_WR_REG_MR) register it with a key of the same upper 24 bits
+ * and a new low byte; LOCAL_INV and a peer's SEND_WITH_INV invalidate it.
+ *
+ * @param dev        an open device with VIRTIO_NET_F_ROCE and
+ *                   VUR_USER_DEVICE_MEM_MGT_EXTENSIONS
+ * @param pdn        its PD
+ * @param max_num_sg the most pages one REG_MR may bind, 1 to
+ *                   max_fast_reg_page_list_len (sent as is)
+ * @param mr         receives its handle and keys
+ * @return 0, or as vur_user_query_device()
+ */
+int vur_user_alloc_mr(struct vur_user_dev *dev, uint32_t pdn, uint32_t max_num_sg,
+		struct vur_user_mr *mr);
+
+/**
+ * DEREG_MR of any kind (a fast-registration MR in any state). When it returns 0 the device no
+ * longer accesses memory through the MR, and its pages may be reused.
  *
  * @param dev an open device with VIRTIO_NET_F_ROCE
  * @param mrn the MR
@@ -530,13 +566,21 @@ int vur_user_async_fd(const struct vur_user_dev *dev);
 int vur_user_get_async_event(
 		struct vur_user_dev *dev, struct vur_user_async_event *ev, int timeout_ms);
 
-/** Send WR opcodes, as enum ibv_wr_opcode (the wire uses the same). */
+/**
+ * Send WR opcodes: the wire's, which are enum ibv_wr_opcode's from 0 to 9;
+ * REG_MR (10) has no libibverbs counterpart (IBV_WR_TSO there).
+ */
 enum vur_user_wr_opcode {
 	VUR_USER_WR_RDMA_WRITE = 0,
 	VUR_USER_WR_RDMA_WRITE_WITH_IMM = 1,
 	VUR_USER_WR_SEND = 2,
 	VUR_USER_WR_SEND_WITH_IMM = 3,
 	VUR_USER_WR_RDMA_READ = 4,
+	VUR_USER_WR_ATOMIC_CMP_AND_SWP = 5,   /**< RC; VUR_USER_DEVICE_ATOMIC */
+	VUR_USER_WR_ATOMIC_FETCH_AND_ADD = 6, /**< RC; VUR_USER_DEVICE_ATOMIC */
+	VUR_USER_WR_LOCAL_INV = 7,            /**< inv.invalidate_rkey, an ALLOC_MR MR's key */
+	VUR_USER_WR_SEND_WITH_INV = 9, /**< RC: a SEND; the peer invalidates inv.invalidate_rkey */
+	VUR_USER_WR_REG_MR = 10,       /**< fast registration: reg, the page list in sg_list[0] */
 };
 
 /** Send WR flags, as enum ibv_send_flags. */
@@ -557,6 +601,10 @@ enum vur_user_wc_opcode {
 	VUR_USER_WC_RDMA_READ = 2,
 	VUR_USER_WC_RECV = 3,
 	VUR_USER_WC_RECV_RDMA_WITH_IMM = 4,
+	VUR_USER_WC_COMP_SWAP = 5, /**< byte_len 8 */
+	VUR_USER_WC_FETCH_ADD = 6, /**< byte_len 8 */
+	VUR_USER_WC_LOCAL_INV = 7,
+	VUR_USER_WC_REG_MR = 8,
 };
 
 /**
@@ -584,10 +632,15 @@ enum vur_user_wc_status {
 	VUR_USER_WC_GENERAL_ERR,
 };
 
-/** Work completion flags, as enum ibv_wc_flags. */
+/**
+ * Work completion flags: the wire's, enum ibv_wc_flags' for GRH and
+ * WITH_IMM; WITH_INV is the kernel's IB_WC_WITH_INVALIDATE (1 << 3 in
+ * libibverbs).
+ */
 enum vur_user_wc_flags {
 	VUR_USER_WC_GRH = 1 << 0,      /**< a UD receive: the first 40 bytes hold a GRH */
 	VUR_USER_WC_WITH_IMM = 1 << 1, /**< imm_data is valid */
+	VUR_USER_WC_WITH_INV = 1 << 2, /**< a SEND_WITH_INV invalidated invalidate_rkey */
 };
 
 /**
@@ -612,11 +665,42 @@ struct vur_user_send_wr {
 			uint64_t remote_addr;
 			uint32_t rkey;
 		} rdma; /**< RDMA WRITE and READ */
+		/**
+		 * CMP_AND_SWP and FETCH_AND_ADD, as ibv_send_wr's: the 8 bytes
+		 * at remote_addr (8-byte aligned) as a little-endian u64; what
+		 * they held lands in sg_list, one element of 8 bytes whose MR
+		 * allows LOCAL_WRITE, little-endian too.
+		 */
+		struct {
+			uint64_t remote_addr;
+			uint64_t compare_add; /**< CMP_AND_SWP: compare; FETCH_AND_ADD: add */
+			uint64_t swap;        /**< CMP_AND_SWP */
+			uint32_t rkey;        /**< an MR with VUR_USER_ACCESS_REMOTE_ATOMIC */
+		} atomic;
 		struct {
 			uint32_t ah; /**< an AH of the QP's PD */
 			uint32_t remote_qpn;
 			uint32_t remote_qkey;
 		} ud; /**< UD and GSI QPs */
+		struct {
+			uint32_t invalidate_rkey;
+		} inv; /**< LOCAL_INV and SEND_WITH_INV */
+		/**
+		 * REG_MR: the ALLOC_MR MR @p key names becomes valid with @p key
+		 * over [@p iova, @p iova + @p length). Its pages are listed in
+		 * driver memory, one little-endian driver address each, aligned
+		 * to 1 << @p page_shift, the first holding the iova's offset:
+		 * sg_list[0] names that list (addr: its driver address, length:
+		 * 8 x pages, lkey 0), num_sge 1. The device reads it when it
+		 * executes the WR: keep it until the WR completes.
+		 */
+		struct {
+			uint64_t iova;
+			uint64_t length;
+			uint32_t key;       /**< the MR's key with a new low byte */
+			uint32_t access;    /**< enum vur_user_access_flags */
+			uint8_t page_shift; /**< 12 to 30 */
+		} reg;
 	};
 	const struct vur_user_sge *sg_list; /**< without VUR_USER_SEND_INLINE */
 	uint32_t num_sge;
@@ -640,8 +724,9 @@ struct vur_user_wc {
 	uint32_t byte_len;
 	uint32_t imm_data; /**< network byte order, with VUR_USER_WC_WITH_IMM */
 	uint32_t qp_num;
-	uint32_t src_qp;   /**< UD and GSI receives */
-	uint32_t wc_flags; /**< enum vur_user_wc_flags */
+	uint32_t src_qp;          /**< UD and GSI receives */
+	uint32_t wc_flags;        /**< enum vur_user_wc_flags */
+	uint32_t invalidate_rkey; /**< with VUR_USER_WC_WITH_INV */
 };
 
 /**

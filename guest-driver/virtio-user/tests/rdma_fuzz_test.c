@@ -3,10 +3,11 @@
  * The responder and completer of live QPs fed malformed RoCE v2 packets,
  * as a hostile guest on the same backend can: device A sends raw Ethernet
  * frames, addressed to device B's MAC and GID, whose RoCE part is made
- * from a seeded random generator: every opcode (and some that do not
- * exist) towards B's RC, UC and UD QPs or QPs that do not exist, headers
+ * from a seeded random generator: every opcode, atomics included (and some
+ * that do not exist) towards B's RC, UC and UD QPs or QPs that do not exist, headers
  * that disagree with the opcode, PSNs anywhere, lengths that disagree with
- * the headers, R_Keys and addresses in and around B's MR, truncations and
+ * the headers, R_Keys and addresses in and around B's MR (IETHs naming its
+ * MRs or anything), truncations and
  * flipped bytes, each with a valid ICRC (computed here, independently of
  * the backend) so that it gets past the checksum to the transport.
  *
@@ -49,6 +50,7 @@ static const char *const *eal_args; /* more EAL arguments for the backend, or NU
 static struct child backend;
 static struct rdma_ep a, b;
 static struct vur_user_mr umr;
+static struct vur_user_mr fmr; /* B's fast-registration MR (free): what an IETH may name */
 static uint32_t b_rc, b_uc, b_ud, a_rc, a_uc; /* the QPs packets aim at, and their peers */
 static uint32_t rng = SEED;
 
@@ -126,8 +128,8 @@ put64(uint8_t *p, uint64_t v)
 	put32(p + 4, (uint32_t)v);
 }
 
-/* Extension headers an opcode carries: RETH, AETH, DETH, ImmDt, as bits. */
-enum { RETH = 1, AETH = 2, DETH = 4, IMM = 8 };
+/* Extension headers an opcode carries: RETH, AETH, DETH, ImmDt, IETH, AtomicETH, AtomicAckETH. */
+enum { RETH = 1, AETH = 2, DETH = 4, IMM = 8, IETH = 16, ATOMIC = 32, ATOMIC_ACK = 64 };
 
 static unsigned int
 ext_of(uint8_t op)
@@ -139,8 +141,14 @@ ext_of(uint8_t op)
 		e |= IMM;
 	if (o == 0x06 || o == 0x0a || o == 0x0b || o == 0x0c)
 		e |= RETH;
-	if (o == 0x0d || o == 0x0f || o == 0x10 || o == 0x11)
+	if (o == 0x0d || o == 0x0f || o == 0x10 || o == 0x11 || o == 0x12)
 		e |= AETH;
+	if (o == 0x16 || o == 0x17) /* SEND LAST/ONLY with Invalidate */
+		e |= IETH;
+	if (o == 0x12)
+		e |= ATOMIC_ACK;
+	if (o == 0x13 || o == 0x14)
+		e |= ATOMIC;
 	return e;
 }
 
@@ -149,12 +157,12 @@ static size_t
 make_frame(uint8_t *f)
 {
 	static const uint8_t ops[] = { 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09,
-		0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12, 0x13, 0x14, 0x1f, 0x20, 0x24,
-		0x26, 0x2a, 0x2b, 0x64, 0x65, 0x66, 0x80, 0xff };
+		0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12, 0x13, 0x14, 0x16, 0x17, 0x1f,
+		0x20, 0x24, 0x26, 0x2a, 0x2b, 0x36, 0x37, 0x64, 0x65, 0x66, 0x80, 0xff };
 	uint32_t qps[] = { b_rc, b_uc, b_ud, 0, 1, pick(1u << 24) };
 	uint8_t *ip = f + 14, *udp = ip + 20, *bth = udp + 8, *p = bth + 12;
 	uint8_t op = pick(8) ? ops[pick(sizeof(ops))] : (uint8_t)rnd();
-	unsigned int ext = pick(5) ? ext_of(op) : pick(16);
+	unsigned int ext = pick(5) ? ext_of(op) : pick(128);
 	uint32_t dqp = qps[pick(6)], psn, pay = pick(4) ? pick(1100) : pick(1400);
 	size_t len, cut;
 
@@ -194,12 +202,37 @@ make_frame(uint8_t *f)
 		put32(p + 12, pick(4) ? pay : (pick(2) ? pick(MR_LEN * 2) : rnd()));
 		p += 16;
 	}
+	if (ext & ATOMIC) {
+		/* mostly aligned, in, across the edges of, or outside B's MR */
+		uint64_t va = MR_IOVA + pick(MR_LEN + 8192) - 4096;
+
+		put64(p, pick(8) ? (pick(4) ? va & ~7ull : va) : ((uint64_t)rnd() << 32 | rnd()));
+		put32(p + 8, pick(6) ? umr.rkey : rnd());
+		put64(p + 12, (uint64_t)rnd() << 32 | rnd());
+		put64(p + 20, pick(2) ? (uint64_t)FILL * 0x0101010101010101ull : rnd());
+		p += 28;
+		if (pick(4))
+			pay = 0; /* mostly as long as an atomic is */
+	}
 	if (ext & AETH) {
 		put32(p, rnd());
 		p += 4;
 	}
+	if (ext & ATOMIC_ACK) {
+		put64(p, (uint64_t)rnd() << 32 | rnd());
+		p += 8;
+		if (pick(4))
+			pay = 0;
+	}
 	if (ext & IMM) {
 		put32(p, rnd());
+		p += 4;
+	}
+	if (ext & IETH) {
+		/* B's fast MR (free: invalidated again), its user MR (refused), or anything */
+		uint32_t keys[3] = { fmr.rkey, umr.rkey, rnd() };
+
+		put32(p, keys[pick(3)]);
 		p += 4;
 	}
 	for (uint32_t i = 0; i < pay; i++)
@@ -322,15 +355,30 @@ set_up(void)
 	memset(b.buf, FILL, MR_OFF + MR_LEN + 4096);
 	TAP_EQ(vur_user_reg_mr(b.d, b.pdn,
 			       VUR_USER_ACCESS_LOCAL_WRITE | VUR_USER_ACCESS_REMOTE_WRITE |
-					       VUR_USER_ACCESS_REMOTE_READ,
+					       VUR_USER_ACCESS_REMOTE_READ |
+					       VUR_USER_ACCESS_REMOTE_ATOMIC,
 			       b.buf + MR_OFF, MR_LEN, MR_IOVA, &umr),
 			0);
+	TAP_EQ(vur_user_alloc_mr(b.d, b.pdn, 4, &fmr), 0);
 	TAP_EQ(rdma_create_qp(&a, VUR_USER_QPT_RC, &a_rc), 0);
 	TAP_EQ(rdma_create_qp(&a, VUR_USER_QPT_UC, &a_uc), 0);
 	TAP_EQ(create_b_qp(VUR_USER_QPT_RC, &b_rc), 0);
 	TAP_EQ(create_b_qp(VUR_USER_QPT_UC, &b_uc), 0);
 	TAP_EQ(create_b_qp(VUR_USER_QPT_UD, &b_ud), 0);
 	TAP_EQ(rdma_connect_qp(&b, b_rc, VUR_USER_QPT_RC, &a, a_rc, 7, 14, 7), 0);
+	{
+		/* B's RC QP takes atomics too, into the same MR */
+		const struct vur_user_qp_attr at = {
+			.qp_state = VUR_USER_QPS_RTS,
+			.qp_access_flags = VUR_USER_ACCESS_LOCAL_WRITE |
+					VUR_USER_ACCESS_REMOTE_WRITE | VUR_USER_ACCESS_REMOTE_READ |
+					VUR_USER_ACCESS_REMOTE_ATOMIC,
+		};
+
+		TAP_EQ(vur_user_modify_qp(b.d, b_rc, &at,
+				       VUR_USER_QP_STATE | VUR_USER_QP_ACCESS_FLAGS),
+				0);
+	}
 	TAP_EQ(rdma_connect_qp(&b, b_uc, VUR_USER_QPT_UC, &a, a_uc, 0, 0, 0), 0);
 	TAP_EQ(rdma_connect_qp(&b, b_ud, VUR_USER_QPT_UD, &a, 0, 0, 0, 0), 0);
 	/* A's QPs stay in RESET: B's answers to them are dropped, as a real peer's would be */
@@ -381,7 +429,8 @@ fuzz(void)
 		const char *const deep[] = { "rdma_rx_pkts", "rdma_nak_seq", "rdma_nak_inv",
 			"rdma_nak_access", "rdma_rnr_nak_sent", "rdma_rx_drop_psn",
 			"rdma_rx_drop_qp_state", "rdma_rx_drop_transport", "rdma_rx_drop_qkey",
-			"rdma_rx_drop_uc_error", "rdma_cqes", "rdma_tx_pkts" };
+			"rdma_rx_drop_uc_error", "rdma_cqes", "rdma_tx_pkts", "rdma_atomics",
+			"rdma_atomic_replays" };
 
 		for (size_t i = 0; i < sizeof(deep) / sizeof(deep[0]); i++)
 			printf("# %s %llu\n", deep[i], (unsigned long long)counter(&b, deep[i]));

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The RDMA engine end to end: two devices of one real backend, each driven
- * through its vhost-user socket, exchanging SEND, WRITE and READ on RC, UC
- * and UD QPs; data checked byte for byte; the error completions the spec
- * names. Each case names the conformance statements it checks.
+ * through its vhost-user socket, exchanging SEND, WRITE, READ and atomics
+ * on RC, UC and UD QPs; data checked byte for byte; the error completions
+ * the spec names. Each case names the conformance statements it checks.
  */
 #include <endian.h>
 #include <errno.h>
@@ -780,6 +780,300 @@ bad_keys_and_bounds(void)
 	TAP_CHECK(no_cqe(&a, 20) && no_cqe(&b, 0));
 }
 
+/* Atomics: b's 8 bytes at ATOMIC_IOVA of an MR with REMOTE_ATOMIC; results into a.buf. */
+#define ATOMIC_OFF  (4u << 20) /* of b.buf: the atomic MR's page */
+#define ATOMIC_IOVA 0x60000ULL
+#define ATOMIC_AT   64 /* the target's offset in that page */
+
+static uint64_t
+le64_of(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
+}
+
+/* An atomic WR with one s/g element of @len bytes at a.buf + @off. */
+static struct vur_user_send_wr
+atomic_req(uint64_t wr_id, uint8_t opcode, uint64_t raddr, uint32_t rkey, uint64_t compare_add,
+		uint64_t swap)
+{
+	struct vur_user_send_wr q = rdma_req(wr_id, opcode, VUR_USER_SEND_SIGNALED, NULL, 0);
+
+	q.atomic.remote_addr = raddr;
+	q.atomic.rkey = rkey;
+	q.atomic.compare_add = compare_add;
+	q.atomic.swap = swap;
+	return q;
+}
+
+/* b's QP @qb (in RTS) allows REMOTE_ATOMIC (or not) besides the rest. */
+static void
+allow_atomics(uint32_t qb, bool on)
+{
+	struct vur_user_qp_attr at = {
+		.qp_state = VUR_USER_QPS_RTS,
+		.qp_access_flags = VUR_USER_ACCESS_LOCAL_WRITE | VUR_USER_ACCESS_REMOTE_WRITE |
+				VUR_USER_ACCESS_REMOTE_READ |
+				(on ? VUR_USER_ACCESS_REMOTE_ATOMIC : 0),
+	};
+
+	TAP_EQ(vur_user_modify_qp(b.d, qb, &at, VUR_USER_QP_STATE | VUR_USER_QP_ACCESS_FLAGS), 0);
+}
+
+/*
+ * CMP_AND_SWP and FETCH_AND_ADD between two devices (atomic.c): QUERY_DEVICE
+ * says ATOMIC and GLOB; FetchAdds from many WRs, with the CPU's own atomic
+ * adds on the same memory between them, sum exactly, each WR getting the
+ * value before its add; CmpSwap swaps when equal and not otherwise; the
+ * responder counts them.
+ */
+static void
+rc_atomics(void)
+{
+	struct vur_user_device_attr attr;
+	struct vur_user_send_wr q;
+	struct vur_user_sge s;
+	struct vur_user_mr amr;
+	uint64_t *target, expect, atomics;
+	uint32_t qa, qb;
+
+	if (!ready())
+		return;
+	TAP_EQ(vur_user_query_device(a.d, &attr), 0);
+	TAP_CHECK(attr.device_cap_flags & VUR_USER_DEVICE_ATOMIC);
+	TAP_EQ(attr.atomic_cap, VUR_USER_ATOMIC_GLOB);
+	/* REMOTE_ATOMIC without LOCAL_WRITE is refused (IBTA 10.6.3.1) */
+	TAP_CHECK(vur_user_reg_mr(b.d, b.pdn, VUR_USER_ACCESS_REMOTE_ATOMIC, b.buf + ATOMIC_OFF,
+				  4096, ATOMIC_IOVA, &amr) < 0);
+	TAP_EQ(vur_user_reg_mr(b.d, b.pdn,
+			       VUR_USER_ACCESS_LOCAL_WRITE | VUR_USER_ACCESS_REMOTE_ATOMIC,
+			       b.buf + ATOMIC_OFF, 4096, ATOMIC_IOVA, &amr),
+			0);
+	if (!rc_pair(&qa, &qb, 7, 14, 7))
+		return;
+	allow_atomics(qb, true);
+	atomics = counter(&b, "rdma_atomics");
+	target = (uint64_t *)(void *)(b.buf + ATOMIC_OFF + ATOMIC_AT);
+	*target = htole64(1000);
+	expect = 1000;
+	memset(a.buf, 0xee, 8 * 24);
+	/* 24 FetchAdds, 8 of them posted at a time; the CPU adds 1 << 32 between rounds */
+	for (uint32_t round = 0; round < 3; round++) {
+		for (uint32_t i = round * 8; i < round * 8 + 8; i++) {
+			s = rdma_sge(&a, 8 * i, 8);
+			q = atomic_req(0x1300 + i, VUR_USER_WR_ATOMIC_FETCH_AND_ADD,
+					ATOMIC_IOVA + ATOMIC_AT, amr.rkey, i + 1, 0);
+			TAP_EQ(post(&a, qa, &q, &s, 1), 0);
+		}
+		for (uint32_t i = round * 8; i < round * 8 + 8; i++) {
+			EXPECT_CQE(&a, 0x1300 + i, 0, VUR_USER_WC_FETCH_ADD, 8, qa);
+			/* in order on one QP: each saw what the earlier ones left */
+			TAP_EQ(le64_of(a.buf + 8 * i), expect);
+			expect += i + 1;
+		}
+		__atomic_fetch_add(target, htole64(1ULL << 32), __ATOMIC_SEQ_CST);
+		expect += 1ULL << 32;
+	}
+	TAP_EQ(le64toh(*target), expect);
+	TAP_EQ(expect, 1000 + 300 + (3ULL << 32));
+	/* CmpSwap: equal, swapped; not equal, left */
+	s = rdma_sge(&a, 256, 8);
+	q = atomic_req(0x1320, VUR_USER_WR_ATOMIC_CMP_AND_SWP, ATOMIC_IOVA + ATOMIC_AT, amr.rkey,
+			expect, 0x0123456789abcdefULL);
+	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
+	EXPECT_CQE(&a, 0x1320, 0, VUR_USER_WC_COMP_SWAP, 8, qa);
+	TAP_EQ(le64_of(a.buf + 256), expect);
+	TAP_EQ(le64toh(*target), 0x0123456789abcdefULL);
+	q = atomic_req(0x1321, VUR_USER_WR_ATOMIC_CMP_AND_SWP, ATOMIC_IOVA + ATOMIC_AT, amr.rkey,
+			expect, 7);
+	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
+	EXPECT_CQE(&a, 0x1321, 0, VUR_USER_WC_COMP_SWAP, 8, qa);
+	TAP_EQ(le64_of(a.buf + 256), 0x0123456789abcdefULL);
+	TAP_EQ(le64toh(*target), 0x0123456789abcdefULL);
+	TAP_EQ(counter(&b, "rdma_atomics"), atomics + 26);
+	TAP_EQ(qp_counter(&b, qb, "atomics"), 26);
+	TAP_EQ(qp_counter(&b, qb, "atomic_replays"), 0);
+	/*
+	 * A READ, then a fenced atomic on the same bytes: the READ sees them
+	 * before the add. Without the fence the responder may do the atomic
+	 * before it reads for the READ's response, as IBTA's ordering allows.
+	 */
+	q = rdma_req(0x1322, VUR_USER_WR_RDMA_READ, VUR_USER_SEND_SIGNALED, NULL, 0);
+	q.rdma.remote_addr = b.addr + ATOMIC_OFF + ATOMIC_AT;
+	q.rdma.rkey = b.mr.rkey;
+	s = rdma_sge(&a, 512, 8);
+	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
+	s = rdma_sge(&a, 520, 8);
+	q = atomic_req(0x1323, VUR_USER_WR_ATOMIC_FETCH_AND_ADD, ATOMIC_IOVA + ATOMIC_AT, amr.rkey,
+			1, 0);
+	q.send_flags |= VUR_USER_SEND_FENCE;
+	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
+	EXPECT_CQE(&a, 0x1322, 0, VUR_USER_WC_RDMA_READ, 8, qa);
+	EXPECT_CQE(&a, 0x1323, 0, VUR_USER_WC_FETCH_ADD, 8, qa);
+	TAP_EQ(le64_of(a.buf + 512), 0x0123456789abcdefULL);
+	TAP_EQ(le64_of(a.buf + 520), 0x0123456789abcdefULL);
+	TAP_EQ(le64toh(*target), 0x0123456789abcdf0ULL);
+	TAP_CHECK(no_cqe(&a, 0) && no_cqe(&b, 0));
+	TAP_EQ(vur_user_dereg_mr(b.d, amr.mrn), 0);
+	TAP_EQ(vur_user_destroy_qp(a.d, qa), 0);
+	TAP_EQ(vur_user_destroy_qp(b.d, qb), 0);
+}
+
+/* One atomic WR on a fresh pair that must fail with @status. */
+struct one_atomic {
+	const char *what;
+	uint8_t qp_type;
+	bool qp_denies;   /* b's QP does not allow REMOTE_ATOMIC */
+	uint64_t raddr;   /* 0: the atomic MR's target */
+	bool other_rkey;  /* b's DMA MR, without REMOTE_ATOMIC */
+	uint32_t num_sge; /* elements of @len bytes at a.buf */
+	bool inl;         /* inline data instead */
+	uint32_t len;
+	bool no_local_write; /* the element in an MR without LOCAL_WRITE */
+	uint8_t status;
+	const char *b_counter; /* the NAK b sends, or NULL */
+};
+
+static void
+run_one_atomic(const struct one_atomic *c, const struct vur_user_mr *amr,
+		const struct vur_user_mr *nolw, uint64_t wr_id)
+{
+	uint64_t *target = (uint64_t *)(void *)(b.buf + ATOMIC_OFF + ATOMIC_AT);
+	struct vur_user_sge s[2] = { rdma_sge(&a, 0, c->len), rdma_sge(&a, 8, c->len) };
+	struct vur_user_send_wr q = atomic_req(wr_id, VUR_USER_WR_ATOMIC_CMP_AND_SWP,
+			c->raddr != 0 ? c->raddr : ATOMIC_IOVA + ATOMIC_AT,
+			c->other_rkey ? b.mr.rkey : amr->rkey, 42, 43);
+	uint64_t naks = c->b_counter != NULL ? counter(&b, c->b_counter) : 0;
+	uint32_t qa, qb;
+
+	printf("# %s\n", c->what);
+	*target = htole64(42);
+	if (c->no_local_write)
+		s[0] = (struct vur_user_sge){ 0x70000, c->len, nolw->lkey };
+	if (c->qp_type == VUR_USER_QPT_UC) {
+		TAP_EQ(rdma_create_qp(&a, VUR_USER_QPT_UC, &qa), 0);
+		TAP_EQ(rdma_create_qp(&b, VUR_USER_QPT_UC, &qb), 0);
+		TAP_EQ(rdma_connect_qp(&a, qa, VUR_USER_QPT_UC, &b, qb, 0, 0, 0), 0);
+		TAP_EQ(rdma_connect_qp(&b, qb, VUR_USER_QPT_UC, &a, qa, 0, 0, 0), 0);
+	} else {
+		if (!rc_pair(&qa, &qb, 7, 14, 7))
+			return;
+		allow_atomics(qb, !c->qp_denies);
+	}
+	if (c->num_sge == 0) {
+		q.send_flags |= VUR_USER_SEND_INLINE;
+		q.inline_data = a.buf;
+		q.inline_len = 8;
+		TAP_EQ(rdma_post_send(&a, qa, &q), 0);
+	} else {
+		TAP_EQ(post(&a, qa, &q, s, c->num_sge), 0);
+	}
+	EXPECT_CQE(&a, wr_id, c->status, VUR_USER_WC_COMP_SWAP, 0, qa);
+	TAP_EQ(le64toh(*target), 42); /* nothing was done */
+	if (c->qp_type == VUR_USER_QPT_RC)
+		TAP_EQ(qp_state(&a, qa), VUR_USER_QPS_ERR);
+	if (c->b_counter != NULL) { /* a class B error at the responder */
+		TAP_EQ(counter(&b, c->b_counter), naks + 1);
+		TAP_EQ(qp_state(&b, qb), VUR_USER_QPS_ERR);
+	}
+	/* the QP numbers the later cases need */
+	TAP_EQ(vur_user_destroy_qp(a.d, qa), 0);
+	TAP_EQ(vur_user_destroy_qp(b.d, qb), 0);
+}
+
+/* Every atomic that must not be done, at the requester and at the responder. */
+static void
+atomic_errors(void)
+{
+	const uint8_t lqp = VUR_USER_WC_LOC_QP_OP_ERR, llen = VUR_USER_WC_LOC_LEN_ERR,
+		      lprot = VUR_USER_WC_LOC_PROT_ERR, inv = VUR_USER_WC_REM_INV_REQ_ERR,
+		      acc = VUR_USER_WC_REM_ACCESS_ERR, rc = VUR_USER_QPT_RC;
+	struct vur_user_mr amr, nolw;
+
+	if (!ready())
+		return;
+	TAP_EQ(vur_user_reg_mr(b.d, b.pdn,
+			       VUR_USER_ACCESS_LOCAL_WRITE | VUR_USER_ACCESS_REMOTE_ATOMIC,
+			       b.buf + ATOMIC_OFF, 4096, ATOMIC_IOVA, &amr),
+			0);
+	TAP_EQ(vur_user_reg_mr(a.d, a.pdn, VUR_USER_ACCESS_REMOTE_READ, a.buf, 4096, 0x70000,
+			       &nolw),
+			0);
+	{
+		const struct one_atomic cases[] = {
+			{ .what = "misaligned remote address",
+					.qp_type = rc,
+					.raddr = ATOMIC_IOVA + ATOMIC_AT + 4,
+					.num_sge = 1,
+					.len = 8,
+					.status = inv,
+					.b_counter = "rdma_nak_inv" },
+			{ .what = "an MR without REMOTE_ATOMIC",
+					.qp_type = rc,
+					.raddr = b.addr + ATOMIC_OFF + ATOMIC_AT,
+					.other_rkey = true,
+					.num_sge = 1,
+					.len = 8,
+					.status = acc,
+					.b_counter = "rdma_nak_access" },
+			{ .what = "a QP without REMOTE_ATOMIC",
+					.qp_type = rc,
+					.qp_denies = true,
+					.num_sge = 1,
+					.len = 8,
+					.status = acc,
+					.b_counter = "rdma_nak_access" },
+			{ .what = "8 bytes past the MR's end",
+					.qp_type = rc,
+					.raddr = ATOMIC_IOVA + 4096,
+					.num_sge = 1,
+					.len = 8,
+					.status = acc,
+					.b_counter = "rdma_nak_access" },
+			{ .what = "two s/g elements",
+					.qp_type = rc,
+					.num_sge = 2,
+					.len = 4,
+					.status = lqp },
+			{ .what = "no s/g element", .qp_type = rc, .len = 8, .status = lqp },
+			{ .what = "inline data",
+					.qp_type = rc,
+					.inl = true,
+					.len = 8,
+					.status = lqp },
+			{ .what = "an element of 4 bytes",
+					.qp_type = rc,
+					.num_sge = 1,
+					.len = 4,
+					.status = llen },
+			{ .what = "an element of 16 bytes",
+					.qp_type = rc,
+					.num_sge = 1,
+					.len = 16,
+					.status = llen },
+			{ .what = "an element without LOCAL_WRITE",
+					.qp_type = rc,
+					.num_sge = 1,
+					.len = 8,
+					.no_local_write = true,
+					.status = lprot },
+			{ .what = "a UC QP",
+					.qp_type = VUR_USER_QPT_UC,
+					.num_sge = 1,
+					.len = 8,
+					.status = lqp },
+		};
+
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+			run_one_atomic(&cases[i], &amr, &nolw, 0x1400 + i);
+	}
+	TAP_EQ(vur_user_dereg_mr(b.d, amr.mrn), 0);
+	TAP_EQ(vur_user_dereg_mr(a.d, nolw.mrn), 0);
+	TAP_CHECK(no_cqe(&a, 20) && no_cqe(&b, 0));
+}
+
 /* ROCE-DEV-QPS-6: to ERR, every outstanding WR and every later one is flushed, once. */
 static void
 flush_on_error(void)
@@ -1195,6 +1489,8 @@ main(int argc, char **argv)
 	TAP_RUN(flush_on_error);
 	TAP_RUN(cq_notify_and_overrun);
 	TAP_RUN(read_needs_rd_atomic);
+	TAP_RUN(rc_atomics);
+	TAP_RUN(atomic_errors);
 	TAP_RUN(many_qps);
 	TAP_RUN(retry_exhausted);
 	TAP_RUN(backend_stops_cleanly);

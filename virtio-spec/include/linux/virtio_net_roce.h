@@ -546,7 +546,7 @@ struct virtio_rdma_ack_query_port_speed {
 	__le32 reserved[4];
 };
 
-/* Send queue requests (device-readable). */
+/* Send queue requests (device-readable). 0 to 9 are libibverbs' numbers. */
 enum virtio_ib_wr_opcode {
 	VIRTIO_IB_WR_RDMA_WRITE,
 	VIRTIO_IB_WR_RDMA_WRITE_WITH_IMM,
@@ -556,9 +556,9 @@ enum virtio_ib_wr_opcode {
 	VIRTIO_IB_WR_ATOMIC_CMP_AND_SWP,	/* ATOMIC */
 	VIRTIO_IB_WR_ATOMIC_FETCH_AND_ADD,	/* ATOMIC */
 	VIRTIO_IB_WR_LOCAL_INV,			/* MEM_MGT_EXTENSIONS */
+	VIRTIO_IB_WR_BIND_MW,			/* MEM_WINDOW */
 	VIRTIO_IB_WR_SEND_WITH_INV,		/* MEM_MGT_EXTENSIONS */
 	VIRTIO_IB_WR_REG_MR,			/* MEM_MGT_EXTENSIONS */
-	VIRTIO_IB_WR_BIND_MW,			/* MEM_WINDOW */
 };
 
 #define VIRTIO_IB_SEND_FENCE		(1 << 0)

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The work requests of IBTA's Base Memory Management Extensions (Vol 1
+ * 10.6, 11.4) that stay in the device: REG_MR (fast registration) and
+ * LOCAL_INV; and the invalidation a SEND_WITH_INV asks of its responder.
+ *
+ * Ordering. A local op takes effect when the requester reaches it in send
+ * queue order (vur_tp_local_op_run): the WRs after it see the MR as it
+ * left it, those before it saw it as it was, whatever is still to be
+ * acknowledged of them. It takes no PSN (its span is 0, its first PSN the
+ * next one: every ACK that covers the WR before it covers it too) and
+ * completes, as every WR does, in order: after the WRs before it, so a
+ * REG_MR behind a SEND completes after the SEND's ACK (IBTA 10.8.3.4,
+ * completion order). With FENCE it also waits until every WR before it has
+ * completed before it takes effect: a LOCAL_INV after a READ into the MR,
+ * or a SEND whose retransmission would read it, needs that ("local
+ * invalidate fence"; mlx5 makes it strong ordering).
+ *
+ * Concurrency. An MR may be used by QPs of every data-path thread while
+ * one of them registers or invalidates it: its fields change under its
+ * lock (rdma_dev.h), which every access through its keys takes too
+ * (tp_mem.c). The control thread frees it with the device lock held to
+ * write, when no data-path thread is in the engine.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "rdma/rdma_ops.h"
+#include "transport/tp.h"
+
+#define SQ_REQ_LEN sizeof(struct virtio_rdma_sq_req)
+#define SGE_LEN    sizeof(struct virtio_rdma_sge)
+
+void
+vur_tp_local_op_decode(struct vur_tp_dev *td, const struct vur_tp_qp *t, const struct vur_chain *c,
+		const struct virtio_rdma_sq_req *req, struct vur_swqe *w)
+{
+	struct virtio_rdma_sge sge;
+
+	RTE_SET_USED(td);
+	RTE_SET_USED(t);
+	w->status = VIRTIO_IB_WC_LOC_QP_OP_ERR;
+	if (w->flags & VIRTIO_IB_SEND_INLINE) /* no data of their own */
+		return;
+	if (w->opcode == VIRTIO_IB_WR_LOCAL_INV) {
+		w->inv_rkey = rte_le_to_cpu_32(req->inv.invalidate_rkey);
+		w->status = VIRTIO_IB_WC_SUCCESS;
+		return;
+	}
+	/* REG_MR: the page list in sg_list[0], by driver address (lkey 0) */
+	if (rte_le_to_cpu_32(req->num_sge) != 1 || c->out_len < SQ_REQ_LEN + SGE_LEN)
+		return;
+	vur_chain_read(c, SQ_REQ_LEN, &sge, sizeof(sge));
+	w->sge[0] = (struct vur_tp_sge){
+		.addr = rte_le_to_cpu_64(sge.addr),
+		.length = rte_le_to_cpu_32(sge.length),
+		.lkey = rte_le_to_cpu_32(sge.lkey),
+	};
+	w->reg = (struct vur_tp_reg){
+		.iova = rte_le_to_cpu_64(req->reg.iova),
+		.length = rte_le_to_cpu_64(req->reg.length),
+		.key = rte_le_to_cpu_32(req->reg.key),
+		.access = rte_le_to_cpu_32(req->reg.access),
+		.page_shift = req->reg.page_shift,
+	};
+	/* its s/g list is not data: num_sge stays 0, nothing is sent or checked by key */
+	if (w->sge[0].lkey != 0 || w->sge[0].length % sizeof(uint64_t) != 0 ||
+			w->sge[0].length == 0 ||
+			w->sge[0].length > VUR_MAX_FAST_REG_PAGES * sizeof(uint64_t))
+		return;
+	w->status = VIRTIO_IB_WC_SUCCESS;
+}
+
+/*
+ * The MR or memory window @key names invalidated for PD @pdn (@what: for
+ * the log). Type 2 memory windows, when they come (ALLOC_MW, BIND_MW), are
+ * invalidated by their rkey too (IBTA 10.6.7): look the key up among them
+ * here first.
+ */
+static bool
+invalidate(struct vur_tp_dev *td, uint32_t pdn, uint32_t key, const char *what)
+{
+	struct vur_rdma_mr *mr = vur_rdma_mr_at_key(td->rd, key);
+	int ret;
+
+	if (mr == NULL) {
+		VUR_TP_LOG(td, NOTICE, "%s: no MR of key 0x%x", what, key);
+		return false;
+	}
+	if (mr->fast)
+		vur_tp_lock(&mr->lock);
+	ret = vur_rdma_mr_invalidate(td->rd, mr, pdn, key, what);
+	if (mr->fast)
+		vur_tp_unlock(&mr->lock);
+	return ret == 0;
+}
+
+/* REG_MR: the page list read now (IBTA: when the WR executes), every page checked. */
+static bool
+reg_mr(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_swqe *w)
+{
+	uint64_t pages[VUR_MAX_FAST_REG_PAGES];
+	uint32_t npages = w->sge[0].length / sizeof(uint64_t);
+	const struct vur_tp_reg *g = &w->reg;
+	struct vur_rdma_fast_reg r = {
+		.pdn = t->qp->pdn,
+		.key = g->key,
+		.iova = g->iova,
+		.length = g->length,
+		.access = g->access,
+		.page_shift = g->page_shift,
+		.pages = pages,
+		.npages = npages,
+	};
+	struct vur_rdma_mr *mr;
+	int ret;
+
+	if (!vur_tp_mem_read(td, w->sge[0].addr, pages, w->sge[0].length)) {
+		VUR_TP_LOG(td, NOTICE, "QP %u: REG_MR: page list at 0x%" PRIx64 " not in memory",
+				t->qp->obj.index, w->sge[0].addr);
+		return false;
+	}
+	for (uint32_t i = 0; i < npages; i++) {
+		pages[i] = rte_le_to_cpu_64(pages[i]);
+		/* as REG_USER_MR's (ROCE-DEV-MR-7): the whole page in driver memory */
+		if (g->page_shift <= 30 && !vur_tp_mem_ok(td, pages[i], 1ULL << g->page_shift)) {
+			VUR_TP_LOG(td, NOTICE,
+					"QP %u: REG_MR: page %u (0x%" PRIx64
+					") not in driver memory",
+					t->qp->obj.index, i, pages[i]);
+			return false;
+		}
+	}
+	mr = vur_rdma_mr_at_key(td->rd, g->key);
+	if (mr == NULL) {
+		VUR_TP_LOG(td, NOTICE, "QP %u: REG_MR: no MR of key 0x%x", t->qp->obj.index,
+				g->key);
+		return false;
+	}
+	if (mr->fast)
+		vur_tp_lock(&mr->lock);
+	ret = vur_rdma_mr_fast_reg(td->rd, mr, &r); /* page size and count checked there */
+	if (mr->fast)
+		vur_tp_unlock(&mr->lock);
+	return ret == 0;
+}
+
+bool
+vur_tp_local_op_run(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w)
+{
+	bool ok;
+
+	if ((w->flags & VIRTIO_IB_SEND_FENCE) && t->head != t->send)
+		return false;
+	if (w->opcode == VIRTIO_IB_WR_LOCAL_INV)
+		ok = invalidate(td, t->qp->pdn, w->inv_rkey, "LOCAL_INV");
+	else
+		ok = reg_mr(td, t, w);
+	if (!ok) {
+		/* completes once the WRs before it have, and the QP leaves RTS */
+		w->status = VIRTIO_IB_WC_LOC_QP_OP_ERR;
+		return true;
+	}
+	w->first_psn = t->psn;
+	w->span = w->npkts = w->next_pkt = w->sent_max = 0;
+	w->state = VUR_SWQE_SENT;
+	t->started = t->send + 1;
+	t->send++;
+	return true;
+}
+
+bool
+vur_tp_recv_invalidate(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p,
+		struct vur_tp_cqe *e)
+{
+	if (!invalidate(td, t->qp->pdn, p->h.ieth, "SEND_WITH_INV"))
+		return false;
+	e->wc_flags |= VIRTIO_IB_WC_WITH_INVALIDATE;
+	e->inv_rkey = p->h.ieth;
+	return true;
+}
