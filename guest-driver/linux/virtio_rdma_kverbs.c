@@ -15,6 +15,7 @@
  * backend on other CPUs): slots and ring entries before avail->idx,
  * avail->idx before the event index, used->idx before the used element.
  */
+#include <linux/delay.h>
 #include <linux/log2.h>
 #include <linux/virtio_ring.h>
 #include <rdma/ib_verbs.h>
@@ -359,13 +360,33 @@ static int build_send_req(const struct virtio_rdma_qp_res *qp,
 	return 0;
 }
 
-/* A send slot is free once the device has used it (in order). */
-static bool sq_full(struct virtio_rdma_uq *sq)
+static bool sq_full_now(struct virtio_rdma_uq *sq)
 {
 	if ((u16)(sq->k.avail_idx - sq->k.last_used) < sq->k.max_wr)
 		return false;
 	sq->k.last_used = kq_used_idx(sq);
 	return (u16)(sq->k.avail_idx - sq->k.last_used) >= sq->k.max_wr;
+}
+
+/*
+ * A send slot is free once the device has used it (in order). The device
+ * makes a WR's CQE used before the WR's buffer (ROCE-DEV-WR-5): a consumer
+ * that polled a completion and posts at once into the room it made can
+ * find the buffer not used yet. A full queue is read again for up to
+ * KQ_FULL_WAIT_US before the post fails with -ENOMEM.
+ */
+#define KQ_FULL_WAIT_US	1000
+
+static bool sq_full(struct virtio_rdma_uq *sq)
+{
+	unsigned int us;
+
+	for (us = 0; us < KQ_FULL_WAIT_US; us++) {
+		if (!sq_full_now(sq))
+			return false;
+		udelay(1);
+	}
+	return sq_full_now(sq);
 }
 
 int virtio_rdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
