@@ -131,7 +131,9 @@ vur_step target_ready
 opts=transport=rdma,traddr=@PEER@,trsvcid=4420,nqn=@NQN@
 run connect timeout 120 sh -c "echo $opts >/dev/nvme-fabrics"
 if vur_wait_file /dev/nvme0n1 60; then
-    vur_result namespace ok "$(cat /sys/class/nvme/nvme0/transport) $(cat /sys/class/nvme/nvme0/address) $(cat /sys/block/nvme0n1/size) sectors"
+    vur_result namespace ok "$(cat /sys/class/nvme/nvme0/transport) $(cat /sys/class/nvme/nvme0/address)" \
+        "$(cat /sys/block/nvme0n1/size) sectors," \
+        "register_always $(cat /sys/module/nvme_rdma/parameters/register_always)"
 else
     vur_result namespace fail "$(dmesg | tail -10 | tr '\n' '|')"
 fi
