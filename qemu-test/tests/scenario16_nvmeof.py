@@ -52,16 +52,19 @@ BACKEND = sys.argv[1]
 NQN = 'nqn.2026-11.org.vhost-user-rdma:scenario16'
 ADDRS = ['10.0.16.1', '10.0.16.2']
 MACS = ['02:00:00:00:10:01', '02:00:00:00:10:02']
-# virtio_pci is built in on 7.2; naming it does no harm there.
-MODULES = 'virtio_pci,ib_core'
+# virtio_pci is built in on 7.2; naming it does no harm there. 6.1's
+# ib_umem (which the driver links to) is in ib_uverbs.
+MODULES = 'virtio_pci,ib_core,ib_uverbs'
 
 COMMON = r'''
 . /lib/vur.sh
 # A step may wait for the other guest's whole NVMe run (TCG: minutes).
 VUR_STEP_TIMEOUT=600
 
-insmod /lib/modules/$(uname -r)/extra/virtio_rdma.ko ||
+if ! insmod /lib/modules/$(uname -r)/extra/virtio_rdma.ko; then
     vur_result insmod_virtio_rdma fail "$(dmesg | tail -5)"
+    exit 1
+fi
 vur_wait_file /sys/class/infiniband/virtio_rdma0 10
 caps=$(dmesg | grep -o 'capabilities:.*' | head -1)
 vur_result device_fast_registration \
