@@ -119,6 +119,10 @@ static const char *wr_opcode_name(enum ib_wr_opcode opcode)
 		return "SEND_WITH_INV";
 	case IB_WR_REG_MR:
 		return "REG_MR";
+	case IB_WR_BIND_MW:
+		return "BIND_MW";
+	case IB_WR_RDMA_READ_WITH_INV:
+		return "RDMA_READ_WITH_INV";
 	case IB_WR_MASKED_ATOMIC_CMP_AND_SWP:
 		return "MASKED_ATOMIC_CMP_AND_SWP";
 	case IB_WR_MASKED_ATOMIC_FETCH_AND_ADD:
