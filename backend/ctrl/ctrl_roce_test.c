@@ -53,6 +53,8 @@ send(uint8_t cls, uint8_t cmd, const void *data, uint32_t len, uint32_t in_len, 
 	return r.ack;
 }
 
+static uint32_t setup_max_mw = 4096; /* the default */
+
 static void
 setup(bool rfc2, uint32_t max_pd)
 {
@@ -60,6 +62,7 @@ setup(bool rfc2, uint32_t max_pd)
 
 	vur_rdma_limits_default(&l, 64, 64);
 	l.max_pd = max_pd;
+	l.max_mw = setup_max_mw;
 	table.n_cmds = vur_ctrl_roce_commands(rfc2, cmds);
 	TAP_CHECK(vur_ctrl_table_validate(&table) == 0);
 	TAP_CHECK(vur_rdma_dev_init(&rd, "test", &l, &env) == 0);
@@ -79,7 +82,13 @@ query_device_and_port(void)
 	/* atomics, CPU atomics on the driver's memory: GLOB (transport/atomic.c) */
 	TAP_CHECK(rte_le_to_cpu_64(qd.device_cap_flags) ==
 			(VIRTIO_IB_DEVICE_RC_RNR_NAK_GEN | VIRTIO_IB_DEVICE_MEM_MGT_EXTENSIONS |
-					VIRTIO_IB_DEVICE_ATOMIC));
+					VIRTIO_IB_DEVICE_ATOMIC | VIRTIO_IB_DEVICE_MEM_WINDOW |
+					VIRTIO_IB_DEVICE_SRQ));
+	TAP_CHECK(rte_le_to_cpu_32(qd.max_mw) == 4096); /* ROCE-DEV-ATTR-15 */
+	/* ROCE-DEV-ATTR-14: 64 QP numbers, of which 2 to 63 may be SRQs */
+	TAP_CHECK(rte_le_to_cpu_32(qd.max_srq) == 62);
+	TAP_CHECK(rte_le_to_cpu_32(qd.max_srq_wr) >= 1 && rte_le_to_cpu_32(qd.max_srq_wr) <= 1024);
+	TAP_CHECK(rte_le_to_cpu_32(qd.max_srq_sge) >= 1);
 	TAP_CHECK(rte_le_to_cpu_32(qd.max_fast_reg_page_list_len) == VUR_MAX_FAST_REG_PAGES);
 	TAP_CHECK(qd.atomic_cap == VIRTIO_IB_ATOMIC_GLOB);
 	TAP_CHECK(rte_le_to_cpu_32(qd.max_pd) == 4 && qd.local_ca_ack_delay <= 31);
@@ -172,13 +181,13 @@ every_command_and_page_list_length(void)
 
 	setup(false, 1);
 	/*
-	 * ROCE-DEV-CTRL-2: 0..19 (ALLOC_MR) are in the table; 20..23 (SRQ, MW)
-	 * are not built here, and NR_CMDS is no command
+	 * ROCE-DEV-CTRL-2: every command, 0 to 23 (DEALLOC_MW), is in the
+	 * table in order; NR_CMDS is no command
 	 */
-	TAP_CHECK(table.n_cmds == VIRTIO_NET_CTRL_ROCE_ALLOC_MR + 1);
+	TAP_CHECK(table.n_cmds == VIRTIO_NET_CTRL_ROCE_NR_CMDS);
 	for (unsigned int i = 0; i < table.n_cmds; i++)
 		TAP_CHECK(cmds[i].command == i);
-	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_SRQ, NULL, 0, 1, F_ROCE) ==
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_NR_CMDS, NULL, 0, 1, F_ROCE) ==
 			VIRTIO_NET_ERR);
 	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_NR_CMDS, NULL, 0, 1, F_ROCE) ==
 			VIRTIO_NET_ERR);
@@ -293,11 +302,6 @@ remote_atomic_mrs(void)
 			VIRTIO_IB_ACCESS_REMOTE_ATOMIC | VIRTIO_IB_ACCESS_REMOTE_READ);
 	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_REG_USER_MR, &r, sizeof(r), 13,
 				  F_ROCE) == VIRTIO_NET_ERR);
-	/* MW_BIND: no memory windows yet */
-	r.c.access_flags =
-			rte_cpu_to_le_32(VIRTIO_IB_ACCESS_LOCAL_WRITE | VIRTIO_IB_ACCESS_MW_BIND);
-	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_REG_USER_MR, &r, sizeof(r), 13,
-				  F_ROCE) == VIRTIO_NET_ERR);
 	TAP_CHECK(rd.mrs.count == 0);
 	r.c.access_flags = rte_cpu_to_le_32(
 			VIRTIO_IB_ACCESS_LOCAL_WRITE | VIRTIO_IB_ACCESS_REMOTE_ATOMIC);
@@ -316,6 +320,181 @@ remote_atomic_mrs(void)
 	vur_rdma_dev_fini(&rd);
 }
 
+/*
+ * ALLOC_MW and DEALLOC_MW through the dispatcher: 8 bytes of command, 8 of
+ * ack; ROCE-DEV-MW-1 (PD, type, max_mw), -2 (key byte 0), -3 (a live MW);
+ * ROCE-DEV-CTRL-16 and ROCE-DEV-ATTR-15 on a device without windows.
+ */
+static void
+alloc_mw_command(void)
+{
+	struct virtio_rdma_ack_query_device qd;
+	struct virtio_rdma_cmd_alloc_mw c = { 0 };
+	struct virtio_rdma_ack_alloc_mw a, a2;
+	struct virtio_rdma_cmd_dealloc_mw d;
+	uint8_t longer[sizeof(c) + 4] = { 0 };
+	uint32_t pdn;
+
+	setup(false, 2);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_PD, NULL, 0, 5, F_ROCE) ==
+			VIRTIO_NET_OK);
+	memcpy(&pdn, in + 1, 4);
+	c.pdn = pdn;
+	c.type = VIRTIO_IB_MW_TYPE_1;
+	/* ROCE-DEV-CTRL-4, -5: the lengths */
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_ALLOC_MW, &c, sizeof(c) - 1,
+				  1 + sizeof(a), F_ROCE) == VIRTIO_NET_ERR);
+	memcpy(longer, &c, sizeof(c));
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_ALLOC_MW, longer, sizeof(longer),
+				  1 + sizeof(a), F_ROCE) == VIRTIO_NET_ERR);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_ALLOC_MW, &c, sizeof(c),
+				  sizeof(a), F_ROCE) == VIRTIO_NET_ERR);
+	/* ROCE-DEV-MW-1 */
+	c.pdn = rte_cpu_to_le_32(rte_le_to_cpu_32(pdn) + 1);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_ALLOC_MW, &c, sizeof(c),
+				  1 + sizeof(a), F_ROCE) == VIRTIO_NET_ERR);
+	c.pdn = pdn;
+	c.type = 0;
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_ALLOC_MW, &c, sizeof(c),
+				  1 + sizeof(a), F_ROCE) == VIRTIO_NET_ERR);
+	c.type = 3;
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_ALLOC_MW, &c, sizeof(c),
+				  1 + sizeof(a), F_ROCE) == VIRTIO_NET_ERR);
+	TAP_CHECK(rd.mws.count == 0);
+	c.type = VIRTIO_IB_MW_TYPE_1;
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_ALLOC_MW, &c, sizeof(c),
+				  1 + sizeof(a), 0) == VIRTIO_NET_ERR); /* no RoCE */
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_ALLOC_MW, &c, sizeof(c),
+				  1 + sizeof(a), F_ROCE) == VIRTIO_NET_OK);
+	memcpy(&a, in + 1, sizeof(a));
+	c.type = VIRTIO_IB_MW_TYPE_2;
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_ALLOC_MW, &c, sizeof(c),
+				  1 + sizeof(a2), F_ROCE) == VIRTIO_NET_OK);
+	memcpy(&a2, in + 1, sizeof(a2));
+	/* ROCE-DEV-MW-2, ROCE-DEV-CTRL-14 */
+	TAP_CHECK(rd.mws.count == 2 && a.mwn != a2.mwn);
+	TAP_CHECK((rte_le_to_cpu_32(a.rkey) & 0xff) == 0 &&
+			(rte_le_to_cpu_32(a2.rkey) & 0xff) == 0);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_DESTROY_PD, &pdn, 4, 1, F_ROCE) ==
+			VIRTIO_NET_ERR);
+	/* ROCE-DEV-MW-3 */
+	d.mwn = rte_cpu_to_le_32(rte_le_to_cpu_32(a2.mwn) + 1);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_DEALLOC_MW, &d, sizeof(d), 1,
+				  F_ROCE) == VIRTIO_NET_ERR);
+	d.mwn = a.mwn;
+	memcpy(longer, &d, sizeof(d));
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_DEALLOC_MW, longer, sizeof(d) + 1,
+				  1, F_ROCE) == VIRTIO_NET_ERR);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_DEALLOC_MW, &d, sizeof(d), 1,
+				  F_ROCE) == VIRTIO_NET_OK);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_DEALLOC_MW, &d, sizeof(d), 1,
+				  F_ROCE) == VIRTIO_NET_ERR);
+	d.mwn = a2.mwn;
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_DEALLOC_MW, &d, sizeof(d), 1,
+				  F_ROCE) == VIRTIO_NET_OK);
+	TAP_CHECK(rd.mws.count == 0);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_DESTROY_PD, &pdn, 4, 1, F_ROCE) ==
+			VIRTIO_NET_OK);
+	vur_rdma_dev_fini(&rd);
+
+	/* a device without windows: no capability, max_mw 0, both commands refused */
+	setup_max_mw = 0;
+	setup(false, 2);
+	setup_max_mw = 4096;
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_QUERY_DEVICE, NULL, 0,
+				  1 + sizeof(qd), F_ROCE) == VIRTIO_NET_OK);
+	memcpy(&qd, in + 1, sizeof(qd));
+	TAP_CHECK(!(rte_le_to_cpu_64(qd.device_cap_flags) & VIRTIO_IB_DEVICE_MEM_WINDOW));
+	TAP_CHECK(qd.max_mw == 0);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_PD, NULL, 0, 5, F_ROCE) ==
+			VIRTIO_NET_OK);
+	memcpy(&pdn, in + 1, 4);
+	c.pdn = pdn;
+	c.type = VIRTIO_IB_MW_TYPE_1;
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_ALLOC_MW, &c, sizeof(c),
+				  1 + sizeof(a), F_ROCE) == VIRTIO_NET_ERR);
+	d.mwn = rte_cpu_to_le_32(rd.limits.max_mr + 1);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_DEALLOC_MW, &d, sizeof(d), 1,
+				  F_ROCE) == VIRTIO_NET_ERR);
+	vur_rdma_dev_fini(&rd);
+}
+
+/* CREATE_SRQ and DESTROY_SRQ through the dispatcher: lengths, ack, refusals. */
+static void
+srq_commands(void)
+{
+	struct virtio_rdma_cmd_create_srq c;
+	struct virtio_rdma_cmd_destroy_srq d;
+	struct virtio_rdma_ack_create_srq a;
+	__le32 pdn;
+
+	setup(false, 1);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_PD, NULL, 0, 5, F_ROCE) ==
+			VIRTIO_NET_OK);
+	memcpy(&pdn, in + 1, 4);
+	memset(&c, 0, sizeof(c));
+	c.pdn = pdn;
+	c.max_wr = rte_cpu_to_le_32(16);
+	c.max_sge = rte_cpu_to_le_32(2);
+	/* ROCE-DEV-CTRL-4, -5: the command's and the ack's sizes */
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_SRQ, &c, sizeof(c) - 4,
+				  1 + sizeof(a), F_ROCE) == VIRTIO_NET_ERR);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_SRQ, &c, sizeof(c), 1,
+				  F_ROCE) == VIRTIO_NET_ERR);
+	TAP_CHECK(rd.srqs.count == 0);
+	/* ROCE-DEV-SRQ-1 */
+	c.pdn = rte_cpu_to_le_32(rte_le_to_cpu_32(pdn) + 1);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_SRQ, &c, sizeof(c),
+				  1 + sizeof(a), F_ROCE) == VIRTIO_NET_ERR);
+	c.pdn = pdn;
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_SRQ, &c, sizeof(c),
+				  1 + sizeof(a), F_ROCE) == VIRTIO_NET_OK);
+	memcpy(&a, in + 1, sizeof(a));
+	TAP_CHECK(rte_le_to_cpu_32(a.srqn) == 2); /* ROCE-DEV-VQ-5: the first from 2 */
+	/* ROCE-DEV-PD-3: the SRQ holds its PD */
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_DESTROY_PD, &pdn, 4, 1, F_ROCE) ==
+			VIRTIO_NET_ERR);
+	/* ROCE-DEV-SRQ-7: an unknown SRQ */
+	d.srqn = rte_cpu_to_le_32(3);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_DESTROY_SRQ, &d, sizeof(d), 1,
+				  F_ROCE) == VIRTIO_NET_ERR);
+	d.srqn = a.srqn;
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_DESTROY_SRQ, &d, sizeof(d), 1,
+				  F_ROCE) == VIRTIO_NET_OK);
+	TAP_CHECK(rd.srqs.count == 0);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_DESTROY_SRQ, &d, sizeof(d), 1,
+				  F_ROCE) == VIRTIO_NET_ERR);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_DESTROY_PD, &pdn, 4, 1, F_ROCE) ==
+			VIRTIO_NET_OK);
+	vur_rdma_dev_fini(&rd);
+}
+
+/* ROCE-DEV-ATTR-14, CTRL-16: a device with QP numbers 0 and 1 only has no SRQs. */
+static void
+no_srq_without_numbers(void)
+{
+	struct virtio_rdma_ack_query_device qd;
+	struct virtio_rdma_cmd_create_srq c;
+	struct vur_rdma_limits l;
+
+	vur_rdma_limits_default(&l, 2, 4);
+	table.n_cmds = vur_ctrl_roce_commands(false, cmds);
+	TAP_CHECK(vur_rdma_dev_init(&rd, "test", &l, &env) == 0);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_QUERY_DEVICE, NULL, 0,
+				  1 + sizeof(qd), F_ROCE) == VIRTIO_NET_OK);
+	memcpy(&qd, in + 1, sizeof(qd));
+	TAP_CHECK(!(rte_le_to_cpu_64(qd.device_cap_flags) & VIRTIO_IB_DEVICE_SRQ));
+	TAP_CHECK(qd.max_srq == 0 && qd.max_srq_wr == 0 && qd.max_srq_sge == 0);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_PD, NULL, 0, 5, F_ROCE) ==
+			VIRTIO_NET_OK);
+	memset(&c, 0, sizeof(c));
+	memcpy(&c.pdn, in + 1, 4);
+	c.max_wr = rte_cpu_to_le_32(1);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_SRQ, &c, sizeof(c), 5,
+				  F_ROCE) == VIRTIO_NET_ERR);
+	vur_rdma_dev_fini(&rd);
+}
+
 int
 main(void)
 {
@@ -325,5 +504,8 @@ main(void)
 	TAP_RUN(every_command_and_page_list_length);
 	TAP_RUN(alloc_mr_command);
 	TAP_RUN(remote_atomic_mrs);
+	TAP_RUN(alloc_mw_command);
+	TAP_RUN(srq_commands);
+	TAP_RUN(no_srq_without_numbers);
 	return tap_done();
 }

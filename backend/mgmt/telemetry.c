@@ -80,9 +80,11 @@ show_device(const char *cmd, const char *params, struct rte_tel_data *d)
 	add_admin_link(d, info.path);
 	rte_tel_data_add_dict_uint(d, "pds", info.rdma.pds);
 	rte_tel_data_add_dict_uint(d, "mrs", info.rdma.mrs);
+	rte_tel_data_add_dict_uint(d, "mws", info.rdma.mws);
 	rte_tel_data_add_dict_uint(d, "cqs", info.rdma.cqs);
 	rte_tel_data_add_dict_uint(d, "qps", info.rdma.qps);
 	rte_tel_data_add_dict_uint(d, "ahs", info.rdma.ahs);
+	rte_tel_data_add_dict_uint(d, "srqs", info.rdma.srqs);
 	rte_tel_data_add_dict_uint(d, "gids", info.rdma.gids);
 	rte_tel_data_add_dict_uint(d, "ctrl_requests", info.ctrl.requests);
 	rte_tel_data_add_dict_uint(d, "ctrl_errors", info.ctrl.errors);

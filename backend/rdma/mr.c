@@ -48,9 +48,10 @@ index_mask(const struct vur_rdma_dev *rd)
  * A new key for MR @index, never @avoid: a fast MR's (key byte 0) never
  * with @avoid's tag and index either, since its consumer picks the key
  * byte and could otherwise make a stale key good again (ROCE-DEV-MR-9).
+ * An MW's key is made as a fast MR's (mw.c).
  */
-static uint32_t
-make_key(const struct vur_rdma_dev *rd, uint32_t index, uint32_t avoid, bool fast)
+uint32_t
+vur_rdma_make_key(const struct vur_rdma_dev *rd, uint32_t index, uint32_t avoid, bool fast)
 {
 	uint32_t shift = rd->mr_index_bits + VUR_MR_KEY_BYTE_BITS, key;
 	bool again;
@@ -98,7 +99,11 @@ vur_rdma_mr_by_rkey(struct vur_rdma_dev *rd, uint32_t key)
 int
 vur_rdma_mr_access_ok(struct vur_rdma_dev *rd, const char *what, uint32_t access)
 {
-	if (access & ~(uint32_t)VUR_RDMA_ACCESS_FLAGS) {
+	uint32_t known = VUR_RDMA_ACCESS_FLAGS;
+
+	if (rd->limits.max_mw != 0) /* ROCE-DEV-MR-15: with VIRTIO_IB_DEVICE_MEM_WINDOW */
+		known |= VIRTIO_IB_ACCESS_MW_BIND;
+	if (access & ~known) {
 		VUR_RDMA_LOG(rd, NOTICE, "%s: unknown access flags 0x%x", what, access);
 		return -EINVAL;
 	}
@@ -144,9 +149,9 @@ vur_rdma_mr_new(struct vur_rdma_dev *rd, const char *cmd, uint32_t pdn, uint32_t
 	mr->page_shift = VIRTIO_NET_ROCE_PAGE_SHIFT;
 	rte_ticketlock_init(&mr->lock);
 	/* ROCE-DEV-MR-8 (the index part) and -9 (not the slot's last rkey) */
-	mr->rkey = make_key(rd, mr->obj.index, rd->mr_last_rkey[slot], fast);
+	mr->rkey = vur_rdma_make_key(rd, mr->obj.index, rd->mr_last_rkey[slot], fast);
 	/* one key of both kinds for a fast MR, as a REG_MR sets them (IBTA 10.6) */
-	mr->lkey = fast ? mr->rkey : make_key(rd, mr->obj.index, 0, false);
+	mr->lkey = fast ? mr->rkey : vur_rdma_make_key(rd, mr->obj.index, 0, false);
 	rd->mr_last_rkey[slot] = mr->rkey;
 	vur_pool_ref(vur_pool_get(&rd->pds, pdn));
 	return mr;
@@ -265,6 +270,10 @@ vur_rdma_dereg_mr(struct vur_rdma_dev *rd, uint32_t mrn)
 	if (mr == NULL) { /* ROCE-DEV-MR-11 */
 		VUR_RDMA_LOG(rd, NOTICE, "DEREG_MR: no MR %u", mrn);
 		return -ENOENT;
+	}
+	if (mr->mw_bound != 0) { /* ROCE-DEV-MW-5 */
+		VUR_RDMA_LOG(rd, NOTICE, "DEREG_MR: MR %u has %u MWs bound", mrn, mr->mw_bound);
+		return -EBUSY;
 	}
 	/*
 	 * ROCE-DEV-MR-12: accesses resolve the key each time (no MR pointer is

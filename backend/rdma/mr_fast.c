@@ -161,6 +161,11 @@ vur_rdma_mr_invalidate(struct vur_rdma_dev *rd, struct vur_rdma_mr *mr, uint32_t
 				mr->pdn, pdn);
 		return -EACCES;
 	}
+	if (mr->mw_bound != 0) { /* ROCE-DEV-MW-11 */
+		VUR_RDMA_LOG(rd, NOTICE, "%s: MR %u has %u MWs bound", what, mr->obj.index,
+				mr->mw_bound);
+		return -EBUSY;
+	}
 	mr->valid = false; /* invalid already: so it stays, and that is success */
 	return 0;
 }

@@ -23,7 +23,7 @@ vur_rdma_destroy_pd(struct vur_rdma_dev *rd, uint32_t pdn)
 {
 	int ret = vur_pool_free(&rd->pds, pdn);
 
-	/* ROCE-DEV-PD-2 (not live) and ROCE-DEV-PD-3 (MRs, QPs or AHs hold it) */
+	/* ROCE-DEV-PD-2 (not live) and ROCE-DEV-PD-3 (MRs, SRQs, QPs or AHs hold it) */
 	if (ret == -ENOENT)
 		VUR_RDMA_LOG(rd, NOTICE, "DESTROY_PD: no PD %u", pdn);
 	else if (ret == -EBUSY)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Queue pairs: creation on an eligible QP number (its send and receive
- * virtqueues), the MODIFY_QP transitions of qp_state.c with the range of
- * every attribute checked, QUERY_QP and destruction.
+ * virtqueues, or its send virtqueue and an SRQ), the MODIFY_QP transitions of qp_state.c with the
+ * range of every attribute checked, QUERY_QP and destruction.
  */
 #include <errno.h>
 #include <string.h>
@@ -48,9 +48,12 @@ usable_cq(struct vur_rdma_dev *rd, uint32_t cqn)
 	return cq;
 }
 
-/* ROCE-DEV-QP-6, -7: the first eligible QP number, bound to its virtqueues. */
+/*
+ * ROCE-DEV-QP-6, -7: the first eligible QP number, bound to its virtqueues;
+ * on an SRQ (@on_srq) its send virtqueue only (ROCE-DEV-SRQ-6).
+ */
 static struct vur_rdma_qp *
-bind_qp(struct vur_rdma_dev *rd, uint8_t type, const struct vur_rdma_qp_cap *cap)
+bind_qp(struct vur_rdma_dev *rd, uint8_t type, const struct vur_rdma_qp_cap *cap, bool on_srq)
 {
 	uint32_t q, first = type == VIRTIO_IB_QPT_GSI ? QPN_GSI : QPN_GSI + 1;
 	uint32_t last = type == VIRTIO_IB_QPT_GSI ? QPN_GSI : rd->limits.max_qps - 1;
@@ -59,13 +62,13 @@ bind_qp(struct vur_rdma_dev *rd, uint8_t type, const struct vur_rdma_qp_cap *cap
 	struct vur_rdma_qp *qp;
 
 	for (q = first; q <= last; q++) {
-		if (vur_pool_get(&rd->qps, q) != NULL)
+		if (vur_pool_get(&rd->qps, q) != NULL || vur_pool_get(&rd->srqs, q) != NULL)
 			continue;
 		sq = virtio_net_roce_sq_vq(rd->env.n_pairs, max_cqs, q);
 		rq = virtio_net_roce_rq_vq(rd->env.n_pairs, max_cqs, q);
 		sq_size = rd->env.vq_size(rd->env.arg, sq);
-		rq_size = rd->env.vq_size(rd->env.arg, rq);
-		if (sq_size == 0 || rq_size == 0 || sq_size < cap->max_send_wr ||
+		rq_size = on_srq ? 0 : rd->env.vq_size(rd->env.arg, rq);
+		if (sq_size == 0 || (!on_srq && rq_size == 0) || sq_size < cap->max_send_wr ||
 				rq_size < cap->max_recv_wr)
 			continue;
 		qp = vur_pool_alloc_at(&rd->qps, q);
@@ -90,6 +93,7 @@ vur_rdma_create_qp(
 		.max_inline_data = rte_le_to_cpu_32(c->cap.max_inline_data),
 	};
 	uint32_t pdn = rte_le_to_cpu_32(c->pdn);
+	struct vur_rdma_srq *srq = NULL;
 	struct vur_rdma_cq *scq, *rcq;
 	struct vur_rdma_pd *pd;
 	struct vur_rdma_qp *qp;
@@ -109,13 +113,24 @@ vur_rdma_create_qp(
 		VUR_RDMA_LOG(rd, NOTICE, "CREATE_QP: sq_sig_all %u", c->sq_sig_all);
 		return -EINVAL;
 	}
+	/* ROCE-DEV-QP-19 */
+	if ((c->flags & ~VIRTIO_RDMA_QP_F_SRQ) ||
+			((c->flags & VIRTIO_RDMA_QP_F_SRQ) && rd->limits.max_srq == 0)) {
+		VUR_RDMA_LOG(rd, NOTICE, "CREATE_QP: flags 0x%x", c->flags);
+		return -EINVAL;
+	}
+	if (c->flags & VIRTIO_RDMA_QP_F_SRQ) {
+		srq = vur_rdma_srq_for_qp(rd, c); /* ROCE-DEV-SRQ-5 */
+		if (srq == NULL)
+			return -EINVAL;
+	}
 	scq = usable_cq(rd, rte_le_to_cpu_32(c->send_cqn));
 	rcq = usable_cq(rd, rte_le_to_cpu_32(c->recv_cqn));
 	if (scq == NULL || rcq == NULL)
 		return -ENOENT;
 	if (check_caps(rd, &cap) < 0)
 		return -EINVAL;
-	qp = bind_qp(rd, c->qp_type, &cap);
+	qp = bind_qp(rd, c->qp_type, &cap, srq != NULL);
 	if (qp == NULL) {
 		VUR_RDMA_LOG(rd, NOTICE,
 				"CREATE_QP: no free QP number with ready virtqueues of %u/%u "
@@ -130,6 +145,7 @@ vur_rdma_create_qp(
 	qp->send_cqn = scq->obj.index;
 	qp->recv_cqn = rcq->obj.index;
 	qp->cap = cap; /* ROCE-DEV-QP-7: attributes zero, state RESET */
+	qp->srqn = srq != NULL ? srq->obj.index : 0;
 	if (rd->env.hooks != NULL && rd->env.hooks->qp_bind(rd->env.hooks_arg, qp) < 0) {
 		VUR_RDMA_LOG(rd, ERR, "CREATE_QP: no memory for QP %u", qp->obj.index);
 		vur_pool_free(&rd->qps, qp->obj.index);
@@ -138,6 +154,8 @@ vur_rdma_create_qp(
 	vur_pool_ref(pd);
 	vur_pool_ref(scq);
 	vur_pool_ref(rcq);
+	if (srq != NULL)
+		vur_pool_ref(srq);
 	*qpn = qp->obj.index;
 	return 0;
 }
@@ -171,7 +189,10 @@ attr_out_of_range(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_modify_q
 	if (IN_MASK(DEST_QPN) && rte_le_to_cpu_32(c->dest_qp_num) >= PSN_LIMIT)
 		return "dest_qp_num";
 	if (IN_MASK(ACCESS_FLAGS) &&
-			(rte_le_to_cpu_32(c->qp_access_flags) & ~(uint32_t)VUR_RDMA_ACCESS_FLAGS))
+			(rte_le_to_cpu_32(c->qp_access_flags) &
+					~(uint32_t)(VUR_RDMA_ACCESS_FLAGS |
+							(rd->limits.max_mw != 0 ? VIRTIO_IB_ACCESS_MW_BIND
+										: 0))))
 		return "qp_access_flags";
 #undef IN_MASK
 	return NULL;
@@ -317,6 +338,9 @@ vur_rdma_destroy_qp(struct vur_rdma_dev *rd, uint32_t qpn)
 	vur_pool_unref(vur_pool_get(&rd->pds, qp->pdn));
 	vur_pool_unref(vur_pool_get(&rd->cqs, qp->send_cqn));
 	vur_pool_unref(vur_pool_get(&rd->cqs, qp->recv_cqn));
+	vur_rdma_mw_qp_gone(rd, qpn); /* ROCE-DEV-MW-13 */
+	if (qp->srqn != 0)
+		vur_pool_unref(vur_pool_get(&rd->srqs, qp->srqn));
 	vur_pool_free(&rd->qps, qpn);
 	return 0;
 }

@@ -24,6 +24,7 @@ vur_rdma_limits_default(struct vur_rdma_limits *l, uint32_t max_qps, uint32_t ma
 	l->max_cqs = max_cqs;
 	l->max_pd = 1024;
 	l->max_mr = 4096;
+	l->max_mw = 4096;
 	l->max_ah = 4096;
 	l->max_qp_wr = VUR_MAX_QUEUE_SIZE;
 	l->max_cqe = VUR_MAX_QUEUE_SIZE;
@@ -33,6 +34,10 @@ vur_rdma_limits_default(struct vur_rdma_limits *l, uint32_t max_qps, uint32_t ma
 	l->max_msg_sz = 1u << 31;
 	l->max_mr_size = VUR_MAX_MR_SIZE;
 	l->max_fast_reg_page_list_len = VUR_MAX_FAST_REG_PAGES;
+	/* ROCE-DEV-ATTR-14: every number but 0 and 1 may be an SRQ's */
+	l->max_srq = max_qps > 2 ? max_qps - 2 : 0;
+	l->max_srq_wr = l->max_srq != 0 ? VUR_MAX_QUEUE_SIZE : 0;
+	l->max_srq_sge = l->max_srq != 0 ? l->max_sge : 0;
 }
 
 uint8_t
@@ -75,17 +80,26 @@ vur_rdma_dev_init(struct vur_rdma_dev *rd, const char *name, const struct vur_rd
 					0 ||
 			vur_pool_init(&rd->qps, "qp", 0, l->max_qps, sizeof(struct vur_rdma_qp)) <
 					0 ||
-			vur_pool_init(&rd->ahs, "ah", 1, l->max_ah, sizeof(struct vur_rdma_ah)) < 0)
+			vur_pool_init(&rd->ahs, "ah", 1, l->max_ah, sizeof(struct vur_rdma_ah)) <
+					0 ||
+			vur_pool_init(&rd->srqs, "srq", 0, l->max_qps,
+					sizeof(struct vur_rdma_srq)) < 0)
 		goto fail;
-	rd->mr_index_bits = index_bits(l->max_mr);
+	/* MWs share the MRs' key space: their indices follow the MRs' (ROCE-DEV-MR-16) */
+	if (l->max_mw != 0 &&
+			vur_pool_init(&rd->mws, "mw", 1 + l->max_mr, l->max_mw,
+					sizeof(struct vur_rdma_mw)) < 0)
+		goto fail;
+	rd->mr_index_bits = index_bits(l->max_mr + l->max_mw);
 	/* a key's low byte is its key byte, the index above it (mr.c) */
 	if (rd->mr_index_bits > 24 || l->max_fast_reg_page_list_len > VUR_MAX_FAST_REG_PAGES) {
 		ret = -EINVAL;
 		goto fail;
 	}
 	rd->mr_last_rkey = calloc(l->max_mr, sizeof(*rd->mr_last_rkey));
+	rd->mw_last_rkey = calloc(RTE_MAX(l->max_mw, 1u), sizeof(*rd->mw_last_rkey));
 	rd->gids = calloc(l->gid_tbl_len, sizeof(*rd->gids));
-	if (rd->mr_last_rkey == NULL || rd->gids == NULL)
+	if (rd->mr_last_rkey == NULL || rd->mw_last_rkey == NULL || rd->gids == NULL)
 		goto fail;
 	return 0;
 
@@ -113,6 +127,14 @@ unbind_qp(void *obj, void *arg)
 }
 
 static void
+unbind_srq(void *obj, void *arg)
+{
+	struct vur_rdma_dev *rd = arg;
+
+	rd->env.hooks->srq_unbind(rd->env.hooks_arg, obj);
+}
+
+static void
 unbind_cq(void *obj, void *arg)
 {
 	struct vur_rdma_dev *rd = arg;
@@ -125,17 +147,23 @@ vur_rdma_dev_fini(struct vur_rdma_dev *rd)
 {
 	if (rd->env.hooks != NULL && rd->qps.objs != NULL)
 		vur_pool_foreach(&rd->qps, unbind_qp, rd);
+	if (rd->env.hooks != NULL && rd->srqs.objs != NULL)
+		vur_pool_foreach(&rd->srqs, unbind_srq, rd);
 	if (rd->env.hooks != NULL && rd->cqs.objs != NULL)
 		vur_pool_foreach(&rd->cqs, unbind_cq, rd);
 	if (rd->mrs.objs != NULL)
 		vur_pool_foreach(&rd->mrs, free_pages, NULL);
 	vur_pool_fini(&rd->ahs);
+	vur_pool_fini(&rd->srqs);
 	vur_pool_fini(&rd->qps);
 	vur_pool_fini(&rd->cqs);
+	vur_pool_fini(&rd->mws);
 	vur_pool_fini(&rd->mrs);
 	vur_pool_fini(&rd->pds);
 	free(rd->mr_last_rkey);
 	rd->mr_last_rkey = NULL;
+	free(rd->mw_last_rkey);
+	rd->mw_last_rkey = NULL;
 	free(rd->gids);
 	rd->gids = NULL;
 }
@@ -147,9 +175,11 @@ vur_rdma_dev_counts(const struct vur_rdma_dev *rd, struct vur_rdma_counts *c)
 
 	c->pds = rd->pds.count;
 	c->mrs = rd->mrs.count;
+	c->mws = rd->mws.count;
 	c->cqs = rd->cqs.count;
 	c->qps = rd->qps.count;
 	c->ahs = rd->ahs.count;
+	c->srqs = rd->srqs.count;
 	c->gids = 0;
 	for (i = 0; rd->gids != NULL && i < rd->limits.gid_tbl_len; i++)
 		c->gids += rd->gids[i].valid;

@@ -38,7 +38,8 @@
 
 /*
  * The access flags MRs and QPs take: RFC v2's, and REMOTE_ATOMIC
- * (VIRTIO_IB_DEVICE_ATOMIC). MW_BIND is refused: no memory windows yet.
+ * (VIRTIO_IB_DEVICE_ATOMIC); MW_BIND too when the device has memory
+ * windows (max_mw, rdma/mw.c).
  */
 #define VUR_RDMA_ACCESS_FLAGS (VIRTIO_IB_ACCESS_ALL | VIRTIO_IB_ACCESS_REMOTE_ATOMIC)
 
@@ -52,6 +53,7 @@ struct vur_rdma_limits {
 	uint32_t max_cqs;
 	uint32_t max_pd;
 	uint32_t max_mr;
+	uint32_t max_mw; /* 0: no memory windows (no VIRTIO_IB_DEVICE_MEM_WINDOW) */
 	uint32_t max_ah;
 	uint32_t max_qp_wr;
 	uint32_t max_cqe;
@@ -61,10 +63,14 @@ struct vur_rdma_limits {
 	uint32_t max_msg_sz;
 	uint64_t max_mr_size;
 	uint32_t max_fast_reg_page_list_len; /* ALLOC_MR's max_num_sg */
+	uint32_t max_srq;                    /* 0: no VIRTIO_IB_DEVICE_SRQ */
+	uint32_t max_srq_wr;
+	uint32_t max_srq_sge;
 };
 
 struct vur_rdma_cq;
 struct vur_rdma_qp;
+struct vur_rdma_srq;
 
 /*
  * What the transport does when the control commands bind, change and
@@ -82,6 +88,9 @@ struct vur_rdma_hooks {
 	void (*qp_modified)(void *arg, struct vur_rdma_qp *qp, uint8_t old_state);
 	/* QUERY_QP's sq_draining (ROCE-DEV-QPS-9). */
 	bool (*qp_sq_draining)(void *arg, const struct vur_rdma_qp *qp);
+	/* An SRQ's receive virtqueue; unbind marks its WRs used (ROCE-DEV-SRQ-8). */
+	int (*srq_bind)(void *arg, struct vur_rdma_srq *srq);
+	void (*srq_unbind)(void *arg, struct vur_rdma_srq *srq);
 };
 
 /*
@@ -101,7 +110,7 @@ struct vur_rdma_env {
 };
 
 struct vur_rdma_pd {
-	struct vur_pool_obj obj; /* refcnt: the MRs, QPs and AHs of this PD */
+	struct vur_pool_obj obj; /* refcnt: the MRs, SRQs, QPs and AHs of this PD */
 };
 
 /* An address vector as the device keeps it: the source GID captured (ROCE-DEV-AH-3). */
@@ -143,7 +152,35 @@ struct vur_rdma_mr {
 	uint32_t npages;
 	uint32_t max_pages;    /* fast MR: max_num_sg, the room in pages[] */
 	uint64_t *pages;       /* driver address of each page */
-	rte_ticketlock_t lock; /* fast MR: the fields above, on the data path */
+	uint32_t mw_bound;     /* MWs bound to it (mw.c): no DEREG_MR, no invalidation */
+	rte_ticketlock_t lock; /* fast MR: the fields above; every MR: mw_bound */
+};
+
+/* A type 2 MW's QP that was destroyed: no QP number is this (24 bits). */
+#define VUR_RDMA_MW_NO_QP UINT32_MAX
+
+/*
+ * A memory window (IBTA 10.6.7, mw.c): a key of the MR key space (its
+ * index in the MW pool, above every MR index) that a BIND_MW work request
+ * binds to a range of an MR with rights of its own. The binding changes on
+ * the data path: a data-path thread reads or changes the fields below
+ * @type with @lock held (vur_tp_lock), and takes the MR's lock under it
+ * (lock order: QP, MW, MR). The control thread, which allocates and frees
+ * MWs with the engine at rest, needs no lock.
+ */
+struct vur_rdma_mw {
+	struct vur_pool_obj obj; /* index == mwn == the key index */
+	uint32_t pdn;
+	uint8_t type; /* VIRTIO_IB_MW_TYPE_* */
+	bool bound;
+	uint32_t rkey;
+	uint32_t access; /* REMOTE_* */
+	uint64_t addr;   /* the window, in the MR's addresses */
+	uint64_t length;
+	uint32_t mr_index; /* the MR it is bound to */
+	uint32_t mr_lkey;  /* that MR's lkey, as at the bind */
+	uint32_t qpn;      /* type 2: the QP it is bound to, or VUR_RDMA_MW_NO_QP */
+	rte_ticketlock_t lock;
 };
 
 struct vur_rdma_cq {
@@ -193,8 +230,23 @@ struct vur_rdma_qp {
 	struct vur_rdma_qp_cap cap;
 	struct vur_rdma_qp_attr attr;
 	uint32_t sq_vq, rq_vq;
-	uint16_t sq_size, rq_size; /* as bound */
+	uint16_t sq_size, rq_size; /* as bound; rq_size 0 on an SRQ */
+	uint32_t srqn;             /* VIRTIO_RDMA_QP_F_SRQ: its SRQ (never 0 or 1), else 0 */
 	struct vur_tp_qp *tp;      /* the transport's, while bound */
+};
+
+/*
+ * A shared receive queue (srq.c): a number of the QP numbers, whose receive
+ * virtqueue it binds; the QPs created on it take their receive WRs there.
+ */
+struct vur_rdma_srq {
+	struct vur_pool_obj obj; /* index: its number; refcnt: the QPs on it */
+	uint32_t pdn;
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint32_t vq;           /* the receive virtqueue of its number */
+	uint16_t vq_size;      /* as bound */
+	struct vur_tp_srq *tp; /* the transport's, while bound */
 };
 
 struct vur_rdma_ah {
@@ -222,11 +274,14 @@ struct vur_rdma_dev {
 	struct vur_rdma_env env;
 	struct vur_pool pds;
 	struct vur_pool mrs;
+	struct vur_pool mws; /* indices above the MRs': one key index space */
 	struct vur_pool cqs; /* index == CQ number */
 	struct vur_pool qps; /* index == QP number */
 	struct vur_pool ahs;
+	struct vur_pool srqs;   /* index == SRQ number, from the QP numbers */
 	uint32_t *mr_last_rkey; /* per MR slot, so a new rkey differs (ROCE-DEV-MR-9) */
-	uint32_t mr_index_bits; /* low bits of a key: the MR's index */
+	uint32_t *mw_last_rkey; /* per MW slot, likewise */
+	uint32_t mr_index_bits; /* low bits of a key: the MR's or MW's index */
 	struct vur_rdma_gid *gids;
 	struct vur_port_speed port;  /* written by the device under its lock */
 	struct vur_ratelimit log_rl; /* refusals are guest-caused */
@@ -234,7 +289,7 @@ struct vur_rdma_dev {
 
 /* Live objects of each kind, for management. */
 struct vur_rdma_counts {
-	uint32_t pds, mrs, cqs, qps, ahs, gids;
+	uint32_t pds, mrs, mws, cqs, qps, ahs, gids, srqs;
 };
 
 void vur_rdma_limits_default(struct vur_rdma_limits *l, uint32_t max_qps, uint32_t max_cqs);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The operations the RoCE control commands perform on a device's RDMA
- * objects, one file per kind of object (pd.c, mr.c, cq.c, qp.c, ah.c,
- * gid.c). Each takes the command's wire structure (little-endian, already
+ * objects, one file per kind of object (pd.c, mr.c, cq.c, srq.c, qp.c,
+ * ah.c, gid.c). Each takes the command's wire structure (little-endian, already
  * checked for length by the dispatcher), checks every value the guest
  * chose, and either changes nothing and returns a negative errno with the
  * reason logged (ROCE-DEV-CTRL-7), or applies the whole command and returns
@@ -69,6 +69,53 @@ int vur_rdma_mr_fast_reg(
 int vur_rdma_mr_invalidate(struct vur_rdma_dev *rd, struct vur_rdma_mr *mr, uint32_t pdn,
 		uint32_t key, const char *what);
 
+/* The key a new MR or MW at key index @index gets (mr.c): never @avoid; @fast: key byte 0. */
+uint32_t vur_rdma_make_key(
+		const struct vur_rdma_dev *rd, uint32_t index, uint32_t avoid, bool fast);
+
+/*
+ * mw.c: memory windows (IBTA 10.6.7, types 1 and 2B). ALLOC_MW and
+ * DEALLOC_MW on the control thread; bind and invalidate on the data path,
+ * with the MW's lock held and the MR's too where they touch it.
+ */
+int vur_rdma_alloc_mw(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_alloc_mw *c,
+		struct vur_rdma_mw **mwp);
+int vur_rdma_dealloc_mw(struct vur_rdma_dev *rd, uint32_t mwn);
+/* The live MW whose index @key holds, whatever the rest of @key says, or NULL. */
+struct vur_rdma_mw *vur_rdma_mw_at_key(struct vur_rdma_dev *rd, uint32_t key);
+/* DESTROY_QP of @qpn: type 2 MWs bound to it take no access any more (ROCE-DEV-MW-13). */
+void vur_rdma_mw_qp_gone(struct vur_rdma_dev *rd, uint32_t qpn);
+
+/* What a BIND_MW work request asks. */
+struct vur_rdma_mw_bind {
+	uint32_t pdn; /* the QP's */
+	uint32_t qpn;
+	uint32_t rkey; /* key index << 8 | new key byte */
+	uint32_t mr_lkey;
+	uint32_t access;
+	uint64_t addr;
+	uint64_t length;
+};
+
+/* Whether @b unbinds a type 1 MW: no MR is then involved. */
+bool vur_rdma_mw_unbinds(const struct vur_rdma_mw *mw, const struct vur_rdma_mw_bind *b);
+/*
+ * BIND_MW of @mw (at @b->rkey's index) over @mr (at @b->mr_lkey's index,
+ * its lock held; NULL when it unbinds or no MR is there): 0 when bound (or
+ * unbound) now, and @mr's count of bound MWs taken; *@old_mr is then the
+ * index of the MR the MW was bound to before (0: none), whose count the
+ * caller drops under that MR's lock. Changes nothing when it refuses.
+ */
+int vur_rdma_mw_bind(struct vur_rdma_dev *rd, struct vur_rdma_mw *mw, struct vur_rdma_mr *mr,
+		const struct vur_rdma_mw_bind *b, uint32_t *old_mr);
+/*
+ * LOCAL_INV (@qpn VUR_RDMA_MW_NO_QP: any QP of @pdn) or a SEND_WITH_INV's
+ * IETH arriving on QP @qpn: 0 when type 2 MW @mw is unbound now; *@old_mr
+ * as for a bind.
+ */
+int vur_rdma_mw_invalidate(struct vur_rdma_dev *rd, struct vur_rdma_mw *mw, uint32_t pdn,
+		uint32_t qpn, uint32_t key, const char *what, uint32_t *old_mr);
+
 /* cq.c */
 int vur_rdma_create_cq(struct vur_rdma_dev *rd, uint32_t cqe, uint32_t *cqn);
 int vur_rdma_destroy_cq(struct vur_rdma_dev *rd, uint32_t cqn);
@@ -81,6 +128,14 @@ int vur_rdma_modify_qp(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_mod
 int vur_rdma_query_qp(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_query_qp *c,
 		struct virtio_rdma_ack_query_qp *a);
 int vur_rdma_destroy_qp(struct vur_rdma_dev *rd, uint32_t qpn);
+
+/* srq.c */
+int vur_rdma_create_srq(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_create_srq *c,
+		uint32_t *srqn);
+int vur_rdma_destroy_srq(struct vur_rdma_dev *rd, uint32_t srqn);
+/* CREATE_QP with VIRTIO_RDMA_QP_F_SRQ: its SRQ, or NULL (logged) if the QP may not use it. */
+struct vur_rdma_srq *vur_rdma_srq_for_qp(
+		struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_create_qp *c);
 
 /* ah.c: address vectors (for AHs and QPs) and AHs */
 int vur_rdma_av_from_wire(struct vur_rdma_dev *rd, const struct virtio_rdma_ah_attr *w,

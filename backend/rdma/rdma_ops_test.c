@@ -47,6 +47,7 @@ setup(void)
 
 	vur_rdma_limits_default(&l, 8, 4);
 	l.max_mr = 4;
+	l.max_mw = 2;
 	l.max_ah = 2;
 	l.max_pd = 4;
 	for (unsigned int i = 0; i < RTE_DIM(vq_sizes); i++)
@@ -87,7 +88,6 @@ mr_keys(void)
 	/* ROCE-DEV-MR-1, -2, -3 */
 	dma_mr(pdn + 1, VIRTIO_IB_ACCESS_LOCAL_WRITE, -ENOENT);
 	dma_mr(pdn, 1u << 5, -EINVAL);
-	dma_mr(pdn, VIRTIO_IB_ACCESS_LOCAL_WRITE | VIRTIO_IB_ACCESS_MW_BIND, -EINVAL); /* no MWs */
 	dma_mr(pdn, VIRTIO_IB_ACCESS_REMOTE_WRITE, -EINVAL);
 	/* IBTA 10.6.3.1: REMOTE_ATOMIC needs LOCAL_WRITE, as REMOTE_WRITE does */
 	dma_mr(pdn, VIRTIO_IB_ACCESS_REMOTE_ATOMIC, -EINVAL);
@@ -279,6 +279,132 @@ create_qps(void)
 	vur_rdma_dev_fini(&rd);
 }
 
+static int
+create_srq(uint32_t pdn, uint32_t max_wr, uint32_t max_sge, uint32_t *srqn)
+{
+	struct virtio_rdma_cmd_create_srq c = {
+		.pdn = rte_cpu_to_le_32(pdn),
+		.max_wr = rte_cpu_to_le_32(max_wr),
+		.max_sge = rte_cpu_to_le_32(max_sge),
+	};
+
+	return vur_rdma_create_srq(&rd, &c, srqn);
+}
+
+/* CREATE_SRQ's refusals and its number (ROCE-DEV-SRQ-1, -2, -3, -4, VQ-5). */
+static void
+srq_create_rules(void)
+{
+	uint32_t pdn, srqn, n[6], cqn, qpn;
+	struct virtio_rdma_cmd_create_qp c;
+
+	setup();
+	pdn = new_pd();
+	TAP_CHECK(rd.limits.max_srq == 6 && rd.limits.max_srq_wr >= 64 &&
+			rd.limits.max_srq_sge == rd.limits.max_sge);
+	TAP_CHECK(create_srq(pdn + 1, 16, 1, &srqn) == -ENOENT); /* SRQ-1 */
+	TAP_CHECK(create_srq(pdn, 0, 1, &srqn) == -EINVAL);      /* SRQ-2 */
+	TAP_CHECK(create_srq(pdn, rd.limits.max_srq_wr + 1, 1, &srqn) == -EINVAL);
+	TAP_CHECK(create_srq(pdn, 16, rd.limits.max_srq_sge + 1, &srqn) == -EINVAL);
+	TAP_CHECK(create_srq(pdn, 65, 1, &srqn) == -ENOSPC); /* SRQ-3: no virtqueue that large */
+	TAP_CHECK(rd.srqs.count == 0);
+	/* SRQ-4: from 2, on a ready receive virtqueue; the send one does not matter */
+	vq_sizes[8 + 2 * 2] = 0;
+	vq_sizes[7 + 2 * 3] = 0;
+	TAP_CHECK(create_srq(pdn, 16, 0, &n[0]) == 0 && n[0] == 3);
+	/* VQ-5: a QP does not take an SRQ's number, nor an SRQ a QP's */
+	vq_sizes[8 + 2 * 2] = 64;
+	vq_sizes[7 + 2 * 3] = 64;
+	TAP_CHECK(vur_rdma_create_cq(&rd, 16, &cqn) == 0);
+	create_qp_cmd(&c, pdn, VIRTIO_IB_QPT_RC, cqn);
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == 0 && qpn == 2);
+	TAP_CHECK(create_srq(pdn, 16, 1, &n[1]) == 0 && n[1] == 4);
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == 0 && qpn == 5);
+	TAP_CHECK(vur_rdma_destroy_qp(&rd, 2) == 0 && vur_rdma_destroy_qp(&rd, 5) == 0);
+	/* SRQ-3: max_srq (6) live, then no number either way */
+	for (unsigned int i = 2; i < 6; i++)
+		TAP_CHECK(create_srq(pdn, 1, 1, &n[i]) == 0);
+	TAP_CHECK(rd.srqs.count == 6);
+	TAP_CHECK(create_srq(pdn, 1, 1, &srqn) == -ENOSPC);
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == -ENOSPC);
+	/* PD-3: the SRQs hold the PD */
+	TAP_CHECK(vur_rdma_destroy_pd(&rd, pdn) == -EBUSY);
+	/* SRQ-7: an unknown number, a QP's number */
+	TAP_CHECK(vur_rdma_destroy_srq(&rd, 0) == -ENOENT &&
+			vur_rdma_destroy_srq(&rd, 99) == -ENOENT);
+	for (unsigned int i = 0; i < 6; i++)
+		TAP_CHECK(vur_rdma_destroy_srq(&rd, n[i]) == 0);
+	TAP_CHECK(vur_rdma_destroy_srq(&rd, n[0]) == -ENOENT);
+	TAP_CHECK(vur_rdma_destroy_cq(&rd, cqn) == 0 && vur_rdma_destroy_pd(&rd, pdn) == 0);
+	vur_rdma_dev_fini(&rd);
+}
+
+/* CREATE_QP on an SRQ (ROCE-DEV-SRQ-5, -6, QP-19) and DESTROY_SRQ while used (SRQ-7). */
+static void
+srq_qp_rules(void)
+{
+	uint32_t pdn, pdn2, srqn, cqn, qpn, qpn2, gsi;
+	struct virtio_rdma_cmd_create_qp c;
+
+	setup();
+	pdn = new_pd();
+	pdn2 = new_pd();
+	TAP_CHECK(vur_rdma_create_cq(&rd, 16, &cqn) == 0);
+	TAP_CHECK(create_srq(pdn, 32, 2, &srqn) == 0 && srqn == 2);
+	/* QP-19: unknown flags */
+	create_qp_cmd(&c, pdn, VIRTIO_IB_QPT_RC, cqn);
+	c.flags = 2;
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == -EINVAL);
+	/* SRQ-5: receive capacities must be 0 */
+	create_qp_cmd(&c, pdn, VIRTIO_IB_QPT_RC, cqn);
+	c.flags = VIRTIO_RDMA_QP_F_SRQ;
+	c.srqn = rte_cpu_to_le_32(srqn);
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == -EINVAL);
+	c.cap.max_recv_wr = 0;
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == -EINVAL); /* max_recv_sge 2 */
+	c.cap.max_recv_sge = 0;
+	c.srqn = rte_cpu_to_le_32(3); /* not an SRQ */
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == -EINVAL);
+	c.srqn = rte_cpu_to_le_32(srqn);
+	c.pdn = rte_cpu_to_le_32(pdn2); /* another PD */
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == -EINVAL);
+	c.pdn = rte_cpu_to_le_32(pdn);
+	c.qp_type = VIRTIO_IB_QPT_GSI; /* the GSI QP keeps its own */
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == -EINVAL);
+	TAP_CHECK(rd.qps.count == 0 && rd.srqs.count == 1);
+	/* SRQ-6: the receive virtqueue of the QP's number is not looked at */
+	vq_sizes[8 + 2 * 3] = 0;
+	c.qp_type = VIRTIO_IB_QPT_RC;
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == 0 && qpn == 3);
+	c.qp_type = VIRTIO_IB_QPT_UD;
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn2) == 0 && qpn2 == 4);
+	c.qp_type = VIRTIO_IB_QPT_UC;
+	c.flags = 0; /* srqn ignored without the flag */
+	c.cap.max_recv_wr = rte_cpu_to_le_32(1);
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &gsi) == 0 && gsi == 5);
+	TAP_CHECK(vur_rdma_destroy_qp(&rd, gsi) == 0);
+	/* SRQ-7: busy while QPs are on it; then destroyed */
+	TAP_CHECK(vur_rdma_destroy_srq(&rd, srqn) == -EBUSY);
+	TAP_CHECK(vur_rdma_destroy_qp(&rd, qpn) == 0);
+	TAP_CHECK(vur_rdma_destroy_srq(&rd, srqn) == -EBUSY);
+	TAP_CHECK(vur_rdma_destroy_qp(&rd, qpn2) == 0);
+	TAP_CHECK(vur_rdma_destroy_srq(&rd, srqn) == 0);
+	TAP_CHECK(vur_rdma_destroy_cq(&rd, cqn) == 0 && vur_rdma_destroy_pd(&rd, pdn) == 0 &&
+			vur_rdma_destroy_pd(&rd, pdn2) == 0);
+	/* QP-19: F_SRQ on a device without SRQs */
+	vur_rdma_dev_fini(&rd);
+	setup();
+	rd.limits.max_srq = 0;
+	pdn = new_pd();
+	TAP_CHECK(vur_rdma_create_cq(&rd, 16, &cqn) == 0);
+	create_qp_cmd(&c, pdn, VIRTIO_IB_QPT_RC, cqn);
+	c.cap.max_recv_wr = c.cap.max_recv_sge = 0;
+	c.flags = VIRTIO_RDMA_QP_F_SRQ;
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == -EINVAL);
+	TAP_CHECK(create_srq(pdn, 1, 1, &srqn) == -EOPNOTSUPP); /* CTRL-16 */
+	vur_rdma_dev_fini(&rd);
+}
+
 static const uint8_t gid_v6[16] = { 0xfe, 0x80, [15] = 1 };
 static const uint8_t gid_v4[16] = { [10] = 0xff, [11] = 0xff, 10, 0, 0, 1 };
 
@@ -367,8 +493,6 @@ modify_qps(void)
 	TAP_CHECK(modify(qpn, A(STATE), VIRTIO_IB_QPS_INIT) == -EINVAL);     /* QPS-2 */
 	TAP_CHECK(modify(qpn, A(STATE) | A(ACCESS_FLAGS) | A(QKEY), 1) == -EINVAL);
 	TAP_CHECK(modify(qpn, A(STATE), 7) == -EINVAL);
-	m.qp_access_flags = rte_cpu_to_le_32(VIRTIO_IB_ACCESS_MW_BIND); /* no MWs yet */
-	TAP_CHECK(modify(qpn, A(STATE) | A(ACCESS_FLAGS), VIRTIO_IB_QPS_INIT) == -EINVAL);
 	m.qp_access_flags = rte_cpu_to_le_32(1u << 5);
 	TAP_CHECK(modify(qpn, A(STATE) | A(ACCESS_FLAGS), VIRTIO_IB_QPS_INIT) == -EINVAL);
 	m.qp_access_flags = rte_cpu_to_le_32(
@@ -545,9 +669,9 @@ fast_mr_states(void)
 	bad = r;
 	bad.access = VIRTIO_IB_ACCESS_REMOTE_WRITE; /* without LOCAL_WRITE */
 	TAP_CHECK(vur_rdma_mr_fast_reg(&rd, mr, &bad) == -EINVAL);
-	bad.access = VIRTIO_IB_ACCESS_REMOTE_ATOMIC; /* not a device with atomics (yet) */
+	bad.access = VIRTIO_IB_ACCESS_REMOTE_ATOMIC; /* without LOCAL_WRITE */
 	TAP_CHECK(vur_rdma_mr_fast_reg(&rd, mr, &bad) == -EINVAL);
-	bad.access = VIRTIO_IB_ACCESS_MW_BIND;
+	bad.access = VIRTIO_IB_ACCESS_MW_BIND << 1;
 	TAP_CHECK(vur_rdma_mr_fast_reg(&rd, mr, &bad) == -EINVAL);
 	bad = r;
 	bad.page_shift = 11;
@@ -608,6 +732,248 @@ fast_mr_states(void)
 	vur_rdma_dev_fini(&rd);
 }
 
+static int
+alloc_mw(uint32_t pdn, uint8_t type, struct vur_rdma_mw **mwp)
+{
+	struct virtio_rdma_cmd_alloc_mw c = { .pdn = rte_cpu_to_le_32(pdn), .type = type };
+
+	return vur_rdma_alloc_mw(&rd, &c, mwp);
+}
+
+/*
+ * ALLOC_MW and DEALLOC_MW (ROCE-DEV-MW-1 to -3), the shared key space
+ * (ROCE-DEV-MR-16), handles never those of live MWs (ROCE-DEV-CTRL-14).
+ */
+static void
+mw_alloc(void)
+{
+	struct vur_rdma_mw *mw = NULL, *m2 = NULL, *m3 = NULL;
+	struct vur_rdma_mr *mr;
+	uint32_t pdn, old;
+
+	setup();
+	pdn = new_pd();
+	/* ROCE-DEV-MW-1: a live PD, type 1 or 2, max_mw */
+	TAP_CHECK(alloc_mw(pdn + 1, VIRTIO_IB_MW_TYPE_1, &mw) == -ENOENT);
+	TAP_CHECK(alloc_mw(0, VIRTIO_IB_MW_TYPE_1, &mw) == -ENOENT);
+	TAP_CHECK(alloc_mw(pdn, 0, &mw) == -EINVAL);
+	TAP_CHECK(alloc_mw(pdn, 3, &mw) == -EINVAL);
+	TAP_CHECK(alloc_mw(pdn, 0xff, &mw) == -EINVAL);
+	TAP_CHECK(rd.mws.count == 0 && rd.pds.count == 1);
+	TAP_CHECK(alloc_mw(pdn, VIRTIO_IB_MW_TYPE_1, &mw) == 0);
+	TAP_CHECK(alloc_mw(pdn, VIRTIO_IB_MW_TYPE_2, &m2) == 0);
+	TAP_CHECK(alloc_mw(pdn, VIRTIO_IB_MW_TYPE_1, &m3) == -ENOSPC);
+	TAP_CHECK(mw->obj.index != m2->obj.index); /* ROCE-DEV-CTRL-14 */
+	/* ROCE-DEV-MW-2: not bound, key byte 0 */
+	TAP_CHECK(!mw->bound && !m2->bound && m2->type == VIRTIO_IB_MW_TYPE_2);
+	TAP_CHECK((mw->rkey & VUR_MR_KEY_BYTE_MASK) == 0 && (m2->rkey & VUR_MR_KEY_BYTE_MASK) == 0);
+	/* ROCE-DEV-MR-16: the key index of an MW is no MR's, any key byte */
+	mr = dma_mr(pdn, VIRTIO_IB_ACCESS_MW_BIND, 0);
+	TAP_CHECK(mw->obj.index > rd.limits.max_mr && m2->obj.index > rd.limits.max_mr);
+	TAP_CHECK(vur_rdma_mw_at_key(&rd, mw->rkey | 0x33) == mw);
+	TAP_CHECK(vur_rdma_mr_at_key(&rd, mw->rkey | 0x33) == NULL);
+	TAP_CHECK(vur_rdma_mr_at_key(&rd, m2->rkey) == NULL);
+	TAP_CHECK(vur_rdma_mw_at_key(&rd, mr->rkey) == NULL);
+	TAP_CHECK(vur_rdma_mw_at_key(&rd, mr->lkey) == NULL);
+	TAP_CHECK(((mw->rkey ^ mr->rkey) >> 8 & ((1u << rd.mr_index_bits) - 1)) != 0);
+	/* a PD with MWs stays (ROCE-DEV-PD-3) */
+	TAP_CHECK(vur_rdma_dereg_mr(&rd, mr->obj.index) == 0);
+	TAP_CHECK(vur_rdma_destroy_pd(&rd, pdn) == -EBUSY);
+	/* ROCE-DEV-MW-3: a live MW only */
+	TAP_CHECK(vur_rdma_dealloc_mw(&rd, 0) == -ENOENT);
+	TAP_CHECK(vur_rdma_dealloc_mw(&rd, 1) == -ENOENT); /* an MR's index */
+	TAP_CHECK(vur_rdma_dealloc_mw(&rd, UINT32_MAX) == -ENOENT);
+	old = mw->rkey;
+	TAP_CHECK(vur_rdma_dealloc_mw(&rd, mw->obj.index) == 0);
+	TAP_CHECK(vur_rdma_dealloc_mw(&rd, mw->obj.index) == -ENOENT);
+	TAP_CHECK(vur_rdma_mw_at_key(&rd, old) == NULL);
+	/* the slot again: another tag, so the old key stays dead */
+	TAP_CHECK(alloc_mw(pdn, VIRTIO_IB_MW_TYPE_2, &m3) == 0 && m3 == mw);
+	TAP_CHECK((m3->rkey | VUR_MR_KEY_BYTE_MASK) != (old | VUR_MR_KEY_BYTE_MASK));
+	TAP_CHECK(vur_rdma_dealloc_mw(&rd, m2->obj.index) == 0);
+	TAP_CHECK(vur_rdma_dealloc_mw(&rd, m3->obj.index) == 0);
+	TAP_CHECK(vur_rdma_destroy_pd(&rd, pdn) == 0);
+	vur_rdma_dev_fini(&rd);
+}
+
+/* A device without memory windows (max_mw 0): ROCE-DEV-CTRL-16, ROCE-DEV-MR-15, ROCE-DEV-QP-18. */
+static void
+mw_not_offered(void)
+{
+	const struct vur_rdma_env env = { .vq_size = vq_size, .mem_ok = mem_ok, .n_pairs = 1 };
+	struct vur_rdma_limits l;
+	struct vur_rdma_mw *mw = NULL;
+	uint32_t pdn;
+
+	vur_rdma_limits_default(&l, 8, 4);
+	l.max_mw = 0;
+	TAP_CHECK(vur_rdma_dev_init(&rd, "test", &l, &env) == 0);
+	pdn = new_pd();
+	TAP_CHECK(alloc_mw(pdn, VIRTIO_IB_MW_TYPE_1, &mw) == -EOPNOTSUPP);
+	TAP_CHECK(vur_rdma_dealloc_mw(&rd, l.max_mr + 1) == -ENOENT);
+	dma_mr(pdn, VIRTIO_IB_ACCESS_MW_BIND, -EINVAL);
+	TAP_CHECK(rd.mrs.count == 0);
+	vur_rdma_dev_fini(&rd);
+	/* with them: MW_BIND is an MR's access (ROCE-DEV-MR-15) */
+	setup();
+	pdn = new_pd();
+	TAP_CHECK(dma_mr(pdn, VIRTIO_IB_ACCESS_MW_BIND | VIRTIO_IB_ACCESS_LOCAL_WRITE, 0) != NULL);
+	dma_mr(pdn, VIRTIO_IB_ACCESS_MW_BIND << 1, -EINVAL);
+	vur_rdma_dev_fini(&rd);
+}
+
+static struct vur_rdma_mw_bind
+bind_of(const struct vur_rdma_mw *mw, const struct vur_rdma_mr *mr, uint32_t pdn, uint8_t key_byte)
+{
+	return (struct vur_rdma_mw_bind){
+		.pdn = pdn,
+		.qpn = 5,
+		.rkey = (mw->rkey & ~VUR_MR_KEY_BYTE_MASK) | key_byte,
+		.mr_lkey = mr->lkey,
+		.access = VIRTIO_IB_ACCESS_REMOTE_READ | VIRTIO_IB_ACCESS_REMOTE_WRITE,
+		.addr = mr->iova + 0x100,
+		.length = 0x200,
+	};
+}
+
+/* Every check of a BIND_MW (ROCE-DEV-MW-7) changes nothing; then MW-8. */
+static void
+mw_bind_rules(void)
+{
+	struct vur_rdma_mr *mr = NULL, *ro = NULL, *nobind = NULL, *other = NULL, *fast = NULL;
+	struct vur_rdma_mw *mw = NULL, *mw2 = NULL;
+	struct vur_rdma_mw_bind b, bad;
+	struct vur_rdma_fast_reg r;
+	uint32_t pdn, pd2, old, key;
+
+	setup();
+	pdn = new_pd();
+	pd2 = new_pd();
+	TAP_CHECK(alloc_mr(pdn, 3, &fast) == 0);
+	r = reg_of(fast, pdn, 0x11);
+	r.access |= VIRTIO_IB_ACCESS_MW_BIND;
+	TAP_CHECK(vur_rdma_mr_fast_reg(&rd, fast, &r) == 0);
+	mr = fast;
+	ro = dma_mr(pdn, VIRTIO_IB_ACCESS_MW_BIND, 0); /* no LOCAL_WRITE */
+	nobind = dma_mr(pdn, VIRTIO_IB_ACCESS_LOCAL_WRITE, 0);
+	other = dma_mr(pd2, VIRTIO_IB_ACCESS_MW_BIND | VIRTIO_IB_ACCESS_LOCAL_WRITE, 0);
+	TAP_CHECK(alloc_mw(pdn, VIRTIO_IB_MW_TYPE_1, &mw) == 0);
+	TAP_CHECK(alloc_mw(pdn, VIRTIO_IB_MW_TYPE_2, &mw2) == 0);
+	b = bind_of(mw, mr, pdn, 0x42);
+	old = mw->rkey;
+	/* the MW: its key index (tag too) and its PD */
+	bad = b;
+	bad.rkey ^= 1u << 31;
+	TAP_CHECK(vur_rdma_mw_bind(&rd, mw, mr, &bad, &key) == -ENOENT);
+	bad = b;
+	bad.pdn = pd2;
+	TAP_CHECK(vur_rdma_mw_bind(&rd, mw, other, &bad, &key) == -EACCES);
+	/* the MR: live and valid (NULL: none at the lkey's index), its lkey, its PD, MW_BIND */
+	TAP_CHECK(vur_rdma_mw_bind(&rd, mw, NULL, &b, &key) == -ENOENT);
+	bad = b;
+	bad.mr_lkey ^= 1;
+	TAP_CHECK(vur_rdma_mw_bind(&rd, mw, mr, &bad, &key) == -ENOENT);
+	bad = b;
+	bad.mr_lkey = other->lkey;
+	bad.addr = 0x1000;
+	TAP_CHECK(vur_rdma_mw_bind(&rd, mw, other, &bad, &key) == -EACCES);
+	bad.mr_lkey = nobind->lkey;
+	TAP_CHECK(vur_rdma_mw_bind(&rd, mw, nobind, &bad, &key) == -EACCES);
+	/* within the MR */
+	bad = b;
+	bad.addr = mr->iova - 1;
+	TAP_CHECK(vur_rdma_mw_bind(&rd, mw, mr, &bad, &key) == -ERANGE);
+	bad.addr = mr->iova + mr->length - 0x1ff;
+	TAP_CHECK(vur_rdma_mw_bind(&rd, mw, mr, &bad, &key) == -ERANGE);
+	bad.addr = UINT64_MAX - 0x10;
+	TAP_CHECK(vur_rdma_mw_bind(&rd, mw, mr, &bad, &key) == -ERANGE);
+	bad = b;
+	bad.length = mr->length + 1;
+	bad.addr = mr->iova;
+	TAP_CHECK(vur_rdma_mw_bind(&rd, mw, mr, &bad, &key) == -ERANGE);
+	/* the rights: REMOTE_* only; write and atomic need the MR's LOCAL_WRITE */
+	bad = b;
+	bad.access |= VIRTIO_IB_ACCESS_LOCAL_WRITE;
+	TAP_CHECK(vur_rdma_mw_bind(&rd, mw, mr, &bad, &key) == -EINVAL);
+	bad.access = VIRTIO_IB_ACCESS_MW_BIND;
+	TAP_CHECK(vur_rdma_mw_bind(&rd, mw, mr, &bad, &key) == -EINVAL);
+	bad = b;
+	bad.mr_lkey = ro->lkey;
+	bad.addr = 0x1000;
+	TAP_CHECK(vur_rdma_mw_bind(&rd, mw, ro, &bad, &key) == -EACCES);
+	bad.access = VIRTIO_IB_ACCESS_REMOTE_ATOMIC;
+	TAP_CHECK(vur_rdma_mw_bind(&rd, mw, ro, &bad, &key) == -EACCES);
+	TAP_CHECK(!mw->bound && mw->rkey == old && mr->mw_bound == 0 && ro->mw_bound == 0);
+	/* read only on an MR without LOCAL_WRITE is fine; a DMA MR's range is any */
+	bad.access = VIRTIO_IB_ACCESS_REMOTE_READ;
+	TAP_CHECK(vur_rdma_mw_bind(&rd, mw, ro, &bad, &key) == 0 && key == 0);
+	TAP_CHECK(mw->bound && ro->mw_bound == 1 && mw->mr_index == ro->obj.index);
+	/* ROCE-DEV-MW-8, type 1: bound again elsewhere, the key byte the WR's */
+	TAP_CHECK(vur_rdma_mw_bind(&rd, mw, mr, &b, &key) == 0 && key == ro->obj.index);
+	ro->mw_bound--; /* what the caller does with the old MR's count */
+	TAP_CHECK(mw->bound && mw->rkey == ((old & ~VUR_MR_KEY_BYTE_MASK) | 0x42));
+	TAP_CHECK(mw->addr == b.addr && mw->length == b.length && mw->access == b.access);
+	TAP_CHECK(mw->mr_index == mr->obj.index && mw->mr_lkey == mr->lkey && mr->mw_bound == 1);
+	/* ROCE-DEV-MW-5, -11: the MR stays while an MW is bound to it */
+	TAP_CHECK(vur_rdma_dereg_mr(&rd, mr->obj.index) == -EBUSY);
+	TAP_CHECK(vur_rdma_mr_invalidate(&rd, mr, pdn, mr->rkey, "test") == -EBUSY && mr->valid);
+	/* a type 1 MW cannot be invalidated (ROCE-DEV-MW-11) */
+	TAP_CHECK(vur_rdma_mw_invalidate(&rd, mw, pdn, VUR_RDMA_MW_NO_QP, mw->rkey, "test", &key) ==
+			-EINVAL);
+	TAP_CHECK(mw->bound);
+	/* unbind: addr 0, length 0, whatever the MR and access say */
+	bad = b;
+	bad.addr = bad.length = 0;
+	bad.mr_lkey = 0x12345600;
+	bad.access = 0xff;
+	bad.rkey = (old & ~VUR_MR_KEY_BYTE_MASK) | 0x43;
+	TAP_CHECK(vur_rdma_mw_unbinds(mw, &bad));
+	TAP_CHECK(vur_rdma_mw_bind(&rd, mw, NULL, &bad, &key) == 0 && key == mr->obj.index);
+	mr->mw_bound--;
+	TAP_CHECK(!mw->bound && (mw->rkey & VUR_MR_KEY_BYTE_MASK) == 0x43);
+	/* type 2: length 0 is no unbind */
+	bad = bind_of(mw2, mr, pdn, 1);
+	bad.addr = bad.length = 0;
+	TAP_CHECK(!vur_rdma_mw_unbinds(mw2, &bad));
+	TAP_CHECK(vur_rdma_mw_bind(&rd, mw2, mr, &bad, &key) == -EBUSY && !mw2->bound);
+	b = bind_of(mw2, mr, pdn, 1);
+	TAP_CHECK(vur_rdma_mw_bind(&rd, mw2, mr, &b, &key) == 0 && key == 0);
+	TAP_CHECK(mw2->bound && mw2->qpn == 5 && mr->mw_bound == 1);
+	/* bound: no second bind, not even from its QP */
+	b = bind_of(mw2, mr, pdn, 2);
+	TAP_CHECK(vur_rdma_mw_bind(&rd, mw2, mr, &b, &key) == -EBUSY);
+	TAP_CHECK((mw2->rkey & VUR_MR_KEY_BYTE_MASK) == 1 && mr->mw_bound == 1);
+	/* invalidation of a type 2 MW (ROCE-DEV-MW-10, -12) */
+	key = mw2->rkey;
+	TAP_CHECK(vur_rdma_mw_invalidate(&rd, mw2, pdn, VUR_RDMA_MW_NO_QP, key ^ 1, "t", &old) ==
+			-EINVAL);
+	TAP_CHECK(vur_rdma_mw_invalidate(&rd, mw2, pd2, VUR_RDMA_MW_NO_QP, key, "t", &old) ==
+			-EACCES);
+	TAP_CHECK(vur_rdma_mw_invalidate(&rd, mw2, pdn, 6, key, "t", &old) == -EACCES);
+	TAP_CHECK(mw2->bound);
+	TAP_CHECK(vur_rdma_mw_invalidate(&rd, mw2, pdn, 5, key, "t", &old) == 0);
+	TAP_CHECK(!mw2->bound && old == mr->obj.index && mw2->rkey == key);
+	mr->mw_bound--;
+	/* unbound: LOCAL_INV succeeds, a remote one does not */
+	TAP_CHECK(vur_rdma_mw_invalidate(&rd, mw2, pdn, 5, key, "t", &old) == -EACCES);
+	TAP_CHECK(vur_rdma_mw_invalidate(&rd, mw2, pdn, VUR_RDMA_MW_NO_QP, key, "t", &old) == 0);
+	TAP_CHECK(old == 0);
+	/* ROCE-DEV-MW-13: its QP destroyed, it stays bound to no QP */
+	b = bind_of(mw2, mr, pdn, 3);
+	TAP_CHECK(vur_rdma_mw_bind(&rd, mw2, mr, &b, &key) == 0);
+	vur_rdma_mw_qp_gone(&rd, 4);
+	TAP_CHECK(mw2->qpn == 5);
+	vur_rdma_mw_qp_gone(&rd, 5);
+	TAP_CHECK(mw2->bound && mw2->qpn == VUR_RDMA_MW_NO_QP);
+	TAP_CHECK(vur_rdma_mw_invalidate(&rd, mw2, pdn, 5, mw2->rkey, "t", &old) == -EACCES);
+	/* ROCE-DEV-MW-3: DEALLOC_MW of a bound MW frees the MR */
+	TAP_CHECK(mr->mw_bound == 1 && vur_rdma_dereg_mr(&rd, mr->obj.index) == -EBUSY);
+	TAP_CHECK(vur_rdma_dealloc_mw(&rd, mw2->obj.index) == 0 && mr->mw_bound == 0);
+	TAP_CHECK(vur_rdma_mr_invalidate(&rd, mr, pdn, mr->rkey, "test") == 0);
+	TAP_CHECK(vur_rdma_dereg_mr(&rd, mr->obj.index) == 0);
+	vur_rdma_dev_fini(&rd);
+}
+
 int
 main(void)
 {
@@ -619,5 +985,10 @@ main(void)
 	TAP_RUN(modify_qps);
 	TAP_RUN(alloc_mr_limits);
 	TAP_RUN(fast_mr_states);
+	TAP_RUN(mw_alloc);
+	TAP_RUN(mw_not_offered);
+	TAP_RUN(mw_bind_rules);
+	TAP_RUN(srq_create_rules);
+	TAP_RUN(srq_qp_rules);
 	return tap_done();
 }

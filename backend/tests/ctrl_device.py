@@ -58,7 +58,8 @@ COUNTERS = ('ctrl_requests', 'ctrl_errors', 'ctrl_bad_chains', 'ctrl_ring_broken
 def check_query_device(data):
     """The fields of struct virtio_rdma_ack_query_device a driver relies on."""
     cap, max_mr_size, page_size_cap = struct.unpack_from('<QQQ', data, 0)
-    assert cap == 0x13, f'device_cap_flags {cap:#x}'    # RC_RNR_NAK_GEN, MEM_MGT_EXTENSIONS, ATOMIC
+    # RC_RNR_NAK_GEN, MEM_MGT_EXTENSIONS, SRQ, MEM_WINDOW, ATOMIC
+    assert cap == 0x1f, f'device_cap_flags {cap:#x}'
     assert data[69] == 2, f'atomic_cap {data[69]}'      # GLOB: CPU atomics on driver memory
     assert page_size_cap == PAGE_SIZE, page_size_cap
     assert max_mr_size > 0
@@ -66,7 +67,10 @@ def check_query_device(data):
     assert data[70:72] == bytes(2), 'padding not zero'
     fast_reg, = struct.unpack_from('<I', data, 72)
     assert fast_reg == 512, f'max_fast_reg_page_list_len {fast_reg}'
-    assert data[76:92] == bytes(16), 'SRQ and MW limits without SRQs and MWs'
+    max_srq, max_srq_wr, max_srq_sge = struct.unpack_from('<III', data, 76)
+    assert max_srq >= 1 and 1 <= max_srq_wr <= 1024 and max_srq_sge >= 1, 'SRQ limits'
+    max_mw, = struct.unpack_from('<I', data, 88)
+    assert max_mw == 4096, f'max_mw {max_mw}'
     vendor, part = struct.unpack_from('<II', data, 92)
     assert (vendor, part) == (0x1af4, 0x1041), f'vendor {vendor:#x}, part {part:#x}'
     assert data[100:ACK_QUERY_DEVICE] == bytes(ACK_QUERY_DEVICE - 100), 'reserved not zero'

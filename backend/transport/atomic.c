@@ -81,11 +81,11 @@ vur_tp_atomic_target(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vu
 	*code = VUR_NAK_REM_ACCESS;
 	*why = "R_Key, access or range";
 	if (!(t->qp->attr.access_flags & VIRTIO_IB_ACCESS_REMOTE_ATOMIC) ||
-			!vur_tp_rkey_ok(td, t->qp->pdn, p->h.rkey, VIRTIO_IB_ACCESS_REMOTE_ATOMIC,
+			!vur_tp_rkey_ok(td, t->qp, p->h.rkey, VIRTIO_IB_ACCESS_REMOTE_ATOMIC,
 					p->h.va, len))
 		return NULL;
-	hva = vur_tp_mr_hva(td, t->qp->pdn, p->h.rkey, true, VIRTIO_IB_ACCESS_REMOTE_ATOMIC,
-			p->h.va, &len);
+	/* an MR's rkey or a memory window's (ROCE-DEV-MW-9) */
+	hva = vur_tp_rkey_hva(td, t->qp, p->h.rkey, VIRTIO_IB_ACCESS_REMOTE_ATOMIC, p->h.va, &len);
 	/* an aligned address never splits a page; a host address that is not aligned is refused */
 	if (hva == NULL || len != sizeof(uint64_t) || ((uintptr_t)hva & (sizeof(uint64_t) - 1))) {
 		*why = "the atomic's 8 bytes are not mapped whole";

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The work requests of IBTA's Base Memory Management Extensions (Vol 1
- * 10.6, 11.4) that stay in the device: REG_MR (fast registration) and
- * LOCAL_INV; and the invalidation a SEND_WITH_INV asks of its responder.
+ * 10.6, 11.4) that stay in the device: REG_MR (fast registration),
+ * LOCAL_INV and BIND_MW (memory windows, 10.6.7); and the invalidation a
+ * SEND_WITH_INV asks of its responder.
  *
  * Ordering. A local op takes effect when the requester reaches it in send
  * queue order (vur_tp_local_op_run): the WRs after it see the MR as it
@@ -20,7 +21,10 @@
  * one of them registers or invalidates it: its fields change under its
  * lock (rdma_dev.h), which every access through its keys takes too
  * (tp_mem.c). The control thread frees it with the device lock held to
- * write, when no data-path thread is in the engine.
+ * write, when no data-path thread is in the engine. A memory window is
+ * bound and invalidated under its own lock, with the MR's taken under it
+ * (lock order: QP, MW, MR; never two MRs at once), as every remote access
+ * through it does (tp_mem.c).
  */
 #include <inttypes.h>
 #include <string.h>
@@ -37,13 +41,26 @@ vur_tp_local_op_decode(struct vur_tp_dev *td, const struct vur_tp_qp *t, const s
 {
 	struct virtio_rdma_sge sge;
 
-	RTE_SET_USED(td);
 	RTE_SET_USED(t);
 	w->status = VIRTIO_IB_WC_LOC_QP_OP_ERR;
 	if (w->flags & VIRTIO_IB_SEND_INLINE) /* no data of their own */
 		return;
 	if (w->opcode == VIRTIO_IB_WR_LOCAL_INV) {
 		w->inv_rkey = rte_le_to_cpu_32(req->inv.invalidate_rkey);
+		w->status = VIRTIO_IB_WC_SUCCESS;
+		return;
+	}
+	if (w->opcode == VIRTIO_IB_WR_BIND_MW) {
+		/* ROCE-DEV-MW-6: no message; ROCE-DEV-WR-12: a device with windows */
+		if (rte_le_to_cpu_32(req->num_sge) != 0 || td->rd->limits.max_mw == 0)
+			return;
+		w->bind = (struct vur_tp_bind){
+			.addr = rte_le_to_cpu_64(req->bind.addr),
+			.length = rte_le_to_cpu_64(req->bind.length),
+			.mr_lkey = rte_le_to_cpu_32(req->bind.mr_lkey),
+			.rkey = rte_le_to_cpu_32(req->bind.rkey),
+			.access = rte_le_to_cpu_32(req->bind.access),
+		};
 		w->status = VIRTIO_IB_WC_SUCCESS;
 		return;
 	}
@@ -71,20 +88,55 @@ vur_tp_local_op_decode(struct vur_tp_dev *td, const struct vur_tp_qp *t, const s
 	w->status = VIRTIO_IB_WC_SUCCESS;
 }
 
+/* Drop MR @index's count of bound MWs (an MW's lock held): it can go again. */
+static void
+mr_unbound(struct vur_tp_dev *td, uint32_t index)
+{
+	struct vur_rdma_mr *mr = vur_pool_get(&td->rd->mrs, index);
+
+	if (mr == NULL) /* never: an MR with MWs bound stays */
+		return;
+	vur_tp_lock(&mr->lock);
+	mr->mw_bound--;
+	vur_tp_unlock(&mr->lock);
+}
+
 /*
- * The MR or memory window @key names invalidated for PD @pdn (@what: for
- * the log). Type 2 memory windows, when they come (ALLOC_MW, BIND_MW), are
- * invalidated by their rkey too (IBTA 10.6.7): look the key up among them
- * here first.
+ * A type 2 memory window @mw invalidated by @key (IBTA 10.6.7.2.3; @qpn:
+ * the QP of a SEND_WITH_INV, VUR_RDMA_MW_NO_QP for LOCAL_INV).
  */
 static bool
-invalidate(struct vur_tp_dev *td, uint32_t pdn, uint32_t key, const char *what)
+invalidate_mw(struct vur_tp_dev *td, struct vur_rdma_mw *mw, uint32_t pdn, uint32_t qpn,
+		uint32_t key, const char *what)
 {
-	struct vur_rdma_mr *mr = vur_rdma_mr_at_key(td->rd, key);
+	uint32_t old_mr;
 	int ret;
 
+	vur_tp_lock(&mw->lock);
+	ret = vur_rdma_mw_invalidate(td->rd, mw, pdn, qpn, key, what, &old_mr);
+	if (ret == 0 && old_mr != 0)
+		mr_unbound(td, old_mr);
+	vur_tp_unlock(&mw->lock);
+	return ret == 0;
+}
+
+/*
+ * The MR or type 2 memory window @key names invalidated for PD @pdn
+ * (@what: for the log; @qpn: as for invalidate_mw). An MR with MWs bound
+ * is not invalidated (ROCE-DEV-MW-11, mr_fast.c).
+ */
+static bool
+invalidate(struct vur_tp_dev *td, uint32_t pdn, uint32_t qpn, uint32_t key, const char *what)
+{
+	struct vur_rdma_mw *mw = vur_rdma_mw_at_key(td->rd, key);
+	struct vur_rdma_mr *mr;
+	int ret;
+
+	if (mw != NULL)
+		return invalidate_mw(td, mw, pdn, qpn, key, what);
+	mr = vur_rdma_mr_at_key(td->rd, key);
 	if (mr == NULL) {
-		VUR_TP_LOG(td, NOTICE, "%s: no MR of key 0x%x", what, key);
+		VUR_TP_LOG(td, NOTICE, "%s: no MR or MW of key 0x%x", what, key);
 		return false;
 	}
 	if (mr->fast)
@@ -92,6 +144,49 @@ invalidate(struct vur_tp_dev *td, uint32_t pdn, uint32_t key, const char *what)
 	ret = vur_rdma_mr_invalidate(td->rd, mr, pdn, key, what);
 	if (mr->fast)
 		vur_tp_unlock(&mr->lock);
+	return ret == 0;
+}
+
+/*
+ * BIND_MW (IBTA 10.6.7.2.2): the MW at the key's index bound to the MR of
+ * the WR's lkey, or a type 1 MW unbound. The new MR's count is taken
+ * under its lock, the old one's dropped under its own after (a type 1 MW
+ * bound again, maybe to the same MR).
+ */
+static bool
+bind_mw(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_swqe *w)
+{
+	const struct vur_tp_bind *g = &w->bind;
+	struct vur_rdma_mw_bind b = {
+		.pdn = t->qp->pdn,
+		.qpn = t->qp->obj.index,
+		.rkey = g->rkey,
+		.mr_lkey = g->mr_lkey,
+		.access = g->access,
+		.addr = g->addr,
+		.length = g->length,
+	};
+	struct vur_rdma_mw *mw = vur_rdma_mw_at_key(td->rd, g->rkey);
+	struct vur_rdma_mr *mr = NULL;
+	uint32_t old_mr;
+	int ret;
+
+	if (mw == NULL) {
+		VUR_TP_LOG(td, NOTICE, "QP %u: BIND_MW: no MW of key 0x%x", t->qp->obj.index,
+				g->rkey);
+		return false;
+	}
+	vur_tp_lock(&mw->lock);
+	if (!vur_rdma_mw_unbinds(mw, &b))
+		mr = vur_rdma_mr_at_key(td->rd, g->mr_lkey);
+	if (mr != NULL)
+		vur_tp_lock(&mr->lock);
+	ret = vur_rdma_mw_bind(td->rd, mw, mr, &b, &old_mr);
+	if (mr != NULL)
+		vur_tp_unlock(&mr->lock);
+	if (ret == 0 && old_mr != 0)
+		mr_unbound(td, old_mr);
+	vur_tp_unlock(&mw->lock);
 	return ret == 0;
 }
 
@@ -153,12 +248,15 @@ vur_tp_local_op_run(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe 
 	if ((w->flags & VIRTIO_IB_SEND_FENCE) && t->head != t->send)
 		return false;
 	if (w->opcode == VIRTIO_IB_WR_LOCAL_INV)
-		ok = invalidate(td, t->qp->pdn, w->inv_rkey, "LOCAL_INV");
+		ok = invalidate(td, t->qp->pdn, VUR_RDMA_MW_NO_QP, w->inv_rkey, "LOCAL_INV");
+	else if (w->opcode == VIRTIO_IB_WR_BIND_MW)
+		ok = bind_mw(td, t, w);
 	else
 		ok = reg_mr(td, t, w);
 	if (!ok) {
-		/* completes once the WRs before it have, and the QP leaves RTS */
-		w->status = VIRTIO_IB_WC_LOC_QP_OP_ERR;
+		/* completes once the WRs before it have, and the QP leaves RTS (or SQE) */
+		w->status = w->opcode == VIRTIO_IB_WR_BIND_MW ? VIRTIO_IB_WC_MW_BIND_ERR
+							      : VIRTIO_IB_WC_LOC_QP_OP_ERR;
 		return true;
 	}
 	w->first_psn = t->psn;
@@ -173,7 +271,7 @@ bool
 vur_tp_recv_invalidate(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p,
 		struct vur_tp_cqe *e)
 {
-	if (!invalidate(td, t->qp->pdn, p->h.ieth, "SEND_WITH_INV"))
+	if (!invalidate(td, t->qp->pdn, t->qp->obj.index, p->h.ieth, "SEND_WITH_INV"))
 		return false;
 	e->wc_flags |= VIRTIO_IB_WC_WITH_INVALIDATE;
 	e->inv_rkey = p->h.ieth;

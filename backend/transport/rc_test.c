@@ -2496,6 +2496,406 @@ remote_invalidate(void)
 	teardown();
 }
 
+/* Memory windows (IBTA 10.6.7, rdma/mw.c): an MR of all memory that allows them. */
+static struct vur_rdma_mr *
+mw_mr(uint32_t pdn, uint32_t access)
+{
+	struct virtio_rdma_cmd_get_dma_mr c = {
+		.pdn = rte_cpu_to_le_32(pdn),
+		.access_flags = rte_cpu_to_le_32(access),
+	};
+	struct vur_rdma_mr *m = NULL;
+
+	TAP_CHECK(vur_rdma_get_dma_mr(&rd, &c, &m) == 0);
+	return m;
+}
+
+static struct vur_rdma_mw *
+new_mw(uint32_t pdn, uint8_t type)
+{
+	struct virtio_rdma_cmd_alloc_mw c = { .pdn = rte_cpu_to_le_32(pdn), .type = type };
+	struct vur_rdma_mw *w = NULL;
+
+	TAP_CHECK(vur_rdma_alloc_mw(&rd, &c, &w) == 0);
+	return w;
+}
+
+/* A BIND_MW WR of @m with key byte @b over [@addr, @addr + @len) of the MR of @lkey. */
+static struct vur_swqe *
+post_bind(const struct vur_rdma_mw *m, uint8_t b, uint32_t lkey, uint64_t addr, uint64_t len,
+		uint32_t access, uint64_t wr_id)
+{
+	struct vur_swqe *w = post(VIRTIO_IB_WR_BIND_MW, 0, wr_id);
+
+	w->num_sge = 0;
+	w->bind = (struct vur_tp_bind){
+		.addr = addr,
+		.length = len,
+		.mr_lkey = lkey,
+		.rkey = (m->rkey & ~VUR_MR_KEY_BYTE_MASK) | b,
+		.access = access,
+	};
+	return w;
+}
+
+#define RW (VIRTIO_IB_ACCESS_REMOTE_READ | VIRTIO_IB_ACCESS_REMOTE_WRITE)
+
+/*
+ * BIND_MW of a type 1 and a type 2 window (ROCE-DEV-MW-8): done when the
+ * requester reaches them, BIND_MW completions in order; remote WRITE and
+ * READ through their keys reach the MR's memory (the window's rights
+ * stand for the MR's remote rights, which it lacks); a type 1 bound again
+ * and unbound; the old key misses.
+ */
+static void
+mw_bind_and_access(void)
+{
+	const uint32_t mr_access = VIRTIO_IB_ACCESS_LOCAL_WRITE | VIRTIO_IB_ACCESS_MW_BIND;
+	struct vur_pkt_hdrs wr = { .va = DST_GPA + 0x10, .dma_len = 100 };
+	struct vur_pkt_hdrs rh = { .va = SRC_GPA, .dma_len = 2 * PMTU };
+	struct vur_rdma_mw *w1, *w2;
+	struct vur_rdma_mr *bmr;
+	uint32_t key1, key2, n;
+	struct sent s[8];
+
+	setup();
+	bmr = mw_mr(qp->pdn, mr_access);
+	w1 = new_mw(qp->pdn, VIRTIO_IB_MW_TYPE_1);
+	w2 = new_mw(qp->pdn, VIRTIO_IB_MW_TYPE_2);
+	post(VIRTIO_IB_WR_SEND, 10, 1);
+	post_bind(w1, 0x11, bmr->lkey, DST_GPA, 0x1000, RW, 2);
+	post_bind(w2, 0x22, bmr->lkey, SRC_GPA, 4 * PMTU, VIRTIO_IB_ACCESS_REMOTE_READ, 3);
+	TAP_CHECK(request(s, 8) == 1 && no_cqe());
+	/* bound when reached, completed after the SEND's ACK */
+	key1 = (w1->rkey & ~VUR_MR_KEY_BYTE_MASK) | 0x11;
+	key2 = (w2->rkey & ~VUR_MR_KEY_BYTE_MASK) | 0x22;
+	TAP_CHECK(w1->bound && w1->rkey == key1 && w2->bound && w2->rkey == key2);
+	TAP_CHECK(w2->qpn == qp->obj.index && bmr->mw_bound == 2);
+	ack(psn(0));
+	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 10));
+	TAP_CHECK(cqe_is(2, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_BIND_MW, 0));
+	TAP_CHECK(cqe_is(3, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_BIND_MW, 0));
+	/* a remote READ through the type 2 window, a WRITE through the type 1 one */
+	rh.rkey = key2;
+	request_in(VUR_OP_READ_REQ, 500, &rh, 0);
+	TAP_CHECK(responses(s, 8) == 2 && t->stats.nak_access == 0);
+	TAP_CHECK(s[0].psn == 500 && s[1].psn == 501 && s[0].payload_ok && s[1].payload_ok);
+	wr.rkey = key1;
+	request_in(VUR_OP_WRITE_ONLY, 502, &wr, 100);
+	TAP_CHECK(memcmp(at(DST_GPA + 0x10), at(SRC_GPA), 100) == 0);
+	TAP_CHECK(t->stats.nak_access == 0);
+	n = 16;
+	TAP_CHECK(vur_tp_rkey_hva(&td, qp, key2, VIRTIO_IB_ACCESS_REMOTE_READ, SRC_GPA + 8, &n) ==
+			at(SRC_GPA + 8));
+	/* type 1 bound again elsewhere (the old key misses), then unbound */
+	post_bind(w1, 0x12, bmr->lkey, DST_GPA + 0x2000, 0x100, VIRTIO_IB_ACCESS_REMOTE_WRITE, 4);
+	TAP_CHECK(request(s, 8) == 0);
+	TAP_CHECK(cqe_is(4, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_BIND_MW, 0));
+	TAP_CHECK(!vur_tp_rkey_ok(&td, qp, key1, VIRTIO_IB_ACCESS_REMOTE_WRITE, DST_GPA, 8));
+	key1 = (key1 & ~VUR_MR_KEY_BYTE_MASK) | 0x12;
+	TAP_CHECK(vur_tp_rkey_ok(
+			&td, qp, key1, VIRTIO_IB_ACCESS_REMOTE_WRITE, DST_GPA + 0x2000, 0x100));
+	TAP_CHECK(!vur_tp_rkey_ok(
+			&td, qp, key1, VIRTIO_IB_ACCESS_REMOTE_READ, DST_GPA + 0x2000, 8));
+	TAP_CHECK(bmr->mw_bound == 2);
+	post_bind(w1, 0x13, 0xdead00, 0, 0, 0xff, 5);
+	TAP_CHECK(request(s, 8) == 0);
+	TAP_CHECK(cqe_is(5, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_BIND_MW, 0));
+	TAP_CHECK(!w1->bound && bmr->mw_bound == 1);
+	/* ROCE-DEV-MW-5: the MR with a window bound stays */
+	TAP_CHECK(vur_rdma_dereg_mr(&rd, bmr->obj.index) == -EBUSY);
+	/* outside the window: NAK remote access error */
+	wr.rkey = key1;
+	request_in(VUR_OP_WRITE_ONLY, 503, &wr, 100);
+	TAP_CHECK(t->stats.nak_access == 1);
+	teardown();
+}
+
+/*
+ * ROCE-DEV-MW-9 and -13 at the key check: the key byte, the window's
+ * rights and range, the QP's PD, a type 2 window's QP (another QP, a
+ * destroyed one), a window deallocated (ROCE-DEV-MW-4).
+ */
+static void
+mw_rkey_checks(void)
+{
+	struct vur_rdma_mw *w1, *w2;
+	struct vur_rdma_qp other;
+	struct vur_rdma_mr *bmr;
+	uint32_t key1, key2, n;
+	struct sent s[8];
+
+	setup();
+	bmr = mw_mr(qp->pdn, VIRTIO_IB_ACCESS_LOCAL_WRITE | VIRTIO_IB_ACCESS_MW_BIND);
+	w1 = new_mw(qp->pdn, VIRTIO_IB_MW_TYPE_1);
+	w2 = new_mw(qp->pdn, VIRTIO_IB_MW_TYPE_2);
+	key1 = w1->rkey | 1;
+	key2 = w2->rkey | 2;
+	/* not bound: nothing */
+	TAP_CHECK(!vur_tp_rkey_ok(&td, qp, w1->rkey, VIRTIO_IB_ACCESS_REMOTE_READ, DST_GPA, 8));
+	post_bind(w1, 1, bmr->lkey, DST_GPA, 0x100, VIRTIO_IB_ACCESS_REMOTE_READ, 1);
+	post_bind(w2, 2, bmr->lkey, DST_GPA, 0x100, RW, 2);
+	TAP_CHECK(request(s, 8) == 0 && w1->bound && w2->bound);
+	TAP_CHECK(vur_tp_rkey_ok(&td, qp, key1, VIRTIO_IB_ACCESS_REMOTE_READ, DST_GPA, 0x100));
+	TAP_CHECK(!vur_tp_rkey_ok(&td, qp, key1 ^ 3, VIRTIO_IB_ACCESS_REMOTE_READ, DST_GPA, 8));
+	TAP_CHECK(!vur_tp_rkey_ok(&td, qp, key1, VIRTIO_IB_ACCESS_REMOTE_WRITE, DST_GPA, 8));
+	TAP_CHECK(!vur_tp_rkey_ok(&td, qp, key1, VIRTIO_IB_ACCESS_REMOTE_READ, DST_GPA - 1, 8));
+	TAP_CHECK(!vur_tp_rkey_ok(&td, qp, key1, VIRTIO_IB_ACCESS_REMOTE_READ, DST_GPA, 0x101));
+	TAP_CHECK(!vur_tp_rkey_ok(&td, qp, key1, VIRTIO_IB_ACCESS_REMOTE_READ, UINT64_MAX, 2));
+	n = 0x101;
+	TAP_CHECK(vur_tp_rkey_hva(&td, qp, key1, VIRTIO_IB_ACCESS_REMOTE_READ, DST_GPA, &n) ==
+			NULL);
+	/* a type 1 window: every QP of its PD; not another PD's */
+	other = *qp;
+	other.obj.index = qp->obj.index + 1;
+	TAP_CHECK(vur_tp_rkey_ok(&td, &other, key1, VIRTIO_IB_ACCESS_REMOTE_READ, DST_GPA, 8));
+	other.pdn = qp->pdn + 1;
+	TAP_CHECK(!vur_tp_rkey_ok(&td, &other, key1, VIRTIO_IB_ACCESS_REMOTE_READ, DST_GPA, 8));
+	other.pdn = qp->pdn;
+	/* a type 2 window: its QP only */
+	TAP_CHECK(vur_tp_rkey_ok(&td, qp, key2, VIRTIO_IB_ACCESS_REMOTE_WRITE, DST_GPA, 8));
+	TAP_CHECK(!vur_tp_rkey_ok(&td, &other, key2, VIRTIO_IB_ACCESS_REMOTE_WRITE, DST_GPA, 8));
+	/* ROCE-DEV-MW-13: its QP destroyed (a new one of that number is not it) */
+	vur_rdma_mw_qp_gone(&rd, qp->obj.index);
+	TAP_CHECK(w2->bound);
+	TAP_CHECK(!vur_tp_rkey_ok(&td, qp, key2, VIRTIO_IB_ACCESS_REMOTE_WRITE, DST_GPA, 8));
+	/* ROCE-DEV-MW-4: deallocated, bound or not */
+	TAP_CHECK(vur_rdma_dealloc_mw(&rd, w1->obj.index) == 0);
+	TAP_CHECK(!vur_tp_rkey_ok(&td, qp, key1, VIRTIO_IB_ACCESS_REMOTE_READ, DST_GPA, 8));
+	TAP_CHECK(vur_rdma_dealloc_mw(&rd, w2->obj.index) == 0 && bmr->mw_bound == 0);
+	TAP_CHECK(vur_rdma_dereg_mr(&rd, bmr->obj.index) == 0);
+	teardown();
+}
+
+/*
+ * An atomic through a memory window (ROCE-DEV-MW-9, ATOMIC): executed when
+ * the window grants REMOTE_ATOMIC (over an MR with LOCAL_WRITE), NAKed
+ * remote access when it grants only READ and WRITE.
+ */
+static void
+mw_atomic(void)
+{
+	struct vur_pkt_hdrs h = { .va = DST_GPA + 0x40, .swap_add = 7 };
+	struct vur_rdma_mw *w1, *w2;
+	struct vur_rdma_mr *bmr;
+	struct sent s[8];
+
+	setup();
+	qp->attr.access_flags |= VIRTIO_IB_ACCESS_REMOTE_ATOMIC;
+	bmr = mw_mr(qp->pdn, VIRTIO_IB_ACCESS_LOCAL_WRITE | VIRTIO_IB_ACCESS_MW_BIND);
+	w1 = new_mw(qp->pdn, VIRTIO_IB_MW_TYPE_1);
+	w2 = new_mw(qp->pdn, VIRTIO_IB_MW_TYPE_2);
+	post_bind(w1, 1, bmr->lkey, DST_GPA, 0x100, VIRTIO_IB_ACCESS_REMOTE_ATOMIC, 1);
+	post_bind(w2, 2, bmr->lkey, DST_GPA, 0x100, RW, 2);
+	TAP_CHECK(request(s, 8) == 0 && w1->bound && w2->bound);
+	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_BIND_MW, 0));
+	TAP_CHECK(cqe_is(2, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_BIND_MW, 0));
+	set_le64_at(DST_GPA + 0x40, 35);
+	h.rkey = w1->rkey;
+	request_in(VUR_OP_FETCH_ADD, 500, &h, 0);
+	TAP_CHECK(le64_at(DST_GPA + 0x40) == 42 && t->stats.atomics == 1);
+	TAP_CHECK(responses(s, 8) == 1 && s[0].orig == 35);
+	TAP_CHECK(s[0].opcode == (VUR_TRANSPORT_RC | VUR_OP_ATOMIC_ACK));
+	h.rkey = w2->rkey;
+	request_in(VUR_OP_FETCH_ADD, 501, &h, 0);
+	TAP_CHECK(le64_at(DST_GPA + 0x40) == 42 && t->stats.nak_access == 1);
+	teardown();
+}
+
+/* Every BIND_MW that must fail (ROCE-DEV-MW-7): MW_BIND_ERR in order, the QP to ERR. */
+enum bad_bind {
+	BAD_BIND_NO_MW,       /* a key no MW has */
+	BAD_BIND_TAG,         /* the MW's index with another tag */
+	BAD_BIND_MW_PD,       /* an MW of another PD */
+	BAD_BIND_T2_BOUND,    /* a type 2 MW bound already */
+	BAD_BIND_T2_ZERO,     /* a type 2 MW, length 0 */
+	BAD_BIND_NO_MR,       /* an lkey no MR has */
+	BAD_BIND_MR_INVALID,  /* a fast MR not registered */
+	BAD_BIND_MR_NO_BIND,  /* an MR without MW_BIND */
+	BAD_BIND_MR_PD,       /* an MR of another PD */
+	BAD_BIND_RANGE,       /* past the end of the MR */
+	BAD_BIND_ACCESS,      /* LOCAL_WRITE in the window's rights */
+	BAD_BIND_ATOMIC,      /* REMOTE_ATOMIC over an MR without LOCAL_WRITE */
+	BAD_BIND_NO_LOCAL_WR, /* REMOTE_WRITE over an MR without LOCAL_WRITE */
+	BAD_BIND_COUNT
+};
+
+static void
+mw_bind_errors(void)
+{
+	for (int c = 0; c < BAD_BIND_COUNT; c++) {
+		struct vur_rdma_mr *bmr, *ro, *nobind, *omr, *fmr;
+		struct vur_rdma_mw *w1, *w2, *ow;
+		struct vur_swqe *w;
+		struct sent s[8];
+		uint32_t pd2 = 0, before;
+
+		setup();
+		TAP_CHECK(vur_rdma_create_pd(&rd, &pd2) == 0);
+		bmr = mw_mr(qp->pdn, VIRTIO_IB_ACCESS_LOCAL_WRITE | VIRTIO_IB_ACCESS_MW_BIND);
+		ro = mw_mr(qp->pdn, VIRTIO_IB_ACCESS_MW_BIND);
+		nobind = mw_mr(qp->pdn, VIRTIO_IB_ACCESS_LOCAL_WRITE);
+		omr = mw_mr(pd2, VIRTIO_IB_ACCESS_LOCAL_WRITE | VIRTIO_IB_ACCESS_MW_BIND);
+		fmr = fast_mr(qp->pdn, 4);
+		w1 = new_mw(qp->pdn, VIRTIO_IB_MW_TYPE_1);
+		w2 = new_mw(qp->pdn, VIRTIO_IB_MW_TYPE_2);
+		ow = new_mw(pd2, VIRTIO_IB_MW_TYPE_1);
+		if (c == BAD_BIND_T2_BOUND) {
+			post_bind(w2, 1, bmr->lkey, DST_GPA, 8, RW, 100);
+			TAP_CHECK(request(s, 8) == 0);
+			TAP_CHECK(cqe_is(100, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_BIND_MW, 0));
+		}
+		before = w2->rkey;
+		post(VIRTIO_IB_WR_SEND, 10, 1); /* before it, to complete first */
+		w = post_bind(c == BAD_BIND_T2_BOUND || c == BAD_BIND_T2_ZERO ? w2 : w1, 9,
+				bmr->lkey, DST_GPA, 0x100, RW, 2);
+		switch (c) {
+		case BAD_BIND_NO_MW:
+			w->bind.rkey = 0x9;
+			break;
+		case BAD_BIND_TAG:
+			w->bind.rkey ^= 1u << 31;
+			break;
+		case BAD_BIND_MW_PD:
+			w->bind.rkey = ow->rkey | 9;
+			w->bind.mr_lkey = omr->lkey;
+			break;
+		case BAD_BIND_T2_ZERO:
+			w->bind.addr = w->bind.length = 0;
+			break;
+		case BAD_BIND_NO_MR:
+			w->bind.mr_lkey = 0;
+			break;
+		case BAD_BIND_MR_INVALID:
+			w->bind.mr_lkey = fmr->lkey;
+			w->bind.addr = FAST_IOVA;
+			break;
+		case BAD_BIND_MR_NO_BIND:
+			w->bind.mr_lkey = nobind->lkey;
+			break;
+		case BAD_BIND_MR_PD:
+			w->bind.mr_lkey = omr->lkey;
+			break;
+		case BAD_BIND_RANGE:
+			w->bind.addr = UINT64_MAX - 0x10;
+			break;
+		case BAD_BIND_ACCESS:
+			w->bind.access |= VIRTIO_IB_ACCESS_LOCAL_WRITE;
+			break;
+		case BAD_BIND_ATOMIC:
+			w->bind.mr_lkey = ro->lkey;
+			w->bind.access = VIRTIO_IB_ACCESS_REMOTE_ATOMIC;
+			break;
+		case BAD_BIND_NO_LOCAL_WR:
+			w->bind.mr_lkey = ro->lkey;
+			break;
+		}
+		post(VIRTIO_IB_WR_SEND, 10, 3); /* after it: flushed */
+		TAP_CHECK(request(s, 8) == 1 && no_cqe());
+		ack(psn(0));
+		TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_SEND, 10));
+		TAP_CHECK(request(s, 8) == 0);
+		if (!cqe_is(2, VIRTIO_IB_WC_MW_BIND_ERR, VIRTIO_IB_WC_BIND_MW, 0))
+			printf("# case %d\n", c);
+		TAP_CHECK(qp->attr.state == VIRTIO_IB_QPS_ERR);
+		TAP_CHECK(request(s, 8) == 0); /* the flush */
+		TAP_CHECK(cqe_is(3, VIRTIO_IB_WC_WR_FLUSH_ERR, VIRTIO_IB_WC_SEND, 0));
+		/* the MWs as they were */
+		TAP_CHECK(!w1->bound && !ow->bound && w2->rkey == before);
+		TAP_CHECK(w2->bound == (c == BAD_BIND_T2_BOUND));
+		TAP_CHECK(bmr->mw_bound == (c == BAD_BIND_T2_BOUND) && ro->mw_bound == 0);
+		TAP_CHECK(omr->mw_bound == 0 && nobind->mw_bound == 0 && fmr->mw_bound == 0);
+		teardown();
+	}
+}
+
+/*
+ * Invalidation of windows (ROCE-DEV-MW-10 to -12): LOCAL_INV of a type 2
+ * key unbinds it (also when unbound); of a type 1 key, or of an MR with a
+ * window bound: LOC_QP_OP_ERR. A SEND_WITH_INV of the type 2 key on its QP
+ * unbinds it; of a type 1 key: REM_INV_REQ_ERR, NAK invalid request.
+ */
+static void
+mw_invalidate(void)
+{
+	struct vur_pkt_hdrs inv = { 0 };
+	struct virtio_rdma_cq_req e;
+	struct vur_rdma_mw *w1, *w2;
+	struct vur_rdma_mr *fmr;
+	struct sent s[8];
+	uint32_t key2, fkey;
+	struct vur_swqe *w;
+
+	setup();
+	ring_init(&t->rq, RQ_DESC, RQ_AVAIL, RQ_USED);
+	for (uint16_t i = 0; i < 3; i++)
+		post_recv(i, 70 + i);
+	fmr = fast_mr(qp->pdn, 4);
+	fkey = (fmr->rkey & ~VUR_MR_KEY_BYTE_MASK) | 5;
+	w = post_reg(fmr, 5, 2, 1);
+	w->reg.access |= VIRTIO_IB_ACCESS_MW_BIND;
+	w1 = new_mw(qp->pdn, VIRTIO_IB_MW_TYPE_1);
+	w2 = new_mw(qp->pdn, VIRTIO_IB_MW_TYPE_2);
+	key2 = w2->rkey | 7;
+	post_bind(w2, 7, fkey, FAST_IOVA, 0x100, VIRTIO_IB_ACCESS_REMOTE_READ, 2);
+	post_inv(key2, 3);
+	post_inv(key2, 4); /* unbound already: success */
+	post_bind(w2, 8, fkey, FAST_IOVA + 0x100, 0x100, VIRTIO_IB_ACCESS_REMOTE_READ, 5);
+	TAP_CHECK(request(s, 8) == 0);
+	TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_REG_MR, 0));
+	TAP_CHECK(cqe_is(2, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_BIND_MW, 0));
+	TAP_CHECK(cqe_is(3, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_LOCAL_INV, 0));
+	TAP_CHECK(cqe_is(4, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_LOCAL_INV, 0));
+	TAP_CHECK(cqe_is(5, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_BIND_MW, 0));
+	key2 = (key2 & ~VUR_MR_KEY_BYTE_MASK) | 8;
+	TAP_CHECK(w2->bound && w2->rkey == key2 && fmr->mw_bound == 1);
+	TAP_CHECK(vur_tp_rkey_ok(
+			&td, qp, key2, VIRTIO_IB_ACCESS_REMOTE_READ, FAST_IOVA + 0x100, 8));
+	/* a SEND_WITH_INV of the type 2 key on its QP (ROCE-DEV-MW-12) */
+	inv.ieth = key2;
+	request_in(VUR_OP_SEND_ONLY_INV, 500, &inv, 10);
+	TAP_CHECK(cqe(&e) && rte_le_to_cpu_64(e.wr_id) == 70 && e.status == VIRTIO_IB_WC_SUCCESS);
+	TAP_CHECK(rte_le_to_cpu_32(e.wc_flags) == VIRTIO_IB_WC_WITH_INVALIDATE);
+	TAP_CHECK(rte_le_to_cpu_32(e.invalidate_rkey) == key2);
+	TAP_CHECK(!w2->bound && w2->rkey == key2 && fmr->mw_bound == 0);
+	TAP_CHECK(!vur_tp_rkey_ok(
+			&td, qp, key2, VIRTIO_IB_ACCESS_REMOTE_READ, FAST_IOVA + 0x100, 8));
+	/* unbound: a SEND_WITH_INV of it may not invalidate it */
+	request_in(VUR_OP_SEND_ONLY_INV, 501, &inv, 10);
+	TAP_CHECK(cqe_is(71, VIRTIO_IB_WC_REM_INV_REQ_ERR, VIRTIO_IB_WC_RECV, 0));
+	TAP_CHECK(t->stats.nak_inv == 1 && qp->attr.state == VIRTIO_IB_QPS_ERR);
+	teardown();
+
+	/* LOCAL_INV of a type 1 window's key; of an MR with a window bound */
+	for (int c = 0; c < 2; c++) {
+		setup();
+		fmr = fast_mr(qp->pdn, 4);
+		fkey = (fmr->rkey & ~VUR_MR_KEY_BYTE_MASK) | 5;
+		w = post_reg(fmr, 5, 2, 1);
+		w->reg.access |= VIRTIO_IB_ACCESS_MW_BIND;
+		w1 = new_mw(qp->pdn, VIRTIO_IB_MW_TYPE_1);
+		post_bind(w1, 3, fkey, FAST_IOVA, 0x100, VIRTIO_IB_ACCESS_REMOTE_READ, 2);
+		post_inv(c == 0 ? w1->rkey | 3 : fkey, 3);
+		TAP_CHECK(request(s, 8) == 0);
+		TAP_CHECK(cqe_is(1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_REG_MR, 0));
+		TAP_CHECK(cqe_is(2, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_BIND_MW, 0));
+		TAP_CHECK(cqe_is(3, VIRTIO_IB_WC_LOC_QP_OP_ERR, VIRTIO_IB_WC_LOCAL_INV, 0));
+		TAP_CHECK(w1->bound && fmr->valid && fmr->mw_bound == 1);
+		TAP_CHECK(qp->attr.state == VIRTIO_IB_QPS_ERR);
+		teardown();
+	}
+	/* a SEND_WITH_INV of a type 1 key (ROCE-DEV-MW-11) */
+	setup();
+	ring_init(&t->rq, RQ_DESC, RQ_AVAIL, RQ_USED);
+	post_recv(0, 70);
+	w1 = new_mw(qp->pdn, VIRTIO_IB_MW_TYPE_1);
+	inv.ieth = w1->rkey;
+	request_in(VUR_OP_SEND_ONLY_INV, 500, &inv, 10);
+	TAP_CHECK(cqe_is(70, VIRTIO_IB_WC_REM_INV_REQ_ERR, VIRTIO_IB_WC_RECV, 0));
+	TAP_CHECK(t->stats.nak_inv == 1);
+	teardown();
+}
+
 int
 main(void)
 {
@@ -2571,6 +2971,11 @@ main(void)
 	TAP_RUN(local_op_errors);
 	TAP_RUN(send_with_inv_packets);
 	TAP_RUN(remote_invalidate);
+	TAP_RUN(mw_bind_and_access);
+	TAP_RUN(mw_rkey_checks);
+	TAP_RUN(mw_atomic);
+	TAP_RUN(mw_bind_errors);
+	TAP_RUN(mw_invalidate);
 	free(mem);
 	free(ram);
 	rte_mempool_free(hdr_pool);

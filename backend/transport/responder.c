@@ -329,7 +329,7 @@ write_payload(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *
 
 	while (done < p->pay_len) {
 		n = p->pay_len - done;
-		hva = vur_tp_mr_hva(td, t->qp->pdn, t->wrkey, true, VIRTIO_IB_ACCESS_REMOTE_WRITE,
+		hva = vur_tp_rkey_hva(td, t->qp, t->wrkey, VIRTIO_IB_ACCESS_REMOTE_WRITE,
 				t->wva + done, &n);
 		if (hva == NULL)
 			return false;
@@ -349,7 +349,7 @@ do_write(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p)
 		/* ROCE-DEV-WRITE-2, -6: a zero-length WRITE checks no key */
 		if (p->h.dma_len != 0 &&
 				(!(t->qp->attr.access_flags & VIRTIO_IB_ACCESS_REMOTE_WRITE) ||
-						!vur_tp_rkey_ok(td, t->qp->pdn, p->h.rkey,
+						!vur_tp_rkey_ok(td, t->qp, p->h.rkey,
 								VIRTIO_IB_ACCESS_REMOTE_WRITE,
 								p->h.va, p->h.dma_len))) {
 			refuse(td, t, p, VUR_NAK_REM_ACCESS,
@@ -404,7 +404,7 @@ do_read(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p)
 
 	if (p->h.dma_len != 0 &&
 			(!(t->qp->attr.access_flags & VIRTIO_IB_ACCESS_REMOTE_READ) ||
-					!vur_tp_rkey_ok(td, t->qp->pdn, p->h.rkey,
+					!vur_tp_rkey_ok(td, t->qp, p->h.rkey,
 							VIRTIO_IB_ACCESS_REMOTE_READ, p->h.va,
 							p->h.dma_len))) {
 		refuse(td, t, p, VUR_NAK_REM_ACCESS, "R_Key, access or range"); /* READ-3 */
@@ -759,8 +759,8 @@ vur_tp_read_responses(
 			vur_pkt_set_seg_size(m, pmtu);
 		for (done = 0; done < len; done += n) {
 			n = len - done;
-			hva = vur_tp_mr_hva(td, t->qp->pdn, r->rkey, true,
-					VIRTIO_IB_ACCESS_REMOTE_READ, r->va + off + done, &n);
+			hva = vur_tp_rkey_hva(td, t->qp, r->rkey, VIRTIO_IB_ACCESS_REMOTE_READ,
+					r->va + off + done, &n);
 			if (hva == NULL || vur_pkt_append_ref(m, vur_tp_ext_pool(td), hva, n) != 0)
 				break;
 		}

@@ -5,7 +5,8 @@
  * Everything here runs with the device lock held: to read on the data path,
  * which then holds the lock of the QP it works on (vur_tp_qp_lock) and takes
  * a CQ's lock to write a CQE; to write on the other threads, which see the
- * engine at rest. Lock order: QP, then CQ; a thread holds one QP at a time.
+ * engine at rest. Lock order: QP, then CQ or SRQ (never both); a thread holds
+ * one QP at a time.
  *
  * A send WR is copied out of guest memory when the engine takes it from
  * the send virtqueue (struct vur_swqe): the driver can rewrite the request
@@ -68,6 +69,17 @@ struct vur_tp_cq {
 	struct vur_tp_ring ring;
 };
 
+/*
+ * A bound SRQ: its receive virtqueue, from which the QPs created on it take
+ * WRs under @lock (vur_tp_lock), whichever thread delivers their packets.
+ * Lock order: QP, then SRQ; nothing is taken while the SRQ is held.
+ */
+struct vur_tp_srq {
+	rte_ticketlock_t lock;
+	struct vur_rdma_srq *srq;
+	struct vur_tp_ring ring;
+};
+
 struct vur_tp_sge {
 	uint64_t addr;
 	uint32_t length;
@@ -90,6 +102,15 @@ struct vur_tp_reg {
 	uint8_t page_shift;
 };
 
+/* BIND_MW (local_ops.c): the request as it came, in host order. */
+struct vur_tp_bind {
+	uint64_t addr;
+	uint64_t length;
+	uint32_t mr_lkey;
+	uint32_t rkey;
+	uint32_t access;
+};
+
 struct vur_swqe {
 	uint16_t head; /* descriptor head, for the used ring */
 	uint8_t state;
@@ -103,17 +124,20 @@ struct vur_swqe {
 	uint32_t ah, remote_qpn, remote_qkey;
 	uint32_t num_sge;
 	uint16_t inline_len;
-	uint32_t length;       /* the message */
-	uint32_t first_psn;    /* given when its first packet is sent */
-	uint32_t npkts;        /* request packets (a READ: its requests) */
-	uint32_t span;         /* PSNs it takes: its packets, or a READ's responses */
-	uint32_t next_pkt;     /* packets sent so far (rewound on retransmission) */
-	uint32_t sent_max;     /* packets ever sent: beyond next_pkt is a retransmission */
-	uint32_t read_got;     /* READ: response bytes placed; a retry asks for the rest */
-	uint32_t chunk_len;    /* READ: the bytes one request asks for (fixed at start) */
-	bool rereq;            /* READ: the rest asked again for a gap, not yet answered */
-	uint32_t inv_rkey;     /* LOCAL_INV, SEND_WITH_INV: the key to invalidate */
-	struct vur_tp_reg reg; /* REG_MR (local_ops.c); its page list is sge[0] */
+	uint32_t length;    /* the message */
+	uint32_t first_psn; /* given when its first packet is sent */
+	uint32_t npkts;     /* request packets (a READ: its requests) */
+	uint32_t span;      /* PSNs it takes: its packets, or a READ's responses */
+	uint32_t next_pkt;  /* packets sent so far (rewound on retransmission) */
+	uint32_t sent_max;  /* packets ever sent: beyond next_pkt is a retransmission */
+	uint32_t read_got;  /* READ: response bytes placed; a retry asks for the rest */
+	uint32_t chunk_len; /* READ: the bytes one request asks for (fixed at start) */
+	bool rereq;         /* READ: the rest asked again for a gap, not yet answered */
+	uint32_t inv_rkey;  /* LOCAL_INV, SEND_WITH_INV: the key to invalidate */
+	union {
+		struct vur_tp_reg reg;   /* REG_MR (local_ops.c); its page list is sge[0] */
+		struct vur_tp_bind bind; /* BIND_MW */
+	};
 
 	/* atomic (atomic.c); rereq: sent again, not yet answered */
 	uint64_t compare_add; /* CmpSwap's compare data, FetchAdd's add data */
@@ -155,8 +179,9 @@ struct vur_tp_qp {
 	rte_ticketlock_t lock; /* everything below, and the QP's state (vur_tp_lock) */
 	uint8_t dp;            /* the data-path thread that polls it */
 	struct vur_rdma_qp *qp;
-	struct vur_tp_ring sq, rq;
-	struct vur_pkt_addr path; /* RC/UC: the QP's address vector, resolved */
+	struct vur_tp_ring sq, rq; /* rq is never activated on an SRQ */
+	struct vur_tp_srq *srq;    /* created on an SRQ: receive WRs come from there */
+	struct vur_pkt_addr path;  /* RC/UC: the QP's address vector, resolved */
 
 	/* Requester and completer. */
 	struct vur_swqe *wqe;
@@ -233,6 +258,13 @@ struct vur_tp_qp {
 #define VUR_TP_DIRTY_MAX 256 /* a device's vrings: each ring is listed once */
 #define VUR_TP_ACK_BATCH 32  /* QPs whose ACK waits for the end of a burst */
 #define VUR_TP_CQ_MAX    256 /* a device's vrings: each CQ overruns once */
+#define VUR_TP_SRQ_USED  256 /* SRQ WRs whose buffers go used after their CQEs */
+
+/* An SRQ's WR, completed, whose buffer goes used when the CQEs are published. */
+struct vur_tp_srq_used {
+	struct vur_tp_srq *s;
+	uint16_t head;
+};
 
 struct vur_tp_self {
 	unsigned int shard;       /* its counters: 0, or a data-path thread's id + 1 */
@@ -241,9 +273,11 @@ struct vur_tp_self {
 	uint16_t n_dirty;
 	uint16_t n_acks;
 	uint16_t n_overrun;
+	uint16_t n_srq_used;
 	struct vur_tp_ring *dirty[VUR_TP_DIRTY_MAX]; /* rings to publish (vur_tp_publish) */
 	struct vur_tp_qp *acks[VUR_TP_ACK_BATCH];    /* QPs with an ACK to send */
 	uint32_t overrun[VUR_TP_CQ_MAX];             /* CQs whose QPs go to ERR */
+	struct vur_tp_srq_used srq_used[VUR_TP_SRQ_USED];
 };
 
 RTE_DECLARE_PER_LCORE(struct vur_tp_self, vur_tp_self);
@@ -319,16 +353,24 @@ bool vur_tp_sge_ok(struct vur_tp_dev *td, uint32_t pdn, const struct vur_tp_sge 
 		enum vur_tp_access acc);
 
 /*
- * The host address of [@addr, @addr + *@len) of the MR with key @key (lkey,
- * or rkey when @remote) in PD @pdn; *@len shrinks to the contiguous part.
- * NULL if the key, PD, access or range is wrong.
+ * The host address of [@addr, @addr + *@len) of the MR with lkey @key in
+ * PD @pdn; *@len shrinks to the contiguous part. NULL if the key, PD,
+ * access or range is wrong.
  */
-void *vur_tp_mr_hva(struct vur_tp_dev *td, uint32_t pdn, uint32_t key, bool remote, uint32_t access,
+void *vur_tp_mr_hva(struct vur_tp_dev *td, uint32_t pdn, uint32_t key, uint32_t access,
 		uint64_t addr, uint32_t *len);
 
-/* Whether the rkey @rkey of PD @pdn allows @access over [@va, @va + @len). */
-bool vur_tp_rkey_ok(struct vur_tp_dev *td, uint32_t pdn, uint32_t rkey, uint32_t access,
-		uint64_t va, uint64_t len);
+/*
+ * The same for a remote request's rkey, which names an MR or a memory
+ * window (ROCE-DEV-MW-9) of QP @qp, the responder: its PD, and its number
+ * for a type 2 window. @access: the remote access asked (REMOTE_*).
+ */
+void *vur_tp_rkey_hva(struct vur_tp_dev *td, const struct vur_rdma_qp *qp, uint32_t rkey,
+		uint32_t access, uint64_t addr, uint32_t *len);
+
+/* Whether the rkey @rkey allows @access over [@va, @va + @len) to QP @qp. */
+bool vur_tp_rkey_ok(struct vur_tp_dev *td, const struct vur_rdma_qp *qp, uint32_t rkey,
+		uint32_t access, uint64_t va, uint64_t len);
 
 /* Copy between packet payload and the s/g list @sge at byte @off. false on a bad element. */
 bool vur_tp_sge_write(struct vur_tp_dev *td, uint32_t pdn, const struct vur_tp_sge *sge,
@@ -356,7 +398,8 @@ struct vur_tp_cqe;
 static inline bool
 vur_tp_local_op(uint8_t opcode)
 {
-	return opcode == VIRTIO_IB_WR_LOCAL_INV || opcode == VIRTIO_IB_WR_REG_MR;
+	return opcode == VIRTIO_IB_WR_LOCAL_INV || opcode == VIRTIO_IB_WR_REG_MR ||
+			opcode == VIRTIO_IB_WR_BIND_MW;
 }
 
 /* The rest of local op @w from its request @req in chain @c; sets @w->status. */
@@ -422,6 +465,25 @@ struct vur_tp_cqe {
 void vur_tp_cq_post(struct vur_tp_dev *td, uint32_t cqn, const struct vur_tp_cqe *e);
 /* The QPs of the CQs that overran since the last call go to ERR (ROCE-DEV-OVR-2). */
 void vur_tp_cq_settle(struct vur_tp_dev *td);
+
+/*
+ * tp_srq.c: shared receive queues. The caller holds QP @t (created on
+ * SRQ @s), which takes the SRQ's next WR, or gives one back used.
+ */
+enum vur_pop_result vur_tp_srq_pop(struct vur_tp_dev *td, struct vur_tp_qp *t,
+		struct vur_chain *chain, const char **why);
+/*
+ * WR @head of @s used (length 0): when the calling thread publishes, after
+ * the CQEs it wrote (ROCE-DEV-SRQ-10), in the order the WRs completed.
+ */
+void vur_tp_srq_push(struct vur_tp_dev *td, struct vur_tp_srq *s, uint16_t head);
+/* vur_tp_publish(): the used buffers that vur_tp_srq_push() kept, onto their rings. */
+void vur_tp_srq_settle(struct vur_tp_dev *td);
+int vur_tp_srq_bind(void *arg, struct vur_rdma_srq *srq);
+void vur_tp_srq_unbind(void *arg, struct vur_rdma_srq *srq);
+/* Around what librte_vhost does to the rings (vur_tp_start, vur_tp_stop). */
+void vur_tp_srq_start(struct vur_tp_dev *td);
+void vur_tp_srq_stop(struct vur_tp_dev *td);
 
 /* tp_wq.c: the send and receive queues of a QP. */
 struct vur_tp_qp *vur_tp_qp_get(struct vur_tp_dev *td, uint32_t qpn);

@@ -138,6 +138,8 @@ qp_bind(void *arg, struct vur_rdma_qp *qp)
 	rte_ticketlock_init(&t->lock);
 	vur_tp_qp_reset_state(t);
 	t->qp = qp;
+	if (qp->srqn != 0)
+		t->srq = ((struct vur_rdma_srq *)vur_pool_get(&td->rd->srqs, qp->srqn))->tp;
 	t->dp = td->nd->sw != NULL ? vur_switch_qp_dp(td->nd->sw, td->nd->slot, qp->obj.index) : 0;
 	qp->tp = t;
 	td->qp_bound[qp->obj.index / 64] |= 1ULL << (qp->obj.index % 64);
@@ -147,7 +149,8 @@ qp_bind(void *arg, struct vur_rdma_qp *qp)
 	t->sq.dp = t->rq.dp = t->dp;
 	/* receive kicks too: a WR posted in ERR is flushed at once (ROCE-DEV-QPS-6) */
 	vur_tp_ring_activate(td, &t->sq, true);
-	vur_tp_ring_activate(td, &t->rq, true);
+	if (t->srq == NULL) /* ROCE-DEV-SRQ-6 */
+		vur_tp_ring_activate(td, &t->rq, true);
 	return 0;
 }
 
@@ -161,7 +164,14 @@ qp_unbind(void *arg, struct vur_rdma_qp *qp)
 		return;
 	td->qp_bound[qp->obj.index / 64] &= ~(1ULL << (qp->obj.index % 64));
 	__atomic_fetch_sub(&td->qp_count[t->dp], 1, __ATOMIC_RELAXED);
-	/* ROCE-DEV-QP-16: outstanding WRs are forgotten, not completed nor used. */
+	/*
+	 * ROCE-DEV-QP-16: outstanding WRs are forgotten, not completed nor
+	 * used; but the SRQ's WR it took goes back used (ROCE-DEV-SRQ-14).
+	 */
+	if (t->srq != NULL && t->rwqe_held) {
+		vur_tp_srq_push(td, t->srq, t->rwqe.head);
+		vur_tp_publish(td);
+	}
 	vur_tp_ring_deactivate(td, &t->sq);
 	vur_tp_ring_deactivate(td, &t->rq);
 	vur_tp_ooo_clear(&t->ooo);
@@ -217,6 +227,8 @@ const struct vur_rdma_hooks vur_tp_hooks = {
 	.qp_unbind = qp_unbind,
 	.qp_modified = qp_modified,
 	.qp_sq_draining = qp_sq_draining,
+	.srq_bind = vur_tp_srq_bind,
+	.srq_unbind = vur_tp_srq_unbind,
 };
 
 void
@@ -244,7 +256,8 @@ activate_qp(void *obj, void *arg)
 
 	if (qp->tp != NULL) {
 		vur_tp_ring_activate(arg, &qp->tp->sq, true);
-		vur_tp_ring_activate(arg, &qp->tp->rq, true);
+		if (qp->tp->srq == NULL)
+			vur_tp_ring_activate(arg, &qp->tp->rq, true);
 	}
 }
 
@@ -263,6 +276,7 @@ vur_tp_start(struct vur_tp_dev *td, int vid)
 	}
 	/* Rings that became ready since, too: each starts once. */
 	vur_pool_foreach(&td->rd->cqs, activate_cq, td);
+	vur_tp_srq_start(td);
 	vur_pool_foreach(&td->rd->qps, activate_qp, td);
 	wake(td);
 	return 0;
@@ -297,6 +311,7 @@ vur_tp_stop(struct vur_tp_dev *td)
 		vur_pool_foreach(&td->rd->cqs, deactivate_cq, td);
 	if (td->rd->qps.objs != NULL)
 		vur_pool_foreach(&td->rd->qps, deactivate_qp, td);
+	vur_tp_srq_stop(td);
 	td->active = false;
 	free(td->mem);
 	td->mem = NULL;

@@ -14,6 +14,12 @@
  * address stays mapped while the device lock is held to read; a REG_MR or
  * an invalidation on another thread right after the check is ordered after
  * this access, as on an RDMA NIC.
+ *
+ * An rkey can also name a memory window (rdma/mw.c): its binding (rights,
+ * range, MR, the QP of a type 2 window) is read under the MW's lock, and
+ * the MR is reached under it, through the MR's lkey, with the MR's lock
+ * (lock order: MW, then MR). The window's rights stand for the MR's
+ * remote rights, which it need not have (IBTA 10.6.7).
  */
 #include <string.h>
 
@@ -100,8 +106,8 @@ mr_grants(const struct vur_rdma_mr *mr, uint32_t pdn, uint32_t key, bool remote,
 			(mr->access & access) == access;
 }
 
-void *
-vur_tp_mr_hva(struct vur_tp_dev *td, uint32_t pdn, uint32_t key, bool remote, uint32_t access,
+static void *
+mr_hva(struct vur_tp_dev *td, uint32_t pdn, uint32_t key, bool remote, uint32_t access,
 		uint64_t addr, uint32_t *len)
 {
 	struct vur_rdma_mr *mr = vur_rdma_mr_at_key(td->rd, key);
@@ -115,6 +121,52 @@ vur_tp_mr_hva(struct vur_tp_dev *td, uint32_t pdn, uint32_t key, bool remote, ui
 			mr_gpa(mr, addr, len, &gpa);
 	mr_unlock(mr);
 	return ok ? gpa_hva(td->mem, gpa, len) : NULL;
+}
+
+void *
+vur_tp_mr_hva(struct vur_tp_dev *td, uint32_t pdn, uint32_t key, uint32_t access, uint64_t addr,
+		uint32_t *len)
+{
+	return mr_hva(td, pdn, key, false, access, addr, len);
+}
+
+/*
+ * ROCE-DEV-MW-9: whether @mw, as it stands (its lock held), opens @access
+ * over [@addr, @addr + @len) by @rkey to QP @qp.
+ */
+static bool
+mw_grants(const struct vur_rdma_mw *mw, const struct vur_rdma_qp *qp, uint32_t rkey,
+		uint32_t access, uint64_t addr, uint64_t len)
+{
+	return mw->bound && mw->rkey == rkey && mw->pdn == qp->pdn &&
+			(mw->type == VIRTIO_IB_MW_TYPE_1 || mw->qpn == qp->obj.index) &&
+			(mw->access & access) == access && addr >= mw->addr && len <= mw->length &&
+			addr - mw->addr <= mw->length - len;
+}
+
+/* What the MR behind a window must allow for @access: what its bind asked of it. */
+static uint32_t
+mw_mr_access(uint32_t access)
+{
+	return (access & (VIRTIO_IB_ACCESS_REMOTE_WRITE | VIRTIO_IB_ACCESS_REMOTE_ATOMIC))
+			? VIRTIO_IB_ACCESS_LOCAL_WRITE
+			: 0;
+}
+
+void *
+vur_tp_rkey_hva(struct vur_tp_dev *td, const struct vur_rdma_qp *qp, uint32_t rkey, uint32_t access,
+		uint64_t addr, uint32_t *len)
+{
+	struct vur_rdma_mw *mw = vur_rdma_mw_at_key(td->rd, rkey);
+	void *hva = NULL;
+
+	if (mw == NULL)
+		return mr_hva(td, qp->pdn, rkey, true, access, addr, len);
+	vur_tp_lock(&mw->lock);
+	if (*len != 0 && mw_grants(mw, qp, rkey, access, addr, *len))
+		hva = mr_hva(td, qp->pdn, mw->mr_lkey, false, mw_mr_access(access), addr, len);
+	vur_tp_unlock(&mw->lock);
+	return hva;
 }
 
 /* Whether @key grants @access over [@addr, @addr + @len) (a DMA MR: then checked page by page). */
@@ -143,7 +195,7 @@ range_mapped(struct vur_tp_dev *td, uint32_t pdn, uint32_t key, bool remote, uin
 
 	while (len > 0) {
 		n = (uint32_t)RTE_MIN(len, (uint64_t)UINT32_MAX);
-		if (vur_tp_mr_hva(td, pdn, key, remote, access, addr, &n) == NULL)
+		if (mr_hva(td, pdn, key, remote, access, addr, &n) == NULL)
 			return false;
 		addr += n;
 		len -= n;
@@ -166,14 +218,28 @@ vur_tp_sge_ok(struct vur_tp_dev *td, uint32_t pdn, const struct vur_tp_sge *sge,
 }
 
 bool
-vur_tp_rkey_ok(struct vur_tp_dev *td, uint32_t pdn, uint32_t rkey, uint32_t access, uint64_t va,
-		uint64_t len)
+vur_tp_rkey_ok(struct vur_tp_dev *td, const struct vur_rdma_qp *qp, uint32_t rkey, uint32_t access,
+		uint64_t va, uint64_t len)
 {
-	bool dma;
+	struct vur_rdma_mw *mw = vur_rdma_mw_at_key(td->rd, rkey);
+	uint32_t mr_key = rkey;
+	bool dma, remote = true, ok;
 
-	if (!key_ok(td, pdn, rkey, true, access, va, len, &dma))
+	if (mw != NULL) {
+		vur_tp_lock(&mw->lock);
+		ok = mw_grants(mw, qp, rkey, access, va, len);
+		mr_key = mw->mr_lkey;
+		remote = false;
+		access = mw_mr_access(access);
+		ok = ok && key_ok(td, qp->pdn, mr_key, false, access, va, len, &dma);
+		vur_tp_unlock(&mw->lock);
+	} else {
+		ok = key_ok(td, qp->pdn, rkey, true, access, va, len, &dma);
+	}
+	if (!ok)
 		return false;
-	return !dma || range_mapped(td, pdn, rkey, true, access, va, len);
+	/* the window may go meanwhile: each later access checks it again */
+	return !dma || range_mapped(td, qp->pdn, mr_key, remote, access, va, len);
 }
 
 bool
@@ -223,8 +289,7 @@ sge_walk(struct vur_tp_dev *td, uint32_t pdn, const struct vur_tp_sge *sge, uint
 		off = 0;
 		while (in < sge[i].length && done < len) {
 			n = (uint32_t)RTE_MIN(sge[i].length - in, (uint64_t)(len - done));
-			hva = vur_tp_mr_hva(
-					td, pdn, sge[i].lkey, false, access, sge[i].addr + in, &n);
+			hva = vur_tp_mr_hva(td, pdn, sge[i].lkey, access, sge[i].addr + in, &n);
 			if (hva == NULL || !fn(hva, n, done, arg))
 				return false;
 			in += n;

@@ -89,6 +89,7 @@ vur_tp_publish(struct vur_tp_dev *td)
 	for (uint16_t i = 0; i < self->n_dirty; i++)
 		if (self->dirty[i]->is_cq)
 			publish(self->dirty[i], bit);
+	vur_tp_srq_settle(td); /* SRQ WRs whose CQEs went just now (tp_srq.c) */
 	for (uint16_t i = 0; i < self->n_dirty; i++)
 		if (!self->dirty[i]->is_cq)
 			publish(self->dirty[i], bit);

@@ -2,7 +2,8 @@
 /*
  * The send and receive queues of a QP: taking WRs from their virtqueues,
  * checking them (ROCE-DEV-WR-2, -3, -4, UD-1, -2), completing them in
- * order, and what the error states and RESET do with them.
+ * order, and what the error states and RESET do with them. A QP created
+ * on an SRQ takes its receive WRs from the SRQ instead (tp_srq.c).
  */
 #include <inttypes.h>
 #include <string.h>
@@ -65,6 +66,8 @@ op_allowed(uint8_t type, uint8_t opcode)
 		return type == VIRTIO_IB_QPT_RC;
 	case VIRTIO_IB_WR_SEND_WITH_INV: /* IETH: RC's opcodes only (IBTA 9.2.1) */
 		return type == VIRTIO_IB_QPT_RC;
+	case VIRTIO_IB_WR_BIND_MW: /* ROCE-DEV-MW-6: the services with RDMA operations */
+		return type == VIRTIO_IB_QPT_RC || type == VIRTIO_IB_QPT_UC;
 	case VIRTIO_IB_WR_LOCAL_INV: /* local to the device: any send queue */
 	case VIRTIO_IB_WR_REG_MR:
 		return true;
@@ -224,6 +227,8 @@ wc_opcode(uint8_t wr_opcode)
 		return VIRTIO_IB_WC_COMP_SWAP;
 	case VIRTIO_IB_WR_ATOMIC_FETCH_AND_ADD:
 		return VIRTIO_IB_WC_FETCH_ADD;
+	case VIRTIO_IB_WR_BIND_MW:
+		return VIRTIO_IB_WC_BIND_MW;
 	default: /* SEND, with immediate, with invalidate */
 		return VIRTIO_IB_WC_SEND;
 	}
@@ -272,20 +277,23 @@ vur_tp_rq_take(struct vur_tp_dev *td, struct vur_tp_qp *t)
 	struct vur_rwqe *w = &t->rwqe;
 	struct virtio_rdma_rq_req req;
 	struct vur_chain chain;
-	uint32_t total = 0;
+	uint32_t total = 0, max_sge;
 	bool too_long = false;
 	const char *why;
 
 	if (t->rwqe_held)
 		return true;
-	if (!t->rq.active || t->rq.broken)
+	if (t->srq == NULL && (!t->rq.active || t->rq.broken))
 		return false;
 	memset(w, 0, offsetof(struct vur_rwqe, sge));
-	switch (vur_split_ring_pop(&t->rq.ring, td->mem, &chain, &why)) {
+	/* ROCE-DEV-SRQ-9: on an SRQ, its next WR */
+	switch (t->srq != NULL ? vur_tp_srq_pop(td, t, &chain, &why)
+			       : vur_split_ring_pop(&t->rq.ring, td->mem, &chain, &why)) {
 	case VUR_POP_EMPTY:
 		return false;
 	case VUR_POP_BROKEN:
-		t->rq.broken = true;
+		if (t->srq == NULL)
+			t->rq.broken = true;
 		VUR_TP_LOG(td, ERR, "QP %u: receive queue broken: %s", t->qp->obj.index, why);
 		vur_tp_qp_error(td, t, VIRTIO_IB_QPS_ERR);
 		return false;
@@ -309,8 +317,9 @@ vur_tp_rq_take(struct vur_tp_dev *td, struct vur_tp_qp *t)
 		return true;
 	vur_chain_read(&chain, 0, &req, sizeof(req));
 	w->num_sge = rte_le_to_cpu_32(req.num_sge);
-	if (w->num_sge > t->qp->cap.max_recv_sge ||
-			chain.out_len < RQ_REQ_LEN + w->num_sge * SGE_LEN) {
+	/* ROCE-DEV-SRQ-12: an SRQ's WR has up to the SRQ's max_sge */
+	max_sge = t->srq != NULL ? t->srq->srq->max_sge : t->qp->cap.max_recv_sge;
+	if (w->num_sge > max_sge || chain.out_len < RQ_REQ_LEN + w->num_sge * SGE_LEN) {
 		w->num_sge = 0;
 		return true;
 	}
@@ -330,7 +339,9 @@ vur_tp_rq_complete(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_tp_cqe
 	e->wr_id = t->rwqe.wr_id;
 	e->qp_num = t->qp->obj.index;
 	vur_tp_cq_post(td, t->qp->recv_cqn, e); /* a receive WR always has a CQE */
-	if (t->rq.active)
+	if (t->srq != NULL)                     /* ROCE-DEV-SRQ-10 */
+		vur_tp_srq_push(td, t->srq, t->rwqe.head);
+	else if (t->rq.active)
 		ring_push(td, &t->rq, t->rwqe.head);
 	t->rwqe_held = false;
 	t->roff = 0;
@@ -363,6 +374,12 @@ flush_rq(struct vur_tp_dev *td, struct vur_tp_qp *t)
 {
 	struct vur_tp_cqe e = { .status = VIRTIO_IB_WC_WR_FLUSH_ERR, .opcode = VIRTIO_IB_WC_RECV };
 
+	/* ROCE-DEV-SRQ-13: the WR it took, and none of those left for the others */
+	if (t->srq != NULL) {
+		if (t->rwqe_held)
+			vur_tp_rq_complete(td, t, &e);
+		return;
+	}
 	while (vur_tp_rq_take(td, t))
 		vur_tp_rq_complete(td, t, &e);
 }
@@ -416,7 +433,9 @@ vur_tp_qp_discard(struct vur_tp_dev *td, struct vur_tp_qp *t)
 		if (t->sq.active)
 			ring_push(td, &t->sq, t->wqe[t->head % t->nwqe].head);
 	discard_ring(td, &t->sq);
-	if (t->rwqe_held && t->rq.active)
+	if (t->rwqe_held && t->srq != NULL) /* ROCE-DEV-SRQ-14 */
+		vur_tp_srq_push(td, t->srq, t->rwqe.head);
+	else if (t->rwqe_held && t->rq.active)
 		ring_push(td, &t->rq, t->rwqe.head);
 	t->rwqe_held = false;
 	discard_ring(td, &t->rq);

@@ -61,10 +61,11 @@ struct vur_user_dev {
 	uint32_t max_cqs; /* M */
 
 	struct vuser_vq *vqs;
-	uint32_t n_vqs;        /* virtqueues the layout has */
-	struct vuser_qp **qps; /* live QPs by number, max_qps entries (rdma_q.c) */
-	struct vuser_cq **cqs; /* live CQs by number, max_cqs entries */
-	uint32_t n_setup;      /* of which set up so far */
+	uint32_t n_vqs;          /* virtqueues the layout has */
+	struct vuser_qp **qps;   /* live QPs by number, max_qps entries (rdma_q.c) */
+	struct vuser_cq **cqs;   /* live CQs by number, max_cqs entries */
+	struct vuser_srq **srqs; /* live SRQs by number, max_qps entries */
+	uint32_t n_setup;        /* of which set up so far */
 
 	pthread_mutex_t ctrl_lock; /* one control command at a time */
 

@@ -15,7 +15,8 @@ vuser_rdma_q_init(struct vur_user_dev *d)
 {
 	d->qps = calloc(d->max_qps, sizeof(d->qps[0]));
 	d->cqs = calloc(d->max_cqs, sizeof(d->cqs[0]));
-	if (d->qps == NULL || d->cqs == NULL)
+	d->srqs = calloc(d->max_qps, sizeof(d->srqs[0]));
+	if (d->qps == NULL || d->cqs == NULL || d->srqs == NULL)
 		return -ENOMEM;
 	return 0;
 }
@@ -55,10 +56,17 @@ vuser_rdma_q_fini(struct vur_user_dev *d)
 	for (uint32_t i = 0; d->cqs != NULL && i < d->max_cqs; i++)
 		if (d->cqs[i] != NULL)
 			cq_free(d, d->cqs[i]);
+	for (uint32_t i = 0; d->srqs != NULL && i < d->max_qps; i++)
+		if (d->srqs[i] != NULL) {
+			wq_free(d, &d->srqs[i]->rq);
+			free(d->srqs[i]);
+		}
 	free(d->qps);
 	free(d->cqs);
+	free(d->srqs);
 	d->qps = NULL;
 	d->cqs = NULL;
+	d->srqs = NULL;
 }
 
 struct vuser_qp *
@@ -186,6 +194,50 @@ vuser_qp_detach(struct vur_user_dev *d, uint32_t qpn)
 	vuser_vq_reinit(d, qp->sq.vq);
 	vuser_vq_reinit(d, qp->rq.vq);
 	qp_free(d, qp);
+}
+
+struct vuser_srq *
+vuser_srq_get(const struct vur_user_dev *d, uint32_t srqn)
+{
+	return d->srqs != NULL && srqn < d->max_qps ? d->srqs[srqn] : NULL;
+}
+
+int
+vuser_srq_attach(struct vur_user_dev *d, uint32_t srqn, uint32_t max_wr, uint32_t max_sge)
+{
+	struct vuser_srq *srq;
+	int ret;
+
+	if (d->srqs == NULL || srqn < 2 || srqn >= d->max_qps || d->srqs[srqn] != NULL ||
+			d->qps[srqn] != NULL) {
+		VUSER_LOG(ERR, d->name, "CREATE_SRQ answered SRQ %u: no such free number", srqn);
+		return -EPROTO;
+	}
+	srq = calloc(1, sizeof(*srq));
+	if (srq == NULL)
+		return -ENOMEM;
+	ret = wq_init(d, &srq->rq, virtio_net_roce_rq_vq(1, d->max_cqs, srqn), max_wr, max_sge,
+			sizeof(struct virtio_rdma_rq_req));
+	if (ret < 0) {
+		wq_free(d, &srq->rq);
+		free(srq);
+		return ret;
+	}
+	d->srqs[srqn] = srq;
+	return 0;
+}
+
+void
+vuser_srq_detach(struct vur_user_dev *d, uint32_t srqn)
+{
+	struct vuser_srq *srq = vuser_srq_get(d, srqn);
+
+	if (srq == NULL)
+		return;
+	d->srqs[srqn] = NULL;
+	vuser_vq_reinit(d, srq->rq.vq); /* ROCE-DRV-LIFE-5 */
+	wq_free(d, &srq->rq);
+	free(srq);
 }
 
 void *

@@ -40,6 +40,15 @@ struct vuser_qp {
 	struct vuser_wq sq, rq;
 };
 
+/*
+ * An SRQ: its WRs go on the receive virtqueue of its number. The limit is
+ * armed at @limit WRs; with EVENT_IDX used_event follows the avail index.
+ */
+struct vuser_srq {
+	struct vuser_wq rq;
+	uint32_t limit; /* 0: not armed */
+};
+
 struct vuser_cq {
 	pthread_mutex_t lock; /* polls of one CQ, one at a time */
 	struct vuser_vq *vq;
@@ -67,9 +76,22 @@ int vuser_qp_attach(struct vur_user_dev *d, uint32_t qpn, const struct vur_user_
 /* After DESTROY_QP: as vuser_cq_detach(), for both queues. */
 void vuser_qp_detach(struct vur_user_dev *d, uint32_t qpn);
 
+/* After CREATE_SRQ / DESTROY_SRQ, as for a QP's receive queue. */
+int vuser_srq_attach(struct vur_user_dev *d, uint32_t srqn, uint32_t max_wr, uint32_t max_sge);
+void vuser_srq_detach(struct vur_user_dev *d, uint32_t srqn);
+struct vuser_srq *vuser_srq_get(const struct vur_user_dev *d, uint32_t srqn);
+
 /* The live QP or CQ of that number, or NULL. */
 struct vuser_qp *vuser_qp_get(const struct vur_user_dev *d, uint32_t qpn);
 struct vuser_cq *vuser_cq_get(const struct vur_user_dev *d, uint32_t cqn);
+
+/* Post receive WRs on @q (a QP's, or SRQ @srq's); verbs_post.c. */
+int vuser_post_recv_wq(struct vur_user_dev *d, struct vuser_wq *q,
+		const struct vur_user_recv_wr *wr, unsigned int n, unsigned int *bad,
+		struct vuser_srq *srq);
+
+/* SRQ @srq armed: used_event moved along with new WRs (q->lock held); verbs_srq.c. */
+void vuser_srq_rearm(struct vuser_srq *srq);
 
 /* A free slot of @q, after taking back those the device used; NULL if none. */
 void *vuser_wq_slot(struct vur_user_dev *d, struct vuser_wq *q);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Memory regions: GET_DMA_MR, REG_USER_MR (from a buffer of driver memory,
- * or from a page list as given), ALLOC_MR (fast registration) and DEREG_MR.
+ * or from a page list as given), ALLOC_MR (fast registration) and DEREG_MR;
+ * memory windows: ALLOC_MW and DEALLOC_MW.
  */
 #include <endian.h>
 #include <errno.h>
@@ -134,4 +135,31 @@ vur_user_dereg_mr(struct vur_user_dev *d, uint32_t mrn)
 	if (d == NULL)
 		return -EINVAL;
 	return vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_DEREG_MR, &c, sizeof(c), NULL, 0);
+}
+
+int
+vur_user_alloc_mw(struct vur_user_dev *d, uint32_t pdn, uint8_t type, struct vur_user_mw *mw)
+{
+	struct virtio_rdma_cmd_alloc_mw c = { .pdn = htole32(pdn), .type = type };
+	struct virtio_rdma_ack_alloc_mw a;
+	int ret;
+
+	if (d == NULL || mw == NULL)
+		return -EINVAL;
+	ret = vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_ALLOC_MW, &c, sizeof(c), &a, sizeof(a));
+	if (ret == 0) {
+		mw->mwn = le32toh(a.mwn);
+		mw->rkey = le32toh(a.rkey);
+	}
+	return ret;
+}
+
+int
+vur_user_dealloc_mw(struct vur_user_dev *d, uint32_t mwn)
+{
+	struct virtio_rdma_cmd_dealloc_mw c = { .mwn = htole32(mwn) };
+
+	if (d == NULL)
+		return -EINVAL;
+	return vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_DEALLOC_MW, &c, sizeof(c), NULL, 0);
 }

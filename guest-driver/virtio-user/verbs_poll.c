@@ -30,6 +30,8 @@ VUSER_SAME_VALUE(VUR_USER_WC_WITH_IMM, VIRTIO_IB_WC_WITH_IMM);
 VUSER_SAME_VALUE(VUR_USER_WC_WITH_INV, VIRTIO_IB_WC_WITH_INVALIDATE);
 VUSER_SAME_VALUE(VUR_USER_WC_LOCAL_INV, VIRTIO_IB_WC_LOCAL_INV);
 VUSER_SAME_VALUE(VUR_USER_WC_REG_MR, VIRTIO_IB_WC_REG_MR);
+VUSER_SAME_VALUE(VUR_USER_WC_BIND_MW, VIRTIO_IB_WC_BIND_MW);
+VUSER_SAME_VALUE(VUR_USER_WC_MW_BIND_ERR, VIRTIO_IB_WC_MW_BIND_ERR);
 
 static void
 wc_from_wire(const struct virtio_rdma_cq_req *w, struct vur_user_wc *wc)
@@ -139,6 +141,7 @@ vur_user_wc_status_str(uint8_t status)
 		[VUR_USER_WC_FATAL_ERR] = "fatal error",
 		[VUR_USER_WC_RESP_TIMEOUT_ERR] = "response timeout error",
 		[VUR_USER_WC_GENERAL_ERR] = "general error",
+		[VUR_USER_WC_MW_BIND_ERR] = "memory bind operation error",
 	};
 
 	return status < sizeof(names) / sizeof(names[0]) ? names[status] : "unknown";

@@ -23,6 +23,7 @@ VUSER_SAME_VALUE(VUR_USER_WR_ATOMIC_FETCH_AND_ADD, VIRTIO_IB_WR_ATOMIC_FETCH_AND
 VUSER_SAME_VALUE(VUR_USER_WR_LOCAL_INV, VIRTIO_IB_WR_LOCAL_INV);
 VUSER_SAME_VALUE(VUR_USER_WR_SEND_WITH_INV, VIRTIO_IB_WR_SEND_WITH_INV);
 VUSER_SAME_VALUE(VUR_USER_WR_REG_MR, VIRTIO_IB_WR_REG_MR);
+VUSER_SAME_VALUE(VUR_USER_WR_BIND_MW, VIRTIO_IB_WR_BIND_MW);
 VUSER_SAME_VALUE(VUR_USER_SEND_FENCE, VIRTIO_IB_SEND_FENCE);
 VUSER_SAME_VALUE(VUR_USER_SEND_SIGNALED, VIRTIO_IB_SEND_SIGNALED);
 VUSER_SAME_VALUE(VUR_USER_SEND_SOLICITED, VIRTIO_IB_SEND_SOLICITED);
@@ -101,6 +102,12 @@ send_to_wire(const struct vuser_qp *qp, const struct vur_user_send_wr *wr, void 
 		r->atomic.rkey = htole32(wr->atomic.rkey);
 		r->atomic.compare_add = htole64(wr->atomic.compare_add);
 		r->atomic.swap = htole64(wr->atomic.swap);
+	} else if (wr->opcode == VIRTIO_IB_WR_BIND_MW) {
+		r->bind.addr = htole64(wr->bind.addr);
+		r->bind.length = htole64(wr->bind.length);
+		r->bind.mr_lkey = htole32(wr->bind.mr_lkey);
+		r->bind.rkey = htole32(wr->bind.rkey);
+		r->bind.access = htole32(wr->bind.access);
 	} else if (ud) {
 		r->ud.remote_qpn = htole32(wr->ud.remote_qpn);
 		r->ud.remote_qkey = htole32(wr->ud.remote_qkey);
@@ -182,36 +189,50 @@ vur_user_post_send(struct vur_user_dev *d, uint32_t qpn, const struct vur_user_s
 }
 
 int
-vur_user_post_recv(struct vur_user_dev *d, uint32_t qpn, const struct vur_user_recv_wr *wr,
-		unsigned int n, unsigned int *bad)
+vuser_post_recv_wq(struct vur_user_dev *d, struct vuser_wq *q, const struct vur_user_recv_wr *wr,
+		unsigned int n, unsigned int *bad, struct vuser_srq *srq)
 {
-	struct vuser_qp *qp = d != NULL ? vuser_qp_get(d, qpn) : NULL;
 	unsigned int i;
 	void *slot;
 	int ret = 0;
 
-	if (qp == NULL || (wr == NULL && n > 0)) {
+	if (wr == NULL && n > 0) {
 		if (bad != NULL)
 			*bad = 0;
 		return -EINVAL;
 	}
-	pthread_mutex_lock(&qp->rq.lock);
+	pthread_mutex_lock(&q->lock);
 	for (i = 0; i < n; i++) {
-		if (wr[i].num_sge > qp->rq.max_sge ||
-				(wr[i].num_sge > 0 && wr[i].sg_list == NULL)) {
+		if (wr[i].num_sge > q->max_sge || (wr[i].num_sge > 0 && wr[i].sg_list == NULL)) {
 			ret = -EINVAL;
 			break;
 		}
-		slot = vuser_wq_slot(d, &qp->rq);
+		slot = vuser_wq_slot(d, q);
 		if (slot == NULL) {
 			ret = -ENOMEM;
 			break;
 		}
-		add(&qp->rq, slot, recv_to_wire(&wr[i], slot));
+		add(q, slot, recv_to_wire(&wr[i], slot));
 	}
-	notify(&qp->rq, i);
-	pthread_mutex_unlock(&qp->rq.lock);
+	if (srq != NULL && i > 0)
+		vuser_srq_rearm(srq); /* before the kick: the device may use them at once */
+	notify(q, i);
+	pthread_mutex_unlock(&q->lock);
 	if (ret < 0 && bad != NULL)
 		*bad = i;
 	return ret;
+}
+
+int
+vur_user_post_recv(struct vur_user_dev *d, uint32_t qpn, const struct vur_user_recv_wr *wr,
+		unsigned int n, unsigned int *bad)
+{
+	struct vuser_qp *qp = d != NULL ? vuser_qp_get(d, qpn) : NULL;
+
+	if (qp == NULL) {
+		if (bad != NULL)
+			*bad = 0;
+		return -EINVAL;
+	}
+	return vuser_post_recv_wq(d, &qp->rq, wr, n, bad, NULL);
 }

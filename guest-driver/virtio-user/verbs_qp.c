@@ -79,6 +79,8 @@ vur_user_create_qp(struct vur_user_dev *d, const struct vur_user_qp_init_attr *a
 	c.send_cqn = htole32(attr->send_cqn);
 	c.recv_cqn = htole32(attr->recv_cqn);
 	cap_to_wire(&attr->cap, &c.cap);
+	c.flags = attr->flags;
+	c.srqn = htole32(attr->srqn);
 	ret = vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_CREATE_QP, &c, sizeof(c), &a, sizeof(a));
 	if (ret < 0)
 		return ret;

@@ -59,6 +59,10 @@ vur_user_query_device(struct vur_user_dev *d, struct vur_user_device_attr *attr)
 	attr->local_ca_ack_delay = a.local_ca_ack_delay;
 	attr->max_fast_reg_page_list_len = le32toh(a.max_fast_reg_page_list_len);
 	attr->atomic_cap = a.atomic_cap;
+	attr->max_mw = le32toh(a.max_mw);
+	attr->max_srq = le32toh(a.max_srq);
+	attr->max_srq_wr = le32toh(a.max_srq_wr);
+	attr->max_srq_sge = le32toh(a.max_srq_sge);
 	attr->max_qp = d->max_qps;
 	attr->max_cq = d->max_cqs;
 	return 0;

@@ -210,6 +210,25 @@ vuser_vring_enable_notify(struct vuser_vring *vr)
 }
 
 void
+vuser_vring_notify_at(struct vuser_vring *vr, uint16_t used_idx)
+{
+	vr->notify_on = false; /* taking used chains leaves used_event alone */
+	if (vr->event_idx)
+		__atomic_store_n(used_event(vr), htole16(used_idx), __ATOMIC_RELAXED);
+	else
+		__atomic_store_n(&vr->avail->flags, 0, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+uint16_t
+vuser_vring_outstanding(const struct vuser_vring *vr)
+{
+	uint16_t used = le16toh(__atomic_load_n(&vr->used->idx, __ATOMIC_ACQUIRE));
+
+	return (uint16_t)(vr->published_idx - used);
+}
+
+void
 vuser_vring_disable_notify(struct vuser_vring *vr)
 {
 	vr->notify_on = false;

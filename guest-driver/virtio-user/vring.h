@@ -101,6 +101,16 @@ int vuser_vring_get_used(struct vuser_vring *vr, void **cookie, uint32_t *len);
  */
 bool vuser_vring_enable_notify(struct vuser_vring *vr);
 
+/*
+ * Ask for a notification when the device's used index passes @used_idx
+ * (used_event, with EVENT_IDX; without it, at every used chain). Taking
+ * used chains does not move it.
+ */
+void vuser_vring_notify_at(struct vuser_vring *vr, uint16_t used_idx);
+
+/* Chains made available and not yet marked used, by the device's used index. */
+uint16_t vuser_vring_outstanding(const struct vuser_vring *vr);
+
 /* Ask the device not to notify (a hint: it may still do so). */
 void vuser_vring_disable_notify(struct vuser_vring *vr);
 

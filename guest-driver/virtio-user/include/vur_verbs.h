@@ -53,6 +53,14 @@ enum vur_user_access_flags {
 	VUR_USER_ACCESS_REMOTE_WRITE = 1 << 1,
 	VUR_USER_ACCESS_REMOTE_READ = 1 << 2,
 	VUR_USER_ACCESS_REMOTE_ATOMIC = 1 << 3, /**< with LOCAL_WRITE; VUR_USER_DEVICE_ATOMIC */
+	/** MWs may be bound to the MR (with VUR_USER_DEVICE_MEM_WINDOW) */
+	VUR_USER_ACCESS_MW_BIND = 1 << 4,
+};
+
+/** Memory window types, as enum ibv_mw_type (type 2 is IBTA's type 2B). */
+enum vur_user_mw_type {
+	VUR_USER_MW_TYPE_1 = 1,
+	VUR_USER_MW_TYPE_2 = 2,
 };
 
 /** QP transport services, as enum ibv_qp_type (SMI is refused by the device). */
@@ -124,6 +132,10 @@ enum vur_user_device_cap_flags {
 	VUR_USER_DEVICE_RC_RNR_NAK_GEN = 1 << 0,
 	/** ALLOC_MR, REG_MR, LOCAL_INV, SEND_WITH_INV (IB_DEVICE_MEM_MGT_EXTENSIONS) */
 	VUR_USER_DEVICE_MEM_MGT_EXTENSIONS = 1 << 1,
+	/** CREATE_SRQ, DESTROY_SRQ and QPs on an SRQ (IBV_DEVICE_SRQ_RESIZE aside) */
+	VUR_USER_DEVICE_SRQ = 1 << 2,
+	/** ALLOC_MW, DEALLOC_MW, BIND_MW, MW_BIND access; types 1 and 2 (IB_DEVICE_MEM_WINDOW) */
+	VUR_USER_DEVICE_MEM_WINDOW = 1 << 3,
 	VUR_USER_DEVICE_ATOMIC = 1 << 4, /**< CMP_AND_SWP and FETCH_AND_ADD on RC */
 };
 
@@ -155,6 +167,10 @@ struct vur_user_device_attr {
 	uint32_t max_qp;                     /**< max_rdma_qps: QP numbers 0 to max_qp - 1 */
 	uint32_t max_cq;                     /**< max_rdma_cqs */
 	uint32_t max_fast_reg_page_list_len; /**< ALLOC_MR's max_num_sg; 0 without the extensions */
+	uint32_t max_mw;                     /**< 0 without VUR_USER_DEVICE_MEM_WINDOW */
+	uint32_t max_srq;                    /**< 0 without VUR_USER_DEVICE_SRQ */
+	uint32_t max_srq_wr;                 /**< also bounded by rdma_queue_size */
+	uint32_t max_srq_sge;
 };
 
 /** QUERY_PORT, with the attributes the spec derives from the configuration. */
@@ -183,6 +199,12 @@ struct vur_user_mr {
 	uint32_t rkey;
 };
 
+/** A new memory window. */
+struct vur_user_mw {
+	uint32_t mwn;
+	uint32_t rkey; /**< key byte 0; a BIND_MW gives it a new low byte */
+};
+
 /** Capacities of a QP, fixed at creation. */
 struct vur_user_qp_cap {
 	uint32_t max_send_wr;
@@ -190,6 +212,12 @@ struct vur_user_qp_cap {
 	uint32_t max_send_sge;
 	uint32_t max_recv_sge;
 	uint32_t max_inline_data;
+};
+
+/** CREATE_QP flags. */
+enum vur_user_qp_create_flags {
+	/** receive WRs come from the SRQ srqn (as ibv_qp_init_attr.srq); cap.max_recv_* are 0 */
+	VUR_USER_QP_F_SRQ = 1 << 0,
 };
 
 /** CREATE_QP. */
@@ -200,6 +228,15 @@ struct vur_user_qp_init_attr {
 	uint32_t send_cqn;
 	uint32_t recv_cqn;
 	struct vur_user_qp_cap cap;
+	uint8_t flags; /**< enum vur_user_qp_create_flags, sent as is */
+	uint32_t srqn; /**< with VUR_USER_QP_F_SRQ: an SRQ of the same PD */
+};
+
+/** CREATE_SRQ, and what vur_user_query_srq() gives back. */
+struct vur_user_srq_attr {
+	uint32_t max_wr;    /**< WRs outstanding at most, 1 to max_srq_wr */
+	uint32_t max_sge;   /**< s/g elements per WR, up to max_srq_sge */
+	uint32_t srq_limit; /**< the armed limit (vur_user_arm_srq()), 0 if not armed */
 };
 
 /** Routing of an address vector. */
@@ -406,6 +443,32 @@ int vur_user_alloc_mr(struct vur_user_dev *dev, uint32_t pdn, uint32_t max_num_s
 int vur_user_dereg_mr(struct vur_user_dev *dev, uint32_t mrn);
 
 /**
+ * ALLOC_MW: a memory window (IBTA 10.6.7, as ibv_alloc_mw()), not bound,
+ * its rkey with key byte 0. A BIND_MW work request (VUR_USER_WR_BIND_MW)
+ * binds it to a range of an MR that has VUR_USER_ACCESS_MW_BIND; a type 2
+ * window then belongs to the QP that bound it until LOCAL_INV or a peer's
+ * SEND_WITH_INV of its key.
+ *
+ * @param dev  an open device with VUR_USER_DEVICE_MEM_WINDOW
+ * @param pdn  its PD
+ * @param type enum vur_user_mw_type (sent as is)
+ * @param mw   receives its handle and key
+ * @return 0, or as vur_user_query_device() (-EIO: refused: no such PD, a
+ *         bad type, max_mw windows live, or no memory windows)
+ */
+int vur_user_alloc_mw(struct vur_user_dev *dev, uint32_t pdn, uint8_t type, struct vur_user_mw *mw);
+
+/**
+ * DEALLOC_MW, bound or not. When it returns 0 the device no longer
+ * accesses memory through the window.
+ *
+ * @param dev an open device
+ * @param mwn the MW
+ * @return 0, or as vur_user_query_device()
+ */
+int vur_user_dealloc_mw(struct vur_user_dev *dev, uint32_t mwn);
+
+/**
  * CREATE_CQ. The device picks an unbound completion virtqueue of at least
  * @p cqe entries; this driver sets every one up with rdma_queue_size
  * entries (vur_user_params). The library then makes @p cqe CQE buffers
@@ -490,6 +553,89 @@ int vur_user_query_qp(struct vur_user_dev *dev, uint32_t qpn, uint32_t attr_mask
  * @return 0, or as vur_user_query_device()
  */
 int vur_user_destroy_qp(struct vur_user_dev *dev, uint32_t qpn);
+
+struct vur_user_recv_wr;
+
+/**
+ * CREATE_SRQ: a shared receive queue of @p attr->max_wr WRs of up to
+ * @p attr->max_sge elements. The device picks its number among the QP
+ * numbers and uses that number's receive virtqueue; the library sets aside
+ * max_wr request slots, as for a QP's receive queue.
+ *
+ * @param dev  an open device with VUR_USER_DEVICE_SRQ
+ * @param pdn  its PD: the PD of the QPs created on it
+ * @param attr max_wr and max_sge (srq_limit is ignored)
+ * @param srqn receives the SRQ number
+ * @return 0, or as vur_user_create_cq()
+ */
+int vur_user_create_srq(struct vur_user_dev *dev, uint32_t pdn,
+		const struct vur_user_srq_attr *attr, uint32_t *srqn);
+
+/**
+ * DESTROY_SRQ, refused (-EREMOTEIO) while QPs created on it are live. The
+ * device gives every WR still on it back used without a CQE; the library
+ * then returns the virtqueue to its initial state.
+ *
+ * @param dev  an open device
+ * @param srqn the SRQ
+ * @return 0, or as vur_user_query_device(), or -EPROTO if the device left
+ *         WRs unused (ROCE-DEV-SRQ-8; the SRQ is gone all the same)
+ */
+int vur_user_destroy_srq(struct vur_user_dev *dev, uint32_t srqn);
+
+/**
+ * Post receive WRs on an SRQ, as vur_user_post_recv() on a QP.
+ *
+ * @return 0, -EINVAL (NULL, no such SRQ, num_sge above its max_sge),
+ *         -ENOMEM (max_wr WRs outstanding)
+ */
+int vur_user_post_srq_recv(struct vur_user_dev *dev, uint32_t srqn,
+		const struct vur_user_recv_wr *wr, unsigned int n, unsigned int *bad);
+
+/**
+ * Arm the SRQ limit, as ibv_modify_srq(IBV_SRQ_LIMIT): the limit event
+ * comes once, when fewer than @p srq_limit WRs remain on the SRQ. The
+ * device has no command for it: the library asks for a used-buffer
+ * notification of the SRQ's virtqueue at that point (used_event with
+ * VIRTIO_RING_F_EVENT_IDX), which makes vur_user_srq_event_fd() readable.
+ * A WR a QP has taken for a message in progress still counts as on the
+ * SRQ, so the event can come one WR per QP late.
+ *
+ * @param dev       an open device
+ * @param srqn      the SRQ
+ * @param srq_limit 1 to max_wr to arm, 0 to disarm
+ * @return 0, or -EINVAL
+ */
+int vur_user_arm_srq(struct vur_user_dev *dev, uint32_t srqn, uint32_t srq_limit);
+
+/**
+ * Whether the armed limit is reached: 1 once (the SRQ is disarmed then,
+ * as IBV_EVENT_SRQ_LIMIT_REACHED is raised once per arming), else 0.
+ * Counts the WRs on the SRQ from its used ring; takes the notification.
+ *
+ * @param dev  an open device
+ * @param srqn the SRQ
+ * @return 1, 0, or -EINVAL
+ */
+int vur_user_srq_limit_reached(struct vur_user_dev *dev, uint32_t srqn);
+
+/**
+ * @param dev  an open device
+ * @param srqn the SRQ
+ * @return the descriptor to poll() for the SRQ's limit notification, or -EINVAL
+ */
+int vur_user_srq_event_fd(const struct vur_user_dev *dev, uint32_t srqn);
+
+/**
+ * @param dev  an open device
+ * @param srqn the SRQ
+ * @param attr receives max_wr, max_sge and the armed limit
+ * @param wrs  receives the WRs on the SRQ now (made available, not used);
+ *             may be NULL
+ * @return 0, or -EINVAL
+ */
+int vur_user_query_srq(struct vur_user_dev *dev, uint32_t srqn, struct vur_user_srq_attr *attr,
+		uint32_t *wrs);
 
 /**
  * CREATE_AH: an address vector for UD and GSI sends.
@@ -578,7 +724,8 @@ enum vur_user_wr_opcode {
 	VUR_USER_WR_RDMA_READ = 4,
 	VUR_USER_WR_ATOMIC_CMP_AND_SWP = 5,   /**< RC; VUR_USER_DEVICE_ATOMIC */
 	VUR_USER_WR_ATOMIC_FETCH_AND_ADD = 6, /**< RC; VUR_USER_DEVICE_ATOMIC */
-	VUR_USER_WR_LOCAL_INV = 7,            /**< inv.invalidate_rkey, an ALLOC_MR MR's key */
+	VUR_USER_WR_LOCAL_INV = 7, /**< inv.invalidate_rkey: an ALLOC_MR MR's or type 2 MW's key */
+	VUR_USER_WR_BIND_MW = 8,   /**< RC and UC: bind, no s/g list */
 	VUR_USER_WR_SEND_WITH_INV = 9, /**< RC: a SEND; the peer invalidates inv.invalidate_rkey */
 	VUR_USER_WR_REG_MR = 10,       /**< fast registration: reg, the page list in sg_list[0] */
 };
@@ -605,6 +752,7 @@ enum vur_user_wc_opcode {
 	VUR_USER_WC_FETCH_ADD = 6, /**< byte_len 8 */
 	VUR_USER_WC_LOCAL_INV = 7,
 	VUR_USER_WC_REG_MR = 8,
+	VUR_USER_WC_BIND_MW = 9,
 };
 
 /**
@@ -630,6 +778,7 @@ enum vur_user_wc_status {
 	VUR_USER_WC_FATAL_ERR,
 	VUR_USER_WC_RESP_TIMEOUT_ERR,
 	VUR_USER_WC_GENERAL_ERR,
+	VUR_USER_WC_MW_BIND_ERR, /**< a BIND_MW failed its checks */
 };
 
 /**
@@ -701,6 +850,20 @@ struct vur_user_send_wr {
 			uint32_t access;    /**< enum vur_user_access_flags */
 			uint8_t page_shift; /**< 12 to 30 */
 		} reg;
+		/**
+		 * BIND_MW: the MW @p rkey names (its key with a new low byte,
+		 * its new rkey) bound to [@p addr, @p addr + @p length) of the
+		 * MR of @p mr_lkey, in that MR's addresses, with the remote
+		 * rights @p access (REMOTE_READ, REMOTE_WRITE). A type 1 MW
+		 * with @p addr 0 and @p length 0 is unbound.
+		 */
+		struct {
+			uint64_t addr;
+			uint64_t length;
+			uint32_t mr_lkey;
+			uint32_t rkey;
+			uint32_t access; /**< enum vur_user_access_flags */
+		} bind;
 	};
 	const struct vur_user_sge *sg_list; /**< without VUR_USER_SEND_INLINE */
 	uint32_t num_sge;

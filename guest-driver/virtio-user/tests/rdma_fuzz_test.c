@@ -6,8 +6,9 @@
  * from a seeded random generator: every opcode, atomics included (and some
  * that do not exist) towards B's RC, UC and UD QPs or QPs that do not exist, headers
  * that disagree with the opcode, PSNs anywhere, lengths that disagree with
- * the headers, R_Keys and addresses in and around B's MR (IETHs naming its
- * MRs or anything), truncations and
+ * the headers, R_Keys and addresses in and around B's MR (its own key, the
+ * keys of a type 1 and a type 2 window bound over it, or anything; IETHs
+ * naming its MRs, its windows or anything), truncations and
  * flipped bytes, each with a valid ICRC (computed here, independently of
  * the backend) so that it gets past the checksum to the transport.
  *
@@ -51,6 +52,7 @@ static struct child backend;
 static struct rdma_ep a, b;
 static struct vur_user_mr umr;
 static struct vur_user_mr fmr; /* B's fast-registration MR (free): what an IETH may name */
+static uint32_t mw_keys[2];    /* B's windows over its MR: type 1, type 2 (bound to b_rc) */
 static uint32_t b_rc, b_uc, b_ud, a_rc, a_uc; /* the QPs packets aim at, and their peers */
 static uint32_t rng = SEED;
 
@@ -198,7 +200,7 @@ make_frame(uint8_t *f)
 		uint64_t va = MR_IOVA + pick(MR_LEN + 8192) - 4096;
 
 		put64(p, pick(8) ? va : ((uint64_t)rnd() << 32 | rnd()));
-		put32(p + 8, pick(6) ? umr.rkey : rnd());
+		put32(p + 8, pick(6) ? (pick(3) ? umr.rkey : mw_keys[pick(2)]) : rnd());
 		put32(p + 12, pick(4) ? pay : (pick(2) ? pick(MR_LEN * 2) : rnd()));
 		p += 16;
 	}
@@ -230,9 +232,9 @@ make_frame(uint8_t *f)
 	}
 	if (ext & IETH) {
 		/* B's fast MR (free: invalidated again), its user MR (refused), or anything */
-		uint32_t keys[3] = { fmr.rkey, umr.rkey, rnd() };
+		uint32_t keys[5] = { fmr.rkey, umr.rkey, mw_keys[0], mw_keys[1], rnd() };
 
-		put32(p, keys[pick(3)]);
+		put32(p, keys[pick(5)]);
 		p += 4;
 	}
 	for (uint32_t i = 0; i < pay; i++)
@@ -336,6 +338,41 @@ create_b_qp(uint8_t type, uint32_t *qpn)
 	return vur_user_create_qp(b.d, &ia, qpn);
 }
 
+/* A type 1 window over the middle of B's MR, a type 2 one over all of it on b_rc. */
+static void
+bind_windows(void)
+{
+	struct vur_user_send_wr q = {
+		.opcode = VUR_USER_WR_BIND_MW,
+		.send_flags = VUR_USER_SEND_SIGNALED,
+	};
+	struct vur_user_wc wc;
+	struct vur_user_mw w;
+	int got = 0;
+
+	for (int i = 0; i < 2; i++) {
+		TAP_EQ(vur_user_alloc_mw(b.d, b.pdn, VUR_USER_MW_TYPE_1 + i, &w), 0);
+		mw_keys[i] = (w.rkey & ~0xffu) | (uint8_t)(0x41 + i);
+		q.wr_id = 0x1000 + i;
+		q.bind.addr = MR_IOVA + (i == 0 ? 1024 : 0);
+		q.bind.length = MR_LEN - (i == 0 ? 2048 : 0);
+		q.bind.mr_lkey = umr.lkey;
+		q.bind.rkey = mw_keys[i];
+		q.bind.access = VUR_USER_ACCESS_REMOTE_READ | VUR_USER_ACCESS_REMOTE_WRITE;
+		TAP_EQ(vur_user_post_send(b.d, b_rc, &q, 1, NULL), 0);
+	}
+	for (int n = 0; n < 1000 && got < 2; n++) {
+		if (vur_user_poll_cq(b.d, b.cqn, &wc, 1) == 1) {
+			TAP_EQ(wc.status, VUR_USER_WC_SUCCESS);
+			TAP_EQ(wc.opcode, VUR_USER_WC_BIND_MW);
+			got++;
+		} else {
+			poll(NULL, 0, 1);
+		}
+	}
+	TAP_EQ(got, 2);
+}
+
 static void
 set_up(void)
 {
@@ -356,7 +393,8 @@ set_up(void)
 	TAP_EQ(vur_user_reg_mr(b.d, b.pdn,
 			       VUR_USER_ACCESS_LOCAL_WRITE | VUR_USER_ACCESS_REMOTE_WRITE |
 					       VUR_USER_ACCESS_REMOTE_READ |
-					       VUR_USER_ACCESS_REMOTE_ATOMIC,
+					       VUR_USER_ACCESS_REMOTE_ATOMIC |
+					       VUR_USER_ACCESS_MW_BIND,
 			       b.buf + MR_OFF, MR_LEN, MR_IOVA, &umr),
 			0);
 	TAP_EQ(vur_user_alloc_mr(b.d, b.pdn, 4, &fmr), 0);
@@ -381,6 +419,7 @@ set_up(void)
 	}
 	TAP_EQ(rdma_connect_qp(&b, b_uc, VUR_USER_QPT_UC, &a, a_uc, 0, 0, 0), 0);
 	TAP_EQ(rdma_connect_qp(&b, b_ud, VUR_USER_QPT_UD, &a, 0, 0, 0, 0), 0);
+	bind_windows();
 	/* A's QPs stay in RESET: B's answers to them are dropped, as a real peer's would be */
 	feed_b();
 }

@@ -496,9 +496,7 @@ attribute_ranges(void)
 	if (!have_limits() || !begin())
 		return;
 	qpn = qp_setup(VUR_USER_QPT_RC);
-	a.qp_access_flags = 1u << 4; /* MW_BIND: no memory windows yet */
-	REFUSED(modify(qpn, a, VUR_USER_QPS_INIT, VUR_USER_QP_STATE | VUR_USER_QP_ACCESS_FLAGS));
-	a.qp_access_flags = 1u << 5;
+	a.qp_access_flags = 1u << 5; /* no such access flag */
 	REFUSED(modify(qpn, a, VUR_USER_QPS_INIT, VUR_USER_QP_STATE | VUR_USER_QP_ACCESS_FLAGS));
 	a = rc_attr();
 	TAP_EQ(modify(qpn, a, VUR_USER_QPS_INIT, VUR_USER_QP_STATE | VUR_USER_QP_ACCESS_FLAGS), 0);

@@ -206,6 +206,7 @@ command_padding_is_ignored(void)
 	cq.pdn = htole32(pdn);
 	cq.qp_type = VIRTIO_IB_QPT_RC;
 	cq.sq_sig_all = 0;
+	cq.flags = 0; /* a field now (ROCE-DEV-QP-19); srqn stays 0xff.., ignored without F_SRQ */
 	cq.send_cqn = cq.recv_cqn = htole32(cqn);
 	cq.cap.max_send_wr = cq.cap.max_recv_wr = htole32(8);
 	cq.cap.max_send_sge = cq.cap.max_recv_sge = htole32(1);
@@ -248,10 +249,15 @@ query_device_within_spec(void)
 	if (!begin())
 		return;
 	TAP_EQ(vur_user_query_device(dev, &a), 0);
-	/* RC RNR NAK generation, the Base Memory Management Extensions and atomics */
+	/* RC RNR NAK generation, the Base Memory Management Extensions, SRQs, windows, atomics */
 	TAP_EQ(a.device_cap_flags,
 			VUR_USER_DEVICE_RC_RNR_NAK_GEN | VUR_USER_DEVICE_MEM_MGT_EXTENSIONS |
+					VUR_USER_DEVICE_SRQ | VUR_USER_DEVICE_MEM_WINDOW |
 					VUR_USER_DEVICE_ATOMIC);
+	TAP_EQ(a.max_mw, 4096);
+	TAP_EQ(a.max_srq, 62);
+	TAP_EQ(a.max_srq_wr, 1024);
+	TAP_EQ(a.max_srq_sge, 16);
 	TAP_EQ(a.max_fast_reg_page_list_len, 512);
 	TAP_EQ(a.atomic_cap, VUR_USER_ATOMIC_GLOB); /* CPU atomics on the driver's memory */
 	TAP_EQ(a.page_size_cap, 4096);
