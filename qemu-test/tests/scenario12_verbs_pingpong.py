@@ -241,6 +241,7 @@ def scenario(tap, qemu, image, sock_dir):
             qps_on_both_data_paths(tap, backend, socks[:2])
         for g in guests:
             guest.finish(tap, g, 120)
+        atomics_executed(tap, backend, guests, socks[:2])
         for s in socks:
             d = backend.device(s)
             tap.case(f'no_control_errors_{os.path.basename(s)}', d['ctrl_errors'] == 0,
@@ -250,6 +251,18 @@ def scenario(tap, qemu, image, sock_dir):
         for g in guests:
             g.close()
         guest.stop_backend(tap, backend, 'backend_stops_cleanly')
+
+
+def atomics_executed(tap, backend, guests, socks):
+    """The devices executed the atomic runs' operations as responders
+    (rdma_atomics; ib_atomic_bw -n 200 and ib_atomic_lat -n 100: 300 at
+    least), or none when the guests found no atomics and skipped them."""
+    ran = any(n == 'device_atomics' and d.startswith('has them')
+              for n, _, d in guests[0].results()[0])
+    counts = {os.path.basename(s): backend.device(s).get('rdma_atomics') for s in socks}
+    total = sum(c or 0 for c in counts.values())
+    tap.case('atomics_executed' if ran else 'no_atomics_executed',
+             total >= 300 if ran else total == 0, counts)
 
 
 def qps_on_both_data_paths(tap, backend, socks):

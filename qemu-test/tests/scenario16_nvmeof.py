@@ -31,7 +31,9 @@ runs in the kernels.
   ib_drain_qp(), which needs the device's flush completions) and the
   namespace is gone; the target removes its configfs objects and unloads
   nvmet-rdma and nvmet.
-- Neither kernel log has a WARNING, BUG or call trace.
+- Neither kernel log has a WARNING, BUG or call trace; neither device
+  completed a WR in error or answered a request with a NAK, and both
+  flushed WRs (the drains).
 
 It passes only on a backend with fast registration
 (VIRTIO_IB_DEVICE_MEM_MGT_EXTENSIONS); without it the host's result
@@ -222,6 +224,14 @@ def scenario(tap, qemu, image, sock_dir):
             d = backend.device(s)
             tap.case(f'no_control_errors_{os.path.basename(s)}', d['ctrl_errors'] == 0,
                      {k: v for k, v in d.items() if re.match(r'ctrl_|qps|cqs|mrs', k)})
+            # No WR failed and no request was refused; the drains at
+            # disconnect show as flushed WRs (every queue moved to ERR).
+            eng = {k: d.get(f'rdma_{k}') for k in ('wr_errors', 'nak_inv', 'nak_access',
+                                                   'nak_op', 'flushed', 'cqes')}
+            tap.case(f'no_wr_errors_queues_drained_{os.path.basename(s)}',
+                     eng['wr_errors'] == 0 and eng['nak_inv'] == 0 and
+                     eng['nak_access'] == 0 and eng['nak_op'] == 0 and (eng['flushed'] or 0) > 0,
+                     eng)
     finally:
         for g in guests:
             g.close()
