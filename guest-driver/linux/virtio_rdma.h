@@ -108,6 +108,15 @@ struct virtio_rdma_dev {
 	bool has_port_speed;		/* VIRTIO_NET_F_ROCE_PORT_SPEED negotiated */
 	u32 max_rdma_qps;
 	u32 max_rdma_cqs;
+	/*
+	 * QUERY_DEVICE at probe: fixed for the device's life
+	 * (ROCE-DEV-ATTR-1). caps holds the defined VIRTIO_IB_DEVICE_* bits
+	 * only (ROCE-DRV-ATTR-2); what it lacks is never posted, set or
+	 * claimed (ROCE-DRV-ATTR-4).
+	 */
+	struct virtio_rdma_ack_query_device attr;
+	u64 caps;
+	unsigned long warned_ops[BITS_TO_LONGS(64)];	/* WR opcodes refused, logged */
 
 	/* RDMA objects (virtio_rdma_res.c) */
 	bool user_rings;		/* user CQs and QPs possible */
@@ -253,6 +262,23 @@ struct virtio_rdma_ucontext {
 	struct ib_ucontext ibuc;
 };
 
+struct virtio_rdma_mr {
+	struct ib_mr ibmr;
+	struct virtio_rdma_dev *dev;
+	struct ib_umem *umem;		/* user MR; NULL for the others */
+	u32 mrn;
+	/*
+	 * Fast registration MR: the page list a REG_MR WR names (le64
+	 * driver addresses, one per page of mr->page_size), filled by
+	 * map_mr_sg, guest-physical at pages_pa.
+	 */
+	__le64 *pages;
+	phys_addr_t pages_pa;
+	u32 npages;
+	u32 max_pages;
+	struct virtio_rdma_zombie zombie;
+};
+
 static inline struct virtio_rdma_pd *to_vpd(struct ib_pd *ibpd)
 {
 	return container_of(ibpd, struct virtio_rdma_pd, ibpd);
@@ -271,6 +297,18 @@ static inline struct virtio_rdma_qp *to_vqp(struct ib_qp *ibqp)
 static inline struct virtio_rdma_ah *to_vah(struct ib_ah *ibah)
 {
 	return container_of(ibah, struct virtio_rdma_ah, ibah);
+}
+
+static inline struct virtio_rdma_mr *to_vmr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct virtio_rdma_mr, ibmr);
+}
+
+/* Whether the device reports capability @cap (VIRTIO_IB_DEVICE_*). */
+static inline bool virtio_rdma_has_cap(const struct virtio_rdma_dev *dev,
+				       u64 cap)
+{
+	return dev->caps & cap;
 }
 
 /* The RDMA virtqueue of CQ @cqn, of the send and receive queues of QP @qpn. */
@@ -319,6 +357,7 @@ void virtio_rdma_rx_done(struct virtqueue *vq);
 void virtio_rdma_tx_done(struct virtqueue *vq);
 
 /* virtio_rdma_ib.c */
+int virtio_rdma_dev_attr_init(struct virtio_rdma_dev *dev);
 int virtio_rdma_ib_register(struct virtio_rdma_dev *dev);
 void virtio_rdma_ib_unregister(struct virtio_rdma_dev *dev);
 
@@ -358,6 +397,8 @@ static inline bool virtio_rdma_cmd_lost(int ret)
 void virtio_rdma_pd_get(struct virtio_rdma_pd_res *pd);
 void virtio_rdma_pd_put(struct virtio_rdma_pd_res *pd);
 u32 virtio_rdma_access_flags(int ib_flags);
+int virtio_rdma_wire_access(struct virtio_rdma_dev *dev, int access,
+			    u32 *wire);
 int virtio_rdma_ib_access_flags(u32 flags);
 
 /* virtio_rdma_mr.c */
@@ -373,6 +414,10 @@ struct ib_mr *virtio_rdma_reg_user_mr(struct ib_pd *ibpd, u64 start,
 				      struct ib_udata *udata);
 #endif
 int virtio_rdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *virtio_rdma_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+				   u32 max_num_sg);
+int virtio_rdma_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
+			  int sg_nents, unsigned int *sg_offset);
 
 /* virtio_rdma_cq.c */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)

@@ -14,53 +14,105 @@
 
 #include "virtio_rdma.h"
 
+/*
+ * QUERY_DEVICE once, at probe after DRIVER_OK: the values are fixed for the
+ * device's life (ROCE-DEV-ATTR-1), and the data path needs the capabilities
+ * before ib_core asks (a WR or an access flag of a capability the device
+ * lacks is refused, ROCE-DRV-ATTR-4).
+ */
+int virtio_rdma_dev_attr_init(struct virtio_rdma_dev *dev)
+{
+	struct virtio_rdma_ack_query_device *a = &dev->attr;
+	int ret;
+
+	ret = virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_QUERY_DEVICE,
+				   NULL, 0, a, sizeof(*a));
+	if (ret)
+		return ret;
+	/* ROCE-DRV-ATTR-2: only the defined bits are read. */
+	dev->caps = le64_to_cpu(a->device_cap_flags) &
+		    (VIRTIO_IB_DEVICE_RC_RNR_NAK_GEN |
+		     VIRTIO_IB_DEVICE_MEM_MGT_EXTENSIONS |
+		     VIRTIO_IB_DEVICE_SRQ | VIRTIO_IB_DEVICE_MEM_WINDOW |
+		     VIRTIO_IB_DEVICE_ATOMIC);
+	/* ROCE-DEV-ATTR-13: fast registration needs room for a page. */
+	if (virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_MEM_MGT_EXTENSIONS) &&
+	    !le32_to_cpu(a->max_fast_reg_page_list_len)) {
+		dev_warn(&dev->vdev->dev,
+			 "MEM_MGT_EXTENSIONS with max_fast_reg_page_list_len 0: not used\n");
+		dev->caps &= ~VIRTIO_IB_DEVICE_MEM_MGT_EXTENSIONS;
+	}
+	/* ROCE-DEV-ATTR-11 */
+	if (virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_ATOMIC) &&
+	    a->atomic_cap != VIRTIO_IB_ATOMIC_HCA &&
+	    a->atomic_cap != VIRTIO_IB_ATOMIC_GLOB) {
+		dev_warn(&dev->vdev->dev,
+			 "ATOMIC with atomic_cap %u: not used\n", a->atomic_cap);
+		dev->caps &= ~VIRTIO_IB_DEVICE_ATOMIC;
+	}
+	dev_info(&dev->vdev->dev,
+		 "capabilities:%s%s%s (fast registration %u pages, vendor 0x%x part 0x%x)\n",
+		 virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_MEM_MGT_EXTENSIONS) ?
+		 " mem_mgt_extensions" : "",
+		 virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_ATOMIC) ?
+		 " atomic" : "",
+		 virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_RC_RNR_NAK_GEN) ?
+		 " rc_rnr_nak_gen" : "",
+		 le32_to_cpu(a->max_fast_reg_page_list_len),
+		 le32_to_cpu(a->vendor_id), le32_to_cpu(a->vendor_part_id));
+	return 0;
+}
+
 static int virtio_rdma_query_device(struct ib_device *ibdev,
 				    struct ib_device_attr *attr,
 				    struct ib_udata *udata)
 {
 	struct virtio_rdma_dev *dev = to_vdev_rdma(ibdev);
+	const struct virtio_rdma_ack_query_device *a = &dev->attr;
 	u32 sq_vq = virtio_rdma_sq_vq(dev, 0), cq_vq = virtio_rdma_cq_vq(dev, 0);
-	struct virtio_rdma_ack_query_device ack;
-	u64 caps;
-	int ret;
 
 	/* ib_core's own query at registration has no udata on 7.x. */
 	if (udata && (udata->inlen || udata->outlen))
 		return -EINVAL;
-	ret = virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_QUERY_DEVICE,
-				   NULL, 0, &ack, sizeof(ack));
-	if (ret)
-		return ret;
 
 	memset(attr, 0, sizeof(*attr));
-	/* ROCE-DRV-ATTR-2: only the defined capability bit is read. */
-	caps = le64_to_cpu(ack.device_cap_flags);
-	if (caps & VIRTIO_IB_DEVICE_RC_RNR_NAK_GEN)
+	if (virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_RC_RNR_NAK_GEN))
 		attr->device_cap_flags |= IB_DEVICE_RC_RNR_NAK_GEN;
+	/* ALLOC_MR, REG_MR, LOCAL_INV, SEND_WITH_INV: what ULPs look for. */
+	if (virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_MEM_MGT_EXTENSIONS)) {
+		attr->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
+		attr->max_fast_reg_page_list_len =
+			le32_to_cpu(a->max_fast_reg_page_list_len);
+	}
 	attr->sys_image_guid = ibdev->node_guid;
-	attr->max_mr_size = le64_to_cpu(ack.max_mr_size);
-	attr->page_size_cap = le64_to_cpu(ack.page_size_cap);
+	attr->vendor_id = le32_to_cpu(a->vendor_id);
+	attr->vendor_part_id = le32_to_cpu(a->vendor_part_id);
+	attr->max_mr_size = le64_to_cpu(a->max_mr_size);
+	attr->page_size_cap = le64_to_cpu(a->page_size_cap);
 	/* ROCE-DRV-ATTR-1: hw_ver is for diagnostics only. */
-	attr->hw_ver = le32_to_cpu(ack.hw_ver);
+	attr->hw_ver = le32_to_cpu(a->hw_ver);
 	attr->max_qp = dev->max_rdma_qps;
 	/* A WR or CQE is a slot of a virtqueue: no more than its size. */
-	attr->max_qp_wr = min(le32_to_cpu(ack.max_qp_wr),
+	attr->max_qp_wr = min(le32_to_cpu(a->max_qp_wr),
 			      virtqueue_get_vring_size(dev->vqs[sq_vq]));
-	attr->max_send_sge = le32_to_cpu(ack.max_send_sge);
-	attr->max_recv_sge = le32_to_cpu(ack.max_recv_sge);
-	attr->max_sge_rd = le32_to_cpu(ack.max_sge_rd);
+	attr->max_send_sge = le32_to_cpu(a->max_send_sge);
+	attr->max_recv_sge = le32_to_cpu(a->max_recv_sge);
+	attr->max_sge_rd = le32_to_cpu(a->max_sge_rd);
 	attr->max_cq = dev->max_rdma_cqs;
-	attr->max_cqe = min(le32_to_cpu(ack.max_cqe),
+	attr->max_cqe = min(le32_to_cpu(a->max_cqe),
 			    virtqueue_get_vring_size(dev->vqs[cq_vq]));
-	attr->max_mr = le32_to_cpu(ack.max_mr);
-	attr->max_pd = le32_to_cpu(ack.max_pd);
-	attr->max_qp_rd_atom = le32_to_cpu(ack.max_qp_rd_atom);
-	attr->max_qp_init_rd_atom = le32_to_cpu(ack.max_qp_init_rd_atom);
+	attr->max_mr = le32_to_cpu(a->max_mr);
+	attr->max_pd = le32_to_cpu(a->max_pd);
+	attr->max_qp_rd_atom = le32_to_cpu(a->max_qp_rd_atom);
+	attr->max_qp_init_rd_atom = le32_to_cpu(a->max_qp_init_rd_atom);
 	attr->max_res_rd_atom = attr->max_qp_rd_atom * attr->max_qp;
-	attr->max_ah = le32_to_cpu(ack.max_ah);
+	attr->max_ah = le32_to_cpu(a->max_ah);
 	attr->max_pkeys = 1;
-	attr->local_ca_ack_delay = ack.local_ca_ack_delay;
+	attr->local_ca_ack_delay = a->local_ca_ack_delay;
 	attr->atomic_cap = IB_ATOMIC_NONE;
+	if (virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_ATOMIC))
+		attr->atomic_cap = a->atomic_cap == VIRTIO_IB_ATOMIC_GLOB ?
+				   IB_ATOMIC_GLOB : IB_ATOMIC_HCA;
 	return 0;
 }
 
@@ -188,6 +240,8 @@ u32 virtio_rdma_access_flags(int ib_flags)
 		flags |= VIRTIO_IB_ACCESS_REMOTE_WRITE;
 	if (ib_flags & IB_ACCESS_REMOTE_READ)
 		flags |= VIRTIO_IB_ACCESS_REMOTE_READ;
+	if (ib_flags & IB_ACCESS_REMOTE_ATOMIC)
+		flags |= VIRTIO_IB_ACCESS_REMOTE_ATOMIC;
 	return flags;
 }
 
@@ -201,7 +255,33 @@ int virtio_rdma_ib_access_flags(u32 flags)
 		ib_flags |= IB_ACCESS_REMOTE_WRITE;
 	if (flags & VIRTIO_IB_ACCESS_REMOTE_READ)
 		ib_flags |= IB_ACCESS_REMOTE_READ;
+	if (flags & VIRTIO_IB_ACCESS_REMOTE_ATOMIC)
+		ib_flags |= IB_ACCESS_REMOTE_ATOMIC;
 	return ib_flags;
+}
+
+/*
+ * The access rights of an MR (user, DMA, or a REG_MR WR) on the wire:
+ * LOCAL_WRITE and the REMOTE_* rights, REMOTE_ATOMIC only with the
+ * capability (ROCE-DRV-ATTR-4); the remote writers need LOCAL_WRITE
+ * (ROCE-DRV-MR-3, -4). MW binding, zero-based MRs and ODP: EOPNOTSUPP.
+ */
+int virtio_rdma_wire_access(struct virtio_rdma_dev *dev, int access,
+			    u32 *wire)
+{
+	int have = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+		   IB_ACCESS_REMOTE_READ;
+
+	if (virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_ATOMIC))
+		have |= IB_ACCESS_REMOTE_ATOMIC;
+	access &= ~IB_ACCESS_OPTIONAL;
+	if (access & ~have)
+		return -EOPNOTSUPP;
+	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IB_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	*wire = virtio_rdma_access_flags(access);
+	return 0;
 }
 
 /*
@@ -312,6 +392,7 @@ static const struct ib_device_ops virtio_rdma_ib_ops = {
 	 * provider: ib_mad opens its GSI QP, ib_cm and rdma_cm attach.
 	 */
 	.add_gid = virtio_rdma_add_gid,
+	.alloc_mr = virtio_rdma_alloc_mr,
 	.alloc_pd = virtio_rdma_alloc_pd,
 	.alloc_ucontext = virtio_rdma_alloc_ucontext,
 	.create_ah = virtio_rdma_create_ah,
@@ -333,6 +414,7 @@ static const struct ib_device_ops virtio_rdma_ib_ops = {
 	.get_dma_mr = virtio_rdma_get_dma_mr,
 	.get_link_layer = virtio_rdma_get_link_layer,
 	.get_port_immutable = virtio_rdma_get_port_immutable,
+	.map_mr_sg = virtio_rdma_map_mr_sg,
 	.mmap = virtio_rdma_mmap,
 	.mmap_free = virtio_rdma_mmap_free,
 	.modify_qp = virtio_rdma_modify_qp,

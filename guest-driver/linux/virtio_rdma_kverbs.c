@@ -15,6 +15,8 @@
  * backend on other CPUs): slots and ring entries before avail->idx,
  * avail->idx before the event index, used->idx before the used element.
  */
+#include <linux/delay.h>
+#include <linux/log2.h>
 #include <linux/virtio_ring.h>
 #include <rdma/ib_verbs.h>
 
@@ -104,10 +106,61 @@ static bool qp_is_ud(const struct virtio_rdma_qp_res *qp)
 	       qp->qp_type == VIRTIO_IB_QPT_GSI;
 }
 
-/* ib_wr_opcode -> enum virtio_ib_wr_opcode, by what the QP type allows. */
+static const char *wr_opcode_name(enum ib_wr_opcode opcode)
+{
+	switch (opcode) {
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return "ATOMIC_CMP_AND_SWP";
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return "ATOMIC_FETCH_AND_ADD";
+	case IB_WR_LOCAL_INV:
+		return "LOCAL_INV";
+	case IB_WR_SEND_WITH_INV:
+		return "SEND_WITH_INV";
+	case IB_WR_REG_MR:
+		return "REG_MR";
+	case IB_WR_BIND_MW:
+		return "BIND_MW";
+	case IB_WR_RDMA_READ_WITH_INV:
+		return "RDMA_READ_WITH_INV";
+	case IB_WR_MASKED_ATOMIC_CMP_AND_SWP:
+		return "MASKED_ATOMIC_CMP_AND_SWP";
+	case IB_WR_MASKED_ATOMIC_FETCH_AND_ADD:
+		return "MASKED_ATOMIC_FETCH_AND_ADD";
+	case IB_WR_LSO:
+		return "LSO";
+	case IB_WR_REG_MR_INTEGRITY:
+		return "REG_MR_INTEGRITY";
+	default:
+		return "unknown";
+	}
+}
+
+/*
+ * An opcode this device or driver does not have: -EINVAL, and its name in
+ * the log once per device (a ULP that needs it shows why it fails).
+ */
+static int wr_unsupported(struct virtio_rdma_dev *dev,
+			  enum ib_wr_opcode opcode, const char *why)
+{
+	if (!test_and_set_bit(min_t(u32, opcode, 63), dev->warned_ops))
+		dev_warn(&dev->vdev->dev,
+			 "work request opcode %s (%u) refused: %s\n",
+			 wr_opcode_name(opcode), opcode, why);
+	return -EINVAL;
+}
+
+/*
+ * ib_wr_opcode -> enum virtio_ib_wr_opcode, by what the device reports
+ * (ROCE-DRV-ATTR-4) and the QP type allows: a caller's mistake (RDMA on
+ * UD, atomics on UC) is -EINVAL without a log line.
+ */
 static int wr_opcode(const struct virtio_rdma_qp_res *qp,
 		     enum ib_wr_opcode opcode, u8 *op)
 {
+	struct virtio_rdma_dev *dev = qp->dev;
+	bool rc = qp->qp_type == VIRTIO_IB_QPT_RC;
+
 	switch (opcode) {
 	case IB_WR_SEND:
 		*op = VIRTIO_IB_WR_SEND;
@@ -123,9 +176,34 @@ static int wr_opcode(const struct virtio_rdma_qp_res *qp,
 		return qp_is_ud(qp) ? -EINVAL : 0;
 	case IB_WR_RDMA_READ:
 		*op = VIRTIO_IB_WR_RDMA_READ;
-		return qp->qp_type == VIRTIO_IB_QPT_RC ? 0 : -EINVAL;
+		return rc ? 0 : -EINVAL;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		if (!virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_ATOMIC))
+			return wr_unsupported(dev, opcode,
+					      "the device has no atomics");
+		*op = opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
+		      VIRTIO_IB_WR_ATOMIC_CMP_AND_SWP :
+		      VIRTIO_IB_WR_ATOMIC_FETCH_AND_ADD;
+		return rc ? 0 : -EINVAL;	/* ROCE-DEV-ATOMIC-1 */
+	case IB_WR_LOCAL_INV:
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_REG_MR:
+		if (!virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_MEM_MGT_EXTENSIONS))
+			return wr_unsupported(dev, opcode,
+					      "the device has no fast registration");
+		if (opcode == IB_WR_LOCAL_INV) {
+			*op = VIRTIO_IB_WR_LOCAL_INV;
+			return 0;
+		}
+		if (opcode == IB_WR_REG_MR) {
+			*op = VIRTIO_IB_WR_REG_MR;
+			return 0;
+		}
+		*op = VIRTIO_IB_WR_SEND_WITH_INV;
+		return rc ? 0 : -EINVAL;	/* ROCE-DEV-INV-3 */
 	default:
-		return -EINVAL;
+		return wr_unsupported(dev, opcode, "not implemented");
 	}
 }
 
@@ -166,6 +244,52 @@ static int wr_inline(const struct virtio_rdma_uq *sq,
 	return 0;
 }
 
+/*
+ * IB_WR_REG_MR: the MR's page list (map_mr_sg) as the one s/g element, lkey
+ * 0 (ROCE-DRV-FRMR-2); the key byte the ULP chose (ib_update_fast_reg_key())
+ * in reg_wr->key.
+ */
+static int wr_reg_mr(const struct virtio_rdma_qp_res *qp,
+		     const struct ib_reg_wr *wr, struct virtio_rdma_sq_req *req)
+{
+	struct virtio_rdma_mr *mr = to_vmr(wr->mr);
+	u32 access;
+	int ret;
+
+	if (!mr->pages || !mr->npages ||
+	    (wr->key >> 8) != (mr->ibmr.lkey >> 8))
+		return -EINVAL;
+	ret = virtio_rdma_wire_access(qp->dev, wr->access, &access);
+	if (ret)
+		return -EINVAL;
+	req->reg.iova = cpu_to_le64(mr->ibmr.iova);
+	req->reg.length = cpu_to_le64(mr->ibmr.length);
+	req->reg.key = cpu_to_le32(wr->key);
+	req->reg.access = cpu_to_le32(access);
+	req->reg.page_shift = ilog2(mr->ibmr.page_size);
+	req->num_sge = cpu_to_le32(1);
+	req->sg_list[0].addr = cpu_to_le64(mr->pages_pa);
+	req->sg_list[0].length = cpu_to_le32(mr->npages * sizeof(*mr->pages));
+	req->sg_list[0].lkey = 0;
+	return 0;
+}
+
+/* ROCE-DRV-ATOMIC-1: 8 aligned bytes, one 8-byte s/g element for the result. */
+static int wr_atomic(const struct ib_atomic_wr *wr,
+		     struct virtio_rdma_sq_req *req)
+{
+	if (wr->wr.num_sge != 1 || wr->wr.sg_list[0].length != 8 ||
+	    !IS_ALIGNED(wr->remote_addr, 8))
+		return -EINVAL;
+	req->atomic.remote_addr = cpu_to_le64(wr->remote_addr);
+	req->atomic.rkey = cpu_to_le32(wr->rkey);
+	req->atomic.compare_add = cpu_to_le64(wr->compare_add);
+	/* ROCE-DRV-WR-4: unused for FETCH_AND_ADD, so zero. */
+	if (wr->wr.opcode == IB_WR_ATOMIC_CMP_AND_SWP)
+		req->atomic.swap = cpu_to_le64(wr->swap);
+	return 0;
+}
+
 static int build_send_req(const struct virtio_rdma_qp_res *qp,
 			  const struct ib_send_wr *wr,
 			  struct virtio_rdma_sq_req *req)
@@ -179,8 +303,12 @@ static int build_send_req(const struct virtio_rdma_qp_res *qp,
 		return ret;
 	if (wr->send_flags & ~KQ_SEND_FLAGS)
 		return -EINVAL;
-	if (wr->num_sge < 0 || (inl && op == VIRTIO_IB_WR_RDMA_READ) ||
-	    (!inl && wr->num_sge > qp->sq.k.max_sge))
+	if (wr->num_sge < 0 || (!inl && wr->num_sge > qp->sq.k.max_sge))
+		return -EINVAL;
+	/* Inline data is a message to send: not what these read or register. */
+	if (inl && op != VIRTIO_IB_WR_SEND && op != VIRTIO_IB_WR_SEND_WITH_IMM &&
+	    op != VIRTIO_IB_WR_SEND_WITH_INV && op != VIRTIO_IB_WR_RDMA_WRITE &&
+	    op != VIRTIO_IB_WR_RDMA_WRITE_WITH_IMM)
 		return -EINVAL;
 	if (qp_is_ud(qp) && (!ud_wr(wr)->ah || ud_wr(wr)->remote_qpn >> 24))
 		return -EINVAL;
@@ -190,18 +318,44 @@ static int build_send_req(const struct virtio_rdma_qp_res *qp,
 	req->wr_id = cpu_to_le64(wr->wr_id);	/* or wr_cqe: a union */
 	req->opcode = op;
 	req->send_flags = wr_send_flags(wr->send_flags);
-	if (op == VIRTIO_IB_WR_SEND_WITH_IMM ||
-	    op == VIRTIO_IB_WR_RDMA_WRITE_WITH_IMM)
-		req->imm_data = wr->ex.imm_data;	/* network order, both */
 
-	if (qp_is_ud(qp)) {
-		req->ud.remote_qpn = cpu_to_le32(ud_wr(wr)->remote_qpn);
-		req->ud.remote_qkey = cpu_to_le32(ud_wr(wr)->remote_qkey);
-		req->ud.ah = cpu_to_le32(to_vah(ud_wr(wr)->ah)->ahn);
-	} else if (op != VIRTIO_IB_WR_SEND &&
-		   op != VIRTIO_IB_WR_SEND_WITH_IMM) {
+	switch (op) {
+	case VIRTIO_IB_WR_SEND_WITH_IMM:
+	case VIRTIO_IB_WR_RDMA_WRITE_WITH_IMM:
+		req->imm_data = wr->ex.imm_data;	/* network order, both */
+		break;
+	case VIRTIO_IB_WR_SEND_WITH_INV:
+	case VIRTIO_IB_WR_LOCAL_INV:
+		req->inv.invalidate_rkey = cpu_to_le32(wr->ex.invalidate_rkey);
+		break;
+	}
+
+	switch (op) {
+	case VIRTIO_IB_WR_SEND:
+	case VIRTIO_IB_WR_SEND_WITH_IMM:
+		if (qp_is_ud(qp)) {
+			req->ud.remote_qpn = cpu_to_le32(ud_wr(wr)->remote_qpn);
+			req->ud.remote_qkey =
+				cpu_to_le32(ud_wr(wr)->remote_qkey);
+			req->ud.ah = cpu_to_le32(to_vah(ud_wr(wr)->ah)->ahn);
+		}
+		break;
+	case VIRTIO_IB_WR_RDMA_WRITE:
+	case VIRTIO_IB_WR_RDMA_WRITE_WITH_IMM:
+	case VIRTIO_IB_WR_RDMA_READ:
 		req->rdma.remote_addr = cpu_to_le64(rdma_wr(wr)->remote_addr);
 		req->rdma.rkey = cpu_to_le32(rdma_wr(wr)->rkey);
+		break;
+	case VIRTIO_IB_WR_ATOMIC_CMP_AND_SWP:
+	case VIRTIO_IB_WR_ATOMIC_FETCH_AND_ADD:
+		ret = wr_atomic(atomic_wr(wr), req);
+		if (ret)
+			return ret;
+		break;
+	case VIRTIO_IB_WR_REG_MR:
+		return wr_reg_mr(qp, reg_wr(wr), req);
+	case VIRTIO_IB_WR_LOCAL_INV:
+		return 0;	/* no message: num_sge 0 */
 	}
 	if (inl)
 		return wr_inline(&qp->sq, wr, req);
@@ -210,13 +364,33 @@ static int build_send_req(const struct virtio_rdma_qp_res *qp,
 	return 0;
 }
 
-/* A send slot is free once the device has used it (in order). */
-static bool sq_full(struct virtio_rdma_uq *sq)
+static bool sq_full_now(struct virtio_rdma_uq *sq)
 {
 	if ((u16)(sq->k.avail_idx - sq->k.last_used) < sq->k.max_wr)
 		return false;
 	sq->k.last_used = kq_used_idx(sq);
 	return (u16)(sq->k.avail_idx - sq->k.last_used) >= sq->k.max_wr;
+}
+
+/*
+ * A send slot is free once the device has used it (in order). The device
+ * makes a WR's CQE used before the WR's buffer (ROCE-DEV-WR-5): a consumer
+ * that polled a completion and posts at once into the room it made can
+ * find the buffer not used yet. A full queue is read again for up to
+ * KQ_FULL_WAIT_US before the post fails with -ENOMEM.
+ */
+#define KQ_FULL_WAIT_US	1000
+
+static bool sq_full(struct virtio_rdma_uq *sq)
+{
+	unsigned int us;
+
+	for (us = 0; us < KQ_FULL_WAIT_US; us++) {
+		if (!sq_full_now(sq))
+			return false;
+		udelay(1);
+	}
+	return sq_full_now(sq);
 }
 
 int virtio_rdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
@@ -321,6 +495,7 @@ static const enum ib_wc_status wc_status[] = {
 	[VIRTIO_IB_WC_FATAL_ERR] = IB_WC_FATAL_ERR,
 	[VIRTIO_IB_WC_RESP_TIMEOUT_ERR] = IB_WC_RESP_TIMEOUT_ERR,
 	[VIRTIO_IB_WC_GENERAL_ERR] = IB_WC_GENERAL_ERR,
+	[VIRTIO_IB_WC_MW_BIND_ERR] = IB_WC_MW_BIND_ERR,
 };
 
 /* enum virtio_ib_wc_opcode -> enum ib_wc_opcode */
@@ -330,6 +505,11 @@ static const enum ib_wc_opcode wc_opcode[] = {
 	[VIRTIO_IB_WC_RDMA_READ] = IB_WC_RDMA_READ,
 	[VIRTIO_IB_WC_RECV] = IB_WC_RECV,
 	[VIRTIO_IB_WC_RECV_RDMA_WITH_IMM] = IB_WC_RECV_RDMA_WITH_IMM,
+	[VIRTIO_IB_WC_COMP_SWAP] = IB_WC_COMP_SWAP,
+	[VIRTIO_IB_WC_FETCH_ADD] = IB_WC_FETCH_ADD,
+	[VIRTIO_IB_WC_LOCAL_INV] = IB_WC_LOCAL_INV,
+	[VIRTIO_IB_WC_REG_MR] = IB_WC_REG_MR,
+	[VIRTIO_IB_WC_BIND_MW] = IB_WC_BIND_MW,
 };
 
 static bool wc_is_recv(u8 opcode)
@@ -382,12 +562,17 @@ static bool cqe_to_wc(struct virtio_rdma_dev *dev,
 		     wc_opcode[cqe->opcode] : IB_WC_SEND;
 	wc->vendor_err = le32_to_cpu(cqe->vendor_err);
 	wc->byte_len = le32_to_cpu(cqe->byte_len);
-	wc->ex.imm_data = cqe->imm_data;
 	wc->src_qp = le32_to_cpu(cqe->src_qp);
 	if (flags & VIRTIO_IB_WC_GRH)
 		wc->wc_flags |= IB_WC_GRH;
-	if (flags & VIRTIO_IB_WC_WITH_IMM)
+	/* The two share four bytes; a CQE never has both (ROCE-DEV-CQE-7). */
+	if (flags & VIRTIO_IB_WC_WITH_INVALIDATE) {
+		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
+		wc->ex.invalidate_rkey = le32_to_cpu(cqe->invalidate_rkey);
+	} else if (flags & VIRTIO_IB_WC_WITH_IMM) {
 		wc->wc_flags |= IB_WC_WITH_IMM;
+		wc->ex.imm_data = cqe->imm_data;
+	}
 	wc->port_num = VIRTIO_NET_ROCE_PORT_NUM;
 
 	spin_lock(&dev->qp_lock);

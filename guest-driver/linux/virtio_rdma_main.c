@@ -284,6 +284,9 @@ static int virtio_rdma_probe(struct virtio_device *vdev)
 	/* ROCE-DRV-INIT-1: RoCE commands only after DRIVER_OK. */
 	virtio_device_ready(vdev);
 
+	ret = virtio_rdma_dev_attr_init(dev);
+	if (ret)
+		goto err_del_vqs;
 	ret = virtio_rdma_port_init(dev);
 	if (ret)
 		goto err_del_vqs;

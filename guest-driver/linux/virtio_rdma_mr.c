@@ -1,46 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Memory regions: the DMA MR of kernel PDs (GET_DMA_MR) and user MRs
- * (REG_USER_MR with the page list of the pinned pages, DEREG_MR).
+ * Memory regions: the DMA MR of kernel PDs (GET_DMA_MR), user MRs
+ * (REG_USER_MR with the page list of the pinned pages) and fast
+ * registration MRs of kernel consumers (ALLOC_MR; map_mr_sg fills their
+ * page list, a REG_MR WR registers it: virtio_rdma_kverbs.c); DEREG_MR
+ * for all of them.
  */
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/scatterlist.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
 
 #include "virtio_rdma.h"
 
-struct virtio_rdma_mr {
-	struct ib_mr ibmr;
-	struct virtio_rdma_dev *dev;
-	struct ib_umem *umem;		/* NULL for the DMA MR */
-	u32 mrn;
-	struct virtio_rdma_zombie zombie;
-};
-
 /* The page list rides in at most this many descriptors. */
 #define VIRTIO_RDMA_MR_LIST_SGS	16
-
-static struct virtio_rdma_mr *to_vmr(struct ib_mr *ibmr)
-{
-	return container_of(ibmr, struct virtio_rdma_mr, ibmr);
-}
-
-/* IB_ACCESS_* the device has (ROCE-DRV-MR-3 is the device's check too). */
-#define VIRTIO_RDMA_IB_ACCESS \
-	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ)
-
-static int mr_access(int access, u32 *wire)
-{
-	access &= ~IB_ACCESS_OPTIONAL;
-	if (access & ~VIRTIO_RDMA_IB_ACCESS)
-		return -EOPNOTSUPP;	/* atomics, MW bind, zero based, ODP */
-	if ((access & IB_ACCESS_REMOTE_WRITE) &&
-	    !(access & IB_ACCESS_LOCAL_WRITE))
-		return -EINVAL;
-	*wire = virtio_rdma_access_flags(access);
-	return 0;
-}
 
 struct ib_mr *virtio_rdma_get_dma_mr(struct ib_pd *ibpd, int access)
 {
@@ -53,7 +29,7 @@ struct ib_mr *virtio_rdma_get_dma_mr(struct ib_pd *ibpd, int access)
 	u32 wire;
 	int ret;
 
-	ret = mr_access(access, &wire);
+	ret = virtio_rdma_wire_access(dev, access, &wire);
 	if (ret)
 		return ERR_PTR(ret);
 	cmd.access_flags = cpu_to_le32(wire);
@@ -177,7 +153,7 @@ struct ib_mr *virtio_rdma_reg_user_mr(struct ib_pd *ibpd, u64 start,
 	u32 wire;
 	int ret;
 
-	ret = mr_access(access, &wire);
+	ret = virtio_rdma_wire_access(dev, access, &wire);
 	if (ret)
 		return ERR_PTR(ret);
 	/* The page list maps page to page: the offsets in a page must agree. */
@@ -219,6 +195,7 @@ static void mr_zombie_free(struct virtio_rdma_zombie *z)
 						 zombie);
 
 	ib_umem_release(mr->umem);
+	kfree(mr->pages);
 	kfree(mr);
 }
 
@@ -247,6 +224,92 @@ int virtio_rdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		dev_warn_ratelimited(&mr->dev->vdev->dev, "MR %u: DEREG_MR %d\n",
 				     mr->mrn, ret);
 	ib_umem_release(mr->umem);
+	kfree(mr->pages);
 	kfree(mr);
 	return 0;
+}
+
+/*
+ * A fast registration MR (IB_MR_TYPE_MEM_REG): ALLOC_MR gives an invalid
+ * MR and its key index (ROCE-DEV-FRMR-4), and the driver keeps a page list
+ * of max_num_sg entries for the REG_MR WRs that register it. The list is
+ * guest-physical memory the device reads directly (no
+ * VIRTIO_F_ACCESS_PLATFORM: the driver's addresses are physical), as the
+ * rings' slots are.
+ */
+struct ib_mr *virtio_rdma_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+				   u32 max_num_sg)
+{
+	struct virtio_rdma_dev *dev = to_vdev_rdma(ibpd->device);
+	struct virtio_rdma_cmd_alloc_mr cmd = {
+		.pdn = cpu_to_le32(to_vpd(ibpd)->res->pdn),
+		.max_num_sg = cpu_to_le32(max_num_sg),
+	};
+	struct virtio_rdma_ack_alloc_mr ack;
+	struct virtio_rdma_mr *mr;
+	int ret;
+
+	/* ROCE-DRV-ATTR-4; SG_GAPS and integrity MRs: not this device. */
+	if (!virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_MEM_MGT_EXTENSIONS) ||
+	    type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EOPNOTSUPP);
+	/* ROCE-DEV-FRMR-2 */
+	if (!max_num_sg ||
+	    max_num_sg > le32_to_cpu(dev->attr.max_fast_reg_page_list_len))
+		return ERR_PTR(-EINVAL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->pages = kcalloc(max_num_sg, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages) {
+		ret = -ENOMEM;
+		goto err_free_mr;
+	}
+	mr->pages_pa = virt_to_phys(mr->pages);
+	mr->max_pages = max_num_sg;
+	ret = virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_ALLOC_MR, &cmd,
+				   sizeof(cmd), &ack, sizeof(ack));
+	if (ret)
+		goto err_free_pages;
+	mr->dev = dev;
+	mr->mrn = le32_to_cpu(ack.mrn);
+	mr->ibmr.lkey = le32_to_cpu(ack.lkey);
+	mr->ibmr.rkey = le32_to_cpu(ack.rkey);
+	return &mr->ibmr;
+
+err_free_pages:
+	kfree(mr->pages);
+err_free_mr:
+	kfree(mr);
+	return ERR_PTR(ret == -EREMOTEIO ? -ENOMEM : ret);
+}
+
+static int mr_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct virtio_rdma_mr *mr = to_vmr(ibmr);
+
+	if (mr->npages == mr->max_pages)
+		return -ENOMEM;
+	mr->pages[mr->npages++] = cpu_to_le64(addr);
+	return 0;
+}
+
+/*
+ * The ULP's s/g list (DMA addresses: guest-physical without
+ * VIRTIO_F_ACCESS_PLATFORM) into the page list, pages of mr->page_size
+ * (set by ib_map_mr_sg()); ib_sg_to_pages() sets iova and length. The
+ * device takes pages of 4 KiB to 1 GiB (reg.page_shift 12 to 30).
+ */
+int virtio_rdma_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
+			  int sg_nents, unsigned int *sg_offset)
+{
+	struct virtio_rdma_mr *mr = to_vmr(ibmr);
+
+	if (!mr->pages)
+		return -EINVAL;
+	if (!is_power_of_2(ibmr->page_size) || ibmr->page_size < SZ_4K ||
+	    ibmr->page_size > SZ_1G)
+		return -EINVAL;
+	mr->npages = 0;
+	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, mr_set_page);
 }

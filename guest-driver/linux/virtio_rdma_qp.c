@@ -368,9 +368,11 @@ err_destroy:
 	return ret;
 }
 
-static int qp_attr_to_wire(const struct ib_qp_attr *attr, int mask,
+static int qp_attr_to_wire(struct virtio_rdma_dev *dev,
+			   const struct ib_qp_attr *attr, int mask,
 			   struct virtio_rdma_cmd_modify_qp *cmd)
 {
+	int access = attr->qp_access_flags;
 	u32 wire = 0;
 	int left = mask & ~QP_IMPLIED_MASK;
 	size_t i;
@@ -404,8 +406,15 @@ static int qp_attr_to_wire(const struct ib_qp_attr *attr, int mask,
 	cmd->rq_psn = cpu_to_le32(attr->rq_psn);
 	cmd->sq_psn = cpu_to_le32(attr->sq_psn);
 	cmd->dest_qp_num = cpu_to_le32(attr->dest_qp_num);
-	cmd->qp_access_flags =
-		cpu_to_le32(virtio_rdma_access_flags(attr->qp_access_flags));
+	/*
+	 * ROCE-DRV-ATTR-4: REMOTE_ATOMIC only with the capability. Consumers
+	 * that never issue atomics ask for it anyway; without the capability
+	 * it is left out, as before the device had atomics: the QP then
+	 * answers atomic requests with a NAK, which is what it can do.
+	 */
+	if (!virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_ATOMIC))
+		access &= ~IB_ACCESS_REMOTE_ATOMIC;
+	cmd->qp_access_flags = cpu_to_le32(virtio_rdma_access_flags(access));
 	cmd->rate_limit = cpu_to_le32(attr->rate_limit);
 	if (mask & IB_QP_CAP)
 		cap_to_wire(&attr->cap, &cmd->cap);
@@ -429,7 +438,7 @@ int virtio_rdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	/* Only the enum values that exist, so the wire's are the same. */
 	BUILD_BUG_ON((int)IB_QPS_ERR != (int)VIRTIO_IB_QPS_ERR);
 	BUILD_BUG_ON((int)IB_MTU_4096 != (int)VIRTIO_IB_MTU_4096);
-	ret = qp_attr_to_wire(attr, mask, &cmd);
+	ret = qp_attr_to_wire(qp->dev, attr, mask, &cmd);
 	if (ret)
 		return ret;
 	ret = qp_modify_cmd(qp->dev, &cmd);

@@ -268,6 +268,13 @@ static struct verbs_context *virtio_rdma_alloc_context(struct ibv_device *ibdev,
 	if (ret)
 		goto err_uninit;
 	ctx->max_sge_rd = attr.orig_attr.max_sge_rd;
+	/*
+	 * The kernel driver reports a capability only when the device has
+	 * it (ROCE-DRV-ATTR-4): the provider posts nothing else.
+	 */
+	ctx->atomics = attr.orig_attr.atomic_cap != IBV_ATOMIC_NONE;
+	ctx->mem_mgt =
+		attr.orig_attr.device_cap_flags & IBV_DEVICE_MEM_MGT_EXTENSIONS;
 
 	verbs_set_ops(&ctx->ibv_ctx, &virtio_rdma_ctx_ops);
 	return &ctx->ibv_ctx;

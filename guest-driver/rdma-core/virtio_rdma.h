@@ -49,6 +49,9 @@ struct virtio_rdma_device {
 struct virtio_rdma_context {
 	struct verbs_context ibv_ctx;
 	uint32_t max_sge_rd; /* the device's, for RDMA READ s/g lists */
+	/* The kernel's query_device: what the device reports it has. */
+	bool atomics; /* atomic_cap not NONE: CMP_AND_SWP, FETCH_AND_ADD */
+	bool mem_mgt; /* MEM_MGT_EXTENSIONS: LOCAL_INV, SEND_WITH_INV */
 };
 
 struct virtio_rdma_pd {
@@ -97,6 +100,8 @@ struct virtio_rdma_qp {
 	struct ibv_qp ibv_qp;
 	uint32_t max_inline_data;
 	uint32_t max_read_sge; /* min(max_send_sge, the device's max_sge_rd) */
+	bool atomics; /* the context's, copied at create */
+	bool mem_mgt;
 	struct virtio_rdma_vq sq;
 	struct virtio_rdma_vq rq;
 };

@@ -36,6 +36,7 @@ static const enum ibv_wc_status wc_status[] = {
 	[VIRTIO_IB_WC_FATAL_ERR] = IBV_WC_FATAL_ERR,
 	[VIRTIO_IB_WC_RESP_TIMEOUT_ERR] = IBV_WC_RESP_TIMEOUT_ERR,
 	[VIRTIO_IB_WC_GENERAL_ERR] = IBV_WC_GENERAL_ERR,
+	[VIRTIO_IB_WC_MW_BIND_ERR] = IBV_WC_MW_BIND_ERR,
 };
 
 /* enum virtio_ib_wc_opcode -> enum ibv_wc_opcode */
@@ -45,6 +46,11 @@ static const enum ibv_wc_opcode wc_opcode[] = {
 	[VIRTIO_IB_WC_RDMA_READ] = IBV_WC_RDMA_READ,
 	[VIRTIO_IB_WC_RECV] = IBV_WC_RECV,
 	[VIRTIO_IB_WC_RECV_RDMA_WITH_IMM] = IBV_WC_RECV_RDMA_WITH_IMM,
+	[VIRTIO_IB_WC_COMP_SWAP] = IBV_WC_COMP_SWAP,
+	[VIRTIO_IB_WC_FETCH_ADD] = IBV_WC_FETCH_ADD,
+	[VIRTIO_IB_WC_LOCAL_INV] = IBV_WC_LOCAL_INV,
+	[VIRTIO_IB_WC_BIND_MW] = IBV_WC_BIND_MW,
+	/* VIRTIO_IB_WC_REG_MR: no user WR registers (no ibv_wc opcode) */
 };
 
 struct ibv_cq *virtio_rdma_create_cq(struct ibv_context *context, int cqe,
@@ -115,15 +121,24 @@ static void cqe_to_wc(const struct virtio_rdma_cq_req *cqe, struct ibv_wc *wc)
 			     : IBV_WC_SEND;
 	wc->vendor_err = le32toh(cqe->vendor_err);
 	wc->byte_len = le32toh(cqe->byte_len);
-	/* Network byte order in the CQE, as ibv_wc wants it. */
-	wc->imm_data = cqe->imm_data;
 	wc->qp_num = le32toh(cqe->qp_num);
 	wc->src_qp = le32toh(cqe->src_qp);
 	wc->wc_flags = 0;
 	if (flags & VIRTIO_IB_WC_GRH)
 		wc->wc_flags |= IBV_WC_GRH;
-	if (flags & VIRTIO_IB_WC_WITH_IMM)
-		wc->wc_flags |= IBV_WC_WITH_IMM;
+	/*
+	 * imm_data and invalidated_rkey share four bytes in the CQE and in
+	 * ibv_wc; a CQE never has both flags (ROCE-DEV-CQE-7).
+	 */
+	if (flags & VIRTIO_IB_WC_WITH_INVALIDATE) {
+		wc->wc_flags |= IBV_WC_WITH_INV;
+		wc->invalidated_rkey = le32toh(cqe->invalidate_rkey);
+	} else {
+		/* Network byte order in the CQE, as ibv_wc wants it. */
+		wc->imm_data = cqe->imm_data;
+		if (flags & VIRTIO_IB_WC_WITH_IMM)
+			wc->wc_flags |= IBV_WC_WITH_IMM;
+	}
 	wc->pkey_index = 0;
 	wc->slid = 0;
 	wc->sl = 0;

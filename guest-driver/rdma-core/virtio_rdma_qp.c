@@ -105,6 +105,8 @@ struct ibv_qp *virtio_rdma_create_qp(struct ibv_pd *ibpd,
 			    to_vctx(ibpd->context)->max_sge_rd, &resp.drv);
 	if (ret)
 		goto err_destroy;
+	qp->atomics = to_vctx(ibpd->context)->atomics;
+	qp->mem_mgt = to_vctx(ibpd->context)->mem_mgt;
 
 	return &qp->ibv_qp;
 
@@ -152,10 +154,18 @@ int virtio_rdma_destroy_qp(struct ibv_qp *ibqp)
 	return 0;
 }
 
-/* ibv_wr_opcode -> enum virtio_ib_wr_opcode, by what the QP type allows. */
-static int wr_opcode(enum ibv_qp_type qp_type, enum ibv_wr_opcode opcode,
+/*
+ * ibv_wr_opcode -> enum virtio_ib_wr_opcode, by what the device has
+ * (ROCE-DRV-ATTR-4) and the QP type allows. Atomics and SEND with
+ * invalidate are RC only; LOCAL_INV works on every type (the device
+ * checks that the key is of the QP's PD). REG_MR has no ibv_send_wr
+ * opcode (fast registration MRs are the kernel's); MWs are not here yet.
+ */
+static int wr_opcode(const struct virtio_rdma_qp *qp, enum ibv_wr_opcode opcode,
 		     uint8_t *op)
 {
+	enum ibv_qp_type qp_type = qp->ibv_qp.qp_type;
+
 	switch (opcode) {
 	case IBV_WR_SEND:
 		*op = VIRTIO_IB_WR_SEND;
@@ -172,8 +182,41 @@ static int wr_opcode(enum ibv_qp_type qp_type, enum ibv_wr_opcode opcode,
 	case IBV_WR_RDMA_READ:
 		*op = VIRTIO_IB_WR_RDMA_READ;
 		return qp_type == IBV_QPT_RC ? 0 : EINVAL;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		*op = VIRTIO_IB_WR_ATOMIC_CMP_AND_SWP;
+		return qp->atomics && qp_type == IBV_QPT_RC ? 0 : EINVAL;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		*op = VIRTIO_IB_WR_ATOMIC_FETCH_AND_ADD;
+		return qp->atomics && qp_type == IBV_QPT_RC ? 0 : EINVAL;
+	case IBV_WR_LOCAL_INV:
+		*op = VIRTIO_IB_WR_LOCAL_INV;
+		return qp->mem_mgt ? 0 : EINVAL;
+	case IBV_WR_SEND_WITH_INV:
+		*op = VIRTIO_IB_WR_SEND_WITH_INV;
+		return qp->mem_mgt && qp_type == IBV_QPT_RC ? 0 : EINVAL;
 	default:
 		return EINVAL;
+	}
+}
+
+static bool wr_is_atomic(uint8_t op)
+{
+	return op == VIRTIO_IB_WR_ATOMIC_CMP_AND_SWP ||
+	       op == VIRTIO_IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Whether the WR sends a message, which IBV_SEND_INLINE can carry. */
+static bool wr_has_message(uint8_t op)
+{
+	switch (op) {
+	case VIRTIO_IB_WR_SEND:
+	case VIRTIO_IB_WR_SEND_WITH_IMM:
+	case VIRTIO_IB_WR_SEND_WITH_INV:
+	case VIRTIO_IB_WR_RDMA_WRITE:
+	case VIRTIO_IB_WR_RDMA_WRITE_WITH_IMM:
+		return true;
+	default:
+		return false;
 	}
 }
 
@@ -235,13 +278,18 @@ static int build_send_req(struct virtio_rdma_qp *qp,
 	uint8_t op;
 	int ret;
 
-	ret = wr_opcode(qp->ibv_qp.qp_type, wr->opcode, &op);
+	ret = wr_opcode(qp, wr->opcode, &op);
 	if (ret)
 		return ret;
 	if (wr->send_flags & ~VIRTIO_RDMA_SEND_FLAGS)
 		return EINVAL;
-	if (wr->num_sge < 0 || (inl && op == VIRTIO_IB_WR_RDMA_READ) ||
+	if (wr->num_sge < 0 || (inl && !wr_has_message(op)) ||
 	    (!inl && (uint32_t)wr->num_sge > qp->sq.max_sge))
+		return EINVAL;
+	/* ROCE-DRV-ATOMIC-1: the original value into one 8-byte element. */
+	if (wr_is_atomic(op) &&
+	    (wr->num_sge != 1 || wr->sg_list[0].length != 8 ||
+	     wr->wr.atomic.remote_addr % 8))
 		return EINVAL;
 	/* ROCE-DEV-WR-2: READ's s/g list is bounded by max_sge_rd too. */
 	if (op == VIRTIO_IB_WR_RDMA_READ &&
@@ -256,18 +304,44 @@ static int build_send_req(struct virtio_rdma_qp *qp,
 	req->wr_id = htole64(wr->wr_id);
 	req->opcode = op;
 	req->send_flags = wr_send_flags(wr->send_flags);
-	if (op == VIRTIO_IB_WR_SEND_WITH_IMM ||
-	    op == VIRTIO_IB_WR_RDMA_WRITE_WITH_IMM)
-		req->imm_data = wr->imm_data; /* network order, both */
 
-	if (qp->ibv_qp.qp_type == IBV_QPT_UD) {
-		req->ud.remote_qpn = htole32(wr->wr.ud.remote_qpn);
-		req->ud.remote_qkey = htole32(wr->wr.ud.remote_qkey);
-		req->ud.ah = htole32(to_vah(wr->wr.ud.ah)->ahn);
-	} else if (op != VIRTIO_IB_WR_SEND &&
-		   op != VIRTIO_IB_WR_SEND_WITH_IMM) {
+	switch (op) {
+	case VIRTIO_IB_WR_SEND_WITH_IMM:
+	case VIRTIO_IB_WR_RDMA_WRITE_WITH_IMM:
+		req->imm_data = wr->imm_data; /* network order, both */
+		break;
+	case VIRTIO_IB_WR_SEND_WITH_INV:
+	case VIRTIO_IB_WR_LOCAL_INV:
+		req->inv.invalidate_rkey = htole32(wr->invalidate_rkey);
+		break;
+	}
+
+	switch (op) {
+	case VIRTIO_IB_WR_SEND:
+	case VIRTIO_IB_WR_SEND_WITH_IMM:
+		if (qp->ibv_qp.qp_type == IBV_QPT_UD) {
+			req->ud.remote_qpn = htole32(wr->wr.ud.remote_qpn);
+			req->ud.remote_qkey = htole32(wr->wr.ud.remote_qkey);
+			req->ud.ah = htole32(to_vah(wr->wr.ud.ah)->ahn);
+		}
+		break;
+	case VIRTIO_IB_WR_RDMA_WRITE:
+	case VIRTIO_IB_WR_RDMA_WRITE_WITH_IMM:
+	case VIRTIO_IB_WR_RDMA_READ:
 		req->rdma.remote_addr = htole64(wr->wr.rdma.remote_addr);
 		req->rdma.rkey = htole32(wr->wr.rdma.rkey);
+		break;
+	case VIRTIO_IB_WR_ATOMIC_CMP_AND_SWP:
+	case VIRTIO_IB_WR_ATOMIC_FETCH_AND_ADD:
+		req->atomic.remote_addr = htole64(wr->wr.atomic.remote_addr);
+		req->atomic.rkey = htole32(wr->wr.atomic.rkey);
+		req->atomic.compare_add = htole64(wr->wr.atomic.compare_add);
+		/* ROCE-DRV-WR-4: unused for FETCH_AND_ADD, so zero. */
+		if (op == VIRTIO_IB_WR_ATOMIC_CMP_AND_SWP)
+			req->atomic.swap = htole64(wr->wr.atomic.swap);
+		break;
+	case VIRTIO_IB_WR_LOCAL_INV:
+		return 0; /* no message: num_sge 0 */
 	}
 
 	if (inl)

@@ -285,6 +285,87 @@ static void test_einval(void)
 	test_qp_fini(&t);
 }
 
+/* Atomics and invalidation: only with the device's capabilities. */
+static void test_atomic_inv(void)
+{
+	uint64_t orig;
+	struct ibv_sge sge = { (uintptr_t)&orig, 8, 0x33 };
+	struct ibv_send_wr wr = {
+		.wr_id = 9,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_ATOMIC_CMP_AND_SWP,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.atomic = { 0x10008, 5, 6, 0x44 },
+	}, *bad;
+	struct virtio_rdma_sq_req *req;
+	struct test_qp t;
+	int ret;
+
+	test_qp_init(&t, IBV_QPT_RC, true);
+	bad = NULL;
+	ret = virtio_rdma_post_send(&t.qp.ibv_qp, &wr, &bad);
+	check(ret == EINVAL && bad == &wr,
+	      "CMP_AND_SWP without the device's atomics: EINVAL");
+	wr.opcode = IBV_WR_SEND_WITH_INV;
+	ret = virtio_rdma_post_send(&t.qp.ibv_qp, &wr, &bad);
+	check(ret == EINVAL,
+	      "SEND_WITH_INV without MEM_MGT_EXTENSIONS: EINVAL");
+
+	t.qp.atomics = t.qp.mem_mgt = true;
+	wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+	ret = virtio_rdma_post_send(&t.qp.ibv_qp, &wr, &bad);
+	req = dev_sq_req(&t.sq, 0);
+	check(!ret && req->opcode == VIRTIO_IB_WR_ATOMIC_CMP_AND_SWP &&
+		      le64toh(req->atomic.remote_addr) == 0x10008 &&
+		      le64toh(req->atomic.compare_add) == 5 &&
+		      le64toh(req->atomic.swap) == 6 &&
+		      le32toh(req->atomic.rkey) == 0x44 &&
+		      le32toh(req->num_sge) == 1 &&
+		      le32toh(req->sg_list[0].length) == 8 &&
+		      le32toh(req->sg_list[0].lkey) == 0x33,
+	      "CMP_AND_SWP request as the wire wants it");
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	wr.wr.atomic.remote_addr = 0x10004;
+	ret = virtio_rdma_post_send(&t.qp.ibv_qp, &wr, &bad);
+	check(ret == EINVAL, "FETCH_AND_ADD at a misaligned address: EINVAL");
+	wr.wr.atomic.remote_addr = 0x10010;
+	sge.length = 4;
+	ret = virtio_rdma_post_send(&t.qp.ibv_qp, &wr, &bad);
+	check(ret == EINVAL, "FETCH_AND_ADD into 4 bytes: EINVAL");
+	sge.length = 8;
+	ret = virtio_rdma_post_send(&t.qp.ibv_qp, &wr, &bad);
+	req = dev_sq_req(&t.sq, 1);
+	check(!ret && req->opcode == VIRTIO_IB_WR_ATOMIC_FETCH_AND_ADD &&
+		      le64toh(req->atomic.compare_add) == 5 &&
+		      !req->atomic.swap,
+	      "FETCH_AND_ADD request: the add operand, swap zero");
+
+	wr.opcode = IBV_WR_SEND_WITH_INV;
+	wr.invalidate_rkey = 0x1234507;
+	ret = virtio_rdma_post_send(&t.qp.ibv_qp, &wr, &bad);
+	req = dev_sq_req(&t.sq, 2);
+	check(!ret && req->opcode == VIRTIO_IB_WR_SEND_WITH_INV &&
+		      le32toh(req->inv.invalidate_rkey) == 0x1234507 &&
+		      le32toh(req->num_sge) == 1 && !req->imm_data,
+	      "SEND_WITH_INV request: the key, the message");
+	wr.opcode = IBV_WR_LOCAL_INV;
+	ret = virtio_rdma_post_send(&t.qp.ibv_qp, &wr, &bad);
+	req = dev_sq_req(&t.sq, 3);
+	check(!ret && req->opcode == VIRTIO_IB_WR_LOCAL_INV &&
+		      le32toh(req->inv.invalidate_rkey) == 0x1234507 &&
+		      !req->num_sge,
+	      "LOCAL_INV request: the key, no s/g element");
+	test_qp_fini(&t);
+
+	test_qp_init(&t, IBV_QPT_UC, true);
+	t.qp.atomics = t.qp.mem_mgt = true;
+	wr.opcode = IBV_WR_SEND_WITH_INV;
+	ret = virtio_rdma_post_send(&t.qp.ibv_qp, &wr, &bad);
+	check(ret == EINVAL, "SEND_WITH_INV on UC: EINVAL");
+	test_qp_fini(&t);
+}
+
 static void test_inline_imm(void)
 {
 	char a[] = "0123456789", b[] = "abcdefghijklmnopqrst";
@@ -462,6 +543,41 @@ static void test_cq(void)
 	dev_queue_fini(&d);
 }
 
+static void test_cq_ext(void)
+{
+	struct virtio_rdma_cq cq = {};
+	struct virtio_rdma_cq_req *cqe;
+	struct dev_queue d;
+	struct ibv_wc wc[4];
+	int i, n;
+
+	dev_queue_init(&d, 48, true);
+	for (i = 0; i < NUM; i++)
+		d.avail->ring[i] = htole16(i);
+	d.avail->idx = htole16(NUM);
+	virtio_rdma_vq_map(&cq.vq, d.fd, &d.uring,
+			   sizeof(struct virtio_rdma_cq_req), false);
+	dev_cqe(&d, 0, 0, 1, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_RECV,
+		VIRTIO_IB_WC_WITH_INVALIDATE);
+	cqe = (void *)d.slots;
+	cqe->invalidate_rkey = htole32(0xabcd01);
+	dev_cqe(&d, 1, 1, 2, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_COMP_SWAP, 0);
+	dev_cqe(&d, 2, 2, 3, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_FETCH_ADD, 0);
+	dev_cqe(&d, 3, 3, 4, VIRTIO_IB_WC_MW_BIND_ERR, VIRTIO_IB_WC_BIND_MW, 0);
+	dev_use(&d, 4);
+	n = virtio_rdma_poll_cq(&cq.ibv_cq, 4, wc);
+	check(n == 4 && wc[0].opcode == IBV_WC_RECV &&
+		      wc[0].wc_flags == IBV_WC_WITH_INV &&
+		      wc[0].invalidated_rkey == 0xabcd01,
+	      "poll_cq: a receive that invalidated a key, the key");
+	check(wc[1].opcode == IBV_WC_COMP_SWAP &&
+		      wc[2].opcode == IBV_WC_FETCH_ADD &&
+		      wc[3].status == IBV_WC_MW_BIND_ERR,
+	      "poll_cq: COMP_SWAP, FETCH_ADD, MW_BIND_ERR");
+	virtio_rdma_vq_unmap(&cq.vq);
+	dev_queue_fini(&d);
+}
+
 /* What the kernel answers must describe usable rings. */
 static void test_bad_uring(void)
 {
@@ -496,11 +612,13 @@ int main(void)
 	test_rdma_write();
 	test_full();
 	test_einval();
+	test_atomic_inv();
 	test_inline_imm();
 	test_ud();
 	test_no_notify();
 	test_wrap();
 	test_cq();
+	test_cq_ext();
 	test_bad_uring();
 	printf("1..%d\n", tests);
 	printf("%d passed, %d failed\n", tests - failed, failed);

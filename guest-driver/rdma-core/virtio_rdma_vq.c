@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <util/mmio.h>
@@ -153,16 +154,48 @@ uint16_t virtio_rdma_vq_used_idx(struct virtio_rdma_vq *vq)
 	return idx;
 }
 
-/*
- * A send or receive queue is full when max_wr WRs are outstanding: made
- * available (or about to be) and not yet used.
- */
-bool virtio_rdma_vq_full(struct virtio_rdma_vq *vq)
+static bool vq_full_now(struct virtio_rdma_vq *vq)
 {
 	if ((uint16_t)(vq->avail_idx - vq->last_used) < vq->max_wr)
 		return false;
 	vq->last_used = virtio_rdma_vq_used_idx(vq);
 	return (uint16_t)(vq->avail_idx - vq->last_used) >= vq->max_wr;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/*
+ * A send or receive queue is full when max_wr WRs are outstanding: made
+ * available (or about to be) and not yet used.
+ *
+ * The device makes a WR's CQE used before the WR's own buffer
+ * (ROCE-DEV-WR-5), so a consumer that polled the completion of a WR and
+ * posts at once into the room it made (ib_atomic_lat and ib_read_lat with
+ * one WR outstanding) can find that buffer not used yet. A full queue is
+ * read again for up to VIRTIO_RDMA_FULL_WAIT_NS before the post fails.
+ */
+#define VIRTIO_RDMA_FULL_WAIT_NS 1000000
+
+bool virtio_rdma_vq_full(struct virtio_rdma_vq *vq)
+{
+	uint64_t start;
+	unsigned int i;
+
+	if (!vq_full_now(vq))
+		return false;
+	start = now_ns();
+	for (i = 1;; i++) {
+		if (!vq_full_now(vq))
+			return false;
+		if (!(i % 64) && now_ns() - start > VIRTIO_RDMA_FULL_WAIT_NS)
+			return true;
+	}
 }
 
 /* The slot of the next WR: the n-th WR uses slot n % num. */

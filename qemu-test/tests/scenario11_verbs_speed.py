@@ -35,7 +35,9 @@ the attribute). `verbs_probe pd` allocates and frees a PD and a CQ through
 the provider. The data path, on A's RoCE v2 GID: `verbs_probe loop`
 connects two RC QPs to each other and checks SEND (two s/g elements),
 SEND with immediate inline, RDMA WRITE, RDMA WRITE with immediate, RDMA
-READ (completions and data byte by byte) and post_send's EINVAL; then
+READ (completions and data byte by byte), fetch and add and compare and
+swap (the device has atomics: original values and remote memory checked)
+and post_send's EINVAL; then
 unmodified `ibv_rc_pingpong` (4 KiB x 100, and x 20 with completion
 events, -e), `ibv_uc_pingpong` (4 KiB x 100) and `ibv_ud_pingpong` (2 KiB
 x 100), server and client in the guest over 127.0.0.1, all with -c.
@@ -188,7 +190,7 @@ GIDX=$(vur_roce_v2_gid $IA 0000:0000:0000:0000:0000:ffff:)
 vur_expect devinfo_roce_v2_gid 1 "$(sid ibv_devinfo -v -d $IA |
     grep -c "GID\[ *${GIDX:-x}\]:[[:space:]]*::ffff:10.11.0.1, RoCE v2$")"
 vur_expect verbs_loop_rc_operations \
-    "loop ok send send_imm_inline write write_imm read einval" \
+    "loop ok send send_imm_inline write write_imm read atomic einval" \
     "$(timeout 300 sid verbs_probe loop $IA ${GIDX:-0} 2>&1)"
 # -r 64: a receive depth below the tools' default (500): queues of 64 in
 # 1024-entry virtqueues (scenario 12 runs the defaults).

@@ -18,7 +18,11 @@ where the tool can (-c):
 ibv_rc_pingpong and ibv_uc_pingpong 4 KiB, ibv_ud_pingpong 1 KiB; perftest
 ib_write_bw, ib_read_bw (64 KiB) and ib_send_lat (8 B); through the RDMA
 CM (the kernel's GSI QP on the device: ib_mad, ib_cm, rdma_cm, rdma_ucm),
-rping (4 KiB, 10 pings, data validated with -V) and ib_send_bw -R (64 KiB).
+rping (4 KiB, 10 pings, data validated with -V) and ib_send_bw -R (64 KiB);
+then, on a device that reports atomics (ibv_devinfo -v: atomic_cap not
+ATOMIC_NONE), ib_atomic_bw (fetch and add) and ib_atomic_lat (compare and
+swap): MRs and QPs with REMOTE_ATOMIC through the kernel driver, the WRs and
+their completions through the provider.
 The guest checks that ib_mad's GSI QP is QP 1 in RTS (`rdma resource`).
 Then the first
 guest's ibv_rc_pingpong and ibv_ud_pingpong run against vur-pingpong on the
@@ -69,6 +73,12 @@ GUEST_RUNS = [
     # QP): rping with the data checked, perftest connected by the CM.
     ('rping', 'rping -v -V -C 10 -S 4096', 'ping data: rdma-ping-9: ', 'rping'),
     ('send_bw_cm', 'ib_send_bw -F -s 65536 -n 50', None, '-R'),
+    # RC atomics (issue 29): only on a device that reports them (atomic_cap
+    # not ATOMIC_NONE in ibv_devinfo -v, VIRTIO_IB_DEVICE_ATOMIC); else the
+    # guests report them skipped. FETCH_AND_ADD (ib_atomic_bw's default)
+    # and CMP_AND_SWAP.
+    ('atomic_bw', 'ib_atomic_bw -F -n 200', None, '-x'),
+    ('atomic_lat', 'ib_atomic_lat -F -n 100 -A CMP_AND_SWAP', None, '-x'),
 ]
 # (guest tool, vur-pingpong transport, size)
 HOST_RUNS = [('ibv_rc_pingpong', 'rc', 4096), ('ibv_ud_pingpong', 'ud', 1024)]
@@ -141,6 +151,22 @@ run() {
         _res $_st
     fi
 }
+# run_atomic NAME ...: run when the device has atomics, else a skipped result
+# (the step is taken either way, so the guests stay in step).
+atomics=$(sid ibv_devinfo -v -d virtio_rdma0 | grep -o 'atomic_cap:.*' | head -1)
+case "$atomics" in
+*ATOMIC_HCA*|*ATOMIC_GLOB*) vur_result device_atomics ok "has them: $atomics" ;;
+*) vur_result device_atomics ok "none ($atomics): atomic runs skipped" ;;
+esac
+run_atomic() {
+    case "$atomics" in
+    *ATOMIC_HCA*|*ATOMIC_GLOB*) run "$@" ;;
+    *)
+        vur_step "server_$1"
+        vur_result "$1" ok "skipped: the device reports no atomics ($atomics)"
+        ;;
+    esac
+}
 @RUNS@
 
 if [ "@ROLE@" = server ]; then
@@ -166,7 +192,8 @@ vur_step done
 def guest_script(i):
     addrs = ['10.0.12.1', '10.0.12.2']
     v4 = [int(x) for x in addrs[i].split('.')]
-    runs = '\n'.join(f'run {name} "{expect or ""}" {opt} {cmd}'
+    runs = '\n'.join(f'{"run_atomic" if name.startswith("atomic") else "run"} {name} '
+                     f'"{expect or ""}" {opt} {cmd}'
                      for name, cmd, expect, opt in GUEST_RUNS)
     host_runs = ' '.join(f'{tool}:{size}' for tool, _, size in HOST_RUNS)
     return (GUEST_SCRIPT.replace('@RUNS@', runs).replace('@HOST_RUNS@', host_runs)
@@ -214,6 +241,7 @@ def scenario(tap, qemu, image, sock_dir):
             qps_on_both_data_paths(tap, backend, socks[:2])
         for g in guests:
             guest.finish(tap, g, 120)
+        atomics_executed(tap, backend, guests, socks[:2])
         for s in socks:
             d = backend.device(s)
             tap.case(f'no_control_errors_{os.path.basename(s)}', d['ctrl_errors'] == 0,
@@ -223,6 +251,18 @@ def scenario(tap, qemu, image, sock_dir):
         for g in guests:
             g.close()
         guest.stop_backend(tap, backend, 'backend_stops_cleanly')
+
+
+def atomics_executed(tap, backend, guests, socks):
+    """The devices executed the atomic runs' operations as responders
+    (rdma_atomics; ib_atomic_bw -n 200 and ib_atomic_lat -n 100: 300 at
+    least), or none when the guests found no atomics and skipped them."""
+    ran = any(n == 'device_atomics' and d.startswith('has them')
+              for n, _, d in guests[0].results()[0])
+    counts = {os.path.basename(s): backend.device(s).get('rdma_atomics') for s in socks}
+    total = sum(c or 0 for c in counts.values())
+    tap.case('atomics_executed' if ran else 'no_atomics_executed',
+             total >= 300 if ran else total == 0, counts)
 
 
 def qps_on_both_data_paths(tap, backend, socks):

@@ -18,8 +18,11 @@
  *	wc_flags, qp_num) and its data (a pattern, byte by byte): SEND with
  *	two s/g elements, SEND with immediate and IBV_SEND_INLINE, RDMA
  *	WRITE, RDMA WRITE with immediate into a receive WR without s/g
- *	elements, RDMA READ, and post_send's EINVAL with *bad_wr. Prints
- *	"loop ok <step>..." or "error <step> <detail>".
+ *	elements, RDMA READ, on a device with atomics (atomic_cap not NONE:
+ *	MRs and QPs then have REMOTE_ATOMIC) fetch and add and compare and
+ *	swap, matching and not, with the original values and the remote
+ *	8 bytes checked ("no_atomics" without), and post_send's EINVAL with
+ *	*bad_wr. Prints "loop ok <step>..." or "error <step> <detail>".
  *
  *   verbs_probe overrun DEVICE GID_INDEX
  *	The same two QPs on their one CQ, and more signaled RDMA WRITEs than
@@ -30,6 +33,7 @@
  *
  * Exits 0 when every call went as printed, 1 on an error, 2 on bad usage.
  */
+#include <endian.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -134,6 +138,7 @@ struct loop {
 	union ibv_gid gid;
 	int gidx;
 	enum ibv_mtu mtu;
+	bool atomics; /* atomic_cap not IBV_ATOMIC_NONE */
 	char done[256];
 };
 
@@ -166,7 +171,8 @@ static int loop_connect(struct loop *l, int i)
 		.qp_state = IBV_QPS_INIT,
 		.port_num = 1,
 		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ,
+				   IBV_ACCESS_REMOTE_READ |
+				   (l->atomics ? IBV_ACCESS_REMOTE_ATOMIC : 0),
 	};
 	int ret;
 
@@ -220,9 +226,14 @@ static int loop_setup(struct loop *l)
 			 .max_send_sge = 2, .max_recv_sge = 2,
 			 .max_inline_data = 64 },
 	};
+	struct ibv_device_attr dev;
 	struct ibv_port_attr port;
 	int i, ret;
 
+	ret = ibv_query_device(l->ctx, &dev);
+	if (ret)
+		return fail("query_device", "%d", ret);
+	l->atomics = dev.atomic_cap != IBV_ATOMIC_NONE;
 	l->pd = ibv_alloc_pd(l->ctx);
 	if (!l->pd)
 		return fail("alloc_pd", "%s", errno_name(errno));
@@ -245,7 +256,10 @@ static int loop_setup(struct loop *l)
 		l->mr[i] = ibv_reg_mr(l->pd, l->buf[i], LOOP_BUF,
 				      IBV_ACCESS_LOCAL_WRITE |
 					      IBV_ACCESS_REMOTE_WRITE |
-					      IBV_ACCESS_REMOTE_READ);
+					      IBV_ACCESS_REMOTE_READ |
+					      (l->atomics ?
+						       IBV_ACCESS_REMOTE_ATOMIC :
+						       0));
 		if (!l->mr[i])
 			return fail("reg_mr", "%s %d", errno_name(errno),
 				    errno);
@@ -557,7 +571,7 @@ static int loop_einval(struct loop *l)
 		.wr_id = 11,
 		.sg_list = sge,
 		.num_sge = 1,
-		.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
+		.opcode = IBV_WR_TSO, /* not on RC */
 	};
 	struct ibv_send_wr *bad = NULL;
 	struct ibv_wc wc[1];
@@ -574,9 +588,103 @@ static int loop_einval(struct loop *l)
 	bad = NULL;
 	ret = ibv_post_send(l->qp[0], &bad_op, &bad);
 	if (ret != EINVAL || bad != &bad_op)
-		return fail("einval", "atomic: %d bad_wr %p", ret,
-			    (void *)bad);
+		return fail("einval", "TSO: %d bad_wr %p", ret, (void *)bad);
+	/* without the device's atomics, an atomic is refused too */
+	bad_op.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	bad_op.send_flags = IBV_SEND_SIGNALED;
+	bad_op.wr.atomic.remote_addr = (uintptr_t)l->buf[1];
+	bad_op.wr.atomic.rkey = l->mr[1]->rkey;
+	bad = NULL;
+	ret = ibv_post_send(l->qp[0], &bad_op, &bad);
+	if (!l->atomics && (ret != EINVAL || bad != &bad_op))
+		return fail("einval", "atomic without atomic_cap: %d bad_wr %p",
+			    ret, (void *)bad);
+	if (l->atomics &&
+	    (ret || loop_wait(l, "einval", wc, 1) ||
+	     loop_check_wc("einval", wc, 1, 11, IBV_WC_FETCH_ADD, 8,
+			   l->qp[0]->qp_num, false)))
+		return ret ? fail("einval", "atomic: %d", ret) : 1;
 	loop_done(l, "einval");
+	return 0;
+}
+
+static uint64_t load64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
+}
+
+/*
+ * RC atomics (with the device's atomics): on 8 bytes of b, little endian,
+ * the original value into a. FETCH_AND_ADD 5 + 3, CMP_AND_SWP 8 -> 42 that
+ * matches, 7 -> 99 that does not; a misaligned address and a 4-byte s/g
+ * element are EINVAL.
+ */
+static int loop_atomic(struct loop *l)
+{
+	unsigned char *a = l->buf[0] + 4096, *b = l->buf[1] + 4096;
+	struct ibv_sge sge = { (uintptr_t)a, 8, l->mr[0]->lkey };
+	struct ibv_send_wr wr = {
+		.sg_list = &sge,
+		.num_sge = 1,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.atomic = { .remote_addr = (uintptr_t)b,
+			       .rkey = l->mr[1]->rkey },
+	}, *bad;
+	static const struct {
+		enum ibv_wr_opcode op;
+		uint64_t compare_add, swap, orig, after;
+	} steps[] = {
+		{ IBV_WR_ATOMIC_FETCH_AND_ADD, 3, 0, 5, 8 },
+		{ IBV_WR_ATOMIC_CMP_AND_SWP, 8, 42, 8, 42 },
+		{ IBV_WR_ATOMIC_CMP_AND_SWP, 7, 99, 42, 42 },
+	};
+	uint64_t v = htole64(5);
+	struct ibv_wc wc[1];
+	unsigned int i;
+	int ret;
+
+	if (!l->atomics) {
+		loop_done(l, "no_atomics");
+		return 0;
+	}
+	memcpy(b, &v, sizeof(v));
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		memset(a, 0xee, 8);
+		wr.wr_id = 20 + i;
+		wr.opcode = steps[i].op;
+		wr.wr.atomic.compare_add = steps[i].compare_add;
+		wr.wr.atomic.swap = steps[i].swap;
+		if (loop_post_send(l, "atomic", &wr) ||
+		    loop_wait(l, "atomic", wc, 1) ||
+		    loop_check_wc("atomic", wc, 1, 20 + i,
+				  steps[i].op == IBV_WR_ATOMIC_CMP_AND_SWP ?
+					  IBV_WC_COMP_SWAP :
+					  IBV_WC_FETCH_ADD,
+				  8, l->qp[0]->qp_num, false))
+			return 1;
+		if (load64(a) != steps[i].orig || load64(b) != steps[i].after)
+			return fail("atomic",
+				    "step %u: original %#llx (want %#llx), "
+				    "remote %#llx (want %#llx)",
+				    i, (unsigned long long)load64(a),
+				    (unsigned long long)steps[i].orig,
+				    (unsigned long long)load64(b),
+				    (unsigned long long)steps[i].after);
+	}
+	wr.wr.atomic.remote_addr = (uintptr_t)b + 4;
+	bad = NULL;
+	ret = ibv_post_send(l->qp[0], &wr, &bad);
+	if (ret != EINVAL || bad != &wr)
+		return fail("atomic", "misaligned: %d", ret);
+	wr.wr.atomic.remote_addr = (uintptr_t)b;
+	sge.length = 4;
+	ret = ibv_post_send(l->qp[0], &wr, &bad);
+	if (ret != EINVAL)
+		return fail("atomic", "4-byte s/g element: %d", ret);
+	loop_done(l, "atomic");
 	return 0;
 }
 
@@ -676,7 +784,7 @@ static int loop(struct ibv_context *ctx, int gidx)
 
 	ret = loop_setup(&l) || loop_send(&l) || loop_send_imm_inline(&l) ||
 	      loop_write(&l) || loop_write_imm(&l) || loop_read(&l) ||
-	      loop_einval(&l);
+	      loop_atomic(&l) || loop_einval(&l);
 	loop_teardown(&l);
 	if (!ret)
 		printf("loop ok%s\n", l.done);
