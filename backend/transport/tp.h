@@ -59,6 +59,7 @@ struct vur_tp_ring {
 	uint8_t dp;                     /* QP rings: the data-path thread of the QP */
 	struct vur_split_ring ring;
 	bool is_cq;
+	bool is_sq;             /* a send queue: its used entries go out before the CQs' */
 	bool notify_cq;         /* CQ: its armed notification is due */
 	uint32_t dirty;         /* shards whose thread has used entries to publish (a bit each) */
 	rte_ticketlock_t *lock; /* its QP's or CQ's */

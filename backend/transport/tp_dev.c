@@ -145,6 +145,7 @@ qp_bind(void *arg, struct vur_rdma_qp *qp)
 	td->qp_bound[qp->obj.index / 64] |= 1ULL << (qp->obj.index % 64);
 	__atomic_fetch_add(&td->qp_count[t->dp], 1, __ATOMIC_RELAXED);
 	vur_tp_ring_bind(&t->sq, qp->sq_vq, &t->lock);
+	t->sq.is_sq = true;
 	vur_tp_ring_bind(&t->rq, qp->rq_vq, &t->lock);
 	t->sq.dp = t->rq.dp = t->dp;
 	/* receive kicks too: a WR posted in ERR is flushed at once (ROCE-DEV-QPS-6) */

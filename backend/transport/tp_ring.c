@@ -85,13 +85,24 @@ vur_tp_publish(struct vur_tp_dev *td)
 	struct vur_tp_self *self = vur_tp_self();
 	uint32_t bit = 1u << self->shard;
 
+	/*
+	 * ROCE-DEV-WR-14: a send WR's slot is free before its CQE is seen, so
+	 * that a driver that polls a CQE and posts at once finds the room
+	 * (perftest's ib_atomic_lat did not, under TCG). Receive WRs go used
+	 * after their CQEs (ROCE-DEV-SRQ-10). Another data-path thread that
+	 * publishes the same CQ meanwhile may still show a CQE a moment early:
+	 * hence a SHOULD, and drivers wait a little on a full queue.
+	 */
+	for (uint16_t i = 0; i < self->n_dirty; i++)
+		if (self->dirty[i]->is_sq)
+			publish(self->dirty[i], bit);
 	vur_tp_cq_settle(td);
 	for (uint16_t i = 0; i < self->n_dirty; i++)
 		if (self->dirty[i]->is_cq)
 			publish(self->dirty[i], bit);
 	vur_tp_srq_settle(td); /* SRQ WRs whose CQEs went just now (tp_srq.c) */
 	for (uint16_t i = 0; i < self->n_dirty; i++)
-		if (!self->dirty[i]->is_cq)
+		if (!self->dirty[i]->is_cq && !self->dirty[i]->is_sq)
 			publish(self->dirty[i], bit);
 	self->n_dirty = 0;
 	if (self->wake != 0 && td->nd->sw != NULL)

@@ -124,7 +124,8 @@ run() {
         if [ "$1" = 0 ] && _ok; then
             vur_result "$_run" ok "$(tail -n 4 /tmp/$_run.log | cut -c1-160 | tr '\n' '|')"
         else
-            vur_result "$_run" fail "exit $1 $(tail -n 8 /tmp/$_run.log | cut -c1-160 | tr '\n' '|')"
+            # stderr comes first in the log (stdout is buffered): the error lines, then the tail
+            vur_result "$_run" fail "exit $1 $(grep -i -m 3 "couldn't\|error\|fail" /tmp/$_run.log | cut -c1-160 | tr '\n' '|') $(tail -n 8 /tmp/$_run.log | cut -c1-160 | tr '\n' '|')"
         fi
     }
     case $_gidopt in
