@@ -93,7 +93,9 @@ vur_tp_publish(struct vur_tp_dev *td)
 	 * publishes the same CQ meanwhile may still show a CQE a moment early:
 	 * hence a SHOULD, and drivers wait a little on a full queue.
 	 */
-	for (uint16_t i = 0; i < self->n_dirty; i++)
+	uint16_t n_sq = self->n_dirty; /* send queues listed later were pushed to since */
+
+	for (uint16_t i = 0; i < n_sq; i++)
 		if (self->dirty[i]->is_sq)
 			publish(self->dirty[i], bit);
 	vur_tp_cq_settle(td);
@@ -101,8 +103,9 @@ vur_tp_publish(struct vur_tp_dev *td)
 		if (self->dirty[i]->is_cq)
 			publish(self->dirty[i], bit);
 	vur_tp_srq_settle(td); /* SRQ WRs whose CQEs went just now (tp_srq.c) */
+	/* the rest, and send queues that QPs settled into ERR pushed to (listed again) */
 	for (uint16_t i = 0; i < self->n_dirty; i++)
-		if (!self->dirty[i]->is_cq && !self->dirty[i]->is_sq)
+		if (!self->dirty[i]->is_cq && (!self->dirty[i]->is_sq || i >= n_sq))
 			publish(self->dirty[i], bit);
 	self->n_dirty = 0;
 	if (self->wake != 0 && td->nd->sw != NULL)
