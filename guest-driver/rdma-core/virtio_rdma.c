@@ -222,6 +222,8 @@ static int virtio_rdma_destroy_ah(struct ibv_ah *ibah)
 
 static const struct verbs_context_ops virtio_rdma_ctx_ops = {
 	.alloc_pd = virtio_rdma_alloc_pd,
+	/* the kernel's ATTACH_MCAST and DETACH_MCAST; it refuses without the capability */
+	.attach_mcast = ibv_cmd_attach_mcast,
 	.create_ah = virtio_rdma_create_ah,
 	.create_cq = virtio_rdma_create_cq,
 	.create_qp = virtio_rdma_create_qp,
@@ -230,6 +232,7 @@ static const struct verbs_context_ops virtio_rdma_ctx_ops = {
 	.destroy_ah = virtio_rdma_destroy_ah,
 	.destroy_cq = virtio_rdma_destroy_cq,
 	.destroy_qp = virtio_rdma_destroy_qp,
+	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = virtio_rdma_free_context,
 	.modify_qp = virtio_rdma_modify_qp,
 	.poll_cq = virtio_rdma_poll_cq,
