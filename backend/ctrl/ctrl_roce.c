@@ -10,6 +10,7 @@
 #include <rte_byteorder.h>
 #include <rte_common.h>
 
+#include "common/log.h"
 #include "ctrl/ctrl_roce.h"
 #include "ctrl/ctrl_target.h"
 #include "rdma/rdma_ops.h"
@@ -381,6 +382,30 @@ detach_mcast(void *ctx, const void *cmd, uint32_t len, void *ack)
 	return result(vur_rdma_detach_mcast(rdma_of(ctx), cmd));
 }
 
+/*
+ * ROCE-DEV-INIT-4, -5: what a driver sends first, since a transport may
+ * hand it a device that an earlier driver left objects in (QEMU's generic
+ * vhost-user device forwards no device reset). The network device stays.
+ */
+static uint8_t
+reset_objects(void *ctx, const void *cmd, uint32_t len, void *ack)
+{
+	struct vur_rdma_dev *rd = rdma_of(ctx);
+	struct vur_rdma_counts c;
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(len);
+	RTE_SET_USED(ack);
+	vur_rdma_dev_counts(rd, &c);
+	if (c.pds + c.cqs + c.qps + c.srqs + c.gids != 0)
+		VUR_RDMA_LOG(rd, INFO,
+				"RESET_OBJECTS: %u PDs, %u MRs, %u CQs, %u QPs, %u SRQs, %u GIDs "
+				"of an "
+				"earlier driver freed",
+				c.pds, c.mrs, c.cqs, c.qps, c.srqs, c.gids);
+	return result(vur_rdma_dev_reset(rd));
+}
+
 #define CMD(id, cmd_type, ack_type, fn)                                                 \
 	{                                                                               \
 		.command = VIRTIO_NET_CTRL_ROCE_##id, .name = #id, .cmd_len = cmd_type, \
@@ -427,6 +452,7 @@ static const struct vur_ctrl_cmd roce_cmds[] = {
 	CMD(DEALLOC_MW, SZ(cmd_dealloc_mw), 0, dealloc_mw),
 	CMD(ATTACH_MCAST, SZ(cmd_mcast), 0, attach_mcast),
 	CMD(DETACH_MCAST, SZ(cmd_mcast), 0, detach_mcast),
+	CMD(RESET_OBJECTS, 0, 0, reset_objects),
 };
 
 unsigned int

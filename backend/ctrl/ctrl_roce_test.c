@@ -499,6 +499,50 @@ no_srq_without_numbers(void)
 	vur_rdma_dev_fini(&rd);
 }
 
+/* ROCE-DEV-INIT-4, -5: RESET_OBJECTS leaves nothing of an earlier driver, the port as it is. */
+static void
+reset_objects_command(void)
+{
+	static const uint8_t gid[16] = { [10] = 0xff, [11] = 0xff, 10, 0, 0, 1 };
+	struct virtio_rdma_cmd_add_gid g = { .index = 0 };
+	struct virtio_rdma_cmd_create_cq c = { .cqe = rte_cpu_to_le_32(16) };
+	struct vur_rdma_counts n;
+	__le32 pdn;
+
+	setup(false, 2);
+	rd.port.speed = 250;
+	memcpy(g.gid, gid, sizeof(gid));
+	pdn = create_pd();
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_CQ, &c, sizeof(c), 5,
+				  F_ROCE) == VIRTIO_NET_OK);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_ADD_GID, &g, sizeof(g), 1,
+				  F_ROCE) == VIRTIO_NET_OK);
+	/* no data is allowed (ROCE-DEV-CTRL-4), nothing changes then */
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_RESET_OBJECTS, &pdn, 4, 1,
+				  F_ROCE) == VIRTIO_NET_ERR);
+	TAP_CHECK(rd.pds.count == 1 && rd.cqs.count == 1);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_RESET_OBJECTS, NULL, 0, 1,
+				  F_ROCE) == VIRTIO_NET_OK);
+	vur_rdma_dev_counts(&rd, &n);
+	TAP_CHECK(n.pds == 0 && n.cqs == 0 && n.gids == 0 && n.qps == 0 && n.mrs == 0);
+	TAP_CHECK(rd.port.speed == 250 && rd.limits.max_pd == 2);
+	/* a new driver's objects: the same numbers, the same GID index */
+	TAP_CHECK(create_pd() == pdn);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_CREATE_CQ, &c, sizeof(c), 5,
+				  F_ROCE) == VIRTIO_NET_OK);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_ADD_GID, &g, sizeof(g), 1,
+				  F_ROCE) == VIRTIO_NET_OK);
+	/* and again, with nothing to free */
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_RESET_OBJECTS, NULL, 0, 1,
+				  F_ROCE) == VIRTIO_NET_OK);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_RESET_OBJECTS, NULL, 0, 1,
+				  F_ROCE) == VIRTIO_NET_OK);
+	/* ROCE-DEV-CTRL-1: not without RoCE */
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE, VIRTIO_NET_CTRL_ROCE_RESET_OBJECTS, NULL, 0, 1, 0) ==
+			VIRTIO_NET_ERR);
+	vur_rdma_dev_fini(&rd);
+}
+
 int
 main(void)
 {
@@ -511,5 +555,6 @@ main(void)
 	TAP_RUN(alloc_mw_command);
 	TAP_RUN(srq_commands);
 	TAP_RUN(no_srq_without_numbers);
+	TAP_RUN(reset_objects_command);
 	return tap_done();
 }

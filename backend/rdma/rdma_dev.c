@@ -174,6 +174,21 @@ vur_rdma_dev_fini(struct vur_rdma_dev *rd)
 	vur_rdma_mcast_fini(rd);
 }
 
+int
+vur_rdma_dev_reset(struct vur_rdma_dev *rd)
+{
+	const struct vur_rdma_limits limits = rd->limits;
+	const struct vur_rdma_env env = rd->env;
+	const struct vur_port_speed port = rd->port;
+	const char *name = rd->name;
+	int ret;
+
+	vur_rdma_dev_fini(rd);
+	ret = vur_rdma_dev_init(rd, name, &limits, &env);
+	rd->port = port; /* the port's, not the driver's */
+	return ret;
+}
+
 void
 vur_rdma_dev_counts(const struct vur_rdma_dev *rd, struct vur_rdma_counts *c)
 {

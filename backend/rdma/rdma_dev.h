@@ -315,6 +315,13 @@ int vur_rdma_dev_init(struct vur_rdma_dev *rd, const char *name,
 /* Free every resource: a frontend went away or the device is destroyed. */
 void vur_rdma_dev_fini(struct vur_rdma_dev *rd);
 
+/*
+ * RESET_OBJECTS (ROCE-DEV-INIT-4): every object and GID freed, their
+ * virtqueues unbound, the pools made anew with the same limits; the port
+ * speed kept. Fails only when memory runs out; the device has no RDMA then.
+ */
+int vur_rdma_dev_reset(struct vur_rdma_dev *rd);
+
 void vur_rdma_dev_counts(const struct vur_rdma_dev *rd, struct vur_rdma_counts *c);
 
 #endif /* VUR_RDMA_DEV_H */

@@ -25,6 +25,19 @@ int virtio_rdma_dev_attr_init(struct virtio_rdma_dev *dev)
 	struct virtio_rdma_ack_query_device *a = &dev->attr;
 	int ret;
 
+	/*
+	 * ROCE-DRV-INIT-3: objects an earlier driver left (a reboot, crash or
+	 * kexec on a transport that forwards no device reset, as QEMU's
+	 * generic vhost-user device) go before this driver adds its GIDs. A
+	 * device of an older revision refuses the command: it is reset by its
+	 * transport, and the driver goes on.
+	 */
+	ret = virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_RESET_OBJECTS,
+				   NULL, 0, NULL, 0);
+	if (ret)
+		dev_warn(&dev->vdev->dev,
+			 "RESET_OBJECTS failed (%d): objects of an earlier driver may remain\n",
+			 ret);
 	ret = virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_QUERY_DEVICE,
 				   NULL, 0, a, sizeof(*a));
 	if (ret)

@@ -131,8 +131,18 @@ int virtio_rdma_find_vqs(struct virtio_rdma_dev *dev)
 	kfree(callbacks);
 	kfree(names);
 #endif
-	if (ret)
+	if (ret) {
+		/*
+		 * The transport has fewer queues than the configuration
+		 * describes (QEMU's generic vhost-user device takes its count
+		 * from the user's num_vqs), or no vectors for them: say so,
+		 * rather than only "probe failed with error -22".
+		 */
+		dev_err(&dev->vdev->dev,
+			"cannot set up the %u virtqueues the configuration needs (%u pairs, %u CQs, %u QPs): %d; does the device have that many?\n",
+			n, VIRTIO_RDMA_N_PAIRS, dev->max_rdma_cqs, dev->max_rdma_qps, ret);
 		goto err_free;
+	}
 	return 0;
 
 err_free:

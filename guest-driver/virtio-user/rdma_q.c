@@ -240,6 +240,17 @@ vuser_srq_detach(struct vur_user_dev *d, uint32_t srqn)
 	free(srq);
 }
 
+void
+vuser_detach_all(struct vur_user_dev *d)
+{
+	for (uint32_t n = 0; d->qps != NULL && n < d->max_qps; n++) {
+		vuser_qp_detach(d, n);
+		vuser_srq_detach(d, n);
+	}
+	for (uint32_t n = 0; d->cqs != NULL && n < d->max_cqs; n++)
+		vuser_cq_detach(d, n);
+}
+
 void *
 vuser_wq_slot(struct vur_user_dev *d, struct vuser_wq *q)
 {

@@ -81,6 +81,9 @@ int vuser_srq_attach(struct vur_user_dev *d, uint32_t srqn, uint32_t max_wr, uin
 void vuser_srq_detach(struct vur_user_dev *d, uint32_t srqn);
 struct vuser_srq *vuser_srq_get(const struct vur_user_dev *d, uint32_t srqn);
 
+/* After RESET_OBJECTS: every QP, SRQ and CQ detached, as after its destroy. */
+void vuser_detach_all(struct vur_user_dev *d);
+
 /* The live QP or CQ of that number, or NULL. */
 struct vuser_qp *vuser_qp_get(const struct vur_user_dev *d, uint32_t qpn);
 struct vuser_cq *vuser_cq_get(const struct vur_user_dev *d, uint32_t cqn);

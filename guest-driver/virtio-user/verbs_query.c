@@ -2,7 +2,8 @@
 /*
  * Device and port attributes: QUERY_DEVICE, QUERY_PORT and QUERY_PORT_SPEED,
  * and the port attributes the spec derives from the configuration space
- * (section "Device and Port Attributes").
+ * (section "Device and Port Attributes"); RESET_OBJECTS, which a driver
+ * sends before it creates anything (section "Device Initialization").
  */
 #include <endian.h>
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <linux/virtio_net.h>
 
 #include "device.h"
+#include "rdma_q.h"
 #include "verbs.h"
 
 /* The largest RoCE v2 header overhead: IPv6 40, UDP 8, BTH 12, ETHs 32, ICRC 4. */
@@ -131,4 +133,17 @@ vur_user_query_port_speed(struct vur_user_dev *d, struct vur_user_port_speed *sp
 	speed->active_members = le16toh(a.active_members);
 	speed->total_members = le16toh(a.total_members);
 	return 0;
+}
+
+int
+vur_user_reset_objects(struct vur_user_dev *d)
+{
+	int ret;
+
+	if (d == NULL)
+		return -EINVAL;
+	ret = vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_RESET_OBJECTS, NULL, 0, NULL, 0);
+	if (ret == 0)
+		vuser_detach_all(d); /* ROCE-DRV-INIT-4 */
+	return ret;
 }

@@ -664,6 +664,20 @@ int vur_user_create_ah(struct vur_user_dev *dev, uint32_t pdn, const struct vur_
 int vur_user_destroy_ah(struct vur_user_dev *dev, uint32_t pdn, uint32_t ah);
 
 /**
+ * RESET_OBJECTS: the device destroys every RDMA object and GID it holds,
+ * whoever made them, and the library forgets its QPs, SRQs and CQs (their
+ * virtqueues back in their initial state). Every handle of the device is
+ * dead afterwards: PDs, MRs, MWs, CQs, SRQs, QPs, AHs. A driver sends it
+ * before it creates anything on a device that an earlier driver may have
+ * left objects in; vur_user_open() needs none (a new vhost-user connection
+ * starts from nothing).
+ *
+ * @param dev an open device with VIRTIO_NET_F_ROCE
+ * @return 0, or as vur_user_query_device()
+ */
+int vur_user_reset_objects(struct vur_user_dev *dev);
+
+/**
  * ADD_GID: store a GID (an IPv6 or IPv4-mapped address) in an empty entry.
  *
  * @param dev   an open device with VIRTIO_NET_F_ROCE

@@ -32,7 +32,14 @@ rdma_ep_open(struct rdma_ep *e, const char *path, uint8_t last_octet, size_t buf
 	if (e->buf == NULL)
 		return -ENOMEM;
 	e->addr = vur_user_driver_addr(e->d, e->buf);
-	ret = vur_user_add_gid(e->d, 0, e->gid);
+	return rdma_ep_objects(e);
+}
+
+int
+rdma_ep_objects(struct rdma_ep *e)
+{
+	int ret = vur_user_add_gid(e->d, 0, e->gid);
+
 	if (ret == 0)
 		ret = vur_user_create_pd(e->d, &e->pdn);
 	if (ret == 0)

@@ -31,6 +31,9 @@ struct rdma_ep {
 int rdma_ep_open(struct rdma_ep *e, const char *path, uint8_t last_octet, size_t buf_len,
 		size_t mem_size);
 
+/* @e's GID, PD, DMA MR and CQ, made anew (after RESET_OBJECTS). */
+int rdma_ep_objects(struct rdma_ep *e);
+
 /* A QP of @type on @e's PD and CQ (32 WRs, 16 s/g elements, 512 inline bytes each way). */
 int rdma_create_qp(struct rdma_ep *e, uint8_t type, uint32_t *qpn);
 

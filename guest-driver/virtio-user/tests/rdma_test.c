@@ -1335,6 +1335,38 @@ data_paths(void)
 	TAP_CHECK(counter(&a, "data_path") < 2 && counter(&b, "data_path") < 2);
 }
 
+/*
+ * ROCE-DEV-INIT-4, -5 and DRV-INIT-4: RESET_OBJECTS frees everything of b
+ * (as an earlier driver's), leaves b's network device and a alone, and b's
+ * new objects on the same numbers and virtqueues move data again.
+ */
+static void
+reset_objects(void)
+{
+	uint32_t qa, qb, ud;
+
+	if (!rdma_e2e_ready(&a, &b))
+		return;
+	TAP_CHECK(rdma_rc_pair(&a, &b, &qa, &qb));
+	send_checked(qa, qb, 4096, 0xe00, 11);
+	TAP_EQ(rdma_create_qp(&b, VUR_USER_QPT_UD, &ud), 0);
+	TAP_EQ(vur_user_attach_mcast(b.d, ud,
+			       (const uint8_t[16]){ [10] = 0xff, [11] = 0xff, 239, 0, 0, 9 }),
+			0);
+	TAP_EQ(vur_user_reset_objects(b.d), 0);
+	TAP_EQ(counter(&b, "qps"), 0);
+	TAP_EQ(counter(&b, "cqs"), 0);
+	TAP_EQ(counter(&b, "pds"), 0);
+	TAP_EQ(counter(&b, "mrs"), 0);
+	TAP_EQ(counter(&b, "gids"), 0);
+	TAP_EQ(counter(&b, "mcast_attached"), 0);
+	TAP_CHECK(counter(&a, "qps") >= 1); /* the peer keeps its own */
+	TAP_EQ(rdma_ep_objects(&b), 0);
+	TAP_CHECK(rdma_rc_pair(&a, &b, &qa, &qb));
+	send_checked(qa, qb, 65536, 0xe10, 12);
+	rdma_pair_done(&a, &b, qa, qb);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1359,7 +1391,8 @@ main(int argc, char **argv)
 	TAP_RUN(rc_atomics);
 	TAP_RUN(atomic_errors);
 	TAP_RUN(many_qps);
-	TAP_RUN(retry_exhausted);
+	TAP_RUN(reset_objects);
+	TAP_RUN(retry_exhausted); /* closes b */
 	TAP_RUN(backend_stops_cleanly);
 	return tap_done();
 }
