@@ -60,13 +60,22 @@ if [ "${1:-}" = --in-sid ]; then
         tar -xf "$orig" -C "$tree.tmp" --strip-components=1
         touch "$tree.tmp/.unpacked" && mv "$tree.tmp" "$tree"
     fi
-    # The provider: copies keep their times, so ninja sees what changed.
-    # With the project's ABI headers, which it includes as <rdma/...> and <linux/...>.
+    # The provider, with the project's ABI headers, which it includes as
+    # <rdma/...> and <linux/...>. Several checkouts (git worktrees) build in
+    # this one tree: a file is copied only when its content differs, and then
+    # gets the copy's time, so ninja rebuilds exactly what differs from the
+    # last build, whichever checkout made it; files no longer here go.
     prov=$tree/providers/virtio_rdma
-    rm -rf "$prov" && mkdir -p "$prov/include/rdma" "$prov/include/linux"
-    cp -p /vur/guest-driver/rdma-core/CMakeLists.txt /vur/guest-driver/rdma-core/*.[ch] "$prov/"
-    cp -p /vur/virtio-spec/include/rdma/virtio_rdma-abi.h "$prov/include/rdma/"
-    cp -p /vur/virtio-spec/include/linux/virtio_net_roce.h "$prov/include/linux/"
+    mkdir -p "$prov/include/rdma" "$prov/include/linux"
+    sync_file() { cmp -s "$1" "$2" || cp "$1" "$2"; }
+    for f in /vur/guest-driver/rdma-core/CMakeLists.txt /vur/guest-driver/rdma-core/*.[ch]; do
+        sync_file "$f" "$prov/${f##*/}"
+    done
+    for f in "$prov"/*.[ch]; do
+        [ -e "/vur/guest-driver/rdma-core/${f##*/}" ] || rm -f "$f"
+    done
+    sync_file /vur/virtio-spec/include/rdma/virtio_rdma-abi.h "$prov/include/rdma/virtio_rdma-abi.h"
+    sync_file /vur/virtio-spec/include/linux/virtio_net_roce.h "$prov/include/linux/virtio_net_roce.h"
     grep -q '^add_subdirectory(providers/virtio_rdma)' "$tree/CMakeLists.txt" ||
         sed -i '/^add_subdirectory(providers\/rxe)$/a add_subdirectory(providers/virtio_rdma)' \
             "$tree/CMakeLists.txt"

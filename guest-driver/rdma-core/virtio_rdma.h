@@ -209,6 +209,7 @@ unsigned int virtio_rdma_wc_flags(uint32_t wc_flags);
 /* virtio_rdma_cq_ex.c */
 struct ibv_cq_ex *virtio_rdma_create_cq_ex(struct ibv_context *context,
 					   struct ibv_cq_init_attr_ex *attr);
+void virtio_rdma_cq_ex_set_ops(struct ibv_cq_ex *cq, uint64_t wc_flags);
 
 /* virtio_rdma_qp.c */
 struct ibv_qp *virtio_rdma_create_qp(struct ibv_pd *ibpd,
@@ -234,5 +235,7 @@ int virtio_rdma_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
 /* virtio_rdma_qp_ex.c */
 struct ibv_qp *virtio_rdma_create_qp_ex(struct ibv_context *context,
 					struct ibv_qp_init_attr_ex *attr);
+int virtio_rdma_qp_ex_init(struct virtio_rdma_qp *qp, bool with_ops,
+			   uint64_t ops);
 
 #endif /* __VIRTIO_RDMA_H__ */

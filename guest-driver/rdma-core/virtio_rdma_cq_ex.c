@@ -109,16 +109,16 @@ static uint32_t cq_read_byte_len(struct ibv_cq_ex *ibcq)
 }
 
 /*
- * imm_data, or with IBV_WC_WITH_INV the invalidated key, which
- * ibv_wc_read_invalidated_rkey() reads through this callback in network
- * order (the CQE keeps it little endian).
+ * imm_data (network order, as the CQE keeps it), or with IBV_WC_WITH_INV
+ * the invalidated key, which ibv_wc_read_invalidated_rkey() reads through
+ * this callback and returns as is: in host order, as mlx5 gives it.
  */
 static __be32 cq_read_imm_data(struct ibv_cq_ex *ibcq)
 {
 	const struct virtio_rdma_cq_req *cqe = to_vcq_ex(ibcq)->cur;
 
 	if (le32toh(cqe->wc_flags) & VIRTIO_IB_WC_WITH_INVALIDATE)
-		return htobe32(le32toh(cqe->invalidate_rkey));
+		return (__force __be32)le32toh(cqe->invalidate_rkey);
 	return cqe->imm_data;
 }
 
@@ -153,7 +153,7 @@ static uint8_t cq_read_dlid_path_bits(struct ibv_cq_ex *ibcq)
 	return 0;
 }
 
-static void cq_set_ops(struct ibv_cq_ex *cq, uint64_t wc_flags)
+void virtio_rdma_cq_ex_set_ops(struct ibv_cq_ex *cq, uint64_t wc_flags)
 {
 	cq->start_poll = cq_start_poll;
 	cq->next_poll = cq_next_poll;
@@ -217,7 +217,7 @@ struct ibv_cq_ex *virtio_rdma_create_cq_ex(struct ibv_context *context,
 	if (ret)
 		goto err_destroy;
 
-	cq_set_ops(&cq->vcq.cq_ex, attr->wc_flags);
+	virtio_rdma_cq_ex_set_ops(&cq->vcq.cq_ex, attr->wc_flags);
 	return &cq->vcq.cq_ex;
 
 err_destroy:

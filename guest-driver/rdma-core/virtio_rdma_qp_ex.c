@@ -363,6 +363,23 @@ static void qp_set_send_ops(struct ibv_qp_ex *qpx, uint64_t ops)
 }
 
 /*
+ * The WR builder of a QP whose queues are mapped (max_send_sge known),
+ * and, with @ops, its ibv_qp_ex.
+ */
+int virtio_rdma_qp_ex_init(struct virtio_rdma_qp *qp, bool with_ops,
+			   uint64_t ops)
+{
+	qp->wr_ex.sge = calloc(qp->sq.max_sge + 1, sizeof(*qp->wr_ex.sge));
+	if (!qp->wr_ex.sge)
+		return ENOMEM;
+	if (with_ops) {
+		qp_set_send_ops(&qp->vqp.qp_ex, ops);
+		qp->vqp.comp_mask |= VERBS_QP_EX;
+	}
+	return 0;
+}
+
+/*
  * ibv_create_qp_ex() with more than a PD (libibverbs sends a PD alone to
  * create_qp): RC, UC and UD, with the opcodes of send_ops_flags that the
  * QP type and the device have; anything else is EOPNOTSUPP.
@@ -404,26 +421,22 @@ struct ibv_qp *virtio_rdma_create_qp_ex(struct ibv_context *context,
 		goto err_free;
 	/* attr->cap now holds what the kernel granted. */
 	attr->cap = kattr.cap;
-	qp->wr_ex.sge = calloc(attr->cap.max_send_sge + 1,
-			       sizeof(*qp->wr_ex.sge));
-	if (!qp->wr_ex.sge) {
-		ret = ENOMEM;
-		goto err_destroy;
-	}
 	ret = virtio_rdma_qp_setup(qp, context, &attr->cap, &resp.drv);
 	if (ret)
 		goto err_destroy;
-
-	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
-		qp_set_send_ops(&qp->vqp.qp_ex, attr->send_ops_flags);
-		qp->vqp.comp_mask |= VERBS_QP_EX;
-	}
+	ret = virtio_rdma_qp_ex_init(
+		qp, attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		attr->send_ops_flags);
+	if (ret)
+		goto err_unmap;
 	return &qp->ibv_qp;
 
+err_unmap:
+	virtio_rdma_vq_unmap(&qp->rq);
+	virtio_rdma_vq_unmap(&qp->sq);
 err_destroy:
 	ibv_cmd_destroy_qp(&qp->ibv_qp);
 err_free:
-	free(qp->wr_ex.sge);
 	free(qp);
 	errno = ret;
 	return NULL;
