@@ -20,9 +20,8 @@
 
 #define VIRTIO_RDMA_WC_EX_FLAGS                                                \
 	(IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM |                        \
-	 IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP |                       \
-	 IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |                             \
-	 IBV_WC_EX_WITH_DLID_PATH_BITS)
+	 IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP | IBV_WC_EX_WITH_SLID | \
+	 IBV_WC_EX_WITH_SL | IBV_WC_EX_WITH_DLID_PATH_BITS)
 
 /*
  * The next used CQE becomes the current one. A device that names no slot

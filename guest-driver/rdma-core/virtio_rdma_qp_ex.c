@@ -153,8 +153,8 @@ static void wr_atomic_fetch_add(struct ibv_qp_ex *ibqp, uint32_t rkey,
 	wr_atomic(ibqp, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, remote_addr, add, 0);
 }
 
-static void wr_bind_mw(struct ibv_qp_ex *ibqp, struct ibv_mw *mw,
-		       uint32_t rkey, const struct ibv_mw_bind_info *bind_info)
+static void wr_bind_mw(struct ibv_qp_ex *ibqp, struct ibv_mw *mw, uint32_t rkey,
+		       const struct ibv_mw_bind_info *bind_info)
 {
 	struct ibv_send_wr *wr = wr_begin(ibqp, IBV_WR_BIND_MW);
 

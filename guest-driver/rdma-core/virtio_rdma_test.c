@@ -602,7 +602,9 @@ static void test_bind_mw(void)
 	struct ibv_mw_bind bind = {
 		.wr_id = 12,
 		.send_flags = IBV_SEND_SIGNALED,
-		.bind_info = { .mr = &vmr.ibv_mr, .addr = 0x7100, .length = 16,
+		.bind_info = { .mr = &vmr.ibv_mr,
+			       .addr = 0x7100,
+			       .length = 16,
 			       .mw_access_flags = IBV_ACCESS_REMOTE_READ },
 	};
 	struct virtio_rdma_sq_req *req;
@@ -698,7 +700,9 @@ static void test_wr_ex(void)
 	struct verbs_mr vmr = { .ibv_mr = { .lkey = 0x66 } };
 	struct ibv_mw mw = { .rkey = 0x4400, .type = IBV_MW_TYPE_2 };
 	struct ibv_mw_bind_info bind = {
-		.mr = &vmr.ibv_mr, .addr = 0x9000, .length = 64,
+		.mr = &vmr.ibv_mr,
+		.addr = 0x9000,
+		.length = 64,
 		.mw_access_flags = IBV_ACCESS_REMOTE_WRITE,
 	};
 	struct ibv_sge sge[2] = { { 0x1000, 100, 0x11 },
@@ -906,8 +910,7 @@ static void test_cq_ex(void)
 		      ibv_wc_read_wc_flags(cqx) == IBV_WC_WITH_INV &&
 		      ibv_wc_read_invalidated_rkey(cqx) == 0x4401,
 	      "next_poll: a receive that invalidated a key, the key");
-	check(dev_avail_idx(&d) == NUM,
-	      "slots not given back before end_poll");
+	check(dev_avail_idx(&d) == NUM, "slots not given back before end_poll");
 	ret = ibv_next_poll(cqx);
 	check(!ret && cqx->wr_id == 202 && cqx->status == IBV_WC_MW_BIND_ERR,
 	      "next_poll: MW_BIND_ERR");
@@ -919,7 +922,8 @@ static void test_cq_ex(void)
 	      "end_poll: the three slots made available again, in order");
 	dev_cqe(&d, 3, NUM, 203, 0, 0, 0);
 	dev_use(&d, 1);
-	check(ibv_start_poll(cqx, &pattr) == EIO && dev_avail_idx(&d) == NUM + 3,
+	check(ibv_start_poll(cqx, &pattr) == EIO &&
+		      dev_avail_idx(&d) == NUM + 3,
 	      "a used element naming no slot: EIO, nothing reposted");
 	check(ibv_start_poll(cqx, &pattr) == EIO,
 	      "and again (the lock was released)");
