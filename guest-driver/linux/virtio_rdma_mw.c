@@ -2,8 +2,9 @@
 /*
  * Memory windows (IBTA 10.6.7): ALLOC_MW and DEALLOC_MW, for type 1 and
  * type 2 (2B) windows. Only userspace binds them (ibv_bind_mw() and
- * IBV_WR_BIND_MW post a BIND_MW WR on a mapped send queue): the kernel has
- * no IB_WR_BIND_MW, so its ULPs never do. ib_core allocates the ib_mw
+ * IBV_WR_BIND_MW post a BIND_MW WR on a mapped send queue): no kernel work
+ * request carries a bind (IB_WR_BIND_MW has no ib_send_wr form), so kernel
+ * QPs never do. ib_core allocates the ib_mw
  * (INIT_RDMA_OBJ_SIZE) and reports mw->rkey to uverbs.
  */
 #include "virtio_rdma.h"
