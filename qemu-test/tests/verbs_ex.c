@@ -725,14 +725,26 @@ static void bind1(struct side *s, struct ibv_mw *mw, uint64_t wr_id,
 	expect_one(s, wr_id, IBV_WC_SUCCESS, IBV_WC_BIND_MW, what);
 }
 
-/* The requester's WRITE through @rkey at window offset @off. */
+/*
+ * The requester's WRITE through @rkey at window offset @off: of the
+ * pattern of seed 6 when it should succeed, of seed 9 when it should fail
+ * (the responder then finds its memory as it was).
+ */
 static void try_write(struct side *s, uint64_t wr_id, uint32_t rkey,
 		      uint64_t win, uint32_t off, uint32_t len, bool ok,
 		      const char *what)
 {
-	write_to(s, wr_id, win + off, rkey, len, 6);
+	write_to(s, wr_id, win + off, rkey, len, ok ? 6 : 9);
 	expect_one(s, wr_id, ok ? IBV_WC_SUCCESS : IBV_WC_REM_ACCESS_ERR,
 		   IBV_WC_RDMA_WRITE, what);
+}
+
+static bool zero(const unsigned char *p, size_t len)
+{
+	while (len--)
+		if (*p++)
+			return false;
+	return true;
 }
 
 static void mw_type1(struct side *s)
@@ -759,13 +771,19 @@ static void mw_type1(struct side *s)
 		key_send(s, k1);
 		key_send(s, mw->rkey);
 		barrier(s, 31);
+		check(has(win, 0x800, 6), "type 1: the old key wrote nothing");
 		qp_new(s);
 		barrier(s, 32);
+		check(has(win + 0x800, 0x800, 5) && zero(win + 0x1000, 0x200),
+		      "type 1: the WRITE across the end wrote nothing");
 		qp_new(s);
 		barrier(s, 33);
+		check(has(win + 0xe00, 0x200, 6),
+		      "type 1: the new key's WRITE at the window's end");
 		bind1(s, mw, 23, 0, "type 1 unbound");
 		barrier(s, 34);
 		barrier(s, 35);
+		check(has(win, 0x800, 6), "type 1: the unbound key wrote nothing");
 		qp_new(s);
 		check(!ibv_dealloc_mw(mw), "dealloc_mw type 1");
 		return;
@@ -841,6 +859,8 @@ static void mw_type2(struct side *s)
 		      !!(c.flags & IBV_WC_WITH_INV), c.imm_or_inv, k);
 		barrier(s, 41);
 		barrier(s, 42);
+		check(has(win, 0x800, 6),
+		      "type 2: the invalidated key wrote nothing");
 		qp_new(s);
 		/* bound again with ibv_post_send() and invalidated locally */
 		k = ibv_inc_rkey(k);
@@ -869,6 +889,8 @@ static void mw_type2(struct side *s)
 			   "type 2: LOCAL_INV of the window's key");
 		barrier(s, 44);
 		barrier(s, 45);
+		check(has(win, 0x800, 6),
+		      "type 2: the locally invalidated key wrote nothing");
 		qp_new(s);
 		check(!ibv_dealloc_mw(mw), "dealloc_mw type 2");
 		return;
