@@ -95,7 +95,11 @@ query_device_and_port(void)
 	TAP_CHECK(rte_le_to_cpu_64(qd.device_cap_flags) ==
 			(VIRTIO_IB_DEVICE_RC_RNR_NAK_GEN | VIRTIO_IB_DEVICE_MEM_MGT_EXTENSIONS |
 					VIRTIO_IB_DEVICE_ATOMIC | VIRTIO_IB_DEVICE_MEM_WINDOW |
-					VIRTIO_IB_DEVICE_SRQ));
+					VIRTIO_IB_DEVICE_SRQ | VIRTIO_IB_DEVICE_MULTICAST));
+	/* ROCE-DEV-ATTR-17 */
+	TAP_CHECK(rte_le_to_cpu_32(qd.max_mcast_grp) == 64 &&
+			rte_le_to_cpu_32(qd.max_mcast_qp_attach) == 64 &&
+			rte_le_to_cpu_32(qd.max_total_mcast_qp_attach) == 1024);
 	TAP_CHECK(rte_le_to_cpu_32(qd.max_mw) == 4096); /* ROCE-DEV-ATTR-15 */
 	/* ROCE-DEV-ATTR-14: 64 QP numbers, of which 2 to 63 may be SRQs */
 	TAP_CHECK(rte_le_to_cpu_32(qd.max_srq) == 62);

@@ -86,6 +86,8 @@ show_device(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_uint(d, "ahs", info.rdma.ahs);
 	rte_tel_data_add_dict_uint(d, "srqs", info.rdma.srqs);
 	rte_tel_data_add_dict_uint(d, "gids", info.rdma.gids);
+	rte_tel_data_add_dict_uint(d, "mcast_groups", info.rdma.mcast_grps);
+	rte_tel_data_add_dict_uint(d, "mcast_attached", info.rdma.mcast_attached);
 	rte_tel_data_add_dict_uint(d, "ctrl_requests", info.ctrl.requests);
 	rte_tel_data_add_dict_uint(d, "ctrl_errors", info.ctrl.errors);
 	rte_tel_data_add_dict_uint(d, "ctrl_bad_chains", info.ctrl.bad_chains);

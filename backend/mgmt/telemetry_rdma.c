@@ -51,6 +51,7 @@ vur_telemetry_add_rdma(struct rte_tel_data *d, const struct vur_tp_stats *st)
 		F(wr_errors),
 		F(atomics),
 		F(atomic_replays),
+		F(mcast_rx),
 #undef F
 	};
 	char key[64];

@@ -331,8 +331,12 @@ decide(struct vur_switch *sw, uint16_t in_port, struct burst_plan *bp, uint16_t 
 static bool
 for_rdma(const struct vur_net_dev *nd, const struct vur_frame_info *fi)
 {
-	return nd->roce && fi->roce_v2 && nd->tp != NULL && nd->tp->active &&
-			memcmp(fi->dst.addr_bytes, nd->filter->mac, RTE_ETHER_ADDR_LEN) == 0 &&
+	if (!nd->roce || !fi->roce_v2 || nd->tp == NULL || !nd->tp->active)
+		return false;
+	/* ROCE-DEV-MCAST-8: a group a QP is attached to, whatever the receive filter */
+	if (rte_is_multicast_ether_addr(&fi->dst))
+		return vur_tp_takes_mcast(nd->tp, fi->dst.addr_bytes, fi->dst_gid);
+	return memcmp(fi->dst.addr_bytes, nd->filter->mac, RTE_ETHER_ADDR_LEN) == 0 &&
 			vur_tp_owns_gid(nd->tp, fi->dst_gid);
 }
 
@@ -470,7 +474,6 @@ vur_switch_send_rdma(struct vur_switch *sw, int slot, struct rte_mbuf **pkts, ui
 	struct rte_mbuf *self[VUR_SW_BURST], *other[VUR_SW_BURST];
 	struct vur_frame_info fi[VUR_SW_BURST];
 	uint16_t n_self = 0, n_other = 0;
-	bool parsed;
 
 	if (nd == NULL) {
 		rte_pktmbuf_free_bulk(pkts, n);
@@ -482,14 +485,19 @@ vur_switch_send_rdma(struct vur_switch *sw, int slot, struct rte_mbuf **pkts, ui
 	 */
 	pthread_rwlock_rdlock(nd->lock);
 	for (uint16_t i = 0; i < n; i++) {
-		parsed = frame_info(pkts[i], &fi[n_other]);
-		if (parsed && !nd->link_down && for_rdma(nd, &fi[n_other])) {
-			self[n_self++] = pkts[i];
-		} else if (parsed) {
-			other[n_other++] = pkts[i];
-		} else { /* the engine builds whole headers: never */
+		if (!frame_info(pkts[i],
+				    &fi[n_other])) { /* the engine builds whole headers: never */
 			rte_pktmbuf_free(pkts[i]);
+			continue;
 		}
+		if (!nd->link_down && for_rdma(nd, &fi[n_other])) {
+			self[n_self++] = pkts[i];
+			if (!rte_is_multicast_ether_addr(&fi[n_other].dst))
+				continue;
+			/* ROCE-DEV-MCAST-10: the group's QPs here, and everyone else */
+			rte_pktmbuf_refcnt_update(pkts[i], 1);
+		}
+		other[n_other++] = pkts[i];
 	}
 	if (n_self > 0)
 		deliver_rdma(nd, self, n_self, now_ns);

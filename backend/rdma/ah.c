@@ -3,7 +3,8 @@
  * Address vectors, for AHs and for connected QPs (MODIFY_QP with AV), and
  * address handles. An address vector is valid if its source GID index names
  * a GID, its destination GID is unicast and of the same family (IPv4-mapped
- * or not) as the source, and its flow label fits 20 bits.
+ * or not) as the source, and its flow label fits 20 bits. An AH's may name a
+ * multicast group of that family instead, with the device's multicast.
  */
 #include <errno.h>
 #include <string.h>
@@ -32,22 +33,25 @@ is_unicast(const uint8_t *gid)
 }
 
 int
-vur_rdma_av_from_wire(struct vur_rdma_dev *rd, const struct virtio_rdma_ah_attr *w,
+vur_rdma_av_from_wire(struct vur_rdma_dev *rd, const struct virtio_rdma_ah_attr *w, bool for_ah,
 		struct vur_rdma_av *av)
 {
 	const struct virtio_rdma_global_route *g = &w->grh;
 	uint32_t flow_label = rte_le_to_cpu_32(g->flow_label);
 	const struct vur_rdma_gid *sgid;
+	bool mcast;
 
 	if (g->sgid_index >= rd->limits.gid_tbl_len || !rd->gids[g->sgid_index].valid) {
 		VUR_RDMA_LOG(rd, NOTICE, "address vector: no GID at sgid_index %u", g->sgid_index);
 		return -EINVAL;
 	}
 	sgid = &rd->gids[g->sgid_index];
-	if (!is_unicast(g->dgid) || is_v4_mapped(g->dgid) != is_v4_mapped(sgid->raw)) {
+	mcast = for_ah && rd->limits.max_mcast_grp != 0 && vur_rdma_gid_is_mcast(g->dgid);
+	if ((!mcast && !is_unicast(g->dgid)) || is_v4_mapped(g->dgid) != is_v4_mapped(sgid->raw)) {
 		VUR_RDMA_LOG(rd, NOTICE,
-				"address vector: destination GID not unicast or not of the source "
-				"GID's family");
+				"address vector: destination GID not unicast (or a group of an AH) "
+				"or "
+				"not of the source GID's family");
 		return -EINVAL;
 	}
 	if (flow_label >= FLOW_LABEL_LIMIT) {
@@ -62,7 +66,11 @@ vur_rdma_av_from_wire(struct vur_rdma_dev *rd, const struct virtio_rdma_ah_attr 
 	av->sgid_index = g->sgid_index;
 	av->hop_limit = g->hop_limit;
 	av->traffic_class = g->traffic_class;
-	memcpy(av->dmac, w->dmac, sizeof(av->dmac));
+	/* ROCE-DEV-MCAST-7: a group's frames go to its MAC, whatever the driver says */
+	if (mcast)
+		vur_rdma_mcast_mac(g->dgid, av->dmac);
+	else
+		memcpy(av->dmac, w->dmac, sizeof(av->dmac));
 	return 0;
 }
 
@@ -93,7 +101,7 @@ vur_rdma_create_ah(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_create_
 		VUR_RDMA_LOG(rd, NOTICE, "CREATE_AH: no PD %u", pdn);
 		return -ENOENT;
 	}
-	ret = vur_rdma_av_from_wire(rd, &c->ah_attr, &av);
+	ret = vur_rdma_av_from_wire(rd, &c->ah_attr, true, &av);
 	if (ret < 0)
 		return ret;
 	ah = vur_pool_alloc(&rd->ahs);

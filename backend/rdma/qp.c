@@ -267,7 +267,7 @@ vur_rdma_modify_qp(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_modify_
 		return -EINVAL;
 	}
 	/* ROCE-DEV-QP-13 */
-	if ((mask & VIRTIO_IB_QP_AV) && vur_rdma_av_from_wire(rd, &c->ah_attr, &av) < 0)
+	if ((mask & VIRTIO_IB_QP_AV) && vur_rdma_av_from_wire(rd, &c->ah_attr, false, &av) < 0)
 		return -EINVAL;
 	/* ROCE-DEV-QP-14: everything checked; now all of it at once. */
 	old_state = qp->attr.state;
@@ -339,6 +339,7 @@ vur_rdma_destroy_qp(struct vur_rdma_dev *rd, uint32_t qpn)
 	vur_pool_unref(vur_pool_get(&rd->cqs, qp->send_cqn));
 	vur_pool_unref(vur_pool_get(&rd->cqs, qp->recv_cqn));
 	vur_rdma_mw_qp_gone(rd, qpn); /* ROCE-DEV-MW-13 */
+	vur_rdma_mcast_qp_gone(rd, qpn);
 	if (qp->srqn != 0)
 		vur_pool_unref(vur_pool_get(&rd->srqs, qp->srqn));
 	vur_pool_free(&rd->qps, qpn);

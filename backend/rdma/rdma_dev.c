@@ -6,7 +6,7 @@
 #include <rte_common.h>
 
 #include "common/log.h"
-#include "rdma/rdma_dev.h"
+#include "rdma/rdma_ops.h"
 
 RTE_LOG_REGISTER_SUFFIX(vur_logtype_rdma, rdma, INFO);
 
@@ -38,6 +38,10 @@ vur_rdma_limits_default(struct vur_rdma_limits *l, uint32_t max_qps, uint32_t ma
 	l->max_srq = max_qps > 2 ? max_qps - 2 : 0;
 	l->max_srq_wr = l->max_srq != 0 ? VUR_MAX_QUEUE_SIZE : 0;
 	l->max_srq_sge = l->max_srq != 0 ? l->max_sge : 0;
+	/* rxe's are larger (8192 groups, 56 QPs each): guests join a few groups */
+	l->max_mcast_grp = 64;
+	l->max_mcast_qp_attach = RTE_MIN(max_qps, 256u);
+	l->max_total_mcast_qp_attach = 1024;
 }
 
 uint8_t
@@ -99,7 +103,8 @@ vur_rdma_dev_init(struct vur_rdma_dev *rd, const char *name, const struct vur_rd
 	rd->mr_last_rkey = calloc(l->max_mr, sizeof(*rd->mr_last_rkey));
 	rd->mw_last_rkey = calloc(RTE_MAX(l->max_mw, 1u), sizeof(*rd->mw_last_rkey));
 	rd->gids = calloc(l->gid_tbl_len, sizeof(*rd->gids));
-	if (rd->mr_last_rkey == NULL || rd->mw_last_rkey == NULL || rd->gids == NULL)
+	if (rd->mr_last_rkey == NULL || rd->mw_last_rkey == NULL || rd->gids == NULL ||
+			vur_rdma_mcast_init(rd) < 0)
 		goto fail;
 	return 0;
 
@@ -166,6 +171,7 @@ vur_rdma_dev_fini(struct vur_rdma_dev *rd)
 	rd->mw_last_rkey = NULL;
 	free(rd->gids);
 	rd->gids = NULL;
+	vur_rdma_mcast_fini(rd);
 }
 
 void
@@ -180,6 +186,10 @@ vur_rdma_dev_counts(const struct vur_rdma_dev *rd, struct vur_rdma_counts *c)
 	c->qps = rd->qps.count;
 	c->ahs = rd->ahs.count;
 	c->srqs = rd->srqs.count;
+	c->mcast_grps = 0;
+	for (i = 0; rd->mcast != NULL && i < rd->limits.max_mcast_grp; i++)
+		c->mcast_grps += rd->mcast[i].nqps != 0;
+	c->mcast_attached = rd->mcast_attached;
 	c->gids = 0;
 	for (i = 0; rd->gids != NULL && i < rd->limits.gid_tbl_len; i++)
 		c->gids += rd->gids[i].valid;

@@ -66,6 +66,9 @@ struct vur_rdma_limits {
 	uint32_t max_srq;                    /* 0: no VIRTIO_IB_DEVICE_SRQ */
 	uint32_t max_srq_wr;
 	uint32_t max_srq_sge;
+	uint32_t max_mcast_grp; /* 0: no VIRTIO_IB_DEVICE_MULTICAST */
+	uint32_t max_mcast_qp_attach;
+	uint32_t max_total_mcast_qp_attach;
 };
 
 struct vur_rdma_cq;
@@ -255,6 +258,13 @@ struct vur_rdma_ah {
 	struct vur_rdma_av av;
 };
 
+/* A multicast group of UD QPs (mcast.c); a slot whose nqps is 0 is free. */
+struct vur_rdma_mcast_grp {
+	uint8_t gid[VIRTIO_NET_ROCE_GID_LEN];
+	uint32_t nqps;
+	uint32_t *qpns; /* max_mcast_qp_attach, made at the slot's first use */
+};
+
 struct vur_rdma_gid {
 	bool valid;
 	uint8_t raw[VIRTIO_NET_ROCE_GID_LEN];
@@ -283,13 +293,15 @@ struct vur_rdma_dev {
 	uint32_t *mw_last_rkey; /* per MW slot, likewise */
 	uint32_t mr_index_bits; /* low bits of a key: the MR's or MW's index */
 	struct vur_rdma_gid *gids;
-	struct vur_port_speed port;  /* written by the device under its lock */
-	struct vur_ratelimit log_rl; /* refusals are guest-caused */
+	struct vur_rdma_mcast_grp *mcast; /* max_mcast_grp slots */
+	uint32_t mcast_attached;          /* QP attachments over all groups */
+	struct vur_port_speed port;       /* written by the device under its lock */
+	struct vur_ratelimit log_rl;      /* refusals are guest-caused */
 };
 
 /* Live objects of each kind, for management. */
 struct vur_rdma_counts {
-	uint32_t pds, mrs, mws, cqs, qps, ahs, gids, srqs;
+	uint32_t pds, mrs, mws, cqs, qps, ahs, gids, srqs, mcast_grps, mcast_attached;
 };
 
 void vur_rdma_limits_default(struct vur_rdma_limits *l, uint32_t max_qps, uint32_t max_cqs);

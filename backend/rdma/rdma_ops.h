@@ -2,7 +2,7 @@
 /*
  * The operations the RoCE control commands perform on a device's RDMA
  * objects, one file per kind of object (pd.c, mr.c, cq.c, srq.c, qp.c,
- * ah.c, gid.c). Each takes the command's wire structure (little-endian, already
+ * ah.c, gid.c, mcast.c). Each takes the command's wire structure (little-endian, already
  * checked for length by the dispatcher), checks every value the guest
  * chose, and either changes nothing and returns a negative errno with the
  * reason logged (ROCE-DEV-CTRL-7), or applies the whole command and returns
@@ -138,7 +138,8 @@ struct vur_rdma_srq *vur_rdma_srq_for_qp(
 		struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_create_qp *c);
 
 /* ah.c: address vectors (for AHs and QPs) and AHs */
-int vur_rdma_av_from_wire(struct vur_rdma_dev *rd, const struct virtio_rdma_ah_attr *w,
+/* @for_ah: an AH's, which may name a multicast group */
+int vur_rdma_av_from_wire(struct vur_rdma_dev *rd, const struct virtio_rdma_ah_attr *w, bool for_ah,
 		struct vur_rdma_av *av);
 void vur_rdma_av_to_wire(const struct vur_rdma_av *av, struct virtio_rdma_ah_attr *w);
 int vur_rdma_create_ah(
@@ -149,5 +150,19 @@ int vur_rdma_destroy_ah(struct vur_rdma_dev *rd, uint32_t pdn, uint32_t ah);
 int vur_rdma_add_gid(struct vur_rdma_dev *rd, uint16_t index,
 		const uint8_t gid[VIRTIO_NET_ROCE_GID_LEN]);
 int vur_rdma_del_gid(struct vur_rdma_dev *rd, uint16_t index);
+
+/* mcast.c: multicast groups of UD QPs */
+/* A multicast GID: IPv6 ff00::/8, or IPv4-mapped 224.0.0.0/4. */
+bool vur_rdma_gid_is_mcast(const uint8_t *gid);
+/* The Ethernet address multicast GID @gid maps to (RFC 1112, RFC 2464). */
+void vur_rdma_mcast_mac(const uint8_t *gid, uint8_t mac[6]);
+int vur_rdma_attach_mcast(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_mcast *c);
+int vur_rdma_detach_mcast(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_mcast *c);
+/* The group of multicast GID @gid with a QP attached, or NULL; the data path's too. */
+struct vur_rdma_mcast_grp *vur_rdma_mcast_find(struct vur_rdma_dev *rd, const uint8_t *gid);
+/* DESTROY_QP of @qpn: detached from every group (ROCE-DEV-MCAST-5). */
+void vur_rdma_mcast_qp_gone(struct vur_rdma_dev *rd, uint32_t qpn);
+int vur_rdma_mcast_init(struct vur_rdma_dev *rd);
+void vur_rdma_mcast_fini(struct vur_rdma_dev *rd);
 
 #endif /* VUR_RDMA_OPS_H */

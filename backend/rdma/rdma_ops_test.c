@@ -440,7 +440,7 @@ gids_and_ahs(void)
 	c.ah_attr.grh.flow_label = rte_cpu_to_le_32(0x100000);
 	TAP_CHECK(vur_rdma_create_ah(&rd, &c, &ah) == -EINVAL);
 	c.ah_attr.grh.flow_label = rte_cpu_to_le_32(0xfffff);
-	memcpy(c.ah_attr.grh.dgid, mc, 16);
+	memcpy(c.ah_attr.grh.dgid, zero, 16);
 	TAP_CHECK(vur_rdma_create_ah(&rd, &c, &ah) == -EINVAL);
 	memcpy(c.ah_attr.grh.dgid, gid_v6, 16);
 	TAP_CHECK(vur_rdma_create_ah(&rd, &c, &ah) == 0);
@@ -974,6 +974,130 @@ mw_bind_rules(void)
 	vur_rdma_dev_fini(&rd);
 }
 
+static uint32_t
+ud_qp(uint32_t pdn, uint32_t cqn)
+{
+	struct virtio_rdma_cmd_create_qp c;
+	uint32_t qpn = UINT32_MAX;
+
+	create_qp_cmd(&c, pdn, VIRTIO_IB_QPT_UD, cqn);
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == 0);
+	return qpn;
+}
+
+static int
+mcast(bool attach, uint32_t qpn, const uint8_t *gid)
+{
+	struct virtio_rdma_cmd_mcast c = { .qpn = rte_cpu_to_le_32(qpn) };
+
+	memcpy(c.gid, gid, 16);
+	return attach ? vur_rdma_attach_mcast(&rd, &c) : vur_rdma_detach_mcast(&rd, &c);
+}
+
+/* Multicast GIDs and the Ethernet addresses they map to (RFC 1112, RFC 2464). */
+static void
+mcast_gids(void)
+{
+	static const uint8_t v4[16] = { [10] = 0xff, [11] = 0xff, 239, 129, 30, 1 };
+	static const uint8_t v6[16] = { 0xff, 0x1e, [14] = 0x1e, [15] = 0x01 };
+	uint8_t g[16], mac[6];
+
+	TAP_CHECK(vur_rdma_gid_is_mcast(v4) && vur_rdma_gid_is_mcast(v6));
+	memcpy(g, v4, 16);
+	g[12] = 224;
+	TAP_CHECK(vur_rdma_gid_is_mcast(g));
+	g[12] = 240; /* class E */
+	TAP_CHECK(!vur_rdma_gid_is_mcast(g));
+	TAP_CHECK(!vur_rdma_gid_is_mcast(gid_v4) && !vur_rdma_gid_is_mcast(gid_v6));
+	memcpy(g, v4, 16);
+	g[9] = 1; /* not IPv4-mapped */
+	TAP_CHECK(!vur_rdma_gid_is_mcast(g));
+	vur_rdma_mcast_mac(v4, mac);
+	TAP_CHECK(memcmp(mac, "\x01\x00\x5e\x01\x1e\x01", 6) == 0); /* 23 bits: 129 -> 1 */
+	vur_rdma_mcast_mac(v6, mac);
+	TAP_CHECK(memcmp(mac, "\x33\x33\x00\x00\x1e\x01", 6) == 0);
+}
+
+/* ROCE-DEV-MCAST-1 to -5, with small limits. */
+static void
+mcast_rules(void)
+{
+	const struct vur_rdma_env env = { .vq_size = vq_size, .mem_ok = mem_ok, .n_pairs = 1 };
+	uint8_t g1[16] = { 0xff, 0x02, [15] = 1 }, g2[16], g3[16];
+	struct virtio_rdma_cmd_create_qp c;
+	struct vur_rdma_limits l;
+	uint32_t pdn, cqn, q1, q2, q3, rc;
+
+	vur_rdma_limits_default(&l, 8, 4);
+	l.max_mcast_grp = 2;
+	l.max_mcast_qp_attach = 2;
+	l.max_total_mcast_qp_attach = 3;
+	TAP_CHECK(vur_rdma_dev_init(&rd, "test", &l, &env) == 0);
+	memcpy(g2, g1, 16);
+	g2[15] = 2;
+	memcpy(g3, g1, 16);
+	g3[15] = 3;
+	pdn = new_pd();
+	TAP_CHECK(vur_rdma_create_cq(&rd, 16, &cqn) == 0);
+	q1 = ud_qp(pdn, cqn);
+	q2 = ud_qp(pdn, cqn);
+	q3 = ud_qp(pdn, cqn);
+	create_qp_cmd(&c, pdn, VIRTIO_IB_QPT_RC, cqn);
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &rc) == 0);
+	/* MCAST-1 */
+	TAP_CHECK(mcast(true, rc, g1) == -ENOENT && mcast(true, 7, g1) == -ENOENT);
+	TAP_CHECK(mcast(true, q1, gid_v6) == -EINVAL && mcast(false, q1, gid_v4) == -EINVAL);
+	/* MCAST-2: two QPs a group, three attachments, two groups */
+	TAP_CHECK(mcast(true, q1, g1) == 0 && mcast(true, q2, g1) == 0);
+	TAP_CHECK(mcast(true, q3, g1) == -ENOSPC);
+	TAP_CHECK(mcast(true, q1, g1) == 0); /* MCAST-3 */
+	TAP_CHECK(mcast(true, q1, g2) == 0 && rd.mcast_attached == 3);
+	TAP_CHECK(mcast(true, q2, g2) == -ENOSPC);
+	TAP_CHECK(mcast(false, q1, g1) == 0);
+	TAP_CHECK(mcast(true, q3, g3) == -ENOSPC); /* g1 (q2) and g2 (q1) are two groups */
+	TAP_CHECK(mcast(false, q2, g1) == 0 && mcast(true, q3, g3) == 0);
+	TAP_CHECK(vur_rdma_mcast_find(&rd, g1) == NULL && vur_rdma_mcast_find(&rd, g3) != NULL);
+	/* MCAST-4 */
+	TAP_CHECK(mcast(false, q2, g1) == -ENOENT && mcast(false, q3, g2) == -ENOENT);
+	/* MCAST-5: the group goes with its last QP */
+	TAP_CHECK(vur_rdma_destroy_qp(&rd, q3) == 0);
+	TAP_CHECK(vur_rdma_mcast_find(&rd, g3) == NULL && rd.mcast_attached == 1);
+	vur_rdma_dev_fini(&rd);
+}
+
+/* AHs may name a group (its MAC the group's), QPs may not; nothing without the capability. */
+static void
+mcast_address_vectors(void)
+{
+	const struct vur_rdma_env env = { .vq_size = vq_size, .mem_ok = mem_ok, .n_pairs = 1 };
+	struct virtio_rdma_ah_attr w = { .dmac = { 2, 0, 0, 0, 0, 1 } };
+	struct vur_rdma_limits l;
+	struct vur_rdma_av av;
+	uint32_t pdn, cqn, q1;
+
+	setup();
+	TAP_CHECK(vur_rdma_add_gid(&rd, 0, gid_v6) == 0);
+	w.grh.dgid[0] = 0xff;
+	w.grh.dgid[1] = 0x02;
+	w.grh.dgid[15] = 0x09;
+	TAP_CHECK(vur_rdma_av_from_wire(&rd, &w, false, &av) == -EINVAL); /* a QP's */
+	TAP_CHECK(vur_rdma_av_from_wire(&rd, &w, true, &av) == 0);
+	TAP_CHECK(memcmp(av.dmac, "\x33\x33\x00\x00\x00\x09", 6) == 0); /* MCAST-7 */
+	vur_rdma_dev_fini(&rd);
+	/* CTRL-16: a device without multicast */
+	vur_rdma_limits_default(&l, 8, 4);
+	l.max_mcast_grp = l.max_mcast_qp_attach = l.max_total_mcast_qp_attach = 0;
+	TAP_CHECK(vur_rdma_dev_init(&rd, "test", &l, &env) == 0);
+	TAP_CHECK(vur_rdma_add_gid(&rd, 0, gid_v6) == 0);
+	TAP_CHECK(vur_rdma_av_from_wire(&rd, &w, true, &av) == -EINVAL);
+	pdn = new_pd();
+	TAP_CHECK(vur_rdma_create_cq(&rd, 16, &cqn) == 0);
+	q1 = ud_qp(pdn, cqn);
+	TAP_CHECK(mcast(true, q1, w.grh.dgid) == -EOPNOTSUPP);
+	TAP_CHECK(mcast(false, q1, w.grh.dgid) == -EOPNOTSUPP);
+	vur_rdma_dev_fini(&rd);
+}
+
 int
 main(void)
 {
@@ -990,5 +1114,8 @@ main(void)
 	TAP_RUN(mw_bind_rules);
 	TAP_RUN(srq_create_rules);
 	TAP_RUN(srq_qp_rules);
+	TAP_RUN(mcast_gids);
+	TAP_RUN(mcast_rules);
+	TAP_RUN(mcast_address_vectors);
 	return tap_done();
 }

@@ -325,8 +325,8 @@ def ack_room_too_short_answered_err():
 @ring_case
 def unknown_command_answered_err():
     d = SESSION.device()
-    # 24: VIRTIO_NET_CTRL_ROCE_NR_CMDS, one past the ABI's last command (19 is ALLOC_MR now)
-    for cls, cmd in ((CLASS_ROCE, 200), (CLASS_ROCE, 24), (255, 0), (63, QUERY_DEVICE)):
+    # 26: VIRTIO_NET_CTRL_ROCE_NR_CMDS, one past the ABI's last command (DETACH_MCAST)
+    for cls, cmd in ((CLASS_ROCE, 200), (CLASS_ROCE, 26), (255, 0), (63, QUERY_DEVICE)):
         before = d.counters()
         head, used = d.simple(cls, cmd)
         answered_err(d, head, used, 1, 'unknown_command',

@@ -262,7 +262,9 @@ build_packet(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_swqe *w, uin
 			w->status = VIRTIO_IB_WC_LOC_QP_OP_ERR;
 			return NULL;
 		}
-		h.dest_qpn = w->remote_qpn;
+		/* ROCE-DEV-MCAST-7: a group's packets go to QP 0xffffff */
+		h.dest_qpn = vur_rdma_gid_is_mcast(ud.dgid) ? VIRTIO_IB_MULTICAST_QPN
+							    : w->remote_qpn;
 		/* ROCE-DEV-UD-3: a controlled Q_Key means the QP's own */
 		h.qkey = (w->remote_qkey & 0x80000000u) ? qp->attr.qkey : w->remote_qkey;
 		h.src_qp = qp->obj.index;

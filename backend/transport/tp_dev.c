@@ -14,6 +14,7 @@
 
 #include "net/net_dev.h"
 #include "net/net_switch.h"
+#include "rdma/rdma_ops.h"
 #include "transport/tp.h"
 
 static const char *const drop_names[VUR_TP_DROP_COUNT] = {
@@ -433,6 +434,39 @@ on_cnp(struct vur_tp_dev *td, struct vur_tp_qp *t, uint64_t now_ns)
 		vur_tp_cc_on_cnp(&t->cc, vur_tp_line_mbps(td), now_ns);
 }
 
+/*
+ * ROCE-DEV-MCAST-8, -9: a UD SEND to a group goes to every QP attached to
+ * it, each checking its Q_Key and taking a receive WR of its own. The
+ * group's list is stable: the device lock is held (for reading).
+ */
+static struct vur_tp_qp *
+rx_mcast(struct vur_tp_dev *td, struct vur_tp_qp *held, const struct vur_pkt *p)
+{
+	const struct vur_rdma_mcast_grp *g = NULL;
+	struct vur_tp_qp *t;
+
+	if ((p->mask & VUR_OPM_UD) && (p->mask & VUR_OPM_SEND) && vur_rdma_gid_is_mcast(p->dgid))
+		g = vur_rdma_mcast_find(td->rd, p->dgid);
+	if (g == NULL) {
+		vur_tp_stats(td)->rx_pkts++;
+		vur_tp_stats(td)->drops[VUR_TP_DROP_NO_QP]++;
+		return held;
+	}
+	vur_tp_stats(td)->mcast_rx++;
+	for (uint32_t i = 0; i < g->nqps; i++) {
+		t = rx_qp(td, held, g->qpns[i]);
+		held = t;
+		if (t == NULL) /* attached, but not bound (never in a state to receive) */
+			continue;
+		VUR_TP_COUNT(td, t, rx_pkts, 1);
+		if (!vur_tp_state_receives(t->qp->attr.state))
+			vur_tp_drop(td, t, VUR_TP_DROP_QP_STATE);
+		else
+			vur_tp_responder(td, t, p);
+	}
+	return held;
+}
+
 /* Take @m; returns the QP held now (consecutive packets for one QP keep it). */
 static struct vur_tp_qp *
 rx_one(struct vur_tp_dev *td, struct vur_tp_qp *held, struct rte_mbuf *m, uint64_t now_ns)
@@ -447,6 +481,8 @@ rx_one(struct vur_tp_dev *td, struct vur_tp_qp *held, struct rte_mbuf *m, uint64
 		vur_tp_stats(td)->drops[VUR_TP_DROP_MALFORMED]++;
 		return held;
 	}
+	if (p.h.dest_qpn == VIRTIO_IB_MULTICAST_QPN)
+		return rx_mcast(td, held, &p);
 	t = rx_qp(td, held, p.h.dest_qpn);
 	if (t == NULL) { /* ROCE-DEV-WIRE-4 */
 		vur_tp_stats(td)->rx_pkts++;
@@ -542,6 +578,18 @@ vur_tp_rates(struct vur_tp_dev *td, struct vur_tp_rates *out)
 				out->paced_mbps += rate;
 			}
 		}
+}
+
+bool
+vur_tp_takes_mcast(const struct vur_tp_dev *td, const uint8_t *mac, const uint8_t *gid)
+{
+	uint8_t group_mac[RTE_ETHER_ADDR_LEN];
+
+	if (td->rd->mcast == NULL || !vur_rdma_gid_is_mcast(gid))
+		return false;
+	vur_rdma_mcast_mac(gid, group_mac);
+	return memcmp(mac, group_mac, sizeof(group_mac)) == 0 &&
+			vur_rdma_mcast_find(td->rd, gid) != NULL;
 }
 
 bool

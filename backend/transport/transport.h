@@ -76,6 +76,8 @@ struct vur_tp_stats {
 	/* The responder's atomics (atomic.c). */
 	uint64_t atomics;        /* done on this device's memory, each once */
 	uint64_t atomic_replays; /* duplicates answered from the saved result */
+
+	uint64_t mcast_rx; /* packets to a group a QP is attached to (one per packet) */
 };
 
 /*
@@ -233,5 +235,10 @@ unsigned int vur_tp_qp_infos(struct vur_tp_dev *td, struct vur_tp_qp_info *out, 
 
 /* Whether a frame for IP address @gid (16 bytes, IPv4-mapped for IPv4) is the engine's. */
 bool vur_tp_owns_gid(const struct vur_tp_dev *td, const uint8_t *gid);
+/*
+ * Whether a frame to Ethernet address @mac and multicast IP address @gid is
+ * the engine's: a QP is attached to the group and @mac is the group's.
+ */
+bool vur_tp_takes_mcast(const struct vur_tp_dev *td, const uint8_t *mac, const uint8_t *gid);
 
 #endif /* VUR_TRANSPORT_H */

@@ -459,6 +459,8 @@ int virtio_rdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 int virtio_rdma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 			  struct ib_udata *udata);
 int virtio_rdma_destroy_ah(struct ib_ah *ibah, u32 flags);
+int virtio_rdma_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int virtio_rdma_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 
 /* virtio_rdma_main.c */
 bool virtio_rdma_needs_reset(struct virtio_rdma_dev *dev);

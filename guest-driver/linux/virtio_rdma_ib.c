@@ -34,7 +34,7 @@ int virtio_rdma_dev_attr_init(struct virtio_rdma_dev *dev)
 		    (VIRTIO_IB_DEVICE_RC_RNR_NAK_GEN |
 		     VIRTIO_IB_DEVICE_MEM_MGT_EXTENSIONS |
 		     VIRTIO_IB_DEVICE_SRQ | VIRTIO_IB_DEVICE_MEM_WINDOW |
-		     VIRTIO_IB_DEVICE_ATOMIC);
+		     VIRTIO_IB_DEVICE_ATOMIC | VIRTIO_IB_DEVICE_MULTICAST);
 	/* ROCE-DEV-ATTR-13: fast registration needs room for a page. */
 	if (virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_MEM_MGT_EXTENSIONS) &&
 	    !le32_to_cpu(a->max_fast_reg_page_list_len)) {
@@ -57,8 +57,18 @@ int virtio_rdma_dev_attr_init(struct virtio_rdma_dev *dev)
 			 "MEM_WINDOW with max_mw 0: not used\n");
 		dev->caps &= ~VIRTIO_IB_DEVICE_MEM_WINDOW;
 	}
+	/* ROCE-DEV-ATTR-17 */
+	if (virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_MULTICAST) &&
+	    (!le32_to_cpu(a->max_mcast_grp) ||
+	     !le32_to_cpu(a->max_mcast_qp_attach) ||
+	     le32_to_cpu(a->max_total_mcast_qp_attach) <
+	     le32_to_cpu(a->max_mcast_qp_attach))) {
+		dev_warn(&dev->vdev->dev,
+			 "MULTICAST with inconsistent limits: not used\n");
+		dev->caps &= ~VIRTIO_IB_DEVICE_MULTICAST;
+	}
 	dev_info(&dev->vdev->dev,
-		 "capabilities:%s%s%s%s (fast registration %u pages, vendor 0x%x part 0x%x)\n",
+		 "capabilities:%s%s%s%s%s (fast registration %u pages, vendor 0x%x part 0x%x)\n",
 		 virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_MEM_MGT_EXTENSIONS) ?
 		 " mem_mgt_extensions" : "",
 		 virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_MEM_WINDOW) ?
@@ -67,6 +77,8 @@ int virtio_rdma_dev_attr_init(struct virtio_rdma_dev *dev)
 		 " atomic" : "",
 		 virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_RC_RNR_NAK_GEN) ?
 		 " rc_rnr_nak_gen" : "",
+		 virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_MULTICAST) ?
+		 " multicast" : "",
 		 le32_to_cpu(a->max_fast_reg_page_list_len),
 		 le32_to_cpu(a->vendor_id), le32_to_cpu(a->vendor_part_id));
 	return 0;
@@ -128,6 +140,12 @@ static int virtio_rdma_query_device(struct ib_device *ibdev,
 	if (virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_ATOMIC))
 		attr->atomic_cap = a->atomic_cap == VIRTIO_IB_ATOMIC_GLOB ?
 				   IB_ATOMIC_GLOB : IB_ATOMIC_HCA;
+	if (virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_MULTICAST)) {
+		attr->max_mcast_grp = le32_to_cpu(a->max_mcast_grp);
+		attr->max_mcast_qp_attach = le32_to_cpu(a->max_mcast_qp_attach);
+		attr->max_total_mcast_qp_attach =
+			le32_to_cpu(a->max_total_mcast_qp_attach);
+	}
 	return 0;
 }
 
@@ -417,6 +435,7 @@ static const struct ib_device_ops virtio_rdma_ib_ops = {
 	.alloc_mw = virtio_rdma_alloc_mw,
 	.alloc_pd = virtio_rdma_alloc_pd,
 	.alloc_ucontext = virtio_rdma_alloc_ucontext,
+	.attach_mcast = virtio_rdma_attach_mcast,
 	.create_ah = virtio_rdma_create_ah,
 	.create_cq = virtio_rdma_create_cq,
 	.create_qp = virtio_rdma_create_qp,
@@ -433,6 +452,7 @@ static const struct ib_device_ops virtio_rdma_ib_ops = {
 	.destroy_ah = virtio_rdma_destroy_ah,
 	.destroy_cq = virtio_rdma_destroy_cq,
 	.destroy_qp = virtio_rdma_destroy_qp,
+	.detach_mcast = virtio_rdma_detach_mcast,
 	.disassociate_ucontext = virtio_rdma_disassociate_ucontext,
 	.get_dma_mr = virtio_rdma_get_dma_mr,
 	.get_link_layer = virtio_rdma_get_link_layer,

@@ -595,3 +595,31 @@ int virtio_rdma_destroy_ah(struct ib_ah *ibah, u32 flags)
 				     to_vah(ibah)->ahn, ret);
 	return 0;
 }
+
+/*
+ * Section "Multicast Groups". ib_core has checked that the QP is UD and the
+ * GID a multicast one (rdma_is_multicast_addr(), as ROCE-DEV-MCAST-1 asks);
+ * the LID means nothing on RoCE. The device also checks and refuses.
+ */
+static int virtio_rdma_mcast(struct ib_qp *ibqp, union ib_gid *gid, u8 cmd)
+{
+	struct virtio_rdma_qp_res *qp = to_vqp(ibqp)->res;
+	struct virtio_rdma_cmd_mcast c = { .qpn = cpu_to_le32(qp->qpn) };
+
+	if (!virtio_rdma_has_cap(qp->dev, VIRTIO_IB_DEVICE_MULTICAST))
+		return -EOPNOTSUPP;
+	if (qp->dev->dead) /* DESTROY_QP would have detached it */
+		return cmd == VIRTIO_NET_CTRL_ROCE_DETACH_MCAST ? 0 : -EIO;
+	memcpy(c.gid, gid->raw, sizeof(c.gid));
+	return virtio_rdma_roce_cmd(qp->dev, cmd, &c, sizeof(c), NULL, 0);
+}
+
+int virtio_rdma_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	return virtio_rdma_mcast(ibqp, gid, VIRTIO_NET_CTRL_ROCE_ATTACH_MCAST);
+}
+
+int virtio_rdma_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	return virtio_rdma_mcast(ibqp, gid, VIRTIO_NET_CTRL_ROCE_DETACH_MCAST);
+}

@@ -60,22 +60,32 @@ if [ "${1:-}" = --in-sid ]; then
         tar -xf "$orig" -C "$tree.tmp" --strip-components=1
         touch "$tree.tmp/.unpacked" && mv "$tree.tmp" "$tree"
     fi
+    # One build at a time: every checkout of the repository (git worktrees
+    # too) builds in this one tree.
+    exec 8>"$src/.build.lock"
+    flock 8
     # The provider, with the project's ABI headers, which it includes as
-    # <rdma/...> and <linux/...>. Several checkouts (git worktrees) build in
-    # this one tree: a file is copied only when its content differs, and then
-    # gets the copy's time, so ninja rebuilds exactly what differs from the
-    # last build, whichever checkout made it; files no longer here go.
+    # <rdma/...> and <linux/...>. A file whose content changed is copied
+    # anew (its time now), one that did not is left alone: ninja then
+    # rebuilds exactly what changed, also when another checkout built here
+    # last (whose files may be newer than ours); a changed CMakeLists.txt
+    # makes cmake run again. Files that are no longer ours go.
     prov=$tree/providers/virtio_rdma
     mkdir -p "$prov/include/rdma" "$prov/include/linux"
-    sync_file() { cmp -s "$1" "$2" || cp "$1" "$2"; }
-    for f in /vur/guest-driver/rdma-core/CMakeLists.txt /vur/guest-driver/rdma-core/*.[ch]; do
+    want=(/vur/guest-driver/rdma-core/CMakeLists.txt /vur/guest-driver/rdma-core/*.[ch])
+    for f in "$prov"/*; do
+        [ -f "$f" ] || continue
+        [ -f "/vur/guest-driver/rdma-core/${f##*/}" ] || rm -f "$f"
+    done
+    sync_file() {
+        cmp -s "$1" "$2" || cp "$1" "$2"
+    }
+    for f in "${want[@]}"; do
         sync_file "$f" "$prov/${f##*/}"
     done
-    for f in "$prov"/*.[ch]; do
-        [ -e "/vur/guest-driver/rdma-core/${f##*/}" ] || rm -f "$f"
-    done
     sync_file /vur/virtio-spec/include/rdma/virtio_rdma-abi.h "$prov/include/rdma/virtio_rdma-abi.h"
-    sync_file /vur/virtio-spec/include/linux/virtio_net_roce.h "$prov/include/linux/virtio_net_roce.h"
+    sync_file /vur/virtio-spec/include/linux/virtio_net_roce.h \
+        "$prov/include/linux/virtio_net_roce.h"
     grep -q '^add_subdirectory(providers/virtio_rdma)' "$tree/CMakeLists.txt" ||
         sed -i '/^add_subdirectory(providers\/rxe)$/a add_subdirectory(providers/virtio_rdma)' \
             "$tree/CMakeLists.txt"

@@ -263,6 +263,8 @@ static int virtio_rdma_destroy_ah(struct ibv_ah *ibah)
 static const struct verbs_context_ops virtio_rdma_ctx_ops = {
 	.alloc_mw = virtio_rdma_alloc_mw,
 	.alloc_pd = virtio_rdma_alloc_pd,
+	/* the kernel's ATTACH_MCAST and DETACH_MCAST; it refuses without the capability */
+	.attach_mcast = ibv_cmd_attach_mcast,
 	.bind_mw = virtio_rdma_bind_mw,
 	.create_ah = virtio_rdma_create_ah,
 	.create_cq = virtio_rdma_create_cq,
@@ -275,6 +277,7 @@ static const struct verbs_context_ops virtio_rdma_ctx_ops = {
 	.destroy_ah = virtio_rdma_destroy_ah,
 	.destroy_cq = virtio_rdma_destroy_cq,
 	.destroy_qp = virtio_rdma_destroy_qp,
+	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = virtio_rdma_free_context,
 	.modify_qp = virtio_rdma_modify_qp,
 	.poll_cq = virtio_rdma_poll_cq,

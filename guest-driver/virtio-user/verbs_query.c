@@ -63,6 +63,9 @@ vur_user_query_device(struct vur_user_dev *d, struct vur_user_device_attr *attr)
 	attr->max_srq = le32toh(a.max_srq);
 	attr->max_srq_wr = le32toh(a.max_srq_wr);
 	attr->max_srq_sge = le32toh(a.max_srq_sge);
+	attr->max_mcast_grp = le32toh(a.max_mcast_grp);
+	attr->max_mcast_qp_attach = le32toh(a.max_mcast_qp_attach);
+	attr->max_total_mcast_qp_attach = le32toh(a.max_total_mcast_qp_attach);
 	attr->max_qp = d->max_qps;
 	attr->max_cq = d->max_cqs;
 	return 0;

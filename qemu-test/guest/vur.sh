@@ -52,6 +52,28 @@ vur_step() {
     vur_expect "step_$(echo "$1" | tr -c 'a-zA-Z0-9_\n' _)" go "$_line"
 }
 
+# vur_mckey_send LOG CMD...: run rdma_cm's mckey sender CMD... (with -s),
+# niced so that a kernel worker sending for it preempts it, until the host,
+# which watches the receiver, answers "done" to the step "mckey_sent" (or
+# "again": the messages went nowhere, e.g. flushed with the QP that mckey
+# destroys right after posting them unsignaled), at most 5 times; or until
+# a run fails. Sets MCKEY_TRIES, MCKEY_STATUS (the last run's exit status)
+# and MCKEY_HOST (the host's last answer); the last run's output is in LOG.
+vur_mckey_send() {
+    _log=$1
+    shift
+    MCKEY_TRIES=0 MCKEY_STATUS=1 MCKEY_HOST=again
+    while [ "$MCKEY_HOST" = again ] && [ $MCKEY_TRIES -lt 5 ]; do
+        MCKEY_TRIES=$((MCKEY_TRIES + 1))
+        timeout 60 sh -c 'renice -n 19 -p $$ >/dev/null && exec "$@"' sh "$@" >"$_log" 2>&1
+        MCKEY_STATUS=$?
+        [ $MCKEY_STATUS = 0 ] && grep -q 'data transfers complete' "$_log" || break
+        echo "VUR-WAIT mckey_sent"
+        MCKEY_HOST=
+        read -t 120 -r MCKEY_HOST
+    done
+}
+
 # vur_net_up ADDRESS/PREFIX: eth0 up with that address; waits up to 10 s for
 # the link to be up.
 vur_net_up() {

@@ -259,6 +259,31 @@ def barrier(guests, timeout):
     return None
 
 
+def wait_steps(guests, step, timeout):
+    """Wait until each of @guests reached its step @step (without letting
+    them go on); None, or why not."""
+    for g in guests:
+        what = g.wait_step(timeout)
+        if what != step:
+            return f'{g.name} reached {what!r}, not {step}\n' + g.output()[-4000:]
+    return None
+
+
+def mckey_rounds(sender, receiver):
+    """Answer the sender's "mckey_sent" steps: "done" once the receiver
+    reported its result (it waits 5 s for it), else "again". (None, or why
+    not; whether the sender reached its step mckey_done already)."""
+    for _ in range(5):
+        what = sender.wait_step(120)
+        if what != 'mckey_sent':
+            return (None, True) if what == 'mckey_done' else (f'sender: step {what!r}', False)
+        done = receiver.wait_for(r'VUR-RESULT mckey_receiver', 5)
+        sender.send('done\n' if done else 'again\n')
+        if done:
+            return None, False
+    return 'the sender ran mckey 5 times', False
+
+
 def finish(tap, g, timeout):
     """Wait for @g to power off and report its script's results as cases
     (prefixed with the guest's name)."""

@@ -22,7 +22,10 @@ rping (4 KiB, 10 pings, data validated with -V) and ib_send_bw -R (64 KiB);
 then, on a device that reports atomics (ibv_devinfo -v: atomic_cap not
 ATOMIC_NONE), ib_atomic_bw (fetch and add) and ib_atomic_lat (compare and
 swap): MRs and QPs with REMOTE_ATOMIC through the kernel driver, the WRs and
-their completions through the provider. Last, verbs_ex (tests/verbs_ex.c,
+their completions through the provider; then rdma_cm's mckey (UD multicast
+to 239.1.12.1): guest 2's QP attached to the group on its device, guest 1
+sends, the host checks the attachment, the receiving engine's multicast
+counter and that both left the group. Last, verbs_ex (tests/verbs_ex.c,
 issue 29): the extended verbs (ibv_create_qp_ex with the ibv_wr_* API:
 SEND of an s/g list, SEND with immediate of inline data, RDMA WRITE, WRITE
 with immediate, READ, both atomics; ibv_create_cq_ex read with
@@ -92,6 +95,8 @@ GUEST_RUNS = [
     # device lacks are reported skipped by verbs_ex itself.
     ('verbs_ex', 'verbs_ex', 'verbs_ex: ok', '-g'),
 ]
+# mckey: the group (its GID ::ffff:239.1.12.1, MAC 01:00:5e:01:0c:01) and the messages
+MCAST, MCKEY_COUNT = '239.1.12.1', 10
 # (guest tool, vur-pingpong transport, size)
 HOST_RUNS = [('ibv_rc_pingpong', 'rc', 4096), ('ibv_ud_pingpong', 'ud', 1024)]
 
@@ -182,6 +187,25 @@ run_atomic() {
 }
 @RUNS@
 
+# rdma_cm's mckey on the device (UD multicast, ATTACH_MCAST): guest 2 joins
+# @MCAST@ and must receive @MKCOUNT@ messages that guest 1 sends to it.
+mk="sid mckey -m @MCAST@ -b @ADDR@ -C @MKCOUNT@"
+if [ "@ROLE@" = client ]; then
+    timeout 150 $mk >/tmp/mk.log 2>&1 &
+    mkpid=$!
+    vur_step mckey_joined # the host waits until the device has the QP attached
+    wait $mkpid
+    st=$?
+    vur_result mckey_receiver $([ $st = 0 ] && grep -q 'data transfers complete' /tmp/mk.log &&
+        echo ok || echo fail) "exit $st: $(tr '\n' '|' </tmp/mk.log)"
+else
+    vur_step mckey_joined
+    vur_mckey_send /tmp/mk.log $mk -s
+    vur_result mckey_sender $([ $MCKEY_STATUS = 0 ] && [ "$MCKEY_HOST" = done ] && echo ok ||
+        echo fail) "$MCKEY_TRIES run(s), host said '$MCKEY_HOST'; exit $MCKEY_STATUS: $(tr '\n' '|' </tmp/mk.log)"
+fi
+vur_step mckey_done
+
 if [ "@ROLE@" = server ]; then
     /usr/sbin/ip -6 neigh replace @HOST_GID@ lladdr @HOST_MAC@ dev "$N" nud permanent ||
         vur_result host_neighbour fail "ip -6 neigh replace failed"
@@ -215,7 +239,8 @@ def guest_script(i):
             .replace('@GID_V4@', f'{v4[0]:02x}{v4[1]:02x}:{v4[2]:02x}{v4[3]:02x}')
             .replace('@MAC@', MACS[i]).replace('@HOST_MAC@', MACS[2])
             .replace('@HOST_GID@', link_local(MACS[2]))
-            .replace('@ITERS@', str(ITERS)).replace('@PORT@', PORT))
+            .replace('@ITERS@', str(ITERS)).replace('@PORT@', PORT)
+            .replace('@MCAST@', MCAST).replace('@MKCOUNT@', str(MCKEY_COUNT)))
 
 
 def scenario(tap, qemu, image, sock_dir):
@@ -247,6 +272,7 @@ def scenario(tap, qemu, image, sock_dir):
             if why is not None:
                 break
         else:
+            mckey_on_device(tap, backend, guests, socks[:2])
             host_runs(tap, guests[0], socks[2])
             why = guest.barrier(guests, 240)
             tap.case('guests_done', why is None, why or '')
@@ -264,6 +290,34 @@ def scenario(tap, qemu, image, sock_dir):
         for g in guests:
             g.close()
         guest.stop_backend(tap, backend, 'backend_stops_cleanly')
+
+
+def mckey_on_device(tap, backend, guests, socks):
+    """rdma_cm's mckey between the guests on the device: the receiver's QP
+    attached to the group (ATTACH_MCAST) before the sender starts, the
+    receiver's engine took the group's packets, and both left it after."""
+    why = guest.wait_steps(guests, 'mckey_joined', 240)
+    attached = None
+    if why is None:
+        end = time.monotonic() + 60
+        while time.monotonic() < end:
+            attached = backend.device(socks[1]).get('mcast_attached')
+            if attached:
+                break
+            time.sleep(0.2)
+        tap.case('mckey_receiver_attached', bool(attached),
+                 f'mcast_attached {attached}\n' + guests[1].output()[-2000:])
+        for g in guests:
+            g.send('go\n')
+        why, at_done = guest.mckey_rounds(guests[0], guests[1])
+        why = why or guest.wait_steps(guests[1:] if at_done else guests, 'mckey_done', 180)
+        for g in guests:
+            g.send('go\n')
+    tap.case('guests_ran_mckey', why is None, why or '')
+    rx = backend.device(socks[1]).get('rdma_mcast_rx') or 0
+    tap.case('mckey_group_packets_taken', rx >= MCKEY_COUNT, f'rdma_mcast_rx {rx}')
+    left = {os.path.basename(s): backend.device(s).get('mcast_attached') for s in socks}
+    tap.case('mckey_groups_left', all(v == 0 for v in left.values()), left)
 
 
 def atomics_executed(tap, backend, guests, socks):

@@ -107,19 +107,10 @@ else
     # what it has not sent yet: on a one-vCPU guest often all of it. So it
     # runs niced (rxe's worker preempts it), and again while the host says
     # the receiver still waits for messages ("again"), up to 5 times.
-    tries=0 st=1 line=again
-    while [ "$line" = again ] && [ $tries -lt 5 ]; do
-        tries=$((tries + 1))
-        timeout 60 sh -c 'renice -n 19 -p $$ >/dev/null && exec '"$mk -s" >/tmp/mk.log 2>&1
-        st=$?
-        [ $st = 0 ] && grep -q 'data transfers complete' /tmp/mk.log || break
-        echo "VUR-WAIT mckey_sent"
-        line=
-        read -t 120 -r line
-    done
-    vur_result mckey_sender $([ $st = 0 ] && [ "$line" = done ] && echo ok || echo fail) \
-        "$tries run(s), host said '$line', rxe: $(rdma statistic show link rxe0/1 |
-            grep -o 'sent_pkts [0-9]*'); exit $st: $(tr '\n' '|' </tmp/mk.log)"
+    vur_mckey_send /tmp/mk.log $mk -s
+    vur_result mckey_sender $([ $MCKEY_STATUS = 0 ] && [ "$MCKEY_HOST" = done ] && echo ok ||
+        echo fail) "$MCKEY_TRIES run(s), host said '$MCKEY_HOST', rxe: $(rdma statistic show \
+        link rxe0/1 | grep -o 'sent_pkts [0-9]*'); exit $MCKEY_STATUS: $(tr '\n' '|' </tmp/mk.log)"
 fi
 vur_step mckey_done
 '''
@@ -149,31 +140,6 @@ def check_filter(d, n, want=None):
                 or k == 'eth_drop_rx_filtered'} | {'missing': missing}
 
 
-def wait_steps(guests, step, timeout):
-    """Wait until each of @guests reached its step @step (without letting
-    them go on); None, or why not."""
-    for g in guests:
-        what = g.wait_step(timeout)
-        if what != step:
-            return f'{g.name} reached {what!r}, not {step}\n' + g.output()[-4000:]
-    return None
-
-
-def mckey_rounds(sender, receiver):
-    """Answer the sender's "mckey_sent" steps: "done" once the receiver
-    reported its result (it waits 5 s for it), else "again". (None, or why
-    not; whether the sender reached its step mckey_done already)."""
-    for _ in range(5):
-        what = sender.wait_step(120)
-        if what != 'mckey_sent':
-            return (None, True) if what == 'mckey_done' else (f'sender: step {what!r}', False)
-        done = receiver.wait_for(r'VUR-RESULT mckey_receiver', 5)
-        sender.send('done\n' if done else 'again\n')
-        if done:
-            return None, False
-    return 'the sender ran mckey 5 times', False
-
-
 def scenario(tap, qemu, image, sock_dir):
     socks = [os.path.join(sock_dir, f'vhost-rdma{i}') for i in range(2)]
     backend = harness.Backend(BACKEND, '-s', socks[0], '-s', socks[1], prefix='vurq14')
@@ -196,7 +162,7 @@ def scenario(tap, qemu, image, sock_dir):
             guests.append(guest.Guest(qemu, image, script, [socks[i]], mem_mb=384,
                                       append=f'vur.modules={MODULES}', files=files,
                                       name=f'guest{i + 1}'))
-        why = wait_steps(guests, 'mcast_joined', 240)
+        why = guest.wait_steps(guests, 'mcast_joined', 240)
         tap.case('both_guests_joined', why is None, why or '')
         if why is None:
             for i, s in enumerate(socks):
@@ -207,7 +173,7 @@ def scenario(tap, qemu, image, sock_dir):
             why = guest.barrier(guests, 180)
             tap.case('both_guests_sent_and_received', why is None, why or '')
         if why is None:
-            why = wait_steps(guests, 'mckey_joined', 180)
+            why = guest.wait_steps(guests, 'mckey_joined', 180)
             if why is None:
                 # rdma_cm's IGMP join and rxe's attach put them in the receiver's table
                 ok, detail = check_filter(backend.device(socks[1]), 2,
@@ -215,8 +181,8 @@ def scenario(tap, qemu, image, sock_dir):
                 tap.case('filter_has_the_mckey_group', ok, detail)
                 for g in guests:
                     g.send('go\n')
-                why, at_done = mckey_rounds(guests[0], guests[1])
-                why = why or wait_steps(guests[1:] if at_done else guests, 'mckey_done', 180)
+                why, at_done = guest.mckey_rounds(guests[0], guests[1])
+                why = why or guest.wait_steps(guests[1:] if at_done else guests, 'mckey_done', 180)
                 for g in guests:
                     if g.proc.poll() is None:
                         g.send('go\n')

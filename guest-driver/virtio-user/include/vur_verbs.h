@@ -137,6 +137,8 @@ enum vur_user_device_cap_flags {
 	/** ALLOC_MW, DEALLOC_MW, BIND_MW, MW_BIND access; types 1 and 2 (IB_DEVICE_MEM_WINDOW) */
 	VUR_USER_DEVICE_MEM_WINDOW = 1 << 3,
 	VUR_USER_DEVICE_ATOMIC = 1 << 4, /**< CMP_AND_SWP and FETCH_AND_ADD on RC */
+	/** ATTACH_MCAST, DETACH_MCAST, AHs to multicast groups (UD) */
+	VUR_USER_DEVICE_MULTICAST = 1 << 5,
 };
 
 /** atomic_cap of QUERY_DEVICE, as enum ibv_atomic_cap. */
@@ -171,6 +173,9 @@ struct vur_user_device_attr {
 	uint32_t max_srq;                    /**< 0 without VUR_USER_DEVICE_SRQ */
 	uint32_t max_srq_wr;                 /**< also bounded by rdma_queue_size */
 	uint32_t max_srq_sge;
+	uint32_t max_mcast_grp; /**< 0 without VUR_USER_DEVICE_MULTICAST */
+	uint32_t max_mcast_qp_attach;
+	uint32_t max_total_mcast_qp_attach;
 };
 
 /** QUERY_PORT, with the attributes the spec derives from the configuration. */
@@ -676,6 +681,28 @@ int vur_user_add_gid(struct vur_user_dev *dev, uint16_t index, const uint8_t gid
  * @return 0, or as vur_user_query_device()
  */
 int vur_user_del_gid(struct vur_user_dev *dev, uint16_t index);
+
+/**
+ * ATTACH_MCAST: attach a UD QP to a multicast group; its UD SENDs to the
+ * group's GID then reach the QP. Attaching it again changes nothing.
+ *
+ * @param dev  an open device with VUR_USER_DEVICE_MULTICAST
+ * @param qpn  a UD QP
+ * @param gid  the group's multicast GID: IPv6 ff00::/8, or IPv4-mapped
+ *             224.0.0.0/4; 16 bytes, network byte order
+ * @return 0, or as vur_user_query_device()
+ */
+int vur_user_attach_mcast(struct vur_user_dev *dev, uint32_t qpn, const uint8_t gid[16]);
+
+/**
+ * DETACH_MCAST: detach a UD QP from a group it is attached to.
+ *
+ * @param dev  an open device with VUR_USER_DEVICE_MULTICAST
+ * @param qpn  the QP
+ * @param gid  the group's multicast GID
+ * @return 0, or as vur_user_query_device()
+ */
+int vur_user_detach_mcast(struct vur_user_dev *dev, uint32_t qpn, const uint8_t gid[16]);
 
 /**
  * The file descriptor to poll() for asynchronous events: readable while

@@ -8,7 +8,8 @@
  * that disagree with the opcode, PSNs anywhere, lengths that disagree with
  * the headers, R_Keys and addresses in and around B's MR (its own key, the
  * keys of a type 1 and a type 2 window bound over it, or anything; IETHs
- * naming its MRs, its windows or anything), truncations and
+ * naming its MRs, its windows or anything), frames to a multicast group
+ * B's UD QP is attached to (QPN 0xffffff or not), truncations and
  * flipped bytes, each with a valid ICRC (computed here, independently of
  * the backend) so that it gets past the checksum to the transport.
  *
@@ -54,6 +55,9 @@ static struct vur_user_mr umr;
 static struct vur_user_mr fmr; /* B's fast-registration MR (free): what an IETH may name */
 static uint32_t mw_keys[2];    /* B's windows over its MR: type 1, type 2 (bound to b_rc) */
 static uint32_t b_rc, b_uc, b_ud, a_rc, a_uc; /* the QPs packets aim at, and their peers */
+/* the group B's UD QP is attached to: ::ffff:239.1.2.3, MAC 01:00:5e:01:02:03 */
+static const uint8_t group[16] = { [10] = 0xff, [11] = 0xff, 239, 1, 2, 3 };
+static const uint8_t group_mac[6] = { 0x01, 0x00, 0x5e, 0x01, 0x02, 0x03 };
 static uint32_t rng = SEED;
 
 static uint32_t
@@ -161,17 +165,20 @@ make_frame(uint8_t *f)
 	static const uint8_t ops[] = { 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09,
 		0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12, 0x13, 0x14, 0x16, 0x17, 0x1f,
 		0x20, 0x24, 0x26, 0x2a, 0x2b, 0x36, 0x37, 0x64, 0x65, 0x66, 0x80, 0xff };
-	uint32_t qps[] = { b_rc, b_uc, b_ud, 0, 1, pick(1u << 24) };
+	uint32_t qps[] = { b_rc, b_uc, b_ud, 0, 1, pick(1u << 24), 0xffffff };
 	uint8_t *ip = f + 14, *udp = ip + 20, *bth = udp + 8, *p = bth + 12;
 	uint8_t op = pick(8) ? ops[pick(sizeof(ops))] : (uint8_t)rnd();
 	unsigned int ext = pick(5) ? ext_of(op) : pick(128);
-	uint32_t dqp = qps[pick(6)], psn, pay = pick(4) ? pick(1100) : pick(1400);
+	uint32_t dqp = qps[pick(7)], psn, pay = pick(4) ? pick(1100) : pick(1400);
+	bool mcast = !pick(8); /* to the group, mostly to its QPN */
 	size_t len, cut;
 
 	/* the PSN B expects of A's QP, give or take, or anything */
 	psn = dqp == b_rc ? 0x100 + a_rc : 0x100 + a_uc;
 	psn = pick(3) ? psn + pick(7) - 3 : rnd();
-	memcpy(f, b.mac, 6);
+	if (mcast && pick(4))
+		dqp = 0xffffff;
+	memcpy(f, mcast ? group_mac : b.mac, 6);
 	memcpy(f + 6, a.mac, 6);
 	f[12] = 0x08;
 	f[13] = 0x00;
@@ -181,7 +188,7 @@ make_frame(uint8_t *f)
 	ip[8] = 64;
 	ip[9] = 17;
 	memcpy(ip + 12, &a.gid[12], 4);
-	memcpy(ip + 16, &b.gid[12], 4);
+	memcpy(ip + 16, mcast ? &group[12] : &b.gid[12], 4);
 	put32(udp, (uint32_t)(0xc000 + pick(0x3fff)) << 16 | 4791);
 	bth[0] = op;
 	bth[1] = (uint8_t)(pick(4) << 4 | (pick(10) ? 0 : pick(16)) | (pick(2) << 7));
@@ -419,6 +426,7 @@ set_up(void)
 	}
 	TAP_EQ(rdma_connect_qp(&b, b_uc, VUR_USER_QPT_UC, &a, a_uc, 0, 0, 0), 0);
 	TAP_EQ(rdma_connect_qp(&b, b_ud, VUR_USER_QPT_UD, &a, 0, 0, 0, 0), 0);
+	TAP_EQ(vur_user_attach_mcast(b.d, b_ud, group), 0);
 	bind_windows();
 	/* A's QPs stay in RESET: B's answers to them are dropped, as a real peer's would be */
 	feed_b();
@@ -469,7 +477,7 @@ fuzz(void)
 			"rdma_nak_access", "rdma_rnr_nak_sent", "rdma_rx_drop_psn",
 			"rdma_rx_drop_qp_state", "rdma_rx_drop_transport", "rdma_rx_drop_qkey",
 			"rdma_rx_drop_uc_error", "rdma_cqes", "rdma_tx_pkts", "rdma_atomics",
-			"rdma_atomic_replays" };
+			"rdma_atomic_replays", "rdma_mcast_rx" };
 
 		for (size_t i = 0; i < sizeof(deep) / sizeof(deep[0]); i++)
 			printf("# %s %llu\n", deep[i], (unsigned long long)counter(&b, deep[i]));
@@ -477,6 +485,8 @@ fuzz(void)
 			printf("# %s %llu\n", bad[i], (unsigned long long)counter(&b, bad[i]));
 	}
 	TAP_CHECK(bad1 - bad0 > FRAMES / 10);
+	/* the group's frames reached the engine, its UD QP's among them */
+	TAP_CHECK(counter(&b, "rdma_mcast_rx") > FRAMES / 400);
 	/* nothing outside the MR the packets could name */
 	for (uint32_t i = 0, n = 0; i < 4096; i++) {
 		if (b.buf[i] != FILL || b.buf[MR_OFF + MR_LEN + i] != FILL) {

@@ -65,7 +65,9 @@
 #define VIRTIO_NET_CTRL_ROCE_DESTROY_SRQ	21 /* VIRTIO_IB_DEVICE_SRQ */
 #define VIRTIO_NET_CTRL_ROCE_ALLOC_MW		22 /* VIRTIO_IB_DEVICE_MEM_WINDOW */
 #define VIRTIO_NET_CTRL_ROCE_DEALLOC_MW		23 /* VIRTIO_IB_DEVICE_MEM_WINDOW */
-#define VIRTIO_NET_CTRL_ROCE_NR_CMDS		24
+#define VIRTIO_NET_CTRL_ROCE_ATTACH_MCAST	24 /* VIRTIO_IB_DEVICE_MULTICAST */
+#define VIRTIO_NET_CTRL_ROCE_DETACH_MCAST	25 /* VIRTIO_IB_DEVICE_MULTICAST */
+#define VIRTIO_NET_CTRL_ROCE_NR_CMDS		26
 
 /* Limits the spec text fixes. */
 #define VIRTIO_NET_ROCE_MAX_QPS		16384
@@ -264,6 +266,8 @@ enum virtio_ib_mtu {
 #define VIRTIO_IB_DEVICE_MEM_WINDOW		(1 << 3)
 /* CMP_AND_SWP, FETCH_AND_ADD on RC */
 #define VIRTIO_IB_DEVICE_ATOMIC			(1 << 4)
+/* ATTACH_MCAST, DETACH_MCAST; UD sends to and receives from multicast groups */
+#define VIRTIO_IB_DEVICE_MULTICAST		(1 << 5)
 
 /* atomic_cap of QUERY_DEVICE (IBTA 11.2.1.2) */
 #define VIRTIO_IB_ATOMIC_NONE	0
@@ -296,7 +300,10 @@ struct virtio_rdma_ack_query_device {
 	__le32 max_mw;		/* MEM_WINDOW */
 	__le32 vendor_id;	/* IEEE OUI, or the PCI vendor ID of the implementation */
 	__le32 vendor_part_id;
-	__le32 reserved[7];
+	__le32 max_mcast_grp;	/* MULTICAST */
+	__le32 max_mcast_qp_attach;
+	__le32 max_total_mcast_qp_attach;
+	__le32 reserved[4];
 };
 
 struct virtio_rdma_ack_query_port {
@@ -529,6 +536,16 @@ struct virtio_rdma_cmd_del_gid {
 	__le16 index;
 };
 
+/* The destination QP number of every multicast packet (IBTA 9.2.3) */
+#define VIRTIO_IB_MULTICAST_QPN	0xffffff
+
+/* ATTACH_MCAST and DETACH_MCAST */
+struct virtio_rdma_cmd_mcast {
+	__le32 qpn;
+	__le32 padding;
+	__u8 gid[VIRTIO_NET_ROCE_GID_LEN];	/* the group's multicast GID */
+};
+
 #define VIRTIO_IB_NOTIFY_SOLICITED		(1 << 0)
 #define VIRTIO_IB_NOTIFY_NEXT_COMPLETION	(1 << 1)
 
@@ -751,7 +768,10 @@ VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, max_srq_sge, 84);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, max_mw, 88);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, vendor_id, 92);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, vendor_part_id, 96);
-VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, reserved, 100);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, max_mcast_grp, 100);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, max_mcast_qp_attach, 104);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, max_total_mcast_qp_attach, 108);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, reserved, 112);
 
 VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_ack_query_port, 32);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_port, max_msg_sz, 4);
@@ -846,6 +866,8 @@ VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_destroy_ah, 8);
 VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_add_gid, 24);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_add_gid, gid, 8);
 VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_del_gid, 2);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_mcast, 24);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_mcast, gid, 8);
 VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_req_notify, 8);
 
 VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_ack_query_port_speed, 32);
