@@ -263,7 +263,10 @@ static int virtio_rdma_destroy_ah(struct ibv_ah *ibah)
 static const struct verbs_context_ops virtio_rdma_ctx_ops = {
 	.alloc_mw = virtio_rdma_alloc_mw,
 	.alloc_pd = virtio_rdma_alloc_pd,
-	/* the kernel's ATTACH_MCAST and DETACH_MCAST; it refuses without the capability */
+	/*
+	 * The kernel's ATTACH_MCAST and DETACH_MCAST; it refuses them without
+	 * the capability.
+	 */
 	.attach_mcast = ibv_cmd_attach_mcast,
 	.bind_mw = virtio_rdma_bind_mw,
 	.create_ah = virtio_rdma_create_ah,
