@@ -29,7 +29,9 @@
  *    ibv_wr_bind_mw(), WRITE and READ through it, a SEND with invalidate
  *    of its key (the receive reports IBV_WC_WITH_INV and the key), after
  *    which the key fails; bound again with IBV_WR_BIND_MW in
- *    ibv_post_send(), invalidated by ibv_wr_local_inv(): the key fails.
+ *    ibv_post_send(), invalidated by ibv_wr_local_inv(): the key fails;
+ *  - an MR with a window bound: ibv_dereg_mr() fails with EBUSY until the
+ *    window is deallocated.
  * A remote access error moves both QPs to ERR: each side then makes a
  * new QP pair. Prints one line per check and "verbs_ex: ok N checks" or
  * "verbs_ex: N of M checks failed"; exits 0 only when all passed.
@@ -747,6 +749,41 @@ static bool zero(const unsigned char *p, size_t len)
 	return true;
 }
 
+/*
+ * The responder's own: an MR with a type 1 window bound cannot be
+ * deregistered (EBUSY; its pages stay the device's) until the window is
+ * gone.
+ */
+static void mr_busy(struct side *s)
+{
+	struct ibv_mw_bind b = {
+		.wr_id = 29,
+		.send_flags = IBV_SEND_SIGNALED,
+		.bind_info = { .addr = (uintptr_t)s->buf + OFF_WIN2, .length = 64,
+			       .mw_access_flags = IBV_ACCESS_REMOTE_READ },
+	};
+	struct ibv_mr *mr;
+	struct ibv_mw *mw;
+	int ret;
+
+	mr = ibv_reg_mr(s->pd, s->buf + OFF_WIN2, 4096,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	mw = ibv_alloc_mw(s->pd, IBV_MW_TYPE_1);
+	if (!mr || !mw)
+		die("mr_busy: reg_mr or alloc_mw: %s", strerror(errno));
+	b.bind_info.mr = mr;
+	check(!ibv_bind_mw(s->qp, mw, &b), "type 1 bound to a second MR");
+	expect_one(s, 29, IBV_WC_SUCCESS, IBV_WC_BIND_MW,
+		   "type 1 bound to a second MR");
+	ret = ibv_dereg_mr(mr);
+	check(ret == EBUSY, "dereg_mr with a window bound: %d (want EBUSY)",
+	      ret);
+	if (!ret)
+		mr = NULL;
+	check(!ibv_dealloc_mw(mw), "dealloc_mw of the bound window");
+	check(!mr || !ibv_dereg_mr(mr), "dereg_mr once the window is gone");
+}
+
 static void mw_type1(struct side *s)
 {
 	unsigned char *win = s->buf + OFF_WIN1;
@@ -755,6 +792,7 @@ static void mw_type1(struct side *s)
 	struct ibv_mw *mw = NULL;
 
 	if (!s->requester) {
+		mr_busy(s);
 		mw = ibv_alloc_mw(s->pd, IBV_MW_TYPE_1);
 		if (!mw)
 			die("alloc_mw type 1: %s", strerror(errno));
