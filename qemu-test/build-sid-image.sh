@@ -9,8 +9,9 @@
 # with whatever else ldd lists for them (apt-get download in the chroot,
 # unpacked with dpkg -x), the provider virtio_rdma
 # (guest-driver/rdma-core/build.sh) in its libibverbs directory with its
-# .driver file in /sid/etc/libibverbs.d/, and /sid/usr/bin/verbs_probe
-# (tests/verbs_probe.c, built there against that libibverbs). /usr/bin/sid
+# .driver file in /sid/etc/libibverbs.d/, and /sid/usr/bin/verbs_probe and
+# verbs_ex (tests/verbs_probe.c, tests/verbs_ex.c, built there against that
+# libibverbs). /usr/bin/sid
 # runs a command in that root: `sid ibv_devinfo -v` (chroot, with /proc,
 # /sys and /dev bound in). The two userspaces never mix: the bookworm
 # tools keep their libraries and libibverbs 65 finds only its own
@@ -50,13 +51,14 @@ if [ "${1:-}" = --in-sid ]; then
         apt-get -qq install -y "${missing[@]}" >/dev/null
     fi
     gcc -O2 -Wall -Wextra -Werror -o "$work/verbs_probe" /vur/qemu-test/tests/verbs_probe.c -libverbs
+    gcc -O2 -Wall -Wextra -Werror -o "$work/verbs_ex" /vur/qemu-test/tests/verbs_ex.c -libverbs
     # The packages: ours, and the owners of every library ldd lists for the
     # tools and verbs_probe (on the chroot's own copies; apt-get download may
     # take newer versions, and the loader's check below catches a library
     # those would add). The provider needs only libibverbs
     # and libc (and IN_PLACE gave it a RUNPATH into the build tree, which
     # ldd would follow here); the check below covers it.
-    libs=$(for f in "${TOOLS[@]}" "$work/verbs_probe"; do
+    libs=$(for f in "${TOOLS[@]}" "$work/verbs_probe" "$work/verbs_ex"; do
         ldd "$f" | awk '/=> \// { print $3 } /^[[:space:]]*\// { print $1 }'
     done | sort -u)
     mapfile -t pkgs < <( {
@@ -81,13 +83,13 @@ if [ "${1:-}" = --in-sid ]; then
         "$s/usr/lib/x86_64-linux-gnu/libibverbs"
     cp /vur/build-rdma-core/libvirtio_rdma-rdmav*.so "$s/usr/lib/x86_64-linux-gnu/libibverbs/"
     cp /vur/build-rdma-core/virtio_rdma.driver "$s/etc/libibverbs.d/"
-    cp "$work/verbs_probe" "$s/usr/bin/"
+    cp "$work/verbs_probe" "$work/verbs_ex" "$s/usr/bin/"
     mkdir -p "$work/root/usr/bin"
     cp /vur/qemu-test/guest/sid "$work/root/usr/bin/sid"
     chmod 0755 "$work/root/usr/bin/sid"
     # Every library the tools need must now be in the root: ask its own
     # loader, with no fallback to the chroot's.
-    for f in "${TOOLS[@]/#/$s}" "$s/usr/bin/verbs_probe" \
+    for f in "${TOOLS[@]/#/$s}" "$s/usr/bin/verbs_probe" "$s/usr/bin/verbs_ex" \
             "$s"/usr/lib/x86_64-linux-gnu/libibverbs/libvirtio_rdma-rdmav*.so; do
         f=${f#"$s"}
         out=$(chroot "$s" /usr/lib64/ld-linux-x86-64.so.2 --list "$f" 2>&1) ||
@@ -121,6 +123,7 @@ exec 9>"$deps.lock"
 flock 9
 # The /sid archive, whatever the kernel: remade when its own inputs change.
 sid=$(sha256sum "$0" "$top/qemu-test/guest/sid" "$top/qemu-test/tests/verbs_probe.c" \
+    "$top/qemu-test/tests/verbs_ex.c" \
     "$top"/build-rdma-core/* | cut -d' ' -f1 | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$deps/.stamp" 2>/dev/null)" != "$sid" ] || [ ! -f "$deps/sid.cpio.gz" ]; then
     in_sid nice bash /vur/qemu-test/build-sid-image.sh --in-sid "/vur/.deps/sid-image" \

@@ -279,6 +279,12 @@ struct virtio_rdma_mr {
 	struct virtio_rdma_zombie zombie;
 };
 
+struct virtio_rdma_mw {
+	struct ib_mw ibmw;
+	struct virtio_rdma_dev *dev;
+	u32 mwn;
+};
+
 static inline struct virtio_rdma_pd *to_vpd(struct ib_pd *ibpd)
 {
 	return container_of(ibpd, struct virtio_rdma_pd, ibpd);
@@ -297,6 +303,11 @@ static inline struct virtio_rdma_qp *to_vqp(struct ib_qp *ibqp)
 static inline struct virtio_rdma_ah *to_vah(struct ib_ah *ibah)
 {
 	return container_of(ibah, struct virtio_rdma_ah, ibah);
+}
+
+static inline struct virtio_rdma_mw *to_vmw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct virtio_rdma_mw, ibmw);
 }
 
 static inline struct virtio_rdma_mr *to_vmr(struct ib_mr *ibmr)
@@ -418,6 +429,10 @@ struct ib_mr *virtio_rdma_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 				   u32 max_num_sg);
 int virtio_rdma_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
 			  int sg_nents, unsigned int *sg_offset);
+
+/* virtio_rdma_mw.c */
+int virtio_rdma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int virtio_rdma_dealloc_mw(struct ib_mw *ibmw);
 
 /* virtio_rdma_cq.c */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)

@@ -63,6 +63,13 @@ int virtio_rdma_dev_attr_init(struct virtio_rdma_dev *dev)
 			 "ATOMIC with atomic_cap %u: not used\n", a->atomic_cap);
 		dev->caps &= ~VIRTIO_IB_DEVICE_ATOMIC;
 	}
+	/* ROCE-DEV-ATTR-15: memory windows need room for one. */
+	if (virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_MEM_WINDOW) &&
+	    !le32_to_cpu(a->max_mw)) {
+		dev_warn(&dev->vdev->dev,
+			 "MEM_WINDOW with max_mw 0: not used\n");
+		dev->caps &= ~VIRTIO_IB_DEVICE_MEM_WINDOW;
+	}
 	/* ROCE-DEV-ATTR-17 */
 	if (virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_MULTICAST) &&
 	    (!le32_to_cpu(a->max_mcast_grp) ||
@@ -74,9 +81,11 @@ int virtio_rdma_dev_attr_init(struct virtio_rdma_dev *dev)
 		dev->caps &= ~VIRTIO_IB_DEVICE_MULTICAST;
 	}
 	dev_info(&dev->vdev->dev,
-		 "capabilities:%s%s%s%s (fast registration %u pages, vendor 0x%x part 0x%x)\n",
+		 "capabilities:%s%s%s%s%s (fast registration %u pages, vendor 0x%x part 0x%x)\n",
 		 virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_MEM_MGT_EXTENSIONS) ?
 		 " mem_mgt_extensions" : "",
+		 virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_MEM_WINDOW) ?
+		 " mem_window" : "",
 		 virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_ATOMIC) ?
 		 " atomic" : "",
 		 virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_RC_RNR_NAK_GEN) ?
@@ -108,6 +117,12 @@ static int virtio_rdma_query_device(struct ib_device *ibdev,
 		attr->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
 		attr->max_fast_reg_page_list_len =
 			le32_to_cpu(a->max_fast_reg_page_list_len);
+	}
+	/* ALLOC_MW, DEALLOC_MW, BIND_MW: type 1 and type 2B windows. */
+	if (virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_MEM_WINDOW)) {
+		attr->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
+					  IB_DEVICE_MEM_WINDOW_TYPE_2B;
+		attr->max_mw = min_t(u32, le32_to_cpu(a->max_mw), INT_MAX);
 	}
 	attr->sys_image_guid = ibdev->node_guid;
 	attr->vendor_id = le32_to_cpu(a->vendor_id);
@@ -273,6 +288,8 @@ u32 virtio_rdma_access_flags(int ib_flags)
 		flags |= VIRTIO_IB_ACCESS_REMOTE_READ;
 	if (ib_flags & IB_ACCESS_REMOTE_ATOMIC)
 		flags |= VIRTIO_IB_ACCESS_REMOTE_ATOMIC;
+	if (ib_flags & IB_ACCESS_MW_BIND)
+		flags |= VIRTIO_IB_ACCESS_MW_BIND;
 	return flags;
 }
 
@@ -288,6 +305,8 @@ int virtio_rdma_ib_access_flags(u32 flags)
 		ib_flags |= IB_ACCESS_REMOTE_READ;
 	if (flags & VIRTIO_IB_ACCESS_REMOTE_ATOMIC)
 		ib_flags |= IB_ACCESS_REMOTE_ATOMIC;
+	if (flags & VIRTIO_IB_ACCESS_MW_BIND)
+		ib_flags |= IB_ACCESS_MW_BIND;
 	return ib_flags;
 }
 
@@ -305,6 +324,8 @@ int virtio_rdma_wire_access(struct virtio_rdma_dev *dev, int access,
 
 	if (virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_ATOMIC))
 		have |= IB_ACCESS_REMOTE_ATOMIC;
+	if (virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_MEM_WINDOW))
+		have |= IB_ACCESS_MW_BIND;
 	access &= ~IB_ACCESS_OPTIONAL;
 	if (access & ~have)
 		return -EOPNOTSUPP;
@@ -424,6 +445,7 @@ static const struct ib_device_ops virtio_rdma_ib_ops = {
 	 */
 	.add_gid = virtio_rdma_add_gid,
 	.alloc_mr = virtio_rdma_alloc_mr,
+	.alloc_mw = virtio_rdma_alloc_mw,
 	.alloc_pd = virtio_rdma_alloc_pd,
 	.alloc_ucontext = virtio_rdma_alloc_ucontext,
 	.attach_mcast = virtio_rdma_attach_mcast,
@@ -435,6 +457,7 @@ static const struct ib_device_ops virtio_rdma_ib_ops = {
 	/* Set where checked (7.2's header): uverbs may prefer it for user CQs. */
 	.create_user_cq = virtio_rdma_create_cq,
 #endif
+	.dealloc_mw = virtio_rdma_dealloc_mw,
 	.dealloc_pd = virtio_rdma_dealloc_pd,
 	.dealloc_ucontext = virtio_rdma_dealloc_ucontext,
 	.del_gid = virtio_rdma_del_gid,
@@ -469,6 +492,7 @@ static const struct ib_device_ops virtio_rdma_ib_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, virtio_rdma_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, virtio_rdma_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, virtio_rdma_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, virtio_rdma_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, virtio_rdma_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, virtio_rdma_ucontext, ibuc),

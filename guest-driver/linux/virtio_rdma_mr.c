@@ -201,7 +201,8 @@ static void mr_zombie_free(struct virtio_rdma_zombie *z)
 
 /*
  * ROCE-DRV-MR-2: the pages stay pinned until DEREG_MR has completed; if
- * the device did not answer they stay pinned until it is reset.
+ * the device did not answer they stay pinned until it is reset, and if it
+ * refused a user MR (a window bound) they stay with the MR.
  */
 int virtio_rdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
@@ -220,6 +221,13 @@ int virtio_rdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		virtio_rdma_zombie_add(mr->dev, &mr->zombie, mr_zombie_free);
 		return 0;
 	}
+	/*
+	 * ROCE-DEV-MW-5: a memory window is still bound to a user MR (only
+	 * processes have windows). The MR stays, pages pinned, as the device
+	 * still uses them: the deregistration fails as "resource busy".
+	 */
+	if (ret == -EREMOTEIO && mr->umem)
+		return -EBUSY;
 	if (ret)
 		dev_warn_ratelimited(&mr->dev->vdev->dev, "MR %u: DEREG_MR %d\n",
 				     mr->mrn, ret);

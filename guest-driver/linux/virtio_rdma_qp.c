@@ -414,6 +414,9 @@ static int qp_attr_to_wire(struct virtio_rdma_dev *dev,
 	 */
 	if (!virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_ATOMIC))
 		access &= ~IB_ACCESS_REMOTE_ATOMIC;
+	/* ROCE-DEV-QP-18: MW_BIND has no effect on a QP; without MWs, none. */
+	if (!virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_MEM_WINDOW))
+		access &= ~IB_ACCESS_MW_BIND;
 	cmd->qp_access_flags = cpu_to_le32(virtio_rdma_access_flags(access));
 	cmd->rate_limit = cpu_to_le32(attr->rate_limit);
 	if (mask & IB_QP_CAP)

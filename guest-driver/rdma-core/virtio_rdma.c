@@ -10,8 +10,9 @@
  * The verbs of RC, UC and UD: the control path through the kernel
  * (ibv_cmd_*), the data path through virtqueues the process maps
  * (rdma/virtio_rdma-abi.h; virtio_rdma_vq.c, virtio_rdma_cq.c,
- * virtio_rdma_qp.c). SRQs, MWs, atomics and the extended verbs are left to
- * libibverbs' defaults, which answer EOPNOTSUPP.
+ * virtio_rdma_qp.c), memory windows (ALLOC_MW and DEALLOC_MW through the
+ * kernel, BIND_MW WRs on the send queue), and the extended QP and CQ verbs
+ * (virtio_rdma_qp_ex.c, virtio_rdma_cq_ex.c).
  */
 
 #include <config.h>
@@ -184,6 +185,45 @@ static int virtio_rdma_dereg_mr(struct verbs_mr *vmr)
 	return 0;
 }
 
+/*
+ * The kernel's alloc_mw (ALLOC_MW): the MW's key has key byte 0 and no
+ * binding; BIND_MW WRs give it its keys after (virtio_rdma_qp.c).
+ */
+static struct ibv_mw *virtio_rdma_alloc_mw(struct ibv_pd *pd,
+					   enum ibv_mw_type type)
+{
+	struct ib_uverbs_alloc_mw_resp resp = {};
+	struct ibv_alloc_mw cmd = {};
+	struct ibv_mw *mw;
+	int ret;
+
+	mw = calloc(1, sizeof(*mw));
+	if (!mw)
+		return NULL;
+
+	ret = ibv_cmd_alloc_mw(pd, type, mw, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret) {
+		free(mw);
+		errno = ret;
+		return NULL;
+	}
+
+	return mw;
+}
+
+static int virtio_rdma_dealloc_mw(struct ibv_mw *mw)
+{
+	int ret;
+
+	ret = ibv_cmd_dealloc_mw(mw);
+	if (ret)
+		return ret;
+
+	free(mw);
+	return 0;
+}
+
 /* The device's AH number goes into every UD send request that uses it. */
 static struct ibv_ah *virtio_rdma_create_ah(struct ibv_pd *pd,
 					    struct ibv_ah_attr *attr)
@@ -221,12 +261,20 @@ static int virtio_rdma_destroy_ah(struct ibv_ah *ibah)
 }
 
 static const struct verbs_context_ops virtio_rdma_ctx_ops = {
+	.alloc_mw = virtio_rdma_alloc_mw,
 	.alloc_pd = virtio_rdma_alloc_pd,
-	/* the kernel's ATTACH_MCAST and DETACH_MCAST; it refuses without the capability */
+	/*
+	 * The kernel's ATTACH_MCAST and DETACH_MCAST; it refuses them without
+	 * the capability.
+	 */
 	.attach_mcast = ibv_cmd_attach_mcast,
+	.bind_mw = virtio_rdma_bind_mw,
 	.create_ah = virtio_rdma_create_ah,
 	.create_cq = virtio_rdma_create_cq,
+	.create_cq_ex = virtio_rdma_create_cq_ex,
 	.create_qp = virtio_rdma_create_qp,
+	.create_qp_ex = virtio_rdma_create_qp_ex,
+	.dealloc_mw = virtio_rdma_dealloc_mw,
 	.dealloc_pd = virtio_rdma_dealloc_pd,
 	.dereg_mr = virtio_rdma_dereg_mr,
 	.destroy_ah = virtio_rdma_destroy_ah,
@@ -278,6 +326,7 @@ static struct verbs_context *virtio_rdma_alloc_context(struct ibv_device *ibdev,
 	ctx->atomics = attr.orig_attr.atomic_cap != IBV_ATOMIC_NONE;
 	ctx->mem_mgt =
 		attr.orig_attr.device_cap_flags & IBV_DEVICE_MEM_MGT_EXTENSIONS;
+	ctx->mw = attr.orig_attr.device_cap_flags & IBV_DEVICE_MEM_WINDOW;
 
 	verbs_set_ops(&ctx->ibv_ctx, &virtio_rdma_ctx_ops);
 	return &ctx->ibv_ctx;

@@ -52,6 +52,7 @@ struct virtio_rdma_context {
 	/* The kernel's query_device: what the device reports it has. */
 	bool atomics; /* atomic_cap not NONE: CMP_AND_SWP, FETCH_AND_ADD */
 	bool mem_mgt; /* MEM_MGT_EXTENSIONS: LOCAL_INV, SEND_WITH_INV */
+	bool mw; /* MEM_WINDOW: ALLOC_MW, DEALLOC_MW, BIND_MW */
 };
 
 struct virtio_rdma_pd {
@@ -91,19 +92,46 @@ struct virtio_rdma_vq {
 };
 
 struct virtio_rdma_cq {
-	struct ibv_cq ibv_cq;
+	/* ibv_cq_ex (verbs_cq) begins with the ibv_cq's fields. */
+	union {
+		struct ibv_cq ibv_cq;
+		struct verbs_cq vcq;
+	};
 	uint32_t cqn;
 	struct virtio_rdma_vq vq;
+	/* The CQE between start_poll and end_poll (virtio_rdma_cq_ex.c). */
+	const struct virtio_rdma_cq_req *cur;
+	uint16_t cur_id;
+};
+
+/*
+ * The WR that the ibv_wr_* calls are building (virtio_rdma_qp_ex.c): a
+ * struct ibv_send_wr, which the next ibv_wr_<opcode>() or
+ * ibv_wr_complete() turns into a request as post_send does.
+ */
+struct virtio_rdma_wr_ex {
+	struct ibv_send_wr wr;
+	struct ibv_sge *sge; /* max_send_sge elements */
+	uint8_t inline_buf[VIRTIO_NET_ROCE_MAX_INLINE];
+	bool open; /* wr has an opcode, not yet a request */
+	int err; /* the first error since wr_start */
+	uint16_t start_idx; /* sq.avail_idx at wr_start */
 };
 
 struct virtio_rdma_qp {
-	struct ibv_qp ibv_qp;
+	/* ibv_qp_ex (verbs_qp) begins with the ibv_qp. */
+	union {
+		struct ibv_qp ibv_qp;
+		struct verbs_qp vqp;
+	};
 	uint32_t max_inline_data;
 	uint32_t max_read_sge; /* min(max_send_sge, the device's max_sge_rd) */
 	bool atomics; /* the context's, copied at create */
 	bool mem_mgt;
+	bool mw;
 	struct virtio_rdma_vq sq;
 	struct virtio_rdma_vq rq;
+	struct virtio_rdma_wr_ex wr_ex;
 };
 
 struct virtio_rdma_ah {
@@ -136,6 +164,16 @@ static inline struct virtio_rdma_qp *to_vqp(struct ibv_qp *ibqp)
 	return container_of(ibqp, struct virtio_rdma_qp, ibv_qp);
 }
 
+static inline struct virtio_rdma_cq *to_vcq_ex(struct ibv_cq_ex *ibcq)
+{
+	return container_of(ibcq, struct virtio_rdma_cq, vcq.cq_ex);
+}
+
+static inline struct virtio_rdma_qp *to_vqp_ex(struct ibv_qp_ex *ibqp)
+{
+	return container_of(ibqp, struct virtio_rdma_qp, vqp.qp_ex);
+}
+
 static inline struct virtio_rdma_ah *to_vah(struct ibv_ah *ibah)
 {
 	return container_of(ibah, struct virtio_rdma_ah, ibv_ah);
@@ -162,6 +200,16 @@ struct ibv_cq *virtio_rdma_create_cq(struct ibv_context *context, int cqe,
 int virtio_rdma_destroy_cq(struct ibv_cq *ibcq);
 int virtio_rdma_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
 int virtio_rdma_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
+int virtio_rdma_cq_setup(struct virtio_rdma_cq *cq, struct ibv_context *context,
+			 const struct virtio_rdma_create_cq_resp *drv);
+enum ibv_wc_status virtio_rdma_wc_status(uint8_t status);
+enum ibv_wc_opcode virtio_rdma_wc_opcode(uint8_t opcode);
+unsigned int virtio_rdma_wc_flags(uint32_t wc_flags);
+
+/* virtio_rdma_cq_ex.c */
+struct ibv_cq_ex *virtio_rdma_create_cq_ex(struct ibv_context *context,
+					   struct ibv_cq_init_attr_ex *attr);
+void virtio_rdma_cq_ex_set_ops(struct ibv_cq_ex *cq, uint64_t wc_flags);
 
 /* virtio_rdma_qp.c */
 struct ibv_qp *virtio_rdma_create_qp(struct ibv_pd *ibpd,
@@ -175,5 +223,19 @@ int virtio_rdma_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			  struct ibv_send_wr **bad_wr);
 int virtio_rdma_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 			  struct ibv_recv_wr **bad_wr);
+int virtio_rdma_qp_setup(struct virtio_rdma_qp *qp, struct ibv_context *context,
+			 const struct ibv_qp_cap *cap,
+			 const struct virtio_rdma_create_qp_resp *drv);
+int virtio_rdma_build_send_req(struct virtio_rdma_qp *qp,
+			       const struct ibv_send_wr *wr,
+			       struct virtio_rdma_sq_req *req);
+int virtio_rdma_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+			struct ibv_mw_bind *mw_bind);
+
+/* virtio_rdma_qp_ex.c */
+struct ibv_qp *virtio_rdma_create_qp_ex(struct ibv_context *context,
+					struct ibv_qp_init_attr_ex *attr);
+int virtio_rdma_qp_ex_init(struct virtio_rdma_qp *qp, bool with_ops,
+			   uint64_t ops);
 
 #endif /* __VIRTIO_RDMA_H__ */

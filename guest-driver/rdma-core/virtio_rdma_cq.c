@@ -53,6 +53,42 @@ static const enum ibv_wc_opcode wc_opcode[] = {
 	/* VIRTIO_IB_WC_REG_MR: no user WR registers (no ibv_wc opcode) */
 };
 
+enum ibv_wc_status virtio_rdma_wc_status(uint8_t status)
+{
+	return status < ARRAY_SIZE(wc_status) ? wc_status[status]
+					      : IBV_WC_GENERAL_ERR;
+}
+
+/* The opcode of an error CQE is undefined in verbs. */
+enum ibv_wc_opcode virtio_rdma_wc_opcode(uint8_t opcode)
+{
+	return opcode < ARRAY_SIZE(wc_opcode) ? wc_opcode[opcode] : IBV_WC_SEND;
+}
+
+/* VIRTIO_IB_WC_* -> IBV_WC_* (the same bits for ibv_wc and ibv_cq_ex) */
+unsigned int virtio_rdma_wc_flags(uint32_t wc_flags)
+{
+	unsigned int flags = 0;
+
+	if (wc_flags & VIRTIO_IB_WC_GRH)
+		flags |= IBV_WC_GRH;
+	/* A CQE never has both (ROCE-DEV-CQE-7): INV wins, as it is read. */
+	if (wc_flags & VIRTIO_IB_WC_WITH_INVALIDATE)
+		flags |= IBV_WC_WITH_INV;
+	else if (wc_flags & VIRTIO_IB_WC_WITH_IMM)
+		flags |= IBV_WC_WITH_IMM;
+	return flags;
+}
+
+/* The completion virtqueue the kernel made, for create_cq(_ex). */
+int virtio_rdma_cq_setup(struct virtio_rdma_cq *cq, struct ibv_context *context,
+			 const struct virtio_rdma_create_cq_resp *drv)
+{
+	cq->cqn = drv->cqn;
+	return virtio_rdma_vq_map(&cq->vq, context->cmd_fd, &drv->cq,
+				  sizeof(struct virtio_rdma_cq_req), false);
+}
+
 struct ibv_cq *virtio_rdma_create_cq(struct ibv_context *context, int cqe,
 				     struct ibv_comp_channel *channel,
 				     int comp_vector)
@@ -72,9 +108,7 @@ struct ibv_cq *virtio_rdma_create_cq(struct ibv_context *context, int cqe,
 	if (ret)
 		goto err_free;
 
-	cq->cqn = resp.drv.cqn;
-	ret = virtio_rdma_vq_map(&cq->vq, context->cmd_fd, &resp.drv.cq,
-				 sizeof(struct virtio_rdma_cq_req), false);
+	ret = virtio_rdma_cq_setup(cq, context, &resp.drv);
 	if (ret)
 		goto err_destroy;
 
@@ -112,33 +146,21 @@ static void cqe_to_wc(const struct virtio_rdma_cq_req *cqe, struct ibv_wc *wc)
 	uint32_t flags = le32toh(cqe->wc_flags);
 
 	wc->wr_id = le64toh(cqe->wr_id);
-	wc->status = cqe->status < ARRAY_SIZE(wc_status)
-			     ? wc_status[cqe->status]
-			     : IBV_WC_GENERAL_ERR;
-	/* The opcode of an error CQE is undefined in verbs. */
-	wc->opcode = cqe->opcode < ARRAY_SIZE(wc_opcode)
-			     ? wc_opcode[cqe->opcode]
-			     : IBV_WC_SEND;
+	wc->status = virtio_rdma_wc_status(cqe->status);
+	wc->opcode = virtio_rdma_wc_opcode(cqe->opcode);
 	wc->vendor_err = le32toh(cqe->vendor_err);
 	wc->byte_len = le32toh(cqe->byte_len);
 	wc->qp_num = le32toh(cqe->qp_num);
 	wc->src_qp = le32toh(cqe->src_qp);
-	wc->wc_flags = 0;
-	if (flags & VIRTIO_IB_WC_GRH)
-		wc->wc_flags |= IBV_WC_GRH;
+	wc->wc_flags = virtio_rdma_wc_flags(flags);
 	/*
 	 * imm_data and invalidated_rkey share four bytes in the CQE and in
 	 * ibv_wc; a CQE never has both flags (ROCE-DEV-CQE-7).
 	 */
-	if (flags & VIRTIO_IB_WC_WITH_INVALIDATE) {
-		wc->wc_flags |= IBV_WC_WITH_INV;
+	if (flags & VIRTIO_IB_WC_WITH_INVALIDATE)
 		wc->invalidated_rkey = le32toh(cqe->invalidate_rkey);
-	} else {
-		/* Network byte order in the CQE, as ibv_wc wants it. */
-		wc->imm_data = cqe->imm_data;
-		if (flags & VIRTIO_IB_WC_WITH_IMM)
-			wc->wc_flags |= IBV_WC_WITH_IMM;
-	}
+	else
+		wc->imm_data = cqe->imm_data; /* network order, as ibv_wc */
 	wc->pkey_index = 0;
 	wc->slid = 0;
 	wc->sl = 0;

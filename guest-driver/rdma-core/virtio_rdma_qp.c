@@ -69,6 +69,23 @@ static int qp_map_queues(struct virtio_rdma_qp *qp, int cmd_fd,
 	return 0;
 }
 
+/* What every QP needs after the kernel created it, for create_qp(_ex). */
+int virtio_rdma_qp_setup(struct virtio_rdma_qp *qp, struct ibv_context *context,
+			 const struct ibv_qp_cap *cap,
+			 const struct virtio_rdma_create_qp_resp *drv)
+{
+	struct virtio_rdma_context *ctx = to_vctx(context);
+	int ret;
+
+	ret = qp_map_queues(qp, context->cmd_fd, cap, ctx->max_sge_rd, drv);
+	if (ret)
+		return ret;
+	qp->atomics = ctx->atomics;
+	qp->mem_mgt = ctx->mem_mgt;
+	qp->mw = ctx->mw;
+	return 0;
+}
+
 struct ibv_qp *virtio_rdma_create_qp(struct ibv_pd *ibpd,
 				     struct ibv_qp_init_attr *attr)
 {
@@ -101,12 +118,9 @@ struct ibv_qp *virtio_rdma_create_qp(struct ibv_pd *ibpd,
 		goto err_free;
 
 	/* attr->cap now holds what the kernel granted. */
-	ret = qp_map_queues(qp, ibpd->context->cmd_fd, &attr->cap,
-			    to_vctx(ibpd->context)->max_sge_rd, &resp.drv);
+	ret = virtio_rdma_qp_setup(qp, ibpd->context, &attr->cap, &resp.drv);
 	if (ret)
 		goto err_destroy;
-	qp->atomics = to_vctx(ibpd->context)->atomics;
-	qp->mem_mgt = to_vctx(ibpd->context)->mem_mgt;
 
 	return &qp->ibv_qp;
 
@@ -150,6 +164,7 @@ int virtio_rdma_destroy_qp(struct ibv_qp *ibqp)
 
 	virtio_rdma_vq_unmap(&qp->rq);
 	virtio_rdma_vq_unmap(&qp->sq);
+	free(qp->wr_ex.sge);
 	free(qp);
 	return 0;
 }
@@ -158,8 +173,9 @@ int virtio_rdma_destroy_qp(struct ibv_qp *ibqp)
  * ibv_wr_opcode -> enum virtio_ib_wr_opcode, by what the device has
  * (ROCE-DRV-ATTR-4) and the QP type allows. Atomics and SEND with
  * invalidate are RC only; LOCAL_INV works on every type (the device
- * checks that the key is of the QP's PD). REG_MR has no ibv_send_wr
- * opcode (fast registration MRs are the kernel's); MWs are not here yet.
+ * checks that the key is of the QP's PD), BIND_MW on RC and UC (the
+ * services with RDMA operations). REG_MR has no ibv_send_wr opcode (fast
+ * registration MRs are the kernel's).
  */
 static int wr_opcode(const struct virtio_rdma_qp *qp, enum ibv_wr_opcode opcode,
 		     uint8_t *op)
@@ -194,6 +210,9 @@ static int wr_opcode(const struct virtio_rdma_qp *qp, enum ibv_wr_opcode opcode,
 	case IBV_WR_SEND_WITH_INV:
 		*op = VIRTIO_IB_WR_SEND_WITH_INV;
 		return qp->mem_mgt && qp_type == IBV_QPT_RC ? 0 : EINVAL;
+	case IBV_WR_BIND_MW:
+		*op = VIRTIO_IB_WR_BIND_MW;
+		return qp->mw && qp_type != IBV_QPT_UD ? 0 : EINVAL;
 	default:
 		return EINVAL;
 	}
@@ -254,6 +273,47 @@ static int wr_inline(struct virtio_rdma_qp *qp, const struct ibv_send_wr *wr,
 	return 0;
 }
 
+/*
+ * BIND_MW: the window's key index with its new key byte, over a range of
+ * an MR with remote rights only (no zero-based windows). Length 0 unbinds
+ * a type 1 MW: address and MR are then ignored, and sent as 0.
+ */
+static int wr_bind_mw(const struct virtio_rdma_qp *qp,
+		      const struct ibv_send_wr *wr,
+		      struct virtio_rdma_sq_req *req)
+{
+	const struct ibv_mw_bind_info *bind = &wr->bind_mw.bind_info;
+	const struct ibv_mw *mw = wr->bind_mw.mw;
+	unsigned int acc = bind->mw_access_flags;
+	uint32_t access = 0;
+
+	/* The key index is the MW's: another would bind another MW. */
+	if (!mw || (wr->bind_mw.rkey >> 8) != (mw->rkey >> 8))
+		return EINVAL;
+	if (acc & ~(IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE |
+		    IBV_ACCESS_REMOTE_ATOMIC))
+		return EINVAL;
+	if ((acc & IBV_ACCESS_REMOTE_ATOMIC) && !qp->atomics)
+		return EINVAL;
+	if (acc & IBV_ACCESS_REMOTE_READ)
+		access |= VIRTIO_IB_ACCESS_REMOTE_READ;
+	if (acc & IBV_ACCESS_REMOTE_WRITE)
+		access |= VIRTIO_IB_ACCESS_REMOTE_WRITE;
+	if (acc & IBV_ACCESS_REMOTE_ATOMIC)
+		access |= VIRTIO_IB_ACCESS_REMOTE_ATOMIC;
+
+	req->bind.rkey = htole32(wr->bind_mw.rkey);
+	if (!bind->length)
+		return 0;
+	if (!bind->mr)
+		return EINVAL;
+	req->bind.addr = htole64(bind->addr);
+	req->bind.length = htole64(bind->length);
+	req->bind.mr_lkey = htole32(bind->mr->lkey);
+	req->bind.access = htole32(access);
+	return 0;
+}
+
 static void wr_sg_list(struct virtio_rdma_sge *dst, const struct ibv_sge *src,
 		       int num_sge)
 {
@@ -270,9 +330,9 @@ static void wr_sg_list(struct virtio_rdma_sge *dst, const struct ibv_sge *src,
  * One send WR into its slot. Everything the verbs caller can get wrong is
  * refused here with EINVAL; the rest is the device's to check.
  */
-static int build_send_req(struct virtio_rdma_qp *qp,
-			  const struct ibv_send_wr *wr,
-			  struct virtio_rdma_sq_req *req)
+int virtio_rdma_build_send_req(struct virtio_rdma_qp *qp,
+			       const struct ibv_send_wr *wr,
+			       struct virtio_rdma_sq_req *req)
 {
 	bool inl = wr->send_flags & IBV_SEND_INLINE;
 	uint8_t op;
@@ -342,6 +402,8 @@ static int build_send_req(struct virtio_rdma_qp *qp,
 		break;
 	case VIRTIO_IB_WR_LOCAL_INV:
 		return 0; /* no message: num_sge 0 */
+	case VIRTIO_IB_WR_BIND_MW:
+		return wr_bind_mw(qp, wr, req); /* num_sge 0 */
 	}
 
 	if (inl)
@@ -367,7 +429,8 @@ int virtio_rdma_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			ret = ENOMEM;
 			break;
 		}
-		ret = build_send_req(qp, wr, virtio_rdma_vq_next_slot(vq));
+		ret = virtio_rdma_build_send_req(qp, wr,
+						 virtio_rdma_vq_next_slot(vq));
 		if (ret)
 			break;
 		virtio_rdma_vq_push(vq);
@@ -416,4 +479,33 @@ int virtio_rdma_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	}
 	pthread_spin_unlock(&vq->lock);
 	return ret;
+}
+
+/*
+ * ibv_bind_mw(), type 1 (libibverbs checked the type and the MR's PD): a
+ * BIND_MW WR with the next key byte; the MW has the new key once posted,
+ * as the verbs want (a failed bind's completion leaves the consumer to
+ * restore it).
+ */
+int virtio_rdma_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+			struct ibv_mw_bind *mw_bind)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = mw_bind->wr_id,
+		.opcode = IBV_WR_BIND_MW,
+		.send_flags = mw_bind->send_flags,
+		.bind_mw = {
+			.mw = mw,
+			.rkey = ibv_inc_rkey(mw->rkey),
+			.bind_info = mw_bind->bind_info,
+		},
+	};
+	struct ibv_send_wr *bad_wr;
+	int ret;
+
+	ret = virtio_rdma_post_send(ibqp, &wr, &bad_wr);
+	if (ret)
+		return ret;
+	mw->rkey = wr.bind_mw.rkey;
+	return 0;
 }

@@ -578,6 +578,359 @@ static void test_cq_ext(void)
 	dev_queue_fini(&d);
 }
 
+/* BIND_MW: only with MEM_WINDOW, on RC and UC, the MW's own key index. */
+static void test_bind_mw(void)
+{
+	struct verbs_mr vmr = { .ibv_mr = { .lkey = 0x5501 } };
+	struct ibv_mw mw = { .rkey = 0x123400, .type = IBV_MW_TYPE_1 };
+	struct ibv_send_wr wr = {
+		.wr_id = 11,
+		.opcode = IBV_WR_BIND_MW,
+		.send_flags = IBV_SEND_SIGNALED,
+		.bind_mw = {
+			.mw = &mw,
+			.rkey = 0x123401,
+			.bind_info = {
+				.mr = &vmr.ibv_mr,
+				.addr = 0x7000,
+				.length = 0x800,
+				.mw_access_flags = IBV_ACCESS_REMOTE_READ |
+						   IBV_ACCESS_REMOTE_WRITE,
+			},
+		},
+	}, *bad;
+	struct ibv_mw_bind bind = {
+		.wr_id = 12,
+		.send_flags = IBV_SEND_SIGNALED,
+		.bind_info = { .mr = &vmr.ibv_mr,
+			       .addr = 0x7100,
+			       .length = 16,
+			       .mw_access_flags = IBV_ACCESS_REMOTE_READ },
+	};
+	struct virtio_rdma_sq_req *req;
+	struct test_qp t;
+	int ret;
+
+	test_qp_init(&t, IBV_QPT_RC, true);
+	bad = NULL;
+	ret = virtio_rdma_post_send(&t.qp.ibv_qp, &wr, &bad);
+	check(ret == EINVAL && bad == &wr,
+	      "BIND_MW without the device's MEM_WINDOW: EINVAL");
+	t.qp.mw = true;
+	ret = virtio_rdma_post_send(&t.qp.ibv_qp, &wr, &bad);
+	req = dev_sq_req(&t.sq, 0);
+	check(!ret && req->opcode == VIRTIO_IB_WR_BIND_MW &&
+		      req->send_flags == VIRTIO_IB_SEND_SIGNALED &&
+		      le32toh(req->bind.rkey) == 0x123401 &&
+		      le32toh(req->bind.mr_lkey) == 0x5501 &&
+		      le64toh(req->bind.addr) == 0x7000 &&
+		      le64toh(req->bind.length) == 0x800 &&
+		      le32toh(req->bind.access) ==
+			      (VIRTIO_IB_ACCESS_REMOTE_READ |
+			       VIRTIO_IB_ACCESS_REMOTE_WRITE) &&
+		      !req->num_sge,
+	      "BIND_MW request: key, MR, range, rights, no s/g element");
+	wr.bind_mw.rkey = 0x123501;
+	ret = virtio_rdma_post_send(&t.qp.ibv_qp, &wr, &bad);
+	check(ret == EINVAL, "BIND_MW with another MW's key index: EINVAL");
+	wr.bind_mw.rkey = 0x123402;
+	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_LOCAL_WRITE;
+	ret = virtio_rdma_post_send(&t.qp.ibv_qp, &wr, &bad);
+	check(ret == EINVAL, "BIND_MW with local rights: EINVAL");
+	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_ATOMIC;
+	ret = virtio_rdma_post_send(&t.qp.ibv_qp, &wr, &bad);
+	check(ret == EINVAL, "BIND_MW with atomic rights, no atomics: EINVAL");
+	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_READ;
+	wr.send_flags = IBV_SEND_INLINE;
+	ret = virtio_rdma_post_send(&t.qp.ibv_qp, &wr, &bad);
+	check(ret == EINVAL, "BIND_MW inline: EINVAL");
+	wr.send_flags = 0;
+	wr.bind_mw.bind_info.length = 0;
+	wr.bind_mw.bind_info.mr = NULL;
+	ret = virtio_rdma_post_send(&t.qp.ibv_qp, &wr, &bad);
+	req = dev_sq_req(&t.sq, 1);
+	check(!ret && req->opcode == VIRTIO_IB_WR_BIND_MW &&
+		      le32toh(req->bind.rkey) == 0x123402 && !req->bind.addr &&
+		      !req->bind.length && !req->bind.mr_lkey &&
+		      !req->bind.access,
+	      "BIND_MW of length 0 (type 1 unbind): address, MR, rights 0");
+
+	ret = virtio_rdma_bind_mw(&t.qp.ibv_qp, &mw, &bind);
+	req = dev_sq_req(&t.sq, 2);
+	check(!ret && mw.rkey == 0x123401 &&
+		      le32toh(req->bind.rkey) == 0x123401 &&
+		      le64toh(req->wr_id) == 12 &&
+		      le64toh(req->bind.addr) == 0x7100 &&
+		      le32toh(req->bind.access) == VIRTIO_IB_ACCESS_REMOTE_READ,
+	      "ibv_bind_mw: the next key byte, in the request and the MW");
+	test_qp_fini(&t);
+
+	test_qp_init(&t, IBV_QPT_UD, true);
+	t.qp.mw = true;
+	wr.bind_mw.rkey = 0x123402;
+	ret = virtio_rdma_post_send(&t.qp.ibv_qp, &wr, &bad);
+	check(ret == EINVAL, "BIND_MW on UD: EINVAL");
+	test_qp_fini(&t);
+}
+
+static void test_qp_ex_init(struct test_qp *t, enum ibv_qp_type type)
+{
+	test_qp_init(t, type, true);
+	t->qp.atomics = t->qp.mem_mgt = t->qp.mw = true;
+	t->qp.sq.max_wr = NUM;
+	if (virtio_rdma_qp_ex_init(&t->qp, true, ~0ULL)) {
+		printf("Bail out! no memory\n");
+		exit(1);
+	}
+}
+
+static void test_qp_ex_fini(struct test_qp *t)
+{
+	free(t->qp.wr_ex.sge);
+	test_qp_fini(t);
+}
+
+/*
+ * The ibv_wr_* API posts exactly the requests that post_send posts for the
+ * same WRs: each slot is compared byte by byte with post_send's.
+ */
+static void test_wr_ex(void)
+{
+	char a[] = "0123456789", b[] = "abcdefghijklmnopqrst";
+	struct verbs_mr vmr = { .ibv_mr = { .lkey = 0x66 } };
+	struct ibv_mw mw = { .rkey = 0x4400, .type = IBV_MW_TYPE_2 };
+	struct ibv_mw_bind_info bind = {
+		.mr = &vmr.ibv_mr,
+		.addr = 0x9000,
+		.length = 64,
+		.mw_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	};
+	struct ibv_sge sge[2] = { { 0x1000, 100, 0x11 },
+				  { 0x2000, 200, 0x22 } };
+	struct ibv_sge inl[2] = { { (uintptr_t)a, 10, 0 },
+				  { (uintptr_t)b, 20, 0 } };
+	struct ibv_data_buf bufs[2] = { { a, 10 }, { b, 20 } };
+	uint64_t orig;
+	struct ibv_sge osge = { (uintptr_t)&orig, 8, 0x33 };
+	struct ibv_send_wr wr[7] = {
+		{ .wr_id = 1, .sg_list = sge, .num_sge = 2,
+		  .opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+		  .wr.rdma = { 0x123456789a, 0x77 } },
+		{ .wr_id = 2, .sg_list = inl, .num_sge = 2,
+		  .opcode = IBV_WR_SEND_WITH_IMM,
+		  .send_flags = IBV_SEND_INLINE | IBV_SEND_SOLICITED,
+		  .imm_data = htobe32(0xdeadbeef) },
+		{ .wr_id = 3, .sg_list = &osge, .num_sge = 1,
+		  .opcode = IBV_WR_ATOMIC_CMP_AND_SWP,
+		  .send_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE,
+		  .wr.atomic = { 0x10008, 5, 6, 0x44 } },
+		{ .wr_id = 4, .sg_list = &osge, .num_sge = 1,
+		  .opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
+		  .wr.atomic = { 0x10010, 7, 0, 0x44 } },
+		{ .wr_id = 5, .opcode = IBV_WR_BIND_MW,
+		  .send_flags = IBV_SEND_SIGNALED,
+		  .bind_mw = { &mw, 0x4401, bind } },
+		{ .wr_id = 6, .opcode = IBV_WR_LOCAL_INV,
+		  .invalidate_rkey = 0x4401 },
+		{ .wr_id = 7, .sg_list = sge, .num_sge = 1,
+		  .opcode = IBV_WR_SEND_WITH_INV, .invalidate_rkey = 0x4401 },
+	}, *bad;
+	struct ibv_qp_ex *qpx;
+	struct test_qp t, ref;
+	bool same = true;
+	int i, ret;
+
+	test_qp_ex_init(&ref, IBV_QPT_RC);
+	for (i = 0; i < 7; i++)
+		ret = virtio_rdma_post_send(&ref.qp.ibv_qp, &wr[i], &bad);
+	check(dev_avail_idx(&ref.sq) == 7, "post_send: the 7 reference WRs");
+
+	test_qp_ex_init(&t, IBV_QPT_RC);
+	qpx = &t.qp.vqp.qp_ex;
+	ibv_wr_start(qpx);
+	qpx->wr_id = 1;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_write(qpx, 0x77, 0x123456789a);
+	ibv_wr_set_sge_list(qpx, 2, sge);
+	qpx->wr_id = 2;
+	qpx->wr_flags = IBV_SEND_SOLICITED;
+	ibv_wr_send_imm(qpx, htobe32(0xdeadbeef));
+	ibv_wr_set_inline_data_list(qpx, 2, bufs);
+	qpx->wr_id = 3;
+	qpx->wr_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE;
+	ibv_wr_atomic_cmp_swp(qpx, 0x44, 0x10008, 5, 6);
+	ibv_wr_set_sge(qpx, 0x33, (uintptr_t)&orig, 8);
+	qpx->wr_id = 4;
+	qpx->wr_flags = 0;
+	ibv_wr_atomic_fetch_add(qpx, 0x44, 0x10010, 7);
+	ibv_wr_set_sge(qpx, 0x33, (uintptr_t)&orig, 8);
+	qpx->wr_id = 5;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_bind_mw(qpx, &mw, 0x4401, &bind);
+	qpx->wr_id = 6;
+	qpx->wr_flags = 0;
+	ibv_wr_local_inv(qpx, 0x4401);
+	qpx->wr_id = 7;
+	ibv_wr_send_inv(qpx, 0x4401);
+	ibv_wr_set_sge(qpx, 0x11, 0x1000, 100);
+	check(dev_avail_idx(&t.sq) == 0 && !dev_rang(&t.sq),
+	      "ibv_wr_*: nothing available before wr_complete");
+	ret = ibv_wr_complete(qpx);
+	check(!ret && dev_avail_idx(&t.sq) == 7 && dev_rang(&t.sq),
+	      "wr_complete: 7 WRs made available, one doorbell");
+	for (i = 0; i < 7; i++)
+		same = same && !memcmp(dev_sq_req(&t.sq, i),
+				       dev_sq_req(&ref.sq, i), SQ_STRIDE);
+	check(same, "ibv_wr_*: each request the same as post_send's");
+
+	/* A refused WR: none of the batch is posted, the error returned. */
+	dev_use(&t.sq, 7);
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_set_sge(qpx, 0x11, 0x1000, 100);
+	ibv_wr_rdma_read(qpx, 1, 0x1000);
+	ibv_wr_set_sge_list(qpx, 2, sge); /* max_sge_rd 1 */
+	ibv_wr_send(qpx);
+	ret = ibv_wr_complete(qpx);
+	check(ret == EINVAL && dev_avail_idx(&t.sq) == 7 && !dev_rang(&t.sq),
+	      "RDMA READ of 2 s/g elements: EINVAL, none of 3 posted");
+	ibv_wr_start(qpx);
+	ibv_wr_set_sge(qpx, 0x11, 0x1000, 100);
+	ibv_wr_send(qpx);
+	check(ibv_wr_complete(qpx) == EINVAL && dev_avail_idx(&t.sq) == 7,
+	      "wr_set_sge before any WR: EINVAL");
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_set_sge_list(qpx, 3, inl);
+	check(ibv_wr_complete(qpx) == EINVAL, "3 s/g elements of 2: EINVAL");
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_set_inline_data(qpx, &t, 65);
+	check(ibv_wr_complete(qpx) == EINVAL, "65 bytes inline of 64: EINVAL");
+
+	/* wr_abort: nothing posted; the next batch takes the same slot. */
+	ibv_wr_start(qpx);
+	qpx->wr_id = 8;
+	ibv_wr_send(qpx);
+	ibv_wr_abort(qpx);
+	check(dev_avail_idx(&t.sq) == 7 && !dev_rang(&t.sq),
+	      "wr_abort: nothing made available");
+	ibv_wr_start(qpx);
+	qpx->wr_id = 9;
+	ibv_wr_send(qpx);
+	ret = ibv_wr_complete(qpx);
+	check(!ret && dev_avail_idx(&t.sq) == 8 &&
+		      le64toh(dev_sq_req(&t.sq, 7)->wr_id) == 9 &&
+		      !dev_sq_req(&t.sq, 7)->num_sge,
+	      "after wr_abort: the next WR in the same slot, no s/g element");
+
+	/* max_wr outstanding: ENOMEM for the batch. */
+	ibv_wr_start(qpx);
+	for (i = 0; i < NUM; i++)
+		ibv_wr_send(qpx);
+	check(ibv_wr_complete(qpx) == ENOMEM && dev_avail_idx(&t.sq) == 8,
+	      "8 WRs with room for 7: ENOMEM, none posted");
+	test_qp_ex_fini(&t);
+	test_qp_ex_fini(&ref);
+
+	test_qp_ex_init(&t, IBV_QPT_UD);
+	qpx = &t.qp.vqp.qp_ex;
+	{
+		struct virtio_rdma_ah ah = { .ahn = 7 };
+		struct virtio_rdma_sq_req *req;
+
+		ibv_wr_start(qpx);
+		ibv_wr_send(qpx);
+		ibv_wr_set_ud_addr(qpx, &ah.ibv_ah, 0x123456, 0x11111111);
+		ibv_wr_set_sge(qpx, 3, 0x1000, 64);
+		ibv_wr_send(qpx); /* no AH */
+		ret = ibv_wr_complete(qpx);
+		check(ret == EINVAL && dev_avail_idx(&t.sq) == 0,
+		      "UD: a WR without wr_set_ud_addr: EINVAL");
+		ibv_wr_start(qpx);
+		ibv_wr_send(qpx);
+		ibv_wr_set_ud_addr(qpx, &ah.ibv_ah, 0x123456, 0x11111111);
+		ibv_wr_set_sge(qpx, 3, 0x1000, 64);
+		ret = ibv_wr_complete(qpx);
+		req = dev_sq_req(&t.sq, 0);
+		check(!ret && le32toh(req->ud.ah) == 7 &&
+			      le32toh(req->ud.remote_qpn) == 0x123456 &&
+			      le32toh(req->ud.remote_qkey) == 0x11111111 &&
+			      le32toh(req->sg_list[0].length) == 64,
+		      "UD: wr_set_ud_addr: AH number, remote QPN and Q_Key");
+	}
+	test_qp_ex_fini(&t);
+}
+
+/* The extended CQ: start_poll, next_poll, end_poll and the read_* calls. */
+static void test_cq_ex(void)
+{
+	struct virtio_rdma_cq cq = {};
+	struct ibv_poll_cq_attr pattr = {};
+	struct virtio_rdma_cq_req *cqe;
+	struct ibv_cq_ex *cqx = &cq.vcq.cq_ex;
+	struct dev_queue d;
+	int i, ret;
+
+	dev_queue_init(&d, 48, true);
+	for (i = 0; i < NUM; i++)
+		d.avail->ring[i] = htole16(i);
+	d.avail->idx = htole16(NUM);
+	virtio_rdma_vq_map(&cq.vq, d.fd, &d.uring,
+			   sizeof(struct virtio_rdma_cq_req), false);
+	virtio_rdma_cq_ex_set_ops(cqx, IBV_WC_STANDARD_FLAGS);
+	check(ibv_start_poll(cqx, &pattr) == ENOENT, "empty: ENOENT");
+	check(ibv_start_poll(cqx, &pattr) == ENOENT,
+	      "empty again: ENOENT (the lock was released)");
+
+	dev_cqe(&d, 0, 6, 200, VIRTIO_IB_WC_SUCCESS,
+		VIRTIO_IB_WC_RECV_RDMA_WITH_IMM,
+		VIRTIO_IB_WC_WITH_IMM | VIRTIO_IB_WC_GRH);
+	dev_cqe(&d, 1, 2, 201, VIRTIO_IB_WC_SUCCESS, VIRTIO_IB_WC_RECV,
+		VIRTIO_IB_WC_WITH_INVALIDATE);
+	cqe = (void *)(d.slots + 2 * 48);
+	cqe->invalidate_rkey = htole32(0x4401);
+	dev_cqe(&d, 2, 4, 202, VIRTIO_IB_WC_MW_BIND_ERR, VIRTIO_IB_WC_BIND_MW,
+		0);
+	dev_use(&d, 3);
+	ret = ibv_start_poll(cqx, &pattr);
+	check(!ret && cqx->wr_id == 200 && cqx->status == IBV_WC_SUCCESS &&
+		      ibv_wc_read_opcode(cqx) == IBV_WC_RECV_RDMA_WITH_IMM &&
+		      ibv_wc_read_byte_len(cqx) == 1006 &&
+		      ibv_wc_read_imm_data(cqx) == htobe32(0x01020304) &&
+		      ibv_wc_read_qp_num(cqx) == 17 &&
+		      ibv_wc_read_src_qp(cqx) == 0xabcdef &&
+		      ibv_wc_read_wc_flags(cqx) ==
+			      (IBV_WC_WITH_IMM | IBV_WC_GRH) &&
+		      !ibv_wc_read_slid(cqx) && !ibv_wc_read_sl(cqx),
+	      "start_poll: the CQE of slot 6 through the read_* calls");
+	ret = ibv_next_poll(cqx);
+	check(!ret && cqx->wr_id == 201 &&
+		      ibv_wc_read_opcode(cqx) == IBV_WC_RECV &&
+		      ibv_wc_read_wc_flags(cqx) == IBV_WC_WITH_INV &&
+		      ibv_wc_read_invalidated_rkey(cqx) == 0x4401,
+	      "next_poll: a receive that invalidated a key, the key");
+	check(dev_avail_idx(&d) == NUM, "slots not given back before end_poll");
+	ret = ibv_next_poll(cqx);
+	check(!ret && cqx->wr_id == 202 && cqx->status == IBV_WC_MW_BIND_ERR,
+	      "next_poll: MW_BIND_ERR");
+	check(ibv_next_poll(cqx) == ENOENT, "next_poll at the end: ENOENT");
+	ibv_end_poll(cqx);
+	check(dev_avail_idx(&d) == NUM + 3 && le16toh(d.avail->ring[0]) == 6 &&
+		      le16toh(d.avail->ring[1]) == 2 &&
+		      le16toh(d.avail->ring[2]) == 4,
+	      "end_poll: the three slots made available again, in order");
+	dev_cqe(&d, 3, NUM, 203, 0, 0, 0);
+	dev_use(&d, 1);
+	check(ibv_start_poll(cqx, &pattr) == EIO &&
+		      dev_avail_idx(&d) == NUM + 3,
+	      "a used element naming no slot: EIO, nothing reposted");
+	check(ibv_start_poll(cqx, &pattr) == EIO,
+	      "and again (the lock was released)");
+	virtio_rdma_vq_unmap(&cq.vq);
+	dev_queue_fini(&d);
+}
+
 /* What the kernel answers must describe usable rings. */
 static void test_bad_uring(void)
 {
@@ -619,6 +972,9 @@ int main(void)
 	test_wrap();
 	test_cq();
 	test_cq_ext();
+	test_bind_mw();
+	test_wr_ex();
+	test_cq_ex();
 	test_bad_uring();
 	printf("1..%d\n", tests);
 	printf("%d passed, %d failed\n", tests - failed, failed);
