@@ -67,6 +67,14 @@ if [ "${1:-}" = --in-sid ]; then
     cp -p /vur/guest-driver/rdma-core/CMakeLists.txt /vur/guest-driver/rdma-core/*.[ch] "$prov/"
     cp -p /vur/virtio-spec/include/rdma/virtio_rdma-abi.h "$prov/include/rdma/"
     cp -p /vur/virtio-spec/include/linux/virtio_net_roce.h "$prov/include/linux/"
+    # The tree is shared by every checkout that builds here (worktrees):
+    # objects another checkout's newer files left look up to date to
+    # ninja. Sources that differ from the last build's are touched.
+    sum=$(cd "$prov" && find . -type f | sort | xargs sha256sum | sha256sum)
+    if [ "$sum" != "$(cat "$tree/.virtio_rdma.sum" 2>/dev/null)" ]; then
+        find "$prov" -type f -exec touch {} +
+        echo "$sum" >"$tree/.virtio_rdma.sum"
+    fi
     grep -q '^add_subdirectory(providers/virtio_rdma)' "$tree/CMakeLists.txt" ||
         sed -i '/^add_subdirectory(providers\/rxe)$/a add_subdirectory(providers/virtio_rdma)' \
             "$tree/CMakeLists.txt"
