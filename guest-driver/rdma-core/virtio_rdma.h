@@ -37,6 +37,11 @@ struct virtio_rdma_create_qp_uresp {
 	struct virtio_rdma_create_qp_resp drv;
 };
 
+struct virtio_rdma_create_srq_uresp {
+	struct ib_uverbs_create_srq_resp ibv_resp;
+	struct virtio_rdma_create_srq_resp drv;
+};
+
 struct virtio_rdma_create_ah_uresp {
 	struct ib_uverbs_create_ah_resp ibv_resp;
 	struct virtio_rdma_create_ah_resp drv;
@@ -96,12 +101,27 @@ struct virtio_rdma_cq {
 	struct virtio_rdma_vq vq;
 };
 
+/*
+ * A shared receive queue: its WRs are used in the order their messages
+ * complete, so a slot is free again once the used ring names it. The
+ * slots never posted go first (fresh), then those the used ring gives
+ * back (reclaimed: used entries taken so far). Under vq.lock.
+ */
+struct virtio_rdma_srq {
+	struct ibv_srq ibv_srq;
+	uint32_t srqn;
+	uint32_t fresh;
+	uint16_t reclaimed;
+	struct virtio_rdma_vq vq;
+};
+
 struct virtio_rdma_qp {
 	struct ibv_qp ibv_qp;
 	uint32_t max_inline_data;
 	uint32_t max_read_sge; /* min(max_send_sge, the device's max_sge_rd) */
 	bool atomics; /* the context's, copied at create */
 	bool mem_mgt;
+	bool has_rq; /* not on an SRQ: rq is mapped */
 	struct virtio_rdma_vq sq;
 	struct virtio_rdma_vq rq;
 };
@@ -134,6 +154,11 @@ static inline struct virtio_rdma_cq *to_vcq(struct ibv_cq *ibcq)
 static inline struct virtio_rdma_qp *to_vqp(struct ibv_qp *ibqp)
 {
 	return container_of(ibqp, struct virtio_rdma_qp, ibv_qp);
+}
+
+static inline struct virtio_rdma_srq *to_vsrq(struct ibv_srq *ibsrq)
+{
+	return container_of(ibsrq, struct virtio_rdma_srq, ibv_srq);
 }
 
 static inline struct virtio_rdma_ah *to_vah(struct ibv_ah *ibah)
@@ -175,5 +200,18 @@ int virtio_rdma_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			  struct ibv_send_wr **bad_wr);
 int virtio_rdma_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 			  struct ibv_recv_wr **bad_wr);
+size_t virtio_rdma_rq_stride(uint32_t max_sge);
+void virtio_rdma_rq_req(struct virtio_rdma_rq_req *req,
+			const struct ibv_recv_wr *wr);
+
+/* virtio_rdma_srq.c */
+struct ibv_srq *virtio_rdma_create_srq(struct ibv_pd *ibpd,
+				       struct ibv_srq_init_attr *attr);
+int virtio_rdma_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+			   int attr_mask);
+int virtio_rdma_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
+int virtio_rdma_destroy_srq(struct ibv_srq *ibsrq);
+int virtio_rdma_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+			      struct ibv_recv_wr **bad_wr);
 
 #endif /* __VIRTIO_RDMA_H__ */
