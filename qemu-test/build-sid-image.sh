@@ -31,7 +31,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # What the guest runs from Debian unstable, and the provider's ABI partner.
 TOOLS=(/usr/bin/ibv_devices /usr/bin/ibv_devinfo /usr/bin/ibv_asyncwatch
     /usr/bin/ibv_rc_pingpong /usr/bin/ibv_uc_pingpong /usr/bin/ibv_ud_pingpong
-    /usr/bin/ib_write_bw /usr/bin/ib_read_bw /usr/bin/ib_send_lat
+    /usr/bin/ibv_srq_pingpong /usr/bin/ib_write_bw /usr/bin/ib_read_bw /usr/bin/ib_send_lat
     /usr/bin/ib_send_bw /usr/bin/rping)
 # libgcc-s1: glibc loads it for pthread_exit() (rping's threads end so).
 PACKAGES=(libibverbs1 ibverbs-utils perftest rdmacm-utils libgcc-s1)

@@ -66,6 +66,10 @@ GUEST_RUNS = [
     ('rc_pingpong', 'ibv_rc_pingpong -s 4096 -n @ITERS@ -c', PP, '-g'),
     ('uc_pingpong', 'ibv_uc_pingpong -s 4096 -n @ITERS@ -c', PP, '-g'),
     ('ud_pingpong', 'ibv_ud_pingpong -s 1024 -n @ITERS@ -c', PP, '-g'),
+    # Shared receive queues (issue 29): 8 RC QPs on one SRQ per side, the
+    # receive WRs of all of them posted to it; perftest's SEND on an SRQ.
+    ('srq_pingpong', 'ibv_srq_pingpong -s 4096 -q 8 -n @ITERS@ -c', PP, '-g'),
+    ('send_bw_srq', 'ib_send_bw -F --use-srq -s 65536 -n 50', None, '-x'),
     ('write_bw', f'ib_write_bw -F -s 65536 -n {BW_N}', None, '-x'),
     ('read_bw', 'ib_read_bw -F -s 65536 -n 50', None, '-x'),
     ('send_lat', 'ib_send_lat -F -s 8 -n 100', None, '-x'),
@@ -113,6 +117,14 @@ if rdma resource show qp link virtio_rdma0/1 2>&1 | grep -q 'lqpn 1 type GSI sta
 else
     vur_result gsi_qp fail "$(rdma resource show qp 2>&1 | head -5)"
 fi
+
+# An SRQ in this guest alone (verbs_probe srq: SENDs between two QPs of the
+# device, the receiver on the SRQ; the SRQ limit event)
+out=$(sid verbs_probe srq virtio_rdma0 "${gid:-0}" 2>&1)
+case "$out" in
+"srq ok"*) vur_result verbs_srq ok "$out" ;;
+*) vur_result verbs_srq fail "$out" ;;
+esac
 
 # run NAME EXPECT GIDOPT TOOL...: one tool between the guests, the server on
 # guest 1; ok when it exits 0 and its output has EXPECT (if not empty).
