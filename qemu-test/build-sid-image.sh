@@ -5,7 +5,8 @@
 # image (Debian 12's kernel and busybox, bookworm's tools) plus one more
 # archive appended to its initramfs, holding a Debian unstable root under
 # /sid: libibverbs1 (rdma-core 65), ibverbs-utils, perftest, rdmacm-utils
-# (rping and mckey, through librdmacm1), libnl and the C library
+# (rping and mckey, through librdmacm1), libfabric-bin (fi_pingpong), libnl
+# and the C library
 # with whatever else ldd lists for them (apt-get download in the chroot,
 # unpacked with dpkg -x), the provider virtio_rdma
 # (guest-driver/rdma-core/build.sh) in its libibverbs directory with its
@@ -32,10 +33,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # What the guest runs from Debian unstable, and the provider's ABI partner.
 TOOLS=(/usr/bin/ibv_devices /usr/bin/ibv_devinfo /usr/bin/ibv_asyncwatch
     /usr/bin/ibv_rc_pingpong /usr/bin/ibv_uc_pingpong /usr/bin/ibv_ud_pingpong
-    /usr/bin/ib_write_bw /usr/bin/ib_read_bw /usr/bin/ib_send_lat
-    /usr/bin/ib_send_bw /usr/bin/rping /usr/bin/mckey)
+    /usr/bin/ibv_srq_pingpong /usr/bin/ib_write_bw /usr/bin/ib_read_bw /usr/bin/ib_send_lat
+    /usr/bin/ib_send_bw /usr/bin/rping /usr/bin/mckey /usr/bin/fi_pingpong)
 # libgcc-s1: glibc loads it for pthread_exit() (rping's threads end so).
-PACKAGES=(libibverbs1 ibverbs-utils perftest rdmacm-utils libgcc-s1)
+# libfabric-bin: fi_pingpong (libfabric 2.1, its verbs provider built in).
+PACKAGES=(libibverbs1 ibverbs-utils perftest rdmacm-utils libgcc-s1 libfabric-bin)
 
 # Inside the chroot: the repository is /vur; $1 the folder to fill.
 if [ "${1:-}" = --in-sid ]; then

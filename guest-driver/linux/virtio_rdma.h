@@ -124,8 +124,9 @@ struct virtio_rdma_dev {
 	struct mutex res_lock;		/* create and destroy+re-initialise */
 	spinlock_t cq_lock;		/* cqs[] and each CQ's ibcq */
 	struct virtio_rdma_cq_res **cqs;	/* max_rdma_cqs, by CQN */
-	spinlock_t qp_lock;		/* qps[] */
+	spinlock_t qp_lock;		/* qps[], srqs[] */
 	struct virtio_rdma_qp_res **qps;	/* QPs by QPN: poll_cq, CQ errors */
+	struct virtio_rdma_srq_res **srqs;	/* SRQs by number: limit events */
 	bool dead;			/* reset: no more commands */
 	struct mutex zombie_lock;
 	struct list_head zombies;	/* memory the device may still use */
@@ -220,6 +221,32 @@ struct virtio_rdma_cq_res {
 	struct virtio_rdma_zombie zombie;
 };
 
+/*
+ * A shared receive queue: the receive virtqueue of its number, posted by a
+ * process or by the driver (kernel SRQ). Its WRs are used in the order
+ * their messages complete, not in the order they were posted, so a slot is
+ * free again once the used ring names it: a kernel SRQ takes the slots it
+ * never posted first (fresh), then those the used ring gave back, in that
+ * order (reclaimed: used entries taken so far).
+ */
+struct virtio_rdma_srq_res {
+	struct kref ref;
+	struct virtio_rdma_dev *dev;
+	u32 srqn;
+	bool kernel;			/* posted by the driver, not mapped */
+	struct ib_srq *ibsrq;		/* under dev->qp_lock; NULL once destroyed */
+	struct virtio_rdma_pd_res *pd;
+	struct virtio_rdma_uq rq;
+	u32 max_wr;
+	u32 max_sge;
+	u32 fresh;			/* kernel SRQ: slots fresh..num-1 never posted */
+	u16 reclaimed;			/* kernel SRQ: used entries whose slot was taken */
+	spinlock_t limit_lock;		/* limit and the SRQ queue's notifications */
+	u32 limit;			/* armed srq_limit; 0: not armed */
+	struct delayed_work wrap_work;	/* armed near used->idx 0 (vq.c) */
+	struct virtio_rdma_zombie zombie;
+};
+
 struct virtio_rdma_qp_res {
 	struct kref ref;
 	struct virtio_rdma_dev *dev;
@@ -232,6 +259,7 @@ struct virtio_rdma_qp_res {
 	struct virtio_rdma_pd_res *pd;
 	struct virtio_rdma_cq_res *scq;
 	struct virtio_rdma_cq_res *rcq;
+	struct virtio_rdma_srq_res *srq;	/* receives from it; rq unused */
 	struct virtio_rdma_uq sq;
 	struct virtio_rdma_uq rq;
 	struct virtio_rdma_zombie zombie;
@@ -251,6 +279,11 @@ struct virtio_rdma_cq {
 struct virtio_rdma_qp {
 	struct ib_qp ibqp;
 	struct virtio_rdma_qp_res *res;
+};
+
+struct virtio_rdma_srq {
+	struct ib_srq ibsrq;
+	struct virtio_rdma_srq_res *res;
 };
 
 struct virtio_rdma_ah {
@@ -298,6 +331,11 @@ static inline struct virtio_rdma_cq *to_vcq(struct ib_cq *ibcq)
 static inline struct virtio_rdma_qp *to_vqp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct virtio_rdma_qp, ibqp);
+}
+
+static inline struct virtio_rdma_srq *to_vsrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct virtio_rdma_srq, ibsrq);
 }
 
 static inline struct virtio_rdma_ah *to_vah(struct ib_ah *ibah)
@@ -462,6 +500,18 @@ int virtio_rdma_destroy_ah(struct ib_ah *ibah, u32 flags);
 int virtio_rdma_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 int virtio_rdma_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 
+/* virtio_rdma_srq.c */
+int virtio_rdma_create_srq(struct ib_srq *ibsrq,
+			   struct ib_srq_init_attr *init,
+			   struct ib_udata *udata);
+int virtio_rdma_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+			   enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int virtio_rdma_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int virtio_rdma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+void virtio_rdma_srq_put(struct virtio_rdma_srq_res *srq);
+void virtio_rdma_srq_check_limit(struct virtio_rdma_srq_res *srq);
+void virtio_rdma_rq_done(struct virtqueue *vq);
+
 /* virtio_rdma_main.c */
 bool virtio_rdma_needs_reset(struct virtio_rdma_dev *dev);
 
@@ -474,6 +524,9 @@ int virtio_rdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			  const struct ib_send_wr **bad_wr);
 int virtio_rdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			  const struct ib_recv_wr **bad_wr);
+int virtio_rdma_post_srq_recv(struct ib_srq *ibsrq,
+			      const struct ib_recv_wr *wr,
+			      const struct ib_recv_wr **bad_wr);
 int virtio_rdma_poll_cq(struct ib_cq *ibcq, int ne, struct ib_wc *wc);
 
 /* virtio_rdma_port.c */

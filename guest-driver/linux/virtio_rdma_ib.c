@@ -55,6 +55,16 @@ int virtio_rdma_dev_attr_init(struct virtio_rdma_dev *dev)
 			 "MEM_MGT_EXTENSIONS with max_fast_reg_page_list_len 0: not used\n");
 		dev->caps &= ~VIRTIO_IB_DEVICE_MEM_MGT_EXTENSIONS;
 	}
+	/* ROCE-DEV-ATTR-14 */
+	if (virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_SRQ) &&
+	    (!le32_to_cpu(a->max_srq) || !le32_to_cpu(a->max_srq_wr) ||
+	     !le32_to_cpu(a->max_srq_sge))) {
+		dev_warn(&dev->vdev->dev,
+			 "SRQ with max_srq %u, max_srq_wr %u, max_srq_sge %u: not used\n",
+			 le32_to_cpu(a->max_srq), le32_to_cpu(a->max_srq_wr),
+			 le32_to_cpu(a->max_srq_sge));
+		dev->caps &= ~VIRTIO_IB_DEVICE_SRQ;
+	}
 	/* ROCE-DEV-ATTR-11 */
 	if (virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_ATOMIC) &&
 	    a->atomic_cap != VIRTIO_IB_ATOMIC_HCA &&
@@ -81,7 +91,7 @@ int virtio_rdma_dev_attr_init(struct virtio_rdma_dev *dev)
 		dev->caps &= ~VIRTIO_IB_DEVICE_MULTICAST;
 	}
 	dev_info(&dev->vdev->dev,
-		 "capabilities:%s%s%s%s%s (fast registration %u pages, vendor 0x%x part 0x%x)\n",
+		 "capabilities:%s%s%s%s%s%s (fast registration %u pages, vendor 0x%x part 0x%x)\n",
 		 virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_MEM_MGT_EXTENSIONS) ?
 		 " mem_mgt_extensions" : "",
 		 virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_MEM_WINDOW) ?
@@ -92,6 +102,7 @@ int virtio_rdma_dev_attr_init(struct virtio_rdma_dev *dev)
 		 " rc_rnr_nak_gen" : "",
 		 virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_MULTICAST) ?
 		 " multicast" : "",
+		 virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_SRQ) ? " srq" : "",
 		 le32_to_cpu(a->max_fast_reg_page_list_len),
 		 le32_to_cpu(a->vendor_id), le32_to_cpu(a->vendor_part_id));
 	return 0;
@@ -104,6 +115,7 @@ static int virtio_rdma_query_device(struct ib_device *ibdev,
 	struct virtio_rdma_dev *dev = to_vdev_rdma(ibdev);
 	const struct virtio_rdma_ack_query_device *a = &dev->attr;
 	u32 sq_vq = virtio_rdma_sq_vq(dev, 0), cq_vq = virtio_rdma_cq_vq(dev, 0);
+	u32 rq_vq = virtio_rdma_rq_vq(dev, 0);
 
 	/* ib_core's own query at registration has no udata on 7.x. */
 	if (udata && (udata->inlen || udata->outlen))
@@ -123,6 +135,14 @@ static int virtio_rdma_query_device(struct ib_device *ibdev,
 		attr->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
 					  IB_DEVICE_MEM_WINDOW_TYPE_2B;
 		attr->max_mw = min_t(u32, le32_to_cpu(a->max_mw), INT_MAX);
+	}
+	/* An SRQ is a receive virtqueue of a QP number other than 0 and 1. */
+	if (virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_SRQ)) {
+		attr->max_srq = min(le32_to_cpu(a->max_srq),
+				    dev->max_rdma_qps - 2);
+		attr->max_srq_wr = min(le32_to_cpu(a->max_srq_wr),
+				       virtqueue_get_vring_size(dev->vqs[rq_vq]));
+		attr->max_srq_sge = le32_to_cpu(a->max_srq_sge);
 	}
 	attr->sys_image_guid = ibdev->node_guid;
 	attr->vendor_id = le32_to_cpu(a->vendor_id);
@@ -452,6 +472,7 @@ static const struct ib_device_ops virtio_rdma_ib_ops = {
 	.create_ah = virtio_rdma_create_ah,
 	.create_cq = virtio_rdma_create_cq,
 	.create_qp = virtio_rdma_create_qp,
+	.create_srq = virtio_rdma_create_srq,
 	.create_user_ah = virtio_rdma_create_ah,
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
 	/* Set where checked (7.2's header): uverbs may prefer it for user CQs. */
@@ -466,6 +487,7 @@ static const struct ib_device_ops virtio_rdma_ib_ops = {
 	.destroy_cq = virtio_rdma_destroy_cq,
 	.destroy_qp = virtio_rdma_destroy_qp,
 	.detach_mcast = virtio_rdma_detach_mcast,
+	.destroy_srq = virtio_rdma_destroy_srq,
 	.disassociate_ucontext = virtio_rdma_disassociate_ucontext,
 	.get_dma_mr = virtio_rdma_get_dma_mr,
 	.get_link_layer = virtio_rdma_get_link_layer,
@@ -474,13 +496,16 @@ static const struct ib_device_ops virtio_rdma_ib_ops = {
 	.mmap = virtio_rdma_mmap,
 	.mmap_free = virtio_rdma_mmap_free,
 	.modify_qp = virtio_rdma_modify_qp,
+	.modify_srq = virtio_rdma_modify_srq,
 	.poll_cq = virtio_rdma_poll_cq,
 	.post_recv = virtio_rdma_post_recv,
 	.post_send = virtio_rdma_post_send,
+	.post_srq_recv = virtio_rdma_post_srq_recv,
 	.query_device = virtio_rdma_query_device,
 	.query_pkey = virtio_rdma_query_pkey,
 	.query_port = virtio_rdma_query_port,
 	.query_qp = virtio_rdma_query_qp,
+	.query_srq = virtio_rdma_query_srq,
 	.reg_user_mr = virtio_rdma_reg_user_mr,
 	.req_notify_cq = virtio_rdma_req_notify_cq,
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 0, 0)
@@ -495,6 +520,7 @@ static const struct ib_device_ops virtio_rdma_ib_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_mw, virtio_rdma_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, virtio_rdma_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, virtio_rdma_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, virtio_rdma_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, virtio_rdma_ucontext, ibuc),
 };
 

@@ -438,6 +438,11 @@ int virtio_rdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	int ret = 0;
 	u16 old;
 
+	/* ROCE-DRV-SRQ-3: a QP on an SRQ has no receive queue to post to. */
+	if (!rq->vq) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 	spin_lock_irqsave(&rq->k.lock, flags);
 	old = rq->k.avail_idx;
 	for (; wr; wr = wr->next) {
@@ -461,6 +466,90 @@ int virtio_rdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	if (rq->k.avail_idx != old)
 		kq_publish(rq, old);
 	spin_unlock_irqrestore(&rq->k.lock, flags);
+	return ret;
+}
+
+/*
+ * A free slot of a kernel SRQ, under its lock: one never posted, else the
+ * one the next used element gives back (the device uses an SRQ's WRs in
+ * the order their messages complete). -EIO for a used element that names
+ * no slot.
+ */
+static int srq_take_slot(struct virtio_rdma_srq_res *srq, u16 used, u16 *slot)
+{
+	struct virtio_rdma_uq *u = &srq->rq;
+	u32 id;
+
+	if (srq->fresh < u->num) {
+		*slot = srq->fresh++;
+		return 0;
+	}
+	if (srq->reclaimed == used)
+		return -ENOMEM;
+	id = virtio32_to_cpu(u->vq->vdev,
+			     READ_ONCE(kq_vring(u)->used->ring[srq->reclaimed &
+							      (u->num - 1)].id));
+	if (id >= u->num) {
+		dev_err_ratelimited(&srq->dev->vdev->dev,
+				    "SRQ %u: used element names slot %u of %u\n",
+				    srq->srqn, id, u->num);
+		return -EIO;
+	}
+	srq->reclaimed++;
+	*slot = id;
+	return 0;
+}
+
+/*
+ * The WR goes into a free slot, which the next available entry names; a
+ * WR is outstanding until the device marks it used (ROCE-DRV-SRQ-3).
+ */
+int virtio_rdma_post_srq_recv(struct ib_srq *ibsrq,
+			      const struct ib_recv_wr *wr,
+			      const struct ib_recv_wr **bad_wr)
+{
+	struct virtio_rdma_srq_res *srq = to_vsrq(ibsrq)->res;
+	struct virtio_rdma_uq *u = &srq->rq;
+	const struct vring *vr = kq_vring(u);
+	struct virtio_rdma_rq_req *req;
+	unsigned long flags;
+	u16 old, used, slot;
+	bool posted;
+	int ret = 0;
+
+	spin_lock_irqsave(&u->k.lock, flags);
+	old = u->k.avail_idx;
+	used = kq_used_idx(u);
+	for (; wr; wr = wr->next) {
+		if (wr->num_sge < 0 || wr->num_sge > u->k.max_sge) {
+			ret = -EINVAL;
+			break;
+		}
+		if ((u16)(u->k.avail_idx - used) >= u->k.max_wr) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = srq_take_slot(srq, used, &slot);
+		if (ret)
+			break;
+		req = u->slots + (size_t)slot * u->stride;
+		memset(req, 0, sizeof(*req));
+		req->wr_id = cpu_to_le64(wr->wr_id);
+		req->num_sge = cpu_to_le32(wr->num_sge);
+		kq_sg_list(req->sg_list, wr->sg_list, wr->num_sge);
+		vr->avail->ring[u->k.avail_idx & (u->num - 1)] =
+			cpu_to_virtio16(u->vq->vdev, slot);
+		u->k.avail_idx++;
+	}
+	if (ret)
+		*bad_wr = wr;
+	posted = u->k.avail_idx != old;
+	if (posted)
+		kq_publish(u, old);
+	spin_unlock_irqrestore(&u->k.lock, flags);
+	/* An armed limit: its event index follows the new WRs. */
+	if (posted)
+		virtio_rdma_srq_check_limit(srq);
 	return ret;
 }
 

@@ -126,7 +126,8 @@ static int virtio_rdma_res_init(struct virtio_rdma_dev *dev)
 	INIT_LIST_HEAD(&dev->zombies);
 	dev->cqs = kcalloc(dev->max_rdma_cqs, sizeof(*dev->cqs), GFP_KERNEL);
 	dev->qps = kcalloc(dev->max_rdma_qps, sizeof(*dev->qps), GFP_KERNEL);
-	return dev->cqs && dev->qps ? 0 : -ENOMEM;
+	dev->srqs = kcalloc(dev->max_rdma_qps, sizeof(*dev->srqs), GFP_KERNEL);
+	return dev->cqs && dev->qps && dev->srqs ? 0 : -ENOMEM;
 }
 
 /* ROCE-DEV-CFG-1, -2: the device's queue counts, checked before use. */
@@ -332,6 +333,7 @@ err_free_netdev:
 err_free_ctrl:
 	virtio_rdma_ctrl_free(dev);
 err_dealloc_ib:
+	kfree(dev->srqs);
 	kfree(dev->qps);
 	kfree(dev->cqs);
 	ib_dealloc_device(&dev->ib);
@@ -362,6 +364,7 @@ static void virtio_rdma_remove(struct virtio_device *vdev)
 
 	free_netdev(dev->netdev);
 	virtio_rdma_ctrl_free(dev);
+	kfree(dev->srqs);
 	kfree(dev->qps);
 	kfree(dev->cqs);
 	ib_dealloc_device(&dev->ib);

@@ -149,6 +149,8 @@ static void qp_free(struct virtio_rdma_qp_res *qp)
 	virtio_rdma_uq_free(&qp->rq);
 	virtio_rdma_cq_put(qp->scq);
 	virtio_rdma_cq_put(qp->rcq);
+	if (qp->srq)
+		virtio_rdma_srq_put(qp->srq);
 	virtio_rdma_pd_put(qp->pd);
 	kfree(qp);
 }
@@ -187,7 +189,8 @@ static void qp_release(struct kref *ref)
 	if (ret)
 		dev_warn(&dev->vdev->dev, "QP %u: DESTROY_QP %d\n", qp->qpn, ret);
 	virtio_rdma_uq_reset(&qp->sq);
-	virtio_rdma_uq_reset(&qp->rq);
+	if (qp->rq.vq)		/* not on an SRQ */
+		virtio_rdma_uq_reset(&qp->rq);
 	mutex_unlock(&dev->res_lock);
 	qp_free(qp);
 }
@@ -232,8 +235,11 @@ static int qp_create(struct virtio_rdma_dev *dev, struct virtio_rdma_qp_res *qp,
 				  sq_stride, false);
 	if (ret)
 		goto err_destroy;
-	ret = virtio_rdma_uq_init(dev, &qp->rq, virtio_rdma_rq_vq(dev, qp->qpn),
-				  rq_stride, false);
+	/* ROCE-DRV-SRQ-3: the receive queue of a QP on an SRQ is not used. */
+	if (!qp->srq)
+		ret = virtio_rdma_uq_init(dev, &qp->rq,
+					  virtio_rdma_rq_vq(dev, qp->qpn),
+					  rq_stride, false);
 	if (ret)
 		goto err_destroy;
 	mutex_unlock(&dev->res_lock);
@@ -262,11 +268,15 @@ static void qp_kernel_init(struct virtio_rdma_qp_res *qp,
 	qp->kernel = true;
 	virtio_rdma_kq_init(&qp->sq, cap->max_send_wr, cap->max_send_sge,
 			    cap->max_inline_data);
-	virtio_rdma_kq_init(&qp->rq, cap->max_recv_wr, cap->max_recv_sge, 0);
+	if (qp->srq)
+		spin_lock_init(&qp->rq.k.lock);	/* empty: poll_cq, RESET */
+	else
+		virtio_rdma_kq_init(&qp->rq, cap->max_recv_wr,
+				    cap->max_recv_sge, 0);
 }
 
-static int qp_check_init(struct virtio_rdma_dev *dev,
-			 const struct ib_qp_init_attr *init, u8 *type)
+static int qp_check_init(struct virtio_rdma_dev *dev, struct ib_pd *pd,
+			 struct ib_qp_init_attr *init, u8 *type)
 {
 	u32 num = virtqueue_get_vring_size(dev->vqs[virtio_rdma_sq_vq(dev, 0)]);
 	const struct ib_qp_cap *cap = &init->cap;
@@ -275,8 +285,18 @@ static int qp_check_init(struct virtio_rdma_dev *dev,
 	ret = qp_type_to_wire(init->qp_type, type);
 	if (ret)
 		return ret;
-	if (init->srq || init->create_flags || init->rwq_ind_tbl)
+	if (init->create_flags || init->rwq_ind_tbl)
 		return -EOPNOTSUPP;
+	if (init->srq) {
+		/* ROCE-DEV-SRQ-5: RC, UC, UD, in the SRQ's PD. */
+		if (*type == VIRTIO_IB_QPT_GSI)
+			return -EOPNOTSUPP;
+		if (init->srq->pd != pd)
+			return -EINVAL;
+		/* Its receive WRs are the SRQ's. */
+		init->cap.max_recv_wr = 0;
+		init->cap.max_recv_sge = 0;
+	}
 	/* ROCE-DRV-QP-1; a slot per outstanding WR. */
 	if (cap->max_send_wr > num || cap->max_recv_wr > num ||
 	    cap->max_inline_data > VIRTIO_NET_ROCE_MAX_INLINE ||
@@ -305,7 +325,7 @@ int virtio_rdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			      "user QP refused: no doorbell page per virtqueue (page-per-vq)\n");
 		return -EOPNOTSUPP;
 	}
-	ret = qp_check_init(dev, init, &type);
+	ret = qp_check_init(dev, ibqp->pd, init, &type);
 	if (ret)
 		return ret;
 
@@ -319,6 +339,11 @@ int virtio_rdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->pd = to_vpd(ibqp->pd)->res;
 	qp->scq = to_vcq(init->send_cq)->res;
 	qp->rcq = to_vcq(init->recv_cq)->res;
+	if (init->srq) {
+		qp->srq = to_vsrq(init->srq)->res;
+		cmd.flags = VIRTIO_RDMA_QP_F_SRQ;
+		cmd.srqn = cpu_to_le32(qp->srq->srqn);
+	}
 
 	cmd.pdn = cpu_to_le32(qp->pd->pdn);
 	cmd.qp_type = type;
@@ -335,6 +360,8 @@ int virtio_rdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	virtio_rdma_pd_get(qp->pd);
 	kref_get(&qp->scq->ref);
 	kref_get(&qp->rcq->ref);
+	if (qp->srq)
+		kref_get(&qp->srq->ref);
 	to_vqp(ibqp)->res = qp;
 	ibqp->qp_num = qp->qpn;
 	if (!udata)
@@ -353,8 +380,10 @@ int virtio_rdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 				     qp_release, &resp.sq);
 	if (ret)
 		goto err_destroy;
-	ret = virtio_rdma_uq_publish(dev, &uctx->ibuc, &qp->rq, true, &qp->ref,
-				     qp_release, &resp.rq);
+	/* On an SRQ: resp.rq stays zero; the process posts to the SRQ. */
+	if (!qp->srq)
+		ret = virtio_rdma_uq_publish(dev, &uctx->ibuc, &qp->rq, true,
+					     &qp->ref, qp_release, &resp.rq);
 	if (ret)
 		goto err_destroy;
 	resp.qpn = qp->qpn;
@@ -496,6 +525,7 @@ int virtio_rdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	init->qp_type = qp_type_from_wire(qp->qp_type);
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
 	init->cap = attr->cap;
 	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR :
 					     IB_SIGNAL_REQ_WR;

@@ -65,7 +65,10 @@ static vq_callback_t *vq_callback(u32 i)
 	case VIRTIO_RDMA_VQ_CTRL:
 		return virtio_rdma_ctrl_done;
 	}
-	/* Completion queues: the caller; send and receive queues: none. */
+	/*
+	 * Completion queues and receive queues (an SRQ's limit,
+	 * virtio_rdma_srq.c): the caller; send queues: none.
+	 */
 	return NULL;
 }
 
@@ -110,6 +113,8 @@ int virtio_rdma_find_vqs(struct virtio_rdma_dev *dev)
 		info[i].callback = vq_callback(i);
 		if (i > VIRTIO_RDMA_VQ_CTRL && i < first_sq)
 			info[i].callback = virtio_rdma_cq_done;
+		else if (i > first_sq && (i - first_sq) % 2)
+			info[i].callback = virtio_rdma_rq_done;
 	}
 	ret = virtio_find_vqs(dev->vdev, n, dev->vqs, info, NULL);
 	kfree(info);
@@ -126,6 +131,8 @@ int virtio_rdma_find_vqs(struct virtio_rdma_dev *dev)
 		callbacks[i] = vq_callback(i);
 		if (i > VIRTIO_RDMA_VQ_CTRL && i < first_sq)
 			callbacks[i] = virtio_rdma_cq_done;
+		else if (i > first_sq && (i - first_sq) % 2)
+			callbacks[i] = virtio_rdma_rq_done;
 	}
 	ret = virtio_find_vqs(dev->vdev, n, dev->vqs, callbacks, names, NULL);
 	kfree(callbacks);

@@ -37,6 +37,11 @@ struct virtio_rdma_create_qp_uresp {
 	struct virtio_rdma_create_qp_resp drv;
 };
 
+struct virtio_rdma_create_srq_uresp {
+	struct ib_uverbs_create_srq_resp ibv_resp;
+	struct virtio_rdma_create_srq_resp drv;
+};
+
 struct virtio_rdma_create_ah_uresp {
 	struct ib_uverbs_create_ah_resp ibv_resp;
 	struct virtio_rdma_create_ah_resp drv;
@@ -118,6 +123,20 @@ struct virtio_rdma_wr_ex {
 	uint16_t start_idx; /* sq.avail_idx at wr_start */
 };
 
+/*
+ * A shared receive queue: its WRs are used in the order their messages
+ * complete, so a slot is free again once the used ring names it. The
+ * slots never posted go first (fresh), then those the used ring gives
+ * back (reclaimed: used entries taken so far). Under vq.lock.
+ */
+struct virtio_rdma_srq {
+	struct ibv_srq ibv_srq;
+	uint32_t srqn;
+	uint32_t fresh;
+	uint16_t reclaimed;
+	struct virtio_rdma_vq vq;
+};
+
 struct virtio_rdma_qp {
 	/* ibv_qp_ex (verbs_qp) begins with the ibv_qp. */
 	union {
@@ -129,6 +148,7 @@ struct virtio_rdma_qp {
 	bool atomics; /* the context's, copied at create */
 	bool mem_mgt;
 	bool mw;
+	bool has_rq; /* not on an SRQ: rq is mapped */
 	struct virtio_rdma_vq sq;
 	struct virtio_rdma_vq rq;
 	struct virtio_rdma_wr_ex wr_ex;
@@ -172,6 +192,11 @@ static inline struct virtio_rdma_cq *to_vcq_ex(struct ibv_cq_ex *ibcq)
 static inline struct virtio_rdma_qp *to_vqp_ex(struct ibv_qp_ex *ibqp)
 {
 	return container_of(ibqp, struct virtio_rdma_qp, vqp.qp_ex);
+}
+
+static inline struct virtio_rdma_srq *to_vsrq(struct ibv_srq *ibsrq)
+{
+	return container_of(ibsrq, struct virtio_rdma_srq, ibv_srq);
 }
 
 static inline struct virtio_rdma_ah *to_vah(struct ibv_ah *ibah)
@@ -237,5 +262,18 @@ struct ibv_qp *virtio_rdma_create_qp_ex(struct ibv_context *context,
 					struct ibv_qp_init_attr_ex *attr);
 int virtio_rdma_qp_ex_init(struct virtio_rdma_qp *qp, bool with_ops,
 			   uint64_t ops);
+size_t virtio_rdma_rq_stride(uint32_t max_sge);
+void virtio_rdma_rq_req(struct virtio_rdma_rq_req *req,
+			const struct ibv_recv_wr *wr);
+
+/* virtio_rdma_srq.c */
+struct ibv_srq *virtio_rdma_create_srq(struct ibv_pd *ibpd,
+				       struct ibv_srq_init_attr *attr);
+int virtio_rdma_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+			   int attr_mask);
+int virtio_rdma_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
+int virtio_rdma_destroy_srq(struct ibv_srq *ibsrq);
+int virtio_rdma_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+			      struct ibv_recv_wr **bad_wr);
 
 #endif /* __VIRTIO_RDMA_H__ */

@@ -28,7 +28,7 @@ static size_t sq_stride(uint32_t max_sge)
 	       (size_t)max_sge * sizeof(struct virtio_rdma_sge);
 }
 
-static size_t rq_stride(uint32_t max_sge)
+size_t virtio_rdma_rq_stride(uint32_t max_sge)
 {
 	return sizeof(struct virtio_rdma_rq_req) +
 	       (size_t)max_sge * sizeof(struct virtio_rdma_sge);
@@ -45,7 +45,8 @@ static int qp_map_queues(struct virtio_rdma_qp *qp, int cmd_fd,
 {
 	int ret;
 
-	if (cap->max_send_wr > drv->sq.num || cap->max_recv_wr > drv->rq.num ||
+	if (cap->max_send_wr > drv->sq.num ||
+	    (qp->has_rq && cap->max_recv_wr > drv->rq.num) ||
 	    cap->max_inline_data > VIRTIO_NET_ROCE_MAX_INLINE)
 		return EINVAL;
 
@@ -53,11 +54,15 @@ static int qp_map_queues(struct virtio_rdma_qp *qp, int cmd_fd,
 				 sq_stride(cap->max_send_sge), true);
 	if (ret)
 		return ret;
-	ret = virtio_rdma_vq_map(&qp->rq, cmd_fd, &drv->rq,
-				 rq_stride(cap->max_recv_sge), true);
-	if (ret) {
-		virtio_rdma_vq_unmap(&qp->sq);
-		return ret;
+	/* On an SRQ the QP has no receive queue (its rq is all zero). */
+	if (qp->has_rq) {
+		ret = virtio_rdma_vq_map(
+			&qp->rq, cmd_fd, &drv->rq,
+			virtio_rdma_rq_stride(cap->max_recv_sge), true);
+		if (ret) {
+			virtio_rdma_vq_unmap(&qp->sq);
+			return ret;
+		}
 	}
 
 	qp->sq.max_wr = cap->max_send_wr;
@@ -103,14 +108,11 @@ struct ibv_qp *virtio_rdma_create_qp(struct ibv_pd *ibpd,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	if (attr->srq) {
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
 
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return NULL;
+	qp->has_rq = !attr->srq;
 
 	ret = ibv_cmd_create_qp(ibpd, &qp->ibv_qp, attr, &cmd, sizeof(cmd),
 				&resp.ibv_resp, sizeof(resp));
@@ -162,7 +164,8 @@ int virtio_rdma_destroy_qp(struct ibv_qp *ibqp)
 	if (ret)
 		return ret;
 
-	virtio_rdma_vq_unmap(&qp->rq);
+	if (qp->has_rq)
+		virtio_rdma_vq_unmap(&qp->rq);
 	virtio_rdma_vq_unmap(&qp->sq);
 	free(qp->wr_ex.sge);
 	free(qp);
@@ -445,14 +448,28 @@ int virtio_rdma_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	return ret;
 }
 
+/* A receive WR as the device's request; unused fields zero (ROCE-DRV-WR-4). */
+void virtio_rdma_rq_req(struct virtio_rdma_rq_req *req,
+			const struct ibv_recv_wr *wr)
+{
+	memset(req, 0, sizeof(*req));
+	req->wr_id = htole64(wr->wr_id);
+	req->num_sge = htole32(wr->num_sge);
+	wr_sg_list(req->sg_list, wr->sg_list, wr->num_sge);
+}
+
 int virtio_rdma_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 			  struct ibv_recv_wr **bad_wr)
 {
 	struct virtio_rdma_vq *vq = &to_vqp(ibqp)->rq;
-	struct virtio_rdma_rq_req *req;
 	uint16_t old;
 	int ret = 0;
 
+	/* ROCE-DRV-SRQ-3: a QP on an SRQ receives from the SRQ only. */
+	if (!to_vqp(ibqp)->has_rq) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
 	pthread_spin_lock(&vq->lock);
 	old = vq->avail_idx;
 	for (; wr; wr = wr->next) {
@@ -464,11 +481,7 @@ int virtio_rdma_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 			ret = ENOMEM;
 			break;
 		}
-		req = virtio_rdma_vq_next_slot(vq);
-		memset(req, 0, sizeof(*req));
-		req->wr_id = htole64(wr->wr_id);
-		req->num_sge = htole32(wr->num_sge);
-		wr_sg_list(req->sg_list, wr->sg_list, wr->num_sge);
+		virtio_rdma_rq_req(virtio_rdma_vq_next_slot(vq), wr);
 		virtio_rdma_vq_push(vq);
 	}
 	if (ret)

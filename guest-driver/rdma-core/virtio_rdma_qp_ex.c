@@ -397,7 +397,7 @@ struct ibv_qp *virtio_rdma_create_qp_ex(struct ibv_context *context,
 	if ((attr->comp_mask & ~(uint64_t)VIRTIO_RDMA_QP_EX_COMP_MASK) ||
 	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
 	     attr->create_flags) ||
-	    attr->srq || !qp_send_ops(ctx, attr->qp_type) ||
+	    !qp_send_ops(ctx, attr->qp_type) ||
 	    ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
 	     (attr->send_ops_flags & ~qp_send_ops(ctx, attr->qp_type)))) {
 		errno = EOPNOTSUPP;
@@ -411,6 +411,7 @@ struct ibv_qp *virtio_rdma_create_qp_ex(struct ibv_context *context,
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return NULL;
+	qp->has_rq = !attr->srq;
 
 	/* No create flags for the kernel: it takes none. */
 	kattr = *attr;
@@ -432,7 +433,8 @@ struct ibv_qp *virtio_rdma_create_qp_ex(struct ibv_context *context,
 	return &qp->ibv_qp;
 
 err_unmap:
-	virtio_rdma_vq_unmap(&qp->rq);
+	if (qp->has_rq)
+		virtio_rdma_vq_unmap(&qp->rq);
 	virtio_rdma_vq_unmap(&qp->sq);
 err_destroy:
 	ibv_cmd_destroy_qp(&qp->ibv_qp);

@@ -158,6 +158,7 @@ static void test_qp_init(struct test_qp *t, enum ibv_qp_type type,
 	t->qp.sq.max_sge = SQ_MAX_SGE;
 	t->qp.rq.max_wr = 4;
 	t->qp.rq.max_sge = 2;
+	t->qp.has_rq = true;
 	t->qp.max_inline_data = 64;
 	t->qp.max_read_sge = 1;
 }
@@ -960,6 +961,148 @@ static void test_bad_uring(void)
 	dev_queue_fini(&d);
 }
 
+#define RQ_STRIDE                                                              \
+	(sizeof(struct virtio_rdma_rq_req) + 2 * sizeof(struct virtio_rdma_sge))
+
+struct test_srq {
+	struct dev_queue q;
+	struct virtio_rdma_srq srq;
+};
+
+static void test_srq_init(struct test_srq *t)
+{
+	memset(t, 0, sizeof(*t));
+	dev_queue_init(&t->q, RQ_STRIDE, true);
+	if (virtio_rdma_vq_map(&t->srq.vq, t->q.fd, &t->q.uring, RQ_STRIDE,
+			       true)) {
+		printf("Bail out! cannot map a test SRQ\n");
+		exit(1);
+	}
+	t->srq.vq.max_wr = 6;
+	t->srq.vq.max_sge = 2;
+}
+
+static void test_srq_fini(struct test_srq *t)
+{
+	virtio_rdma_vq_unmap(&t->srq.vq);
+	dev_queue_fini(&t->q);
+}
+
+static struct virtio_rdma_rq_req *dev_rq_req(struct dev_queue *d, int slot)
+{
+	return (struct virtio_rdma_rq_req *)(d->slots + slot * RQ_STRIDE);
+}
+
+/* The device used slot @id (an SRQ's WRs complete in any order). */
+static void dev_use_id(struct dev_queue *d, uint32_t id)
+{
+	uint16_t idx = le16toh(d->used->idx);
+
+	d->used->ring[idx % NUM].id = htole32(id);
+	d->used->ring[idx % NUM].len = 0;
+	dev_use(d, 1);
+}
+
+static void recv_wrs(struct ibv_recv_wr *wr, struct ibv_sge *sge, int n,
+		     uint64_t first_id)
+{
+	int i;
+
+	memset(wr, 0, n * sizeof(*wr));
+	for (i = 0; i < n; i++) {
+		sge[i].addr = 0x10000 + i * 0x100;
+		sge[i].length = 0x100;
+		sge[i].lkey = 0x55;
+		wr[i].wr_id = first_id + i;
+		wr[i].sg_list = &sge[i];
+		wr[i].num_sge = 1;
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+	}
+}
+
+/*
+ * An SRQ: slots never posted first, then the slots the used ring gives
+ * back, in the order the device used them; max_wr outstanding at most.
+ */
+static void test_srq(void)
+{
+	struct ibv_recv_wr wr[8], *bad;
+	struct ibv_sge sge[8];
+	struct test_srq t;
+	struct test_qp qt;
+	int ret, i;
+	bool ok;
+
+	test_srq_init(&t);
+	recv_wrs(wr, sge, 8, 100);
+	bad = NULL;
+	ret = virtio_rdma_post_srq_recv(&t.srq.ibv_srq, wr, &bad);
+	ok = true;
+	for (i = 0; i < 6; i++)
+		ok = ok && le16toh(t.q.avail->ring[i]) == i &&
+		     le64toh(dev_rq_req(&t.q, i)->wr_id) == 100 + (uint64_t)i &&
+		     le32toh(dev_rq_req(&t.q, i)->num_sge) == 1 &&
+		     le64toh(dev_rq_req(&t.q, i)->sg_list[0].addr) ==
+			     0x10000 + (uint64_t)i * 0x100;
+	check(ret == ENOMEM && bad == &wr[6] && dev_avail_idx(&t.q) == 6 && ok,
+	      "SRQ: 6 of 8 WRs posted at max_wr 6 into slots 0-5, ENOMEM (ret "
+	      "%d, idx %u)",
+	      ret, dev_avail_idx(&t.q));
+	check(dev_rang(&t.q), "SRQ: doorbell");
+
+	dev_use_id(&t.q, 3);
+	dev_use_id(&t.q, 1);
+	recv_wrs(wr, sge, 3, 200);
+	bad = NULL;
+	ret = virtio_rdma_post_srq_recv(&t.srq.ibv_srq, wr, &bad);
+	check(ret == ENOMEM && bad == &wr[2] && dev_avail_idx(&t.q) == 8 &&
+		      le16toh(t.q.avail->ring[6]) == 6 &&
+		      le16toh(t.q.avail->ring[7]) == 7,
+	      "SRQ: 2 used out of order: 2 more fit, in the slots never "
+	      "posted");
+
+	dev_use_id(&t.q, 0);
+	dev_use_id(&t.q, 6);
+	recv_wrs(wr, sge, 2, 300);
+	ret = virtio_rdma_post_srq_recv(&t.srq.ibv_srq, wr, &bad);
+	check(!ret && dev_avail_idx(&t.q) == 10 &&
+		      le16toh(t.q.avail->ring[0]) == 3 &&
+		      le16toh(t.q.avail->ring[1]) == 1 &&
+		      le64toh(dev_rq_req(&t.q, 3)->wr_id) == 300 &&
+		      le64toh(dev_rq_req(&t.q, 1)->wr_id) == 301,
+	      "SRQ: then the slots in the order the device used them (3, 1)");
+
+	recv_wrs(wr, sge, 1, 400);
+	wr[0].num_sge = 3;
+	bad = NULL;
+	ret = virtio_rdma_post_srq_recv(&t.srq.ibv_srq, wr, &bad);
+	check(ret == EINVAL && bad == &wr[0] && dev_avail_idx(&t.q) == 10,
+	      "SRQ: 3 s/g elements of max_sge 2: EINVAL, nothing posted");
+
+	/* Used entries 2 and 3 name slots 0 and 6; then one names no slot. */
+	dev_use_id(&t.q, 99);
+	dev_use_id(&t.q, 2);
+	dev_use_id(&t.q, 5);
+	recv_wrs(wr, sge, 3, 500);
+	bad = NULL;
+	ret = virtio_rdma_post_srq_recv(&t.srq.ibv_srq, wr, &bad);
+	check(ret == EIO && bad == &wr[2] && dev_avail_idx(&t.q) == 12 &&
+		      le16toh(t.q.avail->ring[2]) == 0 &&
+		      le16toh(t.q.avail->ring[3]) == 6,
+	      "SRQ: a used element naming slot 99 of 8: EIO, the WRs before it "
+	      "posted");
+	test_srq_fini(&t);
+
+	test_qp_init(&qt, IBV_QPT_RC, true);
+	qt.qp.has_rq = false;
+	recv_wrs(wr, sge, 1, 600);
+	bad = NULL;
+	ret = virtio_rdma_post_recv(&qt.qp.ibv_qp, wr, &bad);
+	check(ret == EINVAL && bad == &wr[0] && dev_avail_idx(&qt.rq) == 0,
+	      "a QP on an SRQ: post_recv EINVAL");
+	test_qp_fini(&qt);
+}
+
 int main(void)
 {
 	test_rdma_write();
@@ -976,6 +1119,7 @@ int main(void)
 	test_wr_ex();
 	test_cq_ex();
 	test_bad_uring();
+	test_srq();
 	printf("1..%d\n", tests);
 	printf("%d passed, %d failed\n", tests - failed, failed);
 	return failed ? 1 : 0;

@@ -78,6 +78,10 @@ GUEST_RUNS = [
     ('rc_pingpong', 'ibv_rc_pingpong -s 4096 -n @ITERS@ -c', PP, '-g'),
     ('uc_pingpong', 'ibv_uc_pingpong -s 4096 -n @ITERS@ -c', PP, '-g'),
     ('ud_pingpong', 'ibv_ud_pingpong -s 1024 -n @ITERS@ -c', PP, '-g'),
+    # Shared receive queues (issue 29): 8 RC QPs on one SRQ per side, the
+    # receive WRs of all of them posted to it; perftest's SEND on an SRQ.
+    ('srq_pingpong', 'ibv_srq_pingpong -s 4096 -q 8 -n @ITERS@ -c', PP, '-g'),
+    ('send_bw_srq', 'ib_send_bw -F --use-srq -s 65536 -n 50', None, '-x'),
     ('write_bw', f'ib_write_bw -F -s 65536 -n {BW_N}', None, '-x'),
     ('read_bw', 'ib_read_bw -F -s 65536 -n 50', None, '-x'),
     ('send_lat', 'ib_send_lat -F -s 8 -n 100', None, '-x'),
@@ -94,6 +98,17 @@ GUEST_RUNS = [
     # The extended verbs and memory windows (issue 29): the parts the
     # device lacks are reported skipped by verbs_ex itself.
     ('verbs_ex', 'verbs_ex', 'verbs_ex: ok', '-g'),
+    # libfabric 2.1 (Debian unstable's libfabric-bin), its address exchange
+    # over TCP to the server's address: the verbs provider with fi_pingpong's
+    # defaults (datagram endpoints: UD QPs), its MSG endpoints (RC through
+    # the RDMA CM), and verbs under ofi_rxm (RDM endpoints only, on MSG
+    # ones). ofi_rxm sizes its MSG CQs (128 + 128) x FI_UNIVERSE_SIZE
+    # (default 256) entries, more than the device's max_cqe (the virtqueue
+    # size, 1024): ibv_create_cq() fails with EINVAL; a universe of 4 fits.
+    ('fi_pingpong_verbs', 'fi_pingpong -p verbs', None, 'fi'),
+    ('fi_pingpong_verbs_msg', 'fi_pingpong -p verbs -e msg', None, 'fi'),
+    ('fi_pingpong_verbs_rxm', "FI_UNIVERSE_SIZE=4 fi_pingpong -p 'verbs;ofi_rxm' -e rdm",
+     None, 'fi'),
 ]
 # mckey: the group (its GID ::ffff:239.1.12.1, MAC 01:00:5e:01:0c:01) and the messages
 MCAST, MCKEY_COUNT = '239.1.12.1', 10
@@ -123,6 +138,10 @@ ip addr add @ADDR@/24 dev "$N" && ip link set "$N" up &&
 gid=$(vur_roce_v2_gid virtio_rdma0 "0000:0000:0000:0000:0000:ffff:@GID_V4@")
 vur_expect roce_v2_gid_of_ipv4 yes "$([ -n "$gid" ] && echo yes)"
 vur_ping ping_peer @PEER@ 60
+# What a host has and libfabric's verbs provider uses: a loopback (its
+# datagram name server stops through it) and a name that resolves.
+ip link set lo up
+printf '127.0.0.1 localhost\n@ADDR@ vur-guest\n' >/sid/etc/hosts
 
 # ib_mad opened the GSI QP: QP 1, type GSI, in RTS
 if rdma resource show qp link virtio_rdma0/1 2>&1 | grep -q 'lqpn 1 type GSI state RTS'; then
@@ -131,10 +150,18 @@ else
     vur_result gsi_qp fail "$(rdma resource show qp 2>&1 | head -5)"
 fi
 
+# An SRQ in this guest alone (verbs_probe srq: SENDs between two QPs of the
+# device, the receiver on the SRQ; the SRQ limit event)
+out=$(sid verbs_probe srq virtio_rdma0 "${gid:-0}" 2>&1)
+case "$out" in
+"srq ok"*) vur_result verbs_srq ok "$out" ;;
+*) vur_result verbs_srq fail "$out" ;;
+esac
+
 # run NAME EXPECT GIDOPT TOOL...: one tool between the guests, the server on
 # guest 1; ok when it exits 0 and its output has EXPECT (if not empty).
 run() {
-    _run=$1 _expect=$2 _gidopt=$3
+    _run=$1 _expect=$2 _gidopt=$3 _tmo=
     shift 3
     _ok() { [ -z "$_expect" ] || grep -q "$_expect" /tmp/$_run.log; }
     _res() {
@@ -148,10 +175,12 @@ run() {
     case $_gidopt in
     rping) _srv="-s -a @ADDR@ -p @PORT@" _cli="-c -a @PEER@ -p @PORT@" ;;
     -R) _srv="-d virtio_rdma0 -R -p @PORT@" _cli="$_srv @PEER@" ;;
+    # libfabric: its warnings in the log; bounded, so that a hang is a result
+    fi) _srv="" _cli="@PEER@" _tmo="timeout 90" ;;
     *) _srv="-d virtio_rdma0 $_gidopt ${gid:-0} -p @PORT@" _cli="$_srv @PEER@" ;;
     esac
     if [ "@ROLE@" = server ]; then
-        sid "$@" $_srv >/tmp/$_run.log 2>&1 &
+        FI_LOG_LEVEL=warn $_tmo sid "$@" $_srv >/tmp/$_run.log 2>&1 &
         _pid=$!
         sleep 1 # listening before the client is let go
         vur_step "server_$_run"
@@ -160,7 +189,7 @@ run() {
     else
         vur_step "server_$_run"
         for _try in 1 2 3 4 5; do
-            sid "$@" $_cli >/tmp/$_run.log 2>&1
+            FI_LOG_LEVEL=warn $_tmo sid "$@" $_cli >/tmp/$_run.log 2>&1
             _st=$?
             [ $_st = 0 ] && break
             grep -q -i "couldn't connect\|connection refused\|REJECTED\|unreachable" /tmp/$_run.log || break
@@ -232,11 +261,26 @@ vur_step done
 '''
 
 
+def env_of(cmd):
+    """The VAR=value words @cmd starts with, as a prefix of the run line."""
+    env = ''
+    for word in cmd.split(' '):
+        if '=' not in word:
+            break
+        env += word + ' '
+    return env
+
+
+def tool_of(cmd):
+    """@cmd without its leading VAR=value words."""
+    return cmd[len(env_of(cmd)):]
+
+
 def guest_script(i):
     addrs = ['10.0.12.1', '10.0.12.2']
     v4 = [int(x) for x in addrs[i].split('.')]
-    runs = '\n'.join(f'{"run_atomic" if name.startswith("atomic") else "run"} {name} '
-                     f'"{expect or ""}" {opt} {cmd}'
+    runs = '\n'.join(f'{env_of(cmd)}{"run_atomic" if name.startswith("atomic") else "run"} '
+                     f'{name} "{expect or ""}" {opt} {tool_of(cmd)}'
                      for name, cmd, expect, opt in GUEST_RUNS)
     host_runs = ' '.join(f'{tool}:{size}' for tool, _, size in HOST_RUNS)
     return (GUEST_SCRIPT.replace('@RUNS@', runs).replace('@HOST_RUNS@', host_runs)

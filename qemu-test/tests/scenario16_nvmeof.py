@@ -31,6 +31,10 @@ runs in the kernels.
   ib_drain_qp(), which needs the device's flush completions) and the
   namespace is gone; the target removes its configfs objects and unloads
   nvmet-rdma and nvmet.
+- With VUR_NVMET_SRQ=1 (the Linux 7.2 run), the target loads nvmet-rdma
+  with use_srq=1: its receive WRs go to kernel SRQs of the device (issue
+  29: create_srq, post_srq_recv, QPs on an SRQ, their receive completions
+  polled by the driver); its log must not say the SRQ was refused.
 - Neither kernel log has a WARNING, BUG or call trace; neither device
   completed a WR in error or answered a request with a NAK, and both
   flushed WRs (the drains).
@@ -46,6 +50,7 @@ Builds QEMU, the image and the module first. Prints TAP.
 import os
 import re
 import sys
+import time
 
 import guest
 import harness
@@ -57,6 +62,8 @@ MACS = ['02:00:00:00:10:01', '02:00:00:00:10:02']
 # virtio_pci is built in on 7.2; naming it does no harm there. 6.1's
 # ib_umem (which the driver links to) is in ib_uverbs.
 MODULES = 'virtio_pci,ib_core,ib_uverbs'
+# nvmet-rdma on shared receive queues (its use_srq parameter).
+NVMET_SRQ = os.environ.get('VUR_NVMET_SRQ') == '1'
 
 COMMON = r'''
 . /lib/vur.sh
@@ -91,7 +98,7 @@ run() {
     fi
 }
 run load_brd modprobe brd rd_nr=1 rd_size=16384
-run load_nvmet_rdma modprobe nvmet-rdma
+run load_nvmet_rdma modprobe nvmet-rdma @NVMET_ARGS@
 grep -q ' /sys/kernel/config ' /proc/mounts || mount -t configfs none /sys/kernel/config
 run export_subsystem sh -c '
     mkdir @CFG@/subsystems/@NQN@ &&
@@ -109,6 +116,13 @@ run export_port sh -c '
 vur_wait_eq 1 10 sh -c "dmesg | grep -c 'enabling port 1 (@ADDR@:4420)'" &&
     vur_result port_listening ok "$(dmesg | grep 'enabling port 1')" ||
     vur_result port_listening fail "$(dmesg | tail -8 | tr '\n' '|')"
+if [ -n "@NVMET_ARGS@" ]; then
+    if dmesg | grep -q 'SRQ requested but not supported'; then
+        vur_result nvmet_srq fail "$(dmesg | grep -i srq | tr '\n' '|')"
+    else
+        vur_result nvmet_srq ok "@NVMET_ARGS@"
+    fi
+fi
 vur_step target_ready
 vur_step host_done
 # What the host wrote, as the RAM disk holds it.
@@ -181,7 +195,8 @@ def guest_script(i):
     body = COMMON + (TARGET if i == 0 else HOST) + END
     return (body.replace('@CFG@', '/sys/kernel/config/nvmet').replace('@NQN@', NQN)
             .replace('@ADDR@', ADDRS[i]).replace('@PEER@', ADDRS[1 - i])
-            .replace('@MAC@', MACS[i]))
+            .replace('@MAC@', MACS[i])
+            .replace('@NVMET_ARGS@', 'use_srq=1' if NVMET_SRQ else ''))
 
 
 def result(g, name):
@@ -189,6 +204,23 @@ def result(g, name):
     for n, ok, detail in g.results()[0]:
         if n == name and ok:
             return detail
+    return None
+
+
+def srq_barrier(tap, backend, sock, guests):
+    """guest.barrier() at host_done, with the target device's SRQs counted
+    while the host works (nvmet-rdma holds them while a queue is
+    connected; the host disconnects before host_done): the most seen."""
+    target, host = guests
+    end = time.monotonic() + 300
+    most = 0
+    while (what := host.wait_step(0.5)) is None and time.monotonic() < end:
+        most = max(most, backend.device(sock).get('srqs') or 0)
+    if what is None or target.wait_step(300) is None:
+        return 'a guest never reached host_done\n' + host.output()[-4000:]
+    tap.case('target_device_had_srqs', most > 0, f'at most {most} live')
+    for g in guests:
+        g.send('go\n')
     return None
 
 
@@ -211,7 +243,10 @@ def scenario(tap, qemu, image, sock_dir):
                                       files=guest.module_files(ko, image),
                                       name='target' if i == 0 else 'host'))
         for step in ('target_ready', 'host_done'):
-            why = guest.barrier(guests, 300)
+            if step == 'host_done' and NVMET_SRQ:
+                why = srq_barrier(tap, backend, socks[0], guests)
+            else:
+                why = guest.barrier(guests, 300)
             tap.case(f'guests_reach_{step}', why is None, why or '')
             if why is not None:
                 break

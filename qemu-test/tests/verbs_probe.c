@@ -31,6 +31,16 @@
  *	asynchronous events are IBV_EVENT_CQ_ERR for the CQ and
  *	IBV_EVENT_QP_FATAL for each QP, and both QPs are in ERR. Prints "overrun ok cq_err qp_fatal 2" or "error <step> <detail>".
  *
+ *   verbs_probe srq DEVICE GID_INDEX
+ *	The same two QPs, b's created on a shared receive queue (the SRQ
+ *	the kernel driver and the provider create, issue 29): SENDs from a
+ *	land in the SRQ's WRs in the order they were posted (completions on
+ *	b, data checked); the SRQ limit, armed with ibv_modify_srq(), raises
+ *	IBV_EVENT_SRQ_LIMIT_REACHED once, only when fewer WRs than the limit
+ *	remain, and is disarmed after (ibv_query_srq); post_recv on b is
+ *	EINVAL, resizing is refused. Prints "srq ok ..." or "error <step>
+ *	<detail>".
+ *
  * Exits 0 when every call went as printed, 1 on an error, 2 on bad usage.
  */
 #include <endian.h>
@@ -139,6 +149,7 @@ struct loop {
 	int gidx;
 	enum ibv_mtu mtu;
 	bool atomics; /* atomic_cap not IBV_ATOMIC_NONE */
+	struct ibv_srq *srq; /* if set, b receives from it */
 	char done[256];
 };
 
@@ -234,7 +245,8 @@ static int loop_setup(struct loop *l)
 	if (ret)
 		return fail("query_device", "%d", ret);
 	l->atomics = dev.atomic_cap != IBV_ATOMIC_NONE;
-	l->pd = ibv_alloc_pd(l->ctx);
+	if (!l->pd) /* the SRQ test's is there already */
+		l->pd = ibv_alloc_pd(l->ctx);
 	if (!l->pd)
 		return fail("alloc_pd", "%s", errno_name(errno));
 	l->cq = ibv_create_cq(l->ctx, 32, NULL, NULL, 0);
@@ -263,6 +275,11 @@ static int loop_setup(struct loop *l)
 		if (!l->mr[i])
 			return fail("reg_mr", "%s %d", errno_name(errno),
 				    errno);
+		if (i == 1 && l->srq) {
+			init.srq = l->srq;
+			init.cap.max_recv_wr = 0;
+			init.cap.max_recv_sge = 0;
+		}
 		l->qp[i] = ibv_create_qp(l->pd, &init);
 		if (!l->qp[i])
 			return fail("create_qp", "%s %d", errno_name(errno),
@@ -288,6 +305,8 @@ static void loop_teardown(struct loop *l)
 			ibv_dereg_mr(l->mr[i]);
 		free(l->buf[i]);
 	}
+	if (l->srq)
+		ibv_destroy_srq(l->srq);
 	if (l->cq)
 		ibv_destroy_cq(l->cq);
 	if (l->pd)
@@ -777,6 +796,152 @@ out:
 	return ret;
 }
 
+/* An asynchronous event within @ms milliseconds: 1, none: 0, error: -1. */
+static int async_event(struct ibv_context *ctx, int ms,
+		       struct ibv_async_event *ev)
+{
+	struct pollfd p = { .fd = ctx->async_fd, .events = POLLIN };
+	int ret = poll(&p, 1, ms);
+
+	if (ret != 1)
+		return ret;
+	return ibv_get_async_event(ctx, ev) ? -1 : 1;
+}
+
+/* @n SENDs of 1000 bytes from a, each into the next WR of the SRQ. */
+static int srq_sends(struct loop *l, int first, int n)
+{
+	unsigned char *a = l->buf[0], *b = l->buf[1];
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = {
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_wc wc[16];
+	int k;
+
+	for (k = first; k < first + n; k++) {
+		fill(a + k * 1024, 1000, k);
+		sge = (struct ibv_sge){ (uintptr_t)a + k * 1024, 1000,
+					l->mr[0]->lkey };
+		wr.wr_id = k;
+		if (loop_post_send(l, "srq_send", &wr) ||
+		    loop_wait(l, "srq_send", wc, 2) ||
+		    loop_check_wc("srq_send", wc, 2, k, IBV_WC_SEND, 1000,
+				  l->qp[0]->qp_num, false) ||
+		    loop_check_wc("srq_recv", wc, 2, 100 + k, IBV_WC_RECV,
+				  1000, l->qp[1]->qp_num, false) ||
+		    loop_same("srq_recv", b + k * 1024, a + k * 1024, 1000))
+			return 1;
+	}
+	return 0;
+}
+
+static int srq(struct ibv_context *ctx, int gidx)
+{
+	struct loop l = { .ctx = ctx, .gidx = gidx };
+	struct ibv_srq_init_attr sinit = { .attr = { .max_wr = 16,
+						     .max_sge = 1 } };
+	struct ibv_sge sge;
+	struct ibv_recv_wr rwr = { .sg_list = &sge, .num_sge = 1 }, *bad;
+	struct ibv_srq_attr sattr;
+	struct ibv_async_event ev;
+	int ret = 1, k, got;
+
+	l.pd = ibv_alloc_pd(ctx);
+	if (!l.pd)
+		return fail("alloc_pd", "%s", errno_name(errno));
+	sinit.srq_context = &l;
+	l.srq = ibv_create_srq(l.pd, &sinit);
+	if (!l.srq) {
+		fail("create_srq", "%s %d", errno_name(errno), errno);
+		goto out;
+	}
+	if (ibv_query_srq(l.srq, &sattr) || sattr.max_wr < 16 ||
+	    sattr.srq_limit) {
+		fail("query_srq", "max_wr %u srq_limit %u", sattr.max_wr,
+		     sattr.srq_limit);
+		goto out;
+	}
+	if (loop_setup(&l))
+		goto out;
+	ret = ibv_post_recv(l.qp[1], &rwr, &bad);
+	if (ret != EINVAL) {
+		fail("post_recv_on_srq_qp", "%s %d", errno_name(ret), ret);
+		ret = 1;
+		goto out;
+	}
+	/* 8 WRs, 1 KiB each; the limit at 4. */
+	for (k = 0; k < 8; k++) {
+		sge = (struct ibv_sge){ (uintptr_t)l.buf[1] + k * 1024, 1024,
+					l.mr[1]->lkey };
+		rwr.wr_id = 100 + k;
+		ret = ibv_post_srq_recv(l.srq, &rwr, &bad);
+		if (ret) {
+			fail("post_srq_recv", "%s %d", errno_name(ret), ret);
+			goto out;
+		}
+	}
+	sattr = (struct ibv_srq_attr){ .max_wr = 32 };
+	ret = ibv_modify_srq(l.srq, &sattr, IBV_SRQ_MAX_WR);
+	if (!ret) {
+		fail("resize_srq", "accepted");
+		ret = 1;
+		goto out;
+	}
+	sattr = (struct ibv_srq_attr){ .srq_limit = 4 };
+	ret = ibv_modify_srq(l.srq, &sattr, IBV_SRQ_LIMIT);
+	if (ret || ibv_query_srq(l.srq, &sattr) || sattr.srq_limit != 4) {
+		fail("arm_srq_limit", "%s %d srq_limit %u", errno_name(ret),
+		     ret, sattr.srq_limit);
+		ret = 1;
+		goto out;
+	}
+	loop_done(&l, "armed");
+	ret = 1;
+	/* 5 WRs left: no event; 3 left: the event, once. */
+	if (srq_sends(&l, 0, 3))
+		goto out;
+	got = async_event(ctx, 300, &ev);
+	if (got) {
+		fail("srq_limit", "an event with 5 WRs left: %s",
+		     got > 0 ? ibv_event_type_str(ev.event_type) : "error");
+		goto out;
+	}
+	loop_done(&l, "recv_5_left_no_event");
+	if (srq_sends(&l, 3, 2))
+		goto out;
+	got = async_event(ctx, 60000, &ev);
+	if (got <= 0 || ev.event_type != IBV_EVENT_SRQ_LIMIT_REACHED ||
+	    ev.element.srq != l.srq) {
+		fail("srq_limit", "%s",
+		     got > 0 ? ibv_event_type_str(ev.event_type) : "no event");
+		goto out;
+	}
+	ibv_ack_async_event(&ev);
+	if (ibv_query_srq(l.srq, &sattr) || sattr.srq_limit) {
+		fail("srq_limit", "still armed: srq_limit %u", sattr.srq_limit);
+		goto out;
+	}
+	loop_done(&l, "limit_event_3_left");
+	if (srq_sends(&l, 5, 1))
+		goto out;
+	got = async_event(ctx, 300, &ev);
+	if (got) {
+		fail("srq_limit", "a second event: %s",
+		     got > 0 ? ibv_event_type_str(ev.event_type) : "error");
+		goto out;
+	}
+	loop_done(&l, "once");
+	ret = 0;
+	printf("srq ok%s\n", l.done);
+out:
+	loop_teardown(&l);
+	return ret;
+}
+
 static int loop(struct ibv_context *ctx, int gidx)
 {
 	struct loop l = { .ctx = ctx, .gidx = gidx };
@@ -797,13 +962,15 @@ int main(int argc, char **argv)
 	int ret;
 
 	bool gid_mode = argc > 1 && (!strcmp(argv[1], "loop") ||
-				     !strcmp(argv[1], "overrun"));
+				     !strcmp(argv[1], "overrun") ||
+				     !strcmp(argv[1], "srq"));
 
 	if (argc < 3 || (strcmp(argv[1], "speed") && strcmp(argv[1], "pd") &&
 			 !gid_mode) || (gid_mode && argc < 4)) {
 		fprintf(stderr,
 			"usage: %s speed DEVICE [PORT] | pd DEVICE | "
-			"loop DEVICE GID_INDEX | overrun DEVICE GID_INDEX\n",
+			"loop DEVICE GID_INDEX | overrun DEVICE GID_INDEX | "
+			"srq DEVICE GID_INDEX\n",
 			argv[0]);
 		return 2;
 	}
@@ -816,6 +983,8 @@ int main(int argc, char **argv)
 		ret = pd(ctx);
 	else if (!strcmp(argv[1], "overrun"))
 		ret = overrun(ctx, atoi(argv[3]));
+	else if (!strcmp(argv[1], "srq"))
+		ret = srq(ctx, atoi(argv[3]));
 	else
 		ret = loop(ctx, atoi(argv[3]));
 	ibv_close_device(ctx);

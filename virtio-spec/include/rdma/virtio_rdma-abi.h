@@ -57,6 +57,20 @@
  *   with ibv_req_notify_cq() (VIRTIO_NET_CTRL_ROCE_REQ_NOTIFY_CQ) and
  *   arrive on the uverbs completion channel.
  *
+ * - Shared receive queue: the receive virtqueue of the SRQ's number, mapped
+ *   as a receive queue's (struct virtio_rdma_create_srq_resp). The device
+ *   uses an SRQ's WRs in the order their messages complete, not in the
+ *   order they were posted, so a slot is free again once the used ring
+ *   names it: the provider fills the slots it never posted first, then
+ *   each slot the next used element gives back (used->ring[k % num].id for
+ *   k = 0, 1, ...), and makes that slot available at
+ *   avail->ring[avail->idx % num]. At most max_wr WRs are outstanding
+ *   (avail->idx - used->idx). The kernel owns avail->flags and used_event
+ *   of the SRQ's ring: it arms the SRQ limit there (ibv_modify_srq) and
+ *   raises IBV_EVENT_SRQ_LIMIT_REACHED; the provider writes neither. A QP
+ *   created on an SRQ has no receive queue: its create_qp response's rq is
+ *   all zero.
+ *
  * Lifetime: the device object lives until the verbs object is destroyed
  * and the last mapping of its rings is gone. A QP destroyed while still
  * mapped is moved to RESET (the device then ignores its queues) and
@@ -105,6 +119,12 @@ struct virtio_rdma_create_qp_resp {
 	__u32 qpn;
 	__u32 reserved;
 	struct virtio_rdma_uring sq;
+	struct virtio_rdma_uring rq;
+};
+
+struct virtio_rdma_create_srq_resp {
+	__u32 srqn;
+	__u32 reserved;
 	struct virtio_rdma_uring rq;
 };
 
