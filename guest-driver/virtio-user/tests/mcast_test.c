@@ -42,19 +42,6 @@ devices_open(void)
 	rdma_e2e_start(&e2e, &a, &b, BUF_LEN, MEM_SIZE);
 }
 
-static uint64_t
-counter(struct rdma_ep *e, const char *name)
-{
-	char cmd[200], json[16384];
-	uint64_t v = 0;
-
-	snprintf(cmd, sizeof(cmd), "/vur/device,%s", e->path);
-	if (telemetry_query(e2e.backend.prefix, cmd, json, sizeof(json)) < 0 ||
-			telemetry_field(json, name, &v) < 0)
-		return UINT64_MAX;
-	return v;
-}
-
 /* ROCE-DEV-ATTR-17: multicast is there, with IBTA's three limits. */
 static void
 device_caps(void)
@@ -97,7 +84,7 @@ refusals(void)
 	TAP_EQ(vur_user_detach_mcast(b.d, qb[0], group4), -EREMOTEIO);   /* not attached */
 	TAP_EQ(vur_user_attach_mcast(b.d, qb[0], group4), 0);
 	TAP_EQ(vur_user_attach_mcast(b.d, qb[0], group4), 0); /* again: no change */
-	TAP_EQ(counter(&b, "mcast_attached"), 1);
+	TAP_EQ(rdma_e2e_counter(&e2e, &b, "mcast_attached"), 1);
 	TAP_EQ(vur_user_detach_mcast(b.d, qb[0], group6), -EREMOTEIO); /* another group */
 	TAP_EQ(vur_user_detach_mcast(b.d, qb[0], group4), 0);
 	TAP_EQ(vur_user_detach_mcast(b.d, qb[0], group4), -EREMOTEIO); /* detached already */
@@ -108,7 +95,7 @@ refusals(void)
 		if (vur_user_attach_mcast(b.d, qb[0], g) != 0)
 			break;
 	}
-	TAP_EQ(counter(&b, "mcast_groups"), 64);
+	TAP_EQ(rdma_e2e_counter(&e2e, &b, "mcast_groups"), 64);
 	g[15] = 64;
 	TAP_EQ(vur_user_attach_mcast(b.d, qb[0], g), -EREMOTEIO);
 	g[15] = 3;
@@ -117,8 +104,8 @@ refusals(void)
 	TAP_EQ(vur_user_attach_mcast(b.d, qb[0], g), 0);
 	/* ROCE-DEV-MCAST-5: DESTROY_QP detaches it from all 64 */
 	TAP_EQ(vur_user_destroy_qp(b.d, qb[0]), 0);
-	TAP_EQ(counter(&b, "mcast_groups"), 0);
-	TAP_EQ(counter(&b, "mcast_attached"), 0);
+	TAP_EQ(rdma_e2e_counter(&e2e, &b, "mcast_groups"), 0);
+	TAP_EQ(rdma_e2e_counter(&e2e, &b, "mcast_attached"), 0);
 	TAP_EQ(vur_user_destroy_qp(b.d, rc), 0);
 }
 
@@ -225,14 +212,14 @@ group_traffic(void)
 	for (int i = 0; i < 3; i++)
 		post_slot(&b, qb[i], (unsigned int)i);
 	post_slot(&a, qa_own, 3);
-	rx = counter(&b, "rdma_mcast_rx");
+	rx = rdma_e2e_counter(&e2e, &b, "rdma_mcast_rx");
 	send_group(ah, QKEY, 0x901, 3);
 	/* each attached QP its own copy, the sender's device's too; qb[2] nothing */
 	expect_slot(&b, qb[0], 0);
 	expect_slot(&b, qb[1], 1);
 	TAP_CHECK(rdma_no_cqe(&b, 50));
 	TAP_CHECK(rdma_no_cqe(&a, 0));
-	TAP_EQ(counter(&b, "rdma_mcast_rx") - rx, 1);
+	TAP_EQ(rdma_e2e_counter(&e2e, &b, "rdma_mcast_rx") - rx, 1);
 	/* ROCE-DEV-MCAST-8: a QP whose Q_Key differs drops it, the others take it */
 	TAP_EQ(vur_user_modify_qp(b.d, qb[1],
 			       &(struct vur_user_qp_attr){
@@ -264,17 +251,17 @@ group_traffic(void)
 			       VUR_USER_QP_QKEY),
 			0);
 	TAP_EQ(vur_user_destroy_qp(b.d, qb[0]), 0);
-	TAP_EQ(counter(&b, "mcast_attached"), 1);
+	TAP_EQ(rdma_e2e_counter(&e2e, &b, "mcast_attached"), 1);
 	send_group(ah, QKEY, 0x904, 0);
 	expect_slot(&b, qb[1], 5);
 	TAP_CHECK(rdma_no_cqe(&b, 50));
 	TAP_EQ(vur_user_destroy_qp(b.d, qb[1]), 0);
-	TAP_EQ(counter(&b, "mcast_groups"), 0);
+	TAP_EQ(rdma_e2e_counter(&e2e, &b, "mcast_groups"), 0);
 	/* nobody attached: the frame is ordinary Ethernet for b's receive filter */
-	rx = counter(&b, "rdma_mcast_rx");
+	rx = rdma_e2e_counter(&e2e, &b, "rdma_mcast_rx");
 	send_group(ah, QKEY, 0x905, 0);
 	TAP_CHECK(rdma_no_cqe(&b, 50));
-	TAP_EQ(counter(&b, "rdma_mcast_rx"), rx);
+	TAP_EQ(rdma_e2e_counter(&e2e, &b, "rdma_mcast_rx"), rx);
 	TAP_EQ(vur_user_destroy_ah(a.d, a.pdn, ah), 0);
 }
 

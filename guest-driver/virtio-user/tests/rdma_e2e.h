@@ -22,6 +22,7 @@
 #include "child.h"
 #include "rdma_pair.h"
 #include "tap.h"
+#include "telemetry.h"
 #include "vur_user.h"
 
 /* How long a test waits for the backend, a socket or a CQE. */
@@ -84,6 +85,23 @@ rdma_e2e_start(struct rdma_e2e *t, struct rdma_ep *a, struct rdma_ep *b, size_t 
 	TAP_EQ(rdma_e2e_open_ep(t, a, 0, 1, buf_len, mem_size), 0);
 	TAP_EQ(rdma_e2e_open_ep(t, b, 1, 2, buf_len, mem_size), 0);
 	return true;
+}
+
+/*
+ * Counter @name of @e's device in the backend's telemetry, or UINT64_MAX
+ * (tests that call it link telemetry.c).
+ */
+static inline uint64_t
+rdma_e2e_counter(const struct rdma_e2e *t, const struct rdma_ep *e, const char *name)
+{
+	char cmd[200], json[16384];
+	uint64_t v = 0;
+
+	snprintf(cmd, sizeof(cmd), "/vur/device,%s", e->path);
+	if (telemetry_query(t->backend.prefix, cmd, json, sizeof(json)) < 0 ||
+			telemetry_field(json, name, &v) < 0)
+		return UINT64_MAX;
+	return v;
 }
 
 /* Whether both devices are open; if not, the case fails. */

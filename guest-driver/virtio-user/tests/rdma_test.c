@@ -57,7 +57,6 @@ fill(uint8_t *p, size_t len, uint32_t seed)
 	rdma_fill_pattern(p, len, seed, 131, 8);
 }
 
-static uint64_t counter(struct rdma_ep *e, const char *name);
 static uint64_t qp_counter(struct rdma_ep *e, uint32_t qpn, const char *name);
 
 /*
@@ -292,10 +291,10 @@ uc_whole_messages(uint32_t qa, uint32_t qb)
 	TAP_EQ(rdma_post_send(&b, qb, &q), 0);
 	EXPECT_CQE_ON(&b, 0x805, 0, VUR_USER_WC_SEND, 64, qb);
 	EXPECT_CQE_ON(&a, 0x804, 0, VUR_USER_WC_RECV, 64, qa);
-	frames = counter(&b, "eth_roce_rx");
+	frames = rdma_e2e_counter(&e2e, &b, "eth_roce_rx");
 	pkts = qp_counter(&b, qb, "rx_pkts");
 	send_checked(qa, qb, 3000, 0x806, 4);
-	TAP_EQ(counter(&b, "eth_roce_rx") - frames, 1);
+	TAP_EQ(rdma_e2e_counter(&e2e, &b, "eth_roce_rx") - frames, 1);
 	TAP_EQ(qp_counter(&b, qb, "rx_pkts") - pkts, 3);
 }
 
@@ -360,19 +359,6 @@ rc_loopback(void)
 	TAP_CHECK(memcmp(a.buf, a.buf + 8192, 2000) == 0);
 }
 
-static uint64_t
-counter(struct rdma_ep *e, const char *name)
-{
-	char cmd[200], json[16384];
-	uint64_t v = 0;
-
-	snprintf(cmd, sizeof(cmd), "/vur/device,%s", e->path);
-	if (telemetry_query(e2e.backend.prefix, cmd, json, sizeof(json)) < 0 ||
-			telemetry_field(json, name, &v) < 0)
-		return UINT64_MAX;
-	return v;
-}
-
 /* Where QP @qpn's entry starts in a /vur/qps answer, or NULL. */
 static const char *
 qp_entry(const char *json, uint32_t qpn)
@@ -417,11 +403,12 @@ qp_counter(struct rdma_ep *e, uint32_t qpn, const char *name)
 static void
 whole_messages(uint32_t qa, uint32_t qb)
 {
-	uint64_t frames = counter(&b, "eth_roce_rx"), pkts = qp_counter(&b, qb, "rx_pkts");
+	uint64_t frames = rdma_e2e_counter(&e2e, &b, "eth_roce_rx"),
+		 pkts = qp_counter(&b, qb, "rx_pkts");
 	uint64_t bytes = qp_counter(&b, qb, "rx_bytes");
 
 	send_checked(qa, qb, 5000, 0xc02, 0x5a);
-	TAP_EQ(counter(&b, "eth_roce_rx") - frames, 1);
+	TAP_EQ(rdma_e2e_counter(&e2e, &b, "eth_roce_rx") - frames, 1);
 	TAP_EQ(qp_counter(&b, qb, "rx_pkts") - pkts, 5);
 	TAP_EQ(qp_counter(&b, qb, "rx_bytes") - bytes, 5000);
 }
@@ -500,7 +487,7 @@ qp_counters(void)
 	snprintf(want, sizeof(want), "\"%u\":{", qb);
 	TAP_CHECK(strstr(reply, want) != NULL);
 	/* the device counts at least what its QPs do */
-	dev_tx = counter(&a, "rdma_tx_pkts");
+	dev_tx = rdma_e2e_counter(&e2e, &a, "rdma_tx_pkts");
 	TAP_CHECK(dev_tx != UINT64_MAX && dev_tx >= qp_counter(&a, qa, "tx_pkts"));
 	/* the same through the admin RPC, with type and state */
 	snprintf(params, sizeof(params), "{\"device\": \"%s\"}", b.path);
@@ -541,11 +528,11 @@ rnr_then_success(void)
 
 	if (!rdma_e2e_ready(&a, &b) || !rdma_rc_pair(&a, &b, &qa, &qb))
 		return;
-	waits = counter(&a, "rdma_rnr_waits");
+	waits = rdma_e2e_counter(&e2e, &a, "rdma_rnr_waits");
 	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
 	poll(NULL, 0, 20);
-	TAP_CHECK(counter(&a, "rdma_rnr_waits") > waits);
-	TAP_CHECK(counter(&b, "rdma_rnr_nak_sent") > 0);
+	TAP_CHECK(rdma_e2e_counter(&e2e, &a, "rdma_rnr_waits") > waits);
+	TAP_CHECK(rdma_e2e_counter(&e2e, &b, "rdma_rnr_nak_sent") > 0);
 	TAP_EQ(rdma_post_recv(&b, qb, 0xa00, &r, 1), 0);
 	EXPECT_CQE_ON(&b, 0xa00, 0, VUR_USER_WC_RECV, 100, qb);
 	EXPECT_CQE_ON(&a, 0xa01, 0, VUR_USER_WC_SEND, 100, qa);
@@ -589,7 +576,7 @@ run_one_wr(const struct one_wr *c, uint64_t wr_id)
 {
 	struct vur_user_sge s = { c->addr, c->len, c->lkey };
 	struct vur_user_send_wr q = rdma_req(wr_id, c->opcode, VUR_USER_SEND_SIGNALED, NULL, 0);
-	uint64_t naks = counter(&b, "rdma_nak_access");
+	uint64_t naks = rdma_e2e_counter(&e2e, &b, "rdma_nak_access");
 	uint8_t op = c->opcode == VUR_USER_WR_RDMA_READ       ? VUR_USER_WC_RDMA_READ
 			: c->opcode == VUR_USER_WR_RDMA_WRITE ? VUR_USER_WC_RDMA_WRITE
 							      : VUR_USER_WC_SEND;
@@ -606,7 +593,7 @@ run_one_wr(const struct one_wr *c, uint64_t wr_id)
 		return;
 	TAP_EQ(rdma_qp_state(&a, qa), VUR_USER_QPS_ERR);
 	if (c->status == VUR_USER_WC_REM_ACCESS_ERR) { /* a class B error at the responder */
-		TAP_EQ(counter(&b, "rdma_nak_access"), naks + 1);
+		TAP_EQ(rdma_e2e_counter(&e2e, &b, "rdma_nak_access"), naks + 1);
 		TAP_EQ(rdma_qp_state(&b, qb), VUR_USER_QPS_ERR);
 	}
 }
@@ -737,7 +724,7 @@ rc_atomics(void)
 	if (!rdma_rc_pair(&a, &b, &qa, &qb))
 		return;
 	allow_atomics(qb, true);
-	atomics = counter(&b, "rdma_atomics");
+	atomics = rdma_e2e_counter(&e2e, &b, "rdma_atomics");
 	target = (uint64_t *)(void *)(b.buf + ATOMIC_OFF + ATOMIC_AT);
 	*target = htole64(1000);
 	expect = 1000;
@@ -775,7 +762,7 @@ rc_atomics(void)
 	EXPECT_CQE_ON(&a, 0x1321, 0, VUR_USER_WC_COMP_SWAP, 8, qa);
 	TAP_EQ(le64_of(a.buf + 256), 0x0123456789abcdefULL);
 	TAP_EQ(le64toh(*target), 0x0123456789abcdefULL);
-	TAP_EQ(counter(&b, "rdma_atomics"), atomics + 26);
+	TAP_EQ(rdma_e2e_counter(&e2e, &b, "rdma_atomics"), atomics + 26);
 	TAP_EQ(qp_counter(&b, qb, "atomics"), 26);
 	TAP_EQ(qp_counter(&b, qb, "atomic_replays"), 0);
 	/*
@@ -828,7 +815,7 @@ run_one_atomic(const struct one_atomic *c, const struct vur_user_mr *amr,
 	struct vur_user_send_wr q = atomic_req(wr_id, VUR_USER_WR_ATOMIC_CMP_AND_SWP,
 			c->raddr != 0 ? c->raddr : ATOMIC_IOVA + ATOMIC_AT,
 			c->other_rkey ? b.mr.rkey : amr->rkey, 42, 43);
-	uint64_t naks = c->b_counter != NULL ? counter(&b, c->b_counter) : 0;
+	uint64_t naks = c->b_counter != NULL ? rdma_e2e_counter(&e2e, &b, c->b_counter) : 0;
 	uint32_t qa, qb;
 
 	printf("# %s\n", c->what);
@@ -858,7 +845,7 @@ run_one_atomic(const struct one_atomic *c, const struct vur_user_mr *amr,
 	if (c->qp_type == VUR_USER_QPT_RC)
 		TAP_EQ(rdma_qp_state(&a, qa), VUR_USER_QPS_ERR);
 	if (c->b_counter != NULL) { /* a class B error at the responder */
-		TAP_EQ(counter(&b, c->b_counter), naks + 1);
+		TAP_EQ(rdma_e2e_counter(&e2e, &b, c->b_counter), naks + 1);
 		TAP_EQ(rdma_qp_state(&b, qb), VUR_USER_QPS_ERR);
 	}
 	/* the QP numbers the later cases need */
@@ -1058,7 +1045,7 @@ cq_notify_and_overrun(void)
 		poll(NULL, 0, 1);
 	TAP_EQ(rdma_qp_state(&a, qa), VUR_USER_QPS_ERR);
 	TAP_EQ(vur_user_req_notify_cq(a.d, cqn, VUR_USER_NOTIFY_NEXT_COMPLETION), -EREMOTEIO);
-	TAP_CHECK(counter(&a, "rdma_cq_overrun") >= 1);
+	TAP_CHECK(rdma_e2e_counter(&e2e, &a, "rdma_cq_overrun") >= 1);
 	TAP_EQ(vur_user_get_cq_event(a.d, cqn, 20), 0); /* it was not armed */
 	/* the two CQEs that fit are there; nothing else was written (OVR-3) */
 	TAP_EQ(vur_user_poll_cq(a.d, cqn, &wc, 1), 1);
@@ -1294,12 +1281,12 @@ retry_exhausted(void)
 	if (!rdma_e2e_ready(&a, &b) ||
 			!rdma_rc_pair_retry(&a, &b, &qa, &qb, 7, 8, 2)) /* timeout 8: about 1 ms */
 		return;
-	timeouts = counter(&a, "rdma_timeouts");
+	timeouts = rdma_e2e_counter(&e2e, &a, "rdma_timeouts");
 	vur_user_close(b.d);
 	b.d = NULL;
 	TAP_EQ(post(&a, qa, &q, &s, 1), 0);
 	EXPECT_CQE_ON(&a, 0x1001, VUR_USER_WC_RETRY_EXC_ERR, VUR_USER_WC_SEND, 0, qa);
-	TAP_EQ(counter(&a, "rdma_timeouts"), timeouts + 3);
+	TAP_EQ(rdma_e2e_counter(&e2e, &a, "rdma_timeouts"), timeouts + 3);
 	TAP_EQ(rdma_qp_state(&a, qa), VUR_USER_QPS_ERR);
 }
 
@@ -1325,14 +1312,17 @@ data_paths(void)
 	TAP_CHECK(telemetry_query(e2e.backend.prefix, "/vur/switch", json, sizeof(json)) > 0 &&
 			telemetry_field(json, "data_paths", &n) == 0);
 	printf("# data paths: %" PRIu64 "; device a on %" PRIu64 ", b on %" PRIu64 "\n", n,
-			counter(&a, "data_path"), counter(&b, "data_path"));
+			rdma_e2e_counter(&e2e, &a, "data_path"),
+			rdma_e2e_counter(&e2e, &b, "data_path"));
 	if (e2e.eal_args == NULL) {
 		TAP_CHECK(n >= 1);
 		return;
 	}
 	TAP_EQ(n, 2);
-	TAP_CHECK(counter(&a, "data_path") != counter(&b, "data_path"));
-	TAP_CHECK(counter(&a, "data_path") < 2 && counter(&b, "data_path") < 2);
+	TAP_CHECK(rdma_e2e_counter(&e2e, &a, "data_path") !=
+			rdma_e2e_counter(&e2e, &b, "data_path"));
+	TAP_CHECK(rdma_e2e_counter(&e2e, &a, "data_path") < 2 &&
+			rdma_e2e_counter(&e2e, &b, "data_path") < 2);
 }
 
 /*
@@ -1354,13 +1344,13 @@ reset_objects(void)
 			       (const uint8_t[16]){ [10] = 0xff, [11] = 0xff, 239, 0, 0, 9 }),
 			0);
 	TAP_EQ(vur_user_reset_objects(b.d), 0);
-	TAP_EQ(counter(&b, "qps"), 0);
-	TAP_EQ(counter(&b, "cqs"), 0);
-	TAP_EQ(counter(&b, "pds"), 0);
-	TAP_EQ(counter(&b, "mrs"), 0);
-	TAP_EQ(counter(&b, "gids"), 0);
-	TAP_EQ(counter(&b, "mcast_attached"), 0);
-	TAP_CHECK(counter(&a, "qps") >= 1); /* the peer keeps its own */
+	TAP_EQ(rdma_e2e_counter(&e2e, &b, "qps"), 0);
+	TAP_EQ(rdma_e2e_counter(&e2e, &b, "cqs"), 0);
+	TAP_EQ(rdma_e2e_counter(&e2e, &b, "pds"), 0);
+	TAP_EQ(rdma_e2e_counter(&e2e, &b, "mrs"), 0);
+	TAP_EQ(rdma_e2e_counter(&e2e, &b, "gids"), 0);
+	TAP_EQ(rdma_e2e_counter(&e2e, &b, "mcast_attached"), 0);
+	TAP_CHECK(rdma_e2e_counter(&e2e, &a, "qps") >= 1); /* the peer keeps its own */
 	TAP_EQ(rdma_ep_objects(&b), 0);
 	TAP_CHECK(rdma_rc_pair(&a, &b, &qa, &qb));
 	send_checked(qa, qb, 65536, 0xe10, 12);
