@@ -35,6 +35,12 @@ vur_fuzz_ext_pool(void)
 	return ext_pool;
 }
 
+struct rte_vhost_memory *
+vur_fuzz_mem(void)
+{
+	return mem;
+}
+
 void *
 vur_fuzz_at(uint64_t gpa)
 {
@@ -56,19 +62,22 @@ vur_fuzz_global_init(void)
 	ext_pool = rte_pktmbuf_pool_create("fuzz_ext", 1023, 0, 0, 0, SOCKET_ID_ANY);
 	base = mmap(NULL, VUR_FUZZ_RAM_SZ + 2 * PAGE, PROT_READ | PROT_WRITE,
 			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	mem = calloc(1, sizeof(*mem) + sizeof(mem->regions[0]));
+	mem = calloc(1, sizeof(*mem) + 2 * sizeof(mem->regions[0]));
 	if (hdr_pool == NULL || ext_pool == NULL || base == MAP_FAILED || mem == NULL)
 		return -1;
 	if (mprotect(base, PAGE, PROT_NONE) != 0 ||
 			mprotect(base + PAGE + VUR_FUZZ_RAM_SZ, PAGE, PROT_NONE) != 0)
 		return -1;
 	ram = base + PAGE;
-	mem->nregions = 1;
-	mem->regions[0].guest_phys_addr = VUR_FUZZ_GPA0;
-	mem->regions[0].size = VUR_FUZZ_RAM_SZ;
-	mem->regions[0].host_user_addr = (uintptr_t)ram;
-	mem->regions[0].mmap_addr = ram;
-	mem->regions[0].mmap_size = VUR_FUZZ_RAM_SZ;
+	/* two regions, as a VM's memory below and above a hole: buffers are split where one ends */
+	mem->nregions = 2;
+	for (uint32_t i = 0; i < 2; i++) {
+		mem->regions[i].guest_phys_addr = VUR_FUZZ_GPA0 + i * VUR_FUZZ_RAM_SZ / 2;
+		mem->regions[i].size = VUR_FUZZ_RAM_SZ / 2;
+		mem->regions[i].host_user_addr = (uintptr_t)ram + i * VUR_FUZZ_RAM_SZ / 2;
+		mem->regions[i].mmap_addr = ram + i * VUR_FUZZ_RAM_SZ / 2;
+		mem->regions[i].mmap_size = VUR_FUZZ_RAM_SZ / 2;
+	}
 	return 0;
 }
 
@@ -80,12 +89,19 @@ vq_size(void *arg, uint32_t vq)
 	return VUR_FUZZ_QSZ;
 }
 
+/* As vdev.c answers: inside one region. */
 static bool
 mem_ok(void *arg, uint64_t gpa, uint64_t len)
 {
 	RTE_SET_USED(arg);
-	return gpa >= VUR_FUZZ_GPA0 && len <= VUR_FUZZ_RAM_SZ &&
-			gpa - VUR_FUZZ_GPA0 <= VUR_FUZZ_RAM_SZ - len;
+	for (uint32_t i = 0; i < mem->nregions; i++) {
+		const struct rte_vhost_mem_region *r = &mem->regions[i];
+
+		if (gpa >= r->guest_phys_addr && len <= r->size &&
+				gpa - r->guest_phys_addr <= r->size - len)
+			return true;
+	}
+	return false;
 }
 
 int

@@ -4,7 +4,7 @@
  * device without vhost (the set-up of backend/transport/rc_test.c), made
  * afresh for every input so that nothing one input did reaches the next.
  *
- * Guest memory is one region between two PROT_NONE guard pages: a read or
+ * Guest memory is two adjacent regions between two PROT_NONE guard pages: a read or
  * write past either end of what the memory table allows faults at once
  * instead of landing in the harness's own data.
  */
@@ -22,7 +22,7 @@
 
 /* Guest memory: driver addresses [VUR_FUZZ_GPA0, VUR_FUZZ_GPA0 + VUR_FUZZ_RAM_SZ). */
 #define VUR_FUZZ_GPA0   0x100000ULL
-#define VUR_FUZZ_RAM_SZ (256u << 10)
+#define VUR_FUZZ_RAM_SZ (512u << 10)
 #define VUR_FUZZ_QSZ    64  /* every virtqueue */
 #define VUR_FUZZ_WR_SZ  256 /* a send or receive WR's buffer */
 /* where payloads land and come from: the second half of memory */
@@ -60,6 +60,9 @@ int vur_fuzz_global_init(void);
 /* The packet pool (headers and whole frames) and the pool of borrowed payloads. */
 struct rte_mempool *vur_fuzz_hdr_pool(void);
 struct rte_mempool *vur_fuzz_ext_pool(void);
+
+/* The memory table: two adjacent regions of VUR_FUZZ_RAM_SZ / 2. */
+struct rte_vhost_memory *vur_fuzz_mem(void);
 
 /* Host address of driver address @gpa (inside guest memory). */
 void *vur_fuzz_at(uint64_t gpa);
