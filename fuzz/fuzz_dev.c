@@ -14,7 +14,7 @@
 
 #define PAGE 4096u
 /* Ring n: 4 KiB of rings (descriptors, avail at +1 KiB, used at +1.5 KiB), then its buffers. */
-#define RING_AREA (PAGE + VUR_FUZZ_QSZ * VUR_FUZZ_WR_SZ)
+#define RING_AREA (PAGE + VUR_FUZZ_BUFS * VUR_FUZZ_WR_SZ)
 
 /* mr.c, under FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION: its key sequence. */
 extern uint32_t vur_rdma_fuzz_key_state;
@@ -117,7 +117,7 @@ vur_fuzz_dev_init(struct vur_fuzz_dev *d, bool engine)
 		.hooks_arg = &d->td,
 	};
 	struct virtio_rdma_cmd_get_dma_mr mc = {
-		.access_flags = rte_cpu_to_le_32(VIRTIO_IB_ACCESS_ALL),
+		.access_flags = rte_cpu_to_le_32(VIRTIO_IB_ACCESS_ALL_EXT),
 	};
 	struct vur_rdma_limits l;
 
@@ -165,7 +165,7 @@ vur_fuzz_ring_offer(struct vur_fuzz_ring *r, const void *src, uint32_t len, bool
 	uint16_t i = r->next++ % VUR_FUZZ_QSZ;
 	struct vring_desc *desc = vur_fuzz_at(r->desc);
 	struct vring_avail *avail = vur_fuzz_at(r->avail);
-	uint64_t buf = r->bufs + (uint64_t)i * VUR_FUZZ_WR_SZ;
+	uint64_t buf = r->bufs + (uint64_t)(i % VUR_FUZZ_BUFS) * VUR_FUZZ_WR_SZ;
 
 	len = RTE_MIN(len, VUR_FUZZ_WR_SZ);
 	if (src != NULL)
@@ -223,7 +223,7 @@ to_rts(struct vur_fuzz_dev *d, struct vur_rdma_qp *qp, uint32_t dest_qpn)
 	qp->attr.sq_psn = 100;
 	qp->attr.rq_psn = 100;
 	qp->attr.qkey = VUR_FUZZ_QKEY;
-	qp->attr.access_flags = VIRTIO_IB_ACCESS_ALL;
+	qp->attr.access_flags = VIRTIO_IB_ACCESS_ALL_EXT;
 	memcpy(qp->attr.av.sgid, vur_pkt_v4_mapped, 12);
 	memcpy(qp->attr.av.dgid, vur_pkt_v4_mapped, 12);
 	memcpy(qp->attr.av.sgid + 12, "\x0a\x00\x00\x01", 4);

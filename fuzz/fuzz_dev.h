@@ -23,8 +23,9 @@
 /* Guest memory: driver addresses [VUR_FUZZ_GPA0, VUR_FUZZ_GPA0 + VUR_FUZZ_RAM_SZ). */
 #define VUR_FUZZ_GPA0   0x100000ULL
 #define VUR_FUZZ_RAM_SZ (512u << 10)
-#define VUR_FUZZ_QSZ    64  /* every virtqueue */
-#define VUR_FUZZ_WR_SZ  256 /* a send or receive WR's buffer */
+#define VUR_FUZZ_QSZ    64   /* every virtqueue */
+#define VUR_FUZZ_WR_SZ  1024 /* a buffer: a send WR with inline data fits */
+#define VUR_FUZZ_BUFS   16   /* buffers per ring, reused in turn */
 /* where payloads land and come from: the second half of memory */
 #define VUR_FUZZ_DATA_GPA (VUR_FUZZ_GPA0 + VUR_FUZZ_RAM_SZ / 2)
 #define VUR_FUZZ_DATA_SZ  (VUR_FUZZ_RAM_SZ / 2)

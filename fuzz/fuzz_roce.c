@@ -16,7 +16,9 @@
  *                  FIX_LOCAL makes it a packet of this backend (no pad, no
  *                  ICRC; FIX_SEGS: several of them in one), FIX_CHAIN puts
  *                  it in two mbufs.
- *   kind % 4 == 1  a send WR: u8 QP, u8 length, the WR's bytes into the send ring
+ *   kind % 4 == 1  a send WR: u8 QP, le16 length, the WR's bytes into the send
+ *                  ring; unless bit 7 of QP says raw, the s/g elements' and
+ *                  the remote keys are the MR's and their addresses inside it
  *   kind % 4 == 2  a receive WR: the same into the receive ring
  *   kind % 4 == 3  a pass of the data path: u8 clock step (2^(step % 32) ns)
  */
@@ -41,6 +43,7 @@
 #define RAW_PSN      0x20
 #define RAW_KEY      0x40
 #define FIX_CHAIN    0x80
+#define WR_RAW_KEYS  0x80
 #define MAX_FRAME    4096
 #define MAX_RECORDS  64
 #define PASS_PACKETS 32
@@ -206,15 +209,52 @@ frame(struct input *in)
 		vur_tp_rx(&dev.td, &m, 1, dev.now_ns);
 }
 
+/* Driver address @a folded into the data half of memory. */
+static uint64_t
+fold(uint64_t a)
+{
+	return VUR_FUZZ_DATA_GPA + a % VUR_FUZZ_DATA_SZ;
+}
+
+/* The s/g list of @n elements at @sge (inside @wr's @len bytes) over the MR. */
+static void
+fix_sges(uint8_t *wr, uint32_t len, uint32_t off)
+{
+	struct virtio_rdma_sge sge;
+
+	for (; off + sizeof(sge) <= len; off += sizeof(sge)) {
+		memcpy(&sge, wr + off, sizeof(sge));
+		sge.addr = rte_cpu_to_le_64(fold(rte_le_to_cpu_64(sge.addr)));
+		sge.length = rte_cpu_to_le_32(rte_le_to_cpu_32(sge.length) % 4096);
+		sge.lkey = rte_cpu_to_le_32(dev.mr->lkey);
+		memcpy(wr + off, &sge, sizeof(sge));
+	}
+}
+
 static void
 work_request(struct input *in, bool send)
 {
-	uint8_t q, len, wr[UINT8_MAX];
+	static uint8_t wr[VUR_FUZZ_WR_SZ];
+	struct virtio_rdma_sq_req *sq = (struct virtio_rdma_sq_req *)wr;
+	uint8_t q, l[2];
+	uint32_t len;
 
-	if (!take(in, &q, 1) || !take(in, &len, 1))
+	if (!take(in, &q, 1) || !take(in, l, 2))
 		return;
-	len = (uint8_t)RTE_MIN(len, in->left);
+	len = RTE_MIN((uint32_t)(l[0] | l[1] << 8) % (VUR_FUZZ_WR_SZ + 1), (uint32_t)in->left);
+	memset(wr, 0, sizeof(wr));
 	take(in, wr, len);
+	if (!(q & WR_RAW_KEYS)) {
+		/* keys the driver has: the MR's; addresses inside it */
+		if (!send) {
+			fix_sges(wr, len, offsetof(struct virtio_rdma_rq_req, sg_list));
+		} else if (len >= sizeof(*sq)) {
+			sq->rdma.remote_addr = rte_cpu_to_le_64(
+					fold(rte_le_to_cpu_64(sq->rdma.remote_addr)));
+			sq->rdma.rkey = rte_cpu_to_le_32(dev.mr->rkey);
+			fix_sges(wr, len, sizeof(*sq));
+		}
+	}
 	q %= VUR_FUZZ_NQPS;
 	vur_fuzz_ring_offer(send ? &dev.sq[q] : &dev.rq[q], wr, len, false);
 }

@@ -8,7 +8,7 @@
  *
  * An input: u8 mode, le16 avail index, then the bytes of the descriptor
  * table, of the avail ring, and of a data area where indirect tables may
- * be. Mode: the ring size (2^(mode % 9)), bit 4 event index, bit 5 raw
+ * be. Mode: the ring size (2^((mode & 15) % 9)), bit 4 event index, bit 5 raw
  * addresses (else each descriptor's address, the data area's too, is
  * folded into memory and a page either side of it, so that most land
  * inside).
@@ -103,7 +103,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	idx = (uint16_t)(data[1] | data[2] << 8);
 	data += 3;
 	size -= 3;
-	qsz = (uint16_t)(1u << (mode % 9));
+	qsz = (uint16_t)(1u << ((mode & 0x0f) % 9));
 	memset(vur_fuzz_at(VUR_FUZZ_GPA0), 0, AREA_SZ);
 	fill(DESC_GPA, &data, &size, qsz * sizeof(struct vring_desc));
 	fill(AVAIL_GPA + offsetof(struct vring_avail, ring), &data, &size,
