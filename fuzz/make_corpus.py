@@ -244,7 +244,28 @@ frame_seeds = {
                    struct.pack('>HH', 1234, 80) + bytes(16)),
 }
 
+# --- admin requests (fuzz_admin.c): backend/tests/admin_test.py's -------
+
+admin = {
+    'get_devices': b'\xff{"jsonrpc": "2.0", "method": "get_devices", "id": 1}',
+    'device': b'\xff{"jsonrpc": "2.0", "method": "get_devices", "params": '
+              b'{"device": "/tmp/vhost-rdma0"}, "id": "a"}',
+    'pipelined': b'\x07{"jsonrpc":"2.0","method":"get_uplinks","id":1}\n'
+                 b'{"jsonrpc":"2.0","method":"rpc_get_methods","id":2} '
+                 b'{"jsonrpc":"2.0","method":"get_qps","params":{"device":"x"},"id":3}',
+    'set_links': b'\xff{"jsonrpc":"2.0","method":"set_device_link","params":'
+                 b'{"device":"/tmp/vhost-rdma0","link":"down"},"id":1}'
+                 b'{"jsonrpc":"2.0","method":"set_member_link","params":'
+                 b'{"member":"net_tap0","link":"up"},"id":2}'
+                 b'{"jsonrpc":"2.0","method":"set_member_speed","params":'
+                 b'{"member":"net_tap1","speed_mbps":200000},"id":3}',
+    'notification': b'\x00{"jsonrpc":"2.0","method":"get_devices"}',
+    'bad_version': b'\xff{"jsonrpc":"1.0","method":"get_devices","id":null}',
+    'unknown_key': b'\xff{"jsonrpc":"2.0","method":"get_devices","params":{"x":1},"id":[1]}',
+    'parse_error': b'\xff{"jsonrpc":"2.0",',
+}
+
 for target, seeds in (('roce', roce), ('ctrl', ctrl), ('split_ring', split_ring),
-                      ('frame', frame_seeds)):
+                      ('frame', frame_seeds), ('admin', admin)):
     for name, data in seeds.items():
         write(target, name, data)
