@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-mapfile -t files < <(find backend guest-driver bench virtio-spec -name '*.[ch]' \
+mapfile -t files < <(find backend guest-driver bench virtio-spec fuzz -name '*.[ch]' \
     -not -path 'guest-driver/linux/*' \
     -not -path 'virtio-spec/include/*' -not -path 'virtio-spec/tests/abi_kernel*' \
     2>/dev/null | sort)

@@ -14,6 +14,7 @@ PACKAGES=(
     build-essential meson ninja-build pkg-config python3
     libdpdk-dev dpdk-dev libisal-dev libjansson-dev linux-libc-dev
     sparse clang-format
+    clang libclang-rt-dev
     iproute2 nftables
 )
 

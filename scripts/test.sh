@@ -6,11 +6,14 @@
 # any was skipped in CI (CI=true).
 # Extra arguments go to 'meson test' (e.g. --suite unit).
 #
-# Two stages, both counted in the closing line:
+# Three stages, all counted in the closing line:
 #   build-asan/  the host's DPDK (Debian 12: 22.11), every suite;
+#   build-fuzz/  the libFuzzer targets (fuzz/, clang): a short seeded run of
+#                each, the suite 'fuzz' (only with no extra arguments, or
+#                arguments that name it);
 #   build-sid/   the newest DPDK (Debian unstable), in a chroot made once and
 #                reused (scripts/test-dpdk-sid.sh), every suite but qemu.
-# VUR_TEST_SID=0 skips the second stage.
+# VUR_TEST_FUZZ=0 skips the second stage, VUR_TEST_SID=0 the third.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,6 +27,21 @@ echo "== $dir: DPDK $(pkg-config --modversion libdpdk) (host)"
 meson test -C "$dir" --no-rebuild --print-errorlogs "$@"
 status=$?
 logs=("$dir=$dir/meson-logs/testlog.json")
+
+if [ "${VUR_TEST_FUZZ:-1}" != 0 ] && { [ $# -eq 0 ] || [[ " $* " == *fuzz* ]]; }; then
+    echo "== build-fuzz: libFuzzer targets (clang), a short run each"
+    start=$SECONDS
+    # build-fuzz builds the fuzz targets only: no other suite is run there
+    if fuzz_dir=$(scripts/build.sh fuzz); then
+        meson test -C "$fuzz_dir" --no-rebuild --print-errorlogs --suite fuzz || status=1
+    else
+        status=1
+        fuzz_dir=build-fuzz
+        rm -f "$fuzz_dir/meson-logs/testlog.json" # counted as the stage's failure
+    fi
+    logs+=("$fuzz_dir=$fuzz_dir/meson-logs/testlog.json")
+    echo "== build-fuzz: $((SECONDS - start)) s"
+fi
 
 if [ "${VUR_TEST_SID:-1}" != 0 ]; then
     sid_dir=build-${VUR_CHROOT_SUITE:-sid}

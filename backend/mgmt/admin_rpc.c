@@ -100,9 +100,8 @@ handle(struct vur_admin *a, json_t *req)
 	return envelope(id, result, error);
 }
 
-/* Parse and answer every complete request in the buffer. */
-static int
-serve_buffer(struct vur_admin_conn *c)
+int
+vur_admin_serve_buffer(struct vur_admin_conn *c)
 {
 	json_error_t err;
 	json_t *req, *reply;
@@ -155,7 +154,7 @@ on_conn(int fd, void *arg)
 		return;
 	}
 	c->len += n;
-	if (serve_buffer(c) != 0)
+	if (vur_admin_serve_buffer(c) != 0)
 		conn_close(c);
 }
 

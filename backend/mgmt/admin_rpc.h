@@ -46,6 +46,14 @@ struct vur_admin {
 int vur_admin_start(struct vur_admin *a, const char *path, struct vur_event_loop *loop,
 		struct vur_port_mgr *pm);
 
+/*
+ * Parse and answer every complete request in @c's buffer, replies to its
+ * socket; what is left is the start of the next request. Returns 0, or a
+ * negative errno when the connection must close (a parse error answered, a
+ * reply not sent). The connection's receive path, and fuzz/fuzz_admin.c.
+ */
+int vur_admin_serve_buffer(struct vur_admin_conn *c);
+
 /* Close every connection and the socket; call once the control thread stopped. */
 void vur_admin_stop(struct vur_admin *a);
 

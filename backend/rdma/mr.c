@@ -26,6 +26,20 @@
 #include "common/log.h"
 #include "rdma/rdma_ops.h"
 
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+/*
+ * Fuzzing (fuzz/): keys from a sequence each input restarts, so that an
+ * input replays the same keys and a finding reproduces.
+ */
+uint32_t vur_rdma_fuzz_key_state;
+
+static uint32_t
+random_u32(void)
+{
+	vur_rdma_fuzz_key_state = vur_rdma_fuzz_key_state * 1103515245u + 12345u;
+	return vur_rdma_fuzz_key_state;
+}
+#else
 static uint32_t
 random_u32(void)
 {
@@ -36,6 +50,7 @@ random_u32(void)
 		v = (uint32_t)rand(); /* unreachable in practice; a key is still unique */
 	return v;
 }
+#endif
 
 /* The index bits of a key, below its tag, above its key byte. */
 static uint32_t

@@ -570,7 +570,13 @@ vur_pkt_copy_payload(const struct vur_pkt *p, uint32_t off, void *dst, uint32_t 
 	}
 	for (; m != NULL && done < len; m = m->next, pos = 0) {
 		n = RTE_MIN(len - done, (uint32_t)m->data_len - pos);
-		memcpy((uint8_t *)dst + done, rte_pktmbuf_mtod_offset(m, const uint8_t *, pos), n);
+		/*
+		 * A local packet borrows its sender's guest memory, which may be the
+		 * destination's too (a READ or WRITE between two QPs of one guest
+		 * over ranges that overlap): memmove, whose result the guest asked
+		 * for, not memcpy's undefined behaviour.
+		 */
+		memmove((uint8_t *)dst + done, rte_pktmbuf_mtod_offset(m, const uint8_t *, pos), n);
 		done += n;
 	}
 	return done;

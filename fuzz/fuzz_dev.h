@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the fuzz targets of the RDMA engine and the control commands share: a
+ * device without vhost (the set-up of backend/transport/rc_test.c), made
+ * afresh for every input so that nothing one input did reaches the next.
+ *
+ * Guest memory is two adjacent regions between two PROT_NONE guard pages: a read or
+ * write past either end of what the memory table allows faults at once
+ * instead of landing in the harness's own data.
+ */
+#ifndef VUR_FUZZ_DEV_H
+#define VUR_FUZZ_DEV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "net/net_dev.h"
+#include "net/net_state.h"
+#include "net/net_switch.h"
+#include "rdma/rdma_dev.h"
+#include "transport/tp.h"
+
+/* Guest memory: driver addresses [VUR_FUZZ_GPA0, VUR_FUZZ_GPA0 + VUR_FUZZ_RAM_SZ). */
+#define VUR_FUZZ_GPA0   0x100000ULL
+#define VUR_FUZZ_RAM_SZ (512u << 10)
+#define VUR_FUZZ_QSZ    64   /* every virtqueue */
+#define VUR_FUZZ_WR_SZ  1024 /* a buffer: a send WR with inline data fits */
+#define VUR_FUZZ_BUFS   16   /* buffers per ring, reused in turn */
+/* where payloads land and come from: the second half of memory */
+#define VUR_FUZZ_DATA_GPA (VUR_FUZZ_GPA0 + VUR_FUZZ_RAM_SZ / 2)
+#define VUR_FUZZ_DATA_SZ  (VUR_FUZZ_RAM_SZ / 2)
+
+/* The QPs an engine device has: an RC pair, a UC QP to itself, a UD QP. */
+enum vur_fuzz_qp { VUR_FUZZ_RC_A, VUR_FUZZ_RC_B, VUR_FUZZ_UC, VUR_FUZZ_UD, VUR_FUZZ_NQPS };
+
+#define VUR_FUZZ_QKEY 0x11111111u
+
+/* A driver's split ring in guest memory: descriptors, avail and used rings, buffers. */
+struct vur_fuzz_ring {
+	uint64_t desc, avail, used, bufs; /* driver addresses */
+	uint16_t next;                    /* the next descriptor the driver offers */
+};
+
+struct vur_fuzz_dev {
+	struct vur_rdma_dev rd;
+	struct vur_net_state filter;
+	struct vur_net_dev nd;
+	struct vur_switch sw;
+	struct vur_tp_dev td;
+	struct vur_rdma_mr *mr; /* a DMA MR over all of memory, every access */
+	uint32_t pdn;
+	struct vur_rdma_cq *cq;
+	struct vur_rdma_qp *qp[VUR_FUZZ_NQPS]; /* NULL until vur_fuzz_dev_qps() */
+	struct vur_fuzz_ring sq[VUR_FUZZ_NQPS], rq[VUR_FUZZ_NQPS];
+	uint64_t now_ns; /* the fake clock */
+};
+
+/* Once per process: EAL, the packet pools, guest memory and its table. 0 or -1. */
+int vur_fuzz_global_init(void);
+
+/* The packet pool (headers and whole frames) and the pool of borrowed payloads. */
+struct rte_mempool *vur_fuzz_hdr_pool(void);
+struct rte_mempool *vur_fuzz_ext_pool(void);
+
+/* The memory table: two adjacent regions of VUR_FUZZ_RAM_SZ / 2. */
+struct rte_vhost_memory *vur_fuzz_mem(void);
+
+/* Host address of driver address @gpa (inside guest memory). */
+void *vur_fuzz_at(uint64_t gpa);
+
+/*
+ * A fresh device: memory zeroed, keys restarted, a PD and its DMA MR. With
+ * @engine the transport's hooks are given to the RDMA objects (they bind
+ * CQs and QPs to the engine), else none are. 0 or -1.
+ */
+int vur_fuzz_dev_init(struct vur_fuzz_dev *d, bool engine);
+
+/*
+ * The engine's objects: a CQ with VUR_FUZZ_QSZ empty CQE buffers and the QPs
+ * of enum vur_fuzz_qp in RTS, their send and receive rings served by the
+ * engine, which is active. 0 or -1.
+ */
+int vur_fuzz_dev_qps(struct vur_fuzz_dev *d);
+
+/* The driver offers @len bytes at @src as the next buffer of ring @r (one descriptor). */
+void vur_fuzz_ring_offer(struct vur_fuzz_ring *r, const void *src, uint32_t len, bool writable);
+
+/* Everything freed; aborts if a packet buffer was not given back (a leak). */
+void vur_fuzz_dev_fini(struct vur_fuzz_dev *d);
+
+#endif /* VUR_FUZZ_DEV_H */

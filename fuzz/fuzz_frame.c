@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the switch reads of a frame a guest or an uplink sends
+ * (net_frame.c), then its forwarding decision (net_fwd.c: the MAC table
+ * learning, ageing and looking up) and a device's receive filter
+ * (net_state.c) for the frame's destination.
+ *
+ * An input is a list of frames, each: u8 port (a device's, or the uplink),
+ * u8 clock step (2^(step % 48) ns), le16 length, the frame. Each frame is
+ * a heap copy of exactly its length, so a read past it is caught.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+
+#include "net/net_fdb.h"
+#include "net/net_frame.h"
+#include "net/net_fwd.h"
+#include "net/net_state.h"
+
+#define MAX_FRAMES 64
+#define MAX_LEN    2048
+#define N_DEVS     4 /* ports 0-3 attached, with static entries for their MACs */
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static struct vur_fdb fdb;
+static struct vur_net_state filter;
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const uint8_t own[VUR_NET_ALEN] = { 0x52, 0x54, 0, 0, 0, 1 };
+	struct rte_ether_addr mac = { { 0x52, 0x54, 0, 0, 0, 0 } };
+	uint64_t now = 1000000000ULL;
+	struct vur_frame_info fi;
+	struct vur_fwd out;
+
+	vur_fdb_init(&fdb, VUR_FDB_AGE_NS);
+	for (uint16_t d = 0; d < N_DEVS; d++) {
+		mac.addr_bytes[5] = (uint8_t)(d + 1);
+		if (vur_fdb_add_static(&fdb, &mac, d, now) != 0)
+			abort();
+	}
+	vur_net_state_init(&filter, own, 1);
+	vur_net_state_set_features(&filter, UINT64_MAX);
+	for (int i = 0; i < MAX_FRAMES && size >= 4; i++) {
+		uint16_t port = data[0] % (VUR_SW_MAX_DEVS + 1);
+		uint32_t len = RTE_MIN((uint32_t)(data[2] | data[3] << 8) % (MAX_LEN + 1),
+				(uint32_t)(size - 4));
+		uint8_t *f = malloc(len + 1); /* malloc(0) may be NULL */
+
+		if (f == NULL)
+			abort();
+		now += 1ULL << (data[1] % 48);
+		memcpy(f, data + 4, len);
+		data += 4 + len;
+		size -= 4 + len;
+		memset(&fi, 0, sizeof(fi));
+		if (vur_frame_parse(f, len, &fi) == 0) {
+			vur_fwd_decide(&fdb, port, &fi, (1ULL << N_DEVS) - 1, now, &out);
+			if (out.devs & ~((1ULL << N_DEVS) - 1))
+				abort(); /* delivered to a port that is not attached */
+			vur_net_state_accepts(&filter, fi.dst.addr_bytes, fi.vlan_tagged, fi.vid);
+		}
+		free(f);
+	}
+	vur_fdb_count(&fdb, now);
+	return 0;
+}

@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The RDMA engine against a peer that sends anything: frames into the
+ * packet parser and on to the responder and completer of live QPs (an RC
+ * pair, a UC QP, a UD QP over a DMA MR), send and receive WRs into their
+ * rings, and the data path's passes, whose packets go back in (the RC QPs
+ * are each other's peer).
+ *
+ * An input is a list of records, each a kind byte and its bytes:
+ *   kind % 4 == 0  a frame: u8 fix, le16 length, the frame. Unless a bit of
+ *                  fix says to keep them raw, the harness makes the frame
+ *                  reach the transport: IP and UDP lengths, BTH version and
+ *                  P_Key, destination QP (one of the QPs, by the raw value
+ *                  modulo their number), PSN (near the one the QP expects,
+ *                  by the raw low byte), R_Key and VA (the MR's), ICRC.
+ *                  FIX_LOCAL makes it a packet of this backend (no pad, no
+ *                  ICRC; FIX_SEGS: several of them in one), FIX_CHAIN puts
+ *                  it in two mbufs.
+ *   kind % 4 == 1  a send WR: u8 QP, le16 length, the WR's bytes into the send
+ *                  ring; unless bit 7 of QP says raw, the s/g elements' and
+ *                  the remote keys are the MR's and their addresses inside it
+ *   kind % 4 == 2  a receive WR: the same into the receive ring
+ *   kind % 4 == 3  a pass of the data path: u8 clock step (2^(step % 32) ns)
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+#include "fuzz/fuzz_dev.h"
+#include "transport/icrc.h"
+#include "transport/pkt.h"
+#include "transport/roce_hdr.h"
+#include "transport/transport.h"
+
+#define FIX_LOCAL    0x01
+#define FIX_SEGS     0x02
+#define RAW_LENGTHS  0x04
+#define RAW_ICRC     0x08
+#define RAW_QPN      0x10
+#define RAW_PSN      0x20
+#define RAW_KEY      0x40
+#define FIX_CHAIN    0x80
+#define WR_RAW_KEYS  0x80
+#define MAX_FRAME    4096
+#define MAX_RECORDS  64
+#define PASS_PACKETS 32
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static struct vur_fuzz_dev dev;
+
+struct input {
+	const uint8_t *p;
+	size_t left;
+};
+
+static bool
+take(struct input *in, void *dst, size_t n)
+{
+	if (in->left < n)
+		return false;
+	memcpy(dst, in->p, n);
+	in->p += n;
+	in->left -= n;
+	return true;
+}
+
+static void
+put_be16(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static void
+put_be32(uint8_t *p, uint32_t v)
+{
+	put_be16(p, v >> 16);
+	put_be16(p + 2, v);
+}
+
+/* The fields that make frame @f of @len bytes reach the transport, as @fix leaves them. */
+static void
+fix_frame(uint8_t *f, uint32_t len, uint8_t fix)
+{
+	const struct vur_opcode_info *oi;
+	uint32_t l3 = RTE_ETHER_HDR_LEN, l4, bth, ext, roce;
+	struct vur_tp_qp *t;
+	bool ipv6;
+
+	if (len < RTE_ETHER_HDR_LEN + 2)
+		return;
+	ipv6 = f[12] == 0x86 && f[13] == 0xdd;
+	if (!ipv6 && !(f[12] == 0x08 && f[13] == 0x00))
+		return;
+	l4 = l3 + (ipv6 ? 40 : 20);
+	bth = l4 + 8;
+	if (len < bth + VUR_BTH_LEN)
+		return;
+	oi = vur_opcode_info(f[bth]);
+	if (!(fix & RAW_LENGTHS)) {
+		/* a local packet's lengths count the pad and ICRC it leaves out */
+		roce = len - bth + ((fix & FIX_LOCAL) ? VUR_BTH_PAD(f[bth + 1]) + VUR_ICRC_LEN : 0);
+		if (ipv6) {
+			f[l3] = (uint8_t)(0x60 | (f[l3] & 0x0f));
+			f[l3 + 6] = IPPROTO_UDP;
+			put_be16(f + l3 + 4, 8 + roce);
+		} else {
+			f[l3] = 0x45;
+			f[l3 + 6] &= 0x40; /* DF only: neither MF nor a fragment offset */
+			f[l3 + 7] = 0;
+			f[l3 + 9] = IPPROTO_UDP;
+			put_be16(f + l3 + 2, 20 + 8 + roce);
+		}
+		put_be16(f + l4 + 2, VUR_ROCE_UDP_PORT);
+		put_be16(f + l4 + 4, 8 + roce);
+		f[bth + 1] &= 0xf0; /* transport version 0 */
+		f[bth + 2] |= 0x7f;
+		f[bth + 3] = 0xff;
+	}
+	if (!(fix & RAW_QPN) && f[bth + 7] != 0xff) /* 0xffffff: multicast, kept */
+		put_be32(f + bth + 4, dev.qp[f[bth + 7] % VUR_FUZZ_NQPS]->obj.index);
+	t = vur_tp_qp_get(&dev.td, ((uint32_t)f[bth + 5] << 16) | f[bth + 6] << 8 | f[bth + 7]);
+	if (!(fix & RAW_PSN) && t != NULL && oi != NULL) {
+		uint32_t base = (oi->mask & (VUR_OPM_RRESP | VUR_OPM_ACK)) ? t->una : t->epsn;
+
+		put_be32(f + bth + 8,
+				(f[bth + 8] & 0x80u) << 24 |
+						vur_psn_add(base, (uint32_t)(int8_t)f[bth + 11]));
+	}
+	if (!(fix & RAW_KEY) && oi != NULL && (oi->mask & (VUR_OPM_RETH | VUR_OPM_ATOMIC))) {
+		ext = bth + VUR_BTH_LEN + ((f[bth] >> 5) == 3 ? VUR_DETH_LEN : 0);
+		if (len >= ext + 12) {
+			/* inside the data half of memory, the raw low bits kept */
+			uint64_t va = VUR_FUZZ_DATA_GPA +
+					(f[ext + 6] << 8 | f[ext + 7]) % VUR_FUZZ_DATA_SZ;
+
+			put_be32(f + ext, (uint32_t)(va >> 32));
+			put_be32(f + ext + 4, (uint32_t)va);
+			put_be32(f + ext + 8, dev.mr->rkey);
+		}
+	}
+	if (!(fix & (RAW_ICRC | FIX_LOCAL)) && len >= l3 + VUR_ICRC_LEN) {
+		uint32_t crc = vur_icrc_flat(f + l3, len - l3 - VUR_ICRC_LEN, ipv6);
+
+		f[len - 4] = (uint8_t)crc;
+		f[len - 3] = (uint8_t)(crc >> 8);
+		f[len - 2] = (uint8_t)(crc >> 16);
+		f[len - 1] = (uint8_t)(crc >> 24);
+	}
+}
+
+/* Frame @f in an mbuf (two with FIX_CHAIN), local with FIX_LOCAL; NULL when it cannot be. */
+static struct rte_mbuf *
+to_mbuf(const uint8_t *f, uint32_t len, uint8_t fix)
+{
+	struct rte_mempool *pool = vur_fuzz_hdr_pool();
+	uint32_t first = (fix & FIX_CHAIN) ? len / 2 : len;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool), *m2;
+
+	if (m == NULL || rte_pktmbuf_append(m, (uint16_t)first) == NULL)
+		goto free_m;
+	memcpy(rte_pktmbuf_mtod(m, uint8_t *), f, first);
+	if (first < len) {
+		m2 = rte_pktmbuf_alloc(pool);
+		if (m2 == NULL || rte_pktmbuf_append(m2, (uint16_t)(len - first)) == NULL) {
+			rte_pktmbuf_free(m2);
+			goto free_m;
+		}
+		memcpy(rte_pktmbuf_mtod(m2, uint8_t *), f + first, len - first);
+		if (rte_pktmbuf_chain(m, m2) != 0) {
+			rte_pktmbuf_free(m2);
+			goto free_m;
+		}
+	}
+	if (fix & FIX_LOCAL) {
+		/* as the engine marks the packets it builds (pkt.c) */
+		static const struct rte_mbuf_dynflag desc = { .name = "vur_roce_local" };
+
+		m->ol_flags |= 1ULL << rte_mbuf_dynflag_lookup(desc.name, NULL);
+		if (fix & FIX_SEGS)
+			m->tso_segsz = 256;
+	}
+	return m;
+free_m:
+	rte_pktmbuf_free(m);
+	return NULL;
+}
+
+static void
+frame(struct input *in)
+{
+	static uint8_t f[MAX_FRAME];
+	struct rte_mbuf *m;
+	uint8_t fix, l[2];
+	uint32_t len;
+
+	if (!take(in, &fix, 1) || !take(in, l, 2))
+		return;
+	len = RTE_MIN((uint32_t)(l[0] | l[1] << 8) % (MAX_FRAME + 1), (uint32_t)in->left);
+	take(in, f, len);
+	fix_frame(f, len, fix);
+	m = to_mbuf(f, len, fix);
+	if (m != NULL)
+		vur_tp_rx(&dev.td, &m, 1, dev.now_ns);
+}
+
+/* Driver address @a folded into the data half of memory. */
+static uint64_t
+fold(uint64_t a)
+{
+	return VUR_FUZZ_DATA_GPA + a % VUR_FUZZ_DATA_SZ;
+}
+
+/* The s/g list of @n elements at @sge (inside @wr's @len bytes) over the MR. */
+static void
+fix_sges(uint8_t *wr, uint32_t len, uint32_t off)
+{
+	struct virtio_rdma_sge sge;
+
+	for (; off + sizeof(sge) <= len; off += sizeof(sge)) {
+		memcpy(&sge, wr + off, sizeof(sge));
+		sge.addr = rte_cpu_to_le_64(fold(rte_le_to_cpu_64(sge.addr)));
+		sge.length = rte_cpu_to_le_32(rte_le_to_cpu_32(sge.length) % 4096);
+		sge.lkey = rte_cpu_to_le_32(dev.mr->lkey);
+		memcpy(wr + off, &sge, sizeof(sge));
+	}
+}
+
+static void
+work_request(struct input *in, bool send)
+{
+	static uint8_t wr[VUR_FUZZ_WR_SZ];
+	struct virtio_rdma_sq_req *sq = (struct virtio_rdma_sq_req *)wr;
+	uint8_t q, l[2];
+	uint32_t len;
+
+	if (!take(in, &q, 1) || !take(in, l, 2))
+		return;
+	len = RTE_MIN((uint32_t)(l[0] | l[1] << 8) % (VUR_FUZZ_WR_SZ + 1), (uint32_t)in->left);
+	memset(wr, 0, sizeof(wr));
+	take(in, wr, len);
+	if (!(q & WR_RAW_KEYS)) {
+		/* keys the driver has: the MR's; addresses inside it */
+		if (!send) {
+			fix_sges(wr, len, offsetof(struct virtio_rdma_rq_req, sg_list));
+		} else if (len >= sizeof(*sq)) {
+			sq->rdma.remote_addr = rte_cpu_to_le_64(
+					fold(rte_le_to_cpu_64(sq->rdma.remote_addr)));
+			sq->rdma.rkey = rte_cpu_to_le_32(dev.mr->rkey);
+			fix_sges(wr, len, sizeof(*sq));
+		}
+	}
+	q %= VUR_FUZZ_NQPS;
+	vur_fuzz_ring_offer(send ? &dev.sq[q] : &dev.rq[q], wr, len, false);
+}
+
+/* A pass of the data path; what it sends comes back in, as between two devices. */
+static void
+pass(struct input *in)
+{
+	struct rte_mbuf *out[PASS_PACKETS];
+	uint64_t deadline;
+	uint16_t n;
+	uint8_t step;
+
+	if (!take(in, &step, 1))
+		return;
+	dev.now_ns += 1ULL << (step % 32);
+	n = vur_tp_poll(&dev.td, 0, out, PASS_PACKETS, dev.now_ns, false, &deadline);
+	if (n > 0)
+		vur_tp_rx(&dev.td, out, n, dev.now_ns);
+}
+
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	if (vur_fuzz_global_init() != 0)
+		abort();
+	return 0;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct input in = { data, size };
+	uint8_t kind;
+
+	if (vur_fuzz_dev_init(&dev, true) != 0 || vur_fuzz_dev_qps(&dev) != 0)
+		abort();
+	for (int r = 0; r < MAX_RECORDS && take(&in, &kind, 1); r++) {
+		switch (kind % 4) {
+		case 0:
+			frame(&in);
+			break;
+		case 1:
+		case 2:
+			work_request(&in, kind % 4 == 1);
+			break;
+		default:
+			pass(&in);
+			break;
+		}
+	}
+	vur_fuzz_dev_fini(&dev);
+	return 0;
+}

@@ -1,0 +1,271 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Write the seed corpora of fuzz/corpus/ (the input formats are described
+at the top of each fuzz_*.c): the packets, work requests, control commands,
+rings and frames that the unit tests use (transport/pkt_test.c's vector and
+rc_test.c's exchanges, ctrl/ctrl_roce_test.c's and ctrl_net_test.c's
+commands, vring/split_ring_test.c's chains, net/net_frame_test.c's frames).
+Run it again after a format changes; the files are small and checked in.
+
+    fuzz/make_corpus.py [CORPUS_DIR]
+"""
+import os
+import struct
+import sys
+
+OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), 'corpus')
+
+MAC_DEV = bytes.fromhex('525400000001')
+MAC_PEER = bytes.fromhex('525400000002')
+
+
+def write(target, name, data):
+    d = os.path.join(OUT, target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), 'wb') as f:
+        f.write(data)
+
+
+# --- RoCE v2 frames (fuzz_roce.c) ---------------------------------------
+
+RC, UC, UD = 0x00, 0x20, 0x60
+SEND_ONLY, SEND_ONLY_IMM, WRITE_FIRST, WRITE_LAST, WRITE_ONLY = 0x04, 0x05, 0x06, 0x08, 0x0a
+READ_REQ, READ_RESP_ONLY, ACK, ATOMIC_ACK, CMP_SWAP, FETCH_ADD = 0x0c, 0x10, 0x11, 0x12, 0x13, 0x14
+SEND_ONLY_INV, CNP = 0x17, 0x81
+QKEY = 0x11111111
+
+
+def bth(opcode, qpn, psn, ack_req=True, pad=0):
+    return struct.pack('>BBHII', opcode, pad << 4, 0xffff, qpn & 0xffffff,
+                       (0x80000000 if ack_req else 0) | (psn & 0xffffff))
+
+
+def frame(opcode, qp, psn=0, ext=b'', payload=b'', ipv6=False):
+    """A whole RoCE v2 frame to QP index @qp (the harness maps it), ICRC left zero."""
+    pad = (4 - len(payload) % 4) % 4
+    roce = bth(opcode, qp, psn, pad=pad) + ext + payload + bytes(pad) + bytes(4)
+    udp = struct.pack('>HHHH', 0xc123, 4791, 8 + len(roce), 0)
+    if ipv6:
+        ip = struct.pack('>IHBB', 0x60000000, 8 + len(roce), 17, 64) + \
+            bytes.fromhex('fe800000000000000000000000000002') + \
+            bytes.fromhex('fe800000000000000000000000000001')
+        eth = MAC_DEV + MAC_PEER + b'\x86\xdd'
+    else:
+        ip = struct.pack('>BBHHHBBH4s4s', 0x45, 0, 20 + 8 + len(roce), 0, 0x4000, 64, 17, 0,
+                         bytes([10, 0, 0, 2]), bytes([10, 0, 0, 1]))
+        eth = MAC_DEV + MAC_PEER + b'\x08\x00'
+    return eth + ip + udp + roce
+
+
+def reth(va, rkey, length):
+    return struct.pack('>QII', va, rkey, length)
+
+
+def rec_frame(f, fix=0):
+    return bytes([0, fix]) + struct.pack('<H', len(f)) + f
+
+
+def sge(addr, length, lkey=0):
+    return struct.pack('<QII', addr, length, lkey)
+
+
+def rec_recv(qp, n_sge=1):
+    wr = struct.pack('<QI12x', 0x1000 + qp, n_sge) + b''.join(
+        sge(i * 4096, 4096) for i in range(n_sge))
+    return bytes([2, qp]) + struct.pack('<H', len(wr)) + wr
+
+
+def sq_req(opcode, flags=2, addr=0, rkey=0, compare=0, swap=0, sges=(), inline=None):
+    """struct virtio_rdma_sq_req: 576 bytes, then the s/g list."""
+    union = struct.pack('<QI4xQQ', addr, rkey, compare, swap)
+    data = bytes(512)
+    if inline is not None:
+        data = inline + bytes(512 - len(inline))
+        tail = struct.pack('<H2x12x', len(inline))
+    else:
+        tail = struct.pack('<I12x', len(sges))
+    return struct.pack('<QBBHI', 0x2000 + opcode, opcode, flags, 0, 0) + union + data + tail + \
+        b''.join(sge(a, n) for a, n in sges)
+
+
+def rec_send(qp, wr):
+    return bytes([1, qp]) + struct.pack('<H', len(wr)) + wr
+
+
+def rec_pass(step=20):
+    return bytes([3, step])
+
+
+HELLO = b'hello, roce!'
+roce = {
+    # pkt_test.c's vector: a SEND_ONLY to a QP with a receive WR
+    'send_only': rec_recv(1) + rec_frame(frame(RC | SEND_ONLY, 1, payload=HELLO)),
+    'send_ipv6': rec_recv(1) + rec_frame(frame(RC | SEND_ONLY_IMM, 1, ext=b'\0\0\0\1',
+                                               payload=HELLO, ipv6=True)),
+    'send_no_recv': rec_frame(frame(RC | SEND_ONLY, 0, payload=bytes(300))),
+    'write_only': rec_frame(frame(RC | WRITE_ONLY, 1, ext=reth(0, 0, 64), payload=bytes(64))),
+    'write_first_last': rec_frame(frame(RC | WRITE_FIRST, 1, ext=reth(0, 0, 300),
+                                        payload=bytes(256))) +
+    rec_frame(frame(RC | WRITE_LAST, 1, psn=1, payload=bytes(44))),
+    'read_request': rec_frame(frame(RC | READ_REQ, 1, ext=reth(0, 0, 600))) + rec_pass() +
+    rec_pass(),
+    'atomic': rec_frame(frame(RC | CMP_SWAP, 1, ext=reth(0, 0, 0)[:12] +
+                              struct.pack('>QQ', 5, 0))) +
+    rec_frame(frame(RC | FETCH_ADD, 1, psn=1, ext=reth(0, 0, 0)[:12] + struct.pack('>QQ', 1, 0))),
+    'send_inv': rec_recv(1) + rec_frame(frame(RC | SEND_ONLY_INV, 1, ext=b'\0\0\1\0',
+                                              payload=HELLO)),
+    'uc_send': rec_recv(2) + rec_frame(frame(UC | SEND_ONLY, 2, payload=HELLO)),
+    'ud_send': rec_recv(3) + rec_frame(frame(UD | SEND_ONLY, 3, ext=struct.pack('>II', QKEY, 9),
+                                             payload=HELLO)),
+    'ud_mcast': rec_frame(frame(UD | SEND_ONLY, 0xffffff, ext=struct.pack('>II', QKEY, 9),
+                                payload=HELLO)),
+    'cnp': rec_frame(frame(CNP, 0, ext=bytes(16))),
+    'ack_stray': rec_frame(frame(RC | ACK, 0, ext=b'\0\0\0\1')),
+    # rc_test.c's exchanges: the RC pair talks through the data path
+    'rc_send': rec_recv(1) + rec_send(0, sq_req(2, sges=[(0, 700)])) + rec_pass() + rec_pass() +
+    rec_pass(40),
+    'rc_inline': rec_recv(1) + rec_send(0, sq_req(2, flags=2 | 8, inline=HELLO)) + rec_pass(),
+    'rc_write': rec_send(0, sq_req(0, addr=0x100, sges=[(0, 300)])) + rec_pass() + rec_pass(),
+    'rc_read': rec_send(0, sq_req(4, addr=0x100, sges=[(0x2000, 600)])) + rec_pass() +
+    rec_pass() + rec_pass(),
+    'rc_atomic': rec_send(0, sq_req(5, addr=0x1000, compare=0, swap=7, sges=[(0x40, 8)])) +
+    rec_pass() + rec_pass(),
+    # the responder's ACKs go nowhere here (no data path): the peer's ACK by hand
+    'rc_send_acked': rec_send(0, sq_req(2, sges=[(0, 700)])) + rec_pass() +
+    rec_frame(frame(RC | ACK, 0, psn=2, ext=b'\x1f\0\0\1')) + rec_pass(),
+    'rc_read_nak': rec_send(0, sq_req(4, addr=0x100, sges=[(0x2000, 600)])) + rec_pass() +
+    rec_frame(frame(RC | ACK, 0, ext=b'\x61\0\0\1')) + rec_pass(),
+    'rc_rnr': rec_send(0, sq_req(2, sges=[(0, 100)])) + rec_pass() +
+    rec_frame(frame(RC | ACK, 0, ext=b'\x21\0\0\1')) + rec_pass(30) + rec_pass(30),
+    'rc_timeout': rec_send(0, sq_req(2, sges=[(0, 100)])) + rec_pass() + rec_pass(31) +
+    rec_pass(31),
+    'local_segments': rec_frame(frame(RC | WRITE_FIRST, 1, ext=reth(0, 0, 512),
+                                      payload=bytes(512))[:-4], fix=0x03),
+    'chained': rec_recv(1) + rec_frame(frame(RC | SEND_ONLY, 1, payload=bytes(200)), fix=0x80),
+}
+
+# --- control commands (fuzz_ctrl.c) -------------------------------------
+
+ROCE = 64
+
+
+def cmd(cls, command, data=b'', ack=1):
+    return bytes([cls, command]) + struct.pack('<H', len(data)) + data + bytes([ack, 255])
+
+
+def create_qp(qp_type, pdn=1, cqn=1):
+    cap = struct.pack('<6I', 16, 16, 2, 2, 64, 0)
+    return struct.pack('<IBBBxII', pdn, qp_type, 0, 0, cqn, cqn) + cap + bytes(16)
+
+
+def modify_qp(qpn, mask, state, dest=0, av=b''):
+    head = struct.pack('<IIBBBBBBBBB7x', qpn, mask, state, 0, 2, 4, 4, 1, 14, 3, 3)
+    nums = struct.pack('<6I', QKEY, 100, 100, dest, 0xf, 0)
+    ah = av.ljust(40, b'\0')
+    return head + nums + bytes(24) + ah + bytes(16)
+
+
+GRH_V4 = bytes(10) + b'\xff\xff' + bytes([10, 0, 0, 2]) + struct.pack('<IBBBx', 0, 0, 64, 0) + \
+    MAC_PEER
+ctrl = {
+    'query': b'\0' + cmd(ROCE, 0, ack=129) + cmd(ROCE, 1, ack=33) + cmd(ROCE, 18, ack=9),
+    'pd_mr': b'\0' + cmd(ROCE, 4, ack=5) + cmd(ROCE, 6, struct.pack('<II', 2, 0xf), ack=9) +
+    cmd(ROCE, 8, struct.pack('<I', 0x100), ack=1) + cmd(ROCE, 5, struct.pack('<I', 2)),
+    'user_mr': b'\0' + cmd(ROCE, 7, struct.pack('<IIQQII', 1, 0xf, 0x7f0000001000, 8192, 2, 0) +
+                           struct.pack('<QQ', 0x140000, 0x141000), ack=9),
+    'cq_qp': b'\0' + cmd(ROCE, 2, struct.pack('<I', 16), ack=5) +
+    cmd(ROCE, 9, create_qp(2), ack=5) + cmd(ROCE, 10, modify_qp(6, 1, 1)) +
+    cmd(ROCE, 11, struct.pack('<II', 2, 0xffffffff), ack=121) + cmd(ROCE, 12, struct.pack('<I', 6)),
+    'modify_live': b'\0' + cmd(ROCE, 10, modify_qp(2, 1, 6)) + cmd(ROCE, 10, modify_qp(2, 1, 0)) +
+    cmd(ROCE, 12, struct.pack('<I', 3)) + cmd(ROCE, 3, struct.pack('<I', 1)),
+    'modify_rtr': b'\0' + cmd(ROCE, 9, create_qp(2), ack=5) +
+    cmd(ROCE, 10, modify_qp(6, 1 | 4 | 0x10 | 0x20 | 0x200 | 0x2000 | 0x8000 | 0x800, 1)),
+    'ah_gid': b'\0' + cmd(ROCE, 13, struct.pack('<II', 1, 0) + GRH_V4.ljust(40, b'\0'), ack=5) +
+    cmd(ROCE, 14, struct.pack('<II', 1, 0)),
+    'srq_mw_mcast': b'\0' + cmd(ROCE, 20, struct.pack('<IIII', 1, 1, 16, 2), ack=5) +
+    cmd(ROCE, 22, struct.pack('<II', 1, 1), ack=5) + cmd(ROCE, 19, struct.pack('<III', 1, 0, 16),
+                                                         ack=9) +
+    cmd(ROCE, 24, struct.pack('<I', 5) + bytes.fromhex('ff0e0000000000000000000000000001')),
+    'rfc2': b'\1' + cmd(ROCE, 0, ack=129) + cmd(ROCE, 4, ack=5),
+    'net': b'\0' + cmd(0, 0, b'\0') + cmd(0, 1, b'\1') +
+    cmd(1, 0, struct.pack('<I', 1) + MAC_PEER + struct.pack('<I', 1) + b'\x01\x00\x5e\x00\x00\x01') +
+    cmd(1, 1, MAC_PEER) + cmd(2, 0, struct.pack('<H', 5)) + cmd(2, 1, struct.pack('<H', 5)) +
+    cmd(3, 0) + cmd(4, 0, struct.pack('<H', 1)),
+    'no_features': b'\2' + cmd(ROCE, 4, ack=5) + cmd(0, 0, b'\0'),
+}
+
+# --- split rings (fuzz_split_ring.c) ------------------------------------
+
+DATA = 0x100000 + 0x3000
+
+
+def desc(addr, length, flags=0, nxt=0):
+    return struct.pack('<QIHH', addr, length, flags, nxt)
+
+
+def ring(qsz_log, idx, descs, avail, data=b'', mode=0):
+    qsz = 1 << qsz_log
+    table = b''.join(descs).ljust(qsz * 16, b'\0')
+    av = b''.join(struct.pack('<H', a) for a in avail).ljust(qsz * 2 + 2, b'\0')
+    return bytes([qsz_log | mode | 0x20]) + struct.pack('<H', idx) + table + av + data
+
+
+NEXT, WRITE, INDIRECT = 1, 2, 4
+split_ring = {
+    'one': ring(4, 1, [desc(0x110000, 64)], [0]),
+    'chain': ring(4, 1, [desc(0x110000, 12, NEXT, 1), desc(0x111000, 100, WRITE)], [0]),
+    'indirect': ring(4, 1, [desc(DATA, 32, INDIRECT)], [0],
+                     (desc(0x110000, 10, NEXT, 1) + desc(0x111000, 64, WRITE)).ljust(0x2000, b'\0')),
+    'across_regions': ring(4, 1, [desc(0x100000 + 0x40000 - 32, 64)], [0]),
+    'loop': ring(4, 1, [desc(0x110000, 8, NEXT, 1), desc(0x110000, 8, NEXT, 0)], [0]),
+    'many': ring(3, 8, [desc(0x110000 + i * 64, 64, WRITE if i % 2 else 0) for i in range(8)],
+                 list(range(8)), mode=0x10),
+    'bad_index': ring(4, 40, [desc(0x110000, 8)], [17]),
+}
+
+# --- Ethernet frames (fuzz_frame.c) -------------------------------------
+
+
+def eth_rec(port, f):
+    return bytes([port, 20]) + struct.pack('<H', len(f)) + f
+
+
+roce_frame = frame(RC | SEND_ONLY, 2, payload=HELLO)
+frame_seeds = {
+    'roce_v4': eth_rec(0, roce_frame),
+    'roce_v6': eth_rec(64, frame(RC | SEND_ONLY, 2, payload=HELLO, ipv6=True)),
+    'vlan': eth_rec(1, roce_frame[:12] + b'\x81\x00\x00\x05' + roce_frame[12:]),
+    'qinq': eth_rec(1, roce_frame[:12] + b'\x88\xa8\x00\x05\x81\x00\x00\x06' + roce_frame[12:]),
+    'learn_then_unicast': eth_rec(2, MAC_DEV + b'\x02\0\0\0\0\x09' + b'\x08\x06' + bytes(28)) +
+    eth_rec(64, b'\x02\0\0\0\0\x09' + MAC_PEER + b'\x08\x06' + bytes(28)),
+    'broadcast': eth_rec(3, b'\xff' * 6 + MAC_PEER + b'\x08\x06' + bytes(28)),
+    'tcp': eth_rec(0, MAC_DEV + MAC_PEER + b'\x08\x00' +
+                   struct.pack('>BBHHHBBH4s4s', 0x45, 0, 40, 0, 0, 64, 6, 0, bytes(4), bytes(4)) +
+                   struct.pack('>HH', 1234, 80) + bytes(16)),
+}
+
+# --- admin requests (fuzz_admin.c): backend/tests/admin_test.py's -------
+
+admin = {
+    'get_devices': b'\xff{"jsonrpc": "2.0", "method": "get_devices", "id": 1}',
+    'device': b'\xff{"jsonrpc": "2.0", "method": "get_devices", "params": '
+              b'{"device": "/tmp/vhost-rdma0"}, "id": "a"}',
+    'pipelined': b'\x07{"jsonrpc":"2.0","method":"get_uplinks","id":1}\n'
+                 b'{"jsonrpc":"2.0","method":"rpc_get_methods","id":2} '
+                 b'{"jsonrpc":"2.0","method":"get_qps","params":{"device":"x"},"id":3}',
+    'set_links': b'\xff{"jsonrpc":"2.0","method":"set_device_link","params":'
+                 b'{"device":"/tmp/vhost-rdma0","link":"down"},"id":1}'
+                 b'{"jsonrpc":"2.0","method":"set_member_link","params":'
+                 b'{"member":"net_tap0","link":"up"},"id":2}'
+                 b'{"jsonrpc":"2.0","method":"set_member_speed","params":'
+                 b'{"member":"net_tap1","speed_mbps":200000},"id":3}',
+    'notification': b'\x00{"jsonrpc":"2.0","method":"get_devices"}',
+    'bad_version': b'\xff{"jsonrpc":"1.0","method":"get_devices","id":null}',
+    'unknown_key': b'\xff{"jsonrpc":"2.0","method":"get_devices","params":{"x":1},"id":[1]}',
+    'parse_error': b'\xff{"jsonrpc":"2.0",',
+}
+
+for target, seeds in (('roce', roce), ('ctrl', ctrl), ('split_ring', split_ring),
+                      ('frame', frame_seeds), ('admin', admin)):
+    for name, data in seeds.items():
+        write(target, name, data)
