@@ -17,7 +17,7 @@ ctrl_chain_build(struct vur_chain *c, uint8_t *out, uint8_t cls, uint8_t cmd, co
 	memset(c, 0, sizeof(*c));
 	out[0] = cls;
 	out[1] = cmd;
-	if (len > 0)
+	if (len > 0 && data != NULL) /* GCC 15 cannot tell that NULL comes with 0 */
 		memcpy(out + 2, data, len);
 	c->iov[0] = (struct iovec){ out, 2 + len };
 	c->iov[1] = (struct iovec){ in, in_len };
