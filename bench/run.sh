@@ -68,6 +68,6 @@ if [ "$(id -u)" -eq 0 ] && [ -w /dev/net/tun ]; then
     spid=$!
     trap 'kill $pid $spid 2>/dev/null; wait $pid $spid 2>/dev/null; rm -rf "$tmp" "/var/run/dpdk/$prefix" "/var/run/dpdk/${prefix}s"' EXIT
     for _ in $(seq 100); do [ -S "$tmp/admin" ] && break; sleep 0.1; done
-    echo "backend polls member links every 20 ms (--link-poll-ms); admin changes apply at once"
+    echo "backend hears of tap links from rtnetlink (polling every 20 ms as fallback); admin changes apply at once"
     "$dir/bench/speed_event_bench" "$tmp/speed" "$tmp/admin" net_tap1 "${iface}b" "${2:-200}"
 fi

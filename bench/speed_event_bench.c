@@ -4,11 +4,10 @@
  * event in the driver, two ways:
  *  - admin: the clock starts before the set_member_link RPC is sent;
  *  - kernel: the clock starts before "ip link set dev IFACE down|up"
- *    (SIOCSIFFLAGS) on the tap's kernel side; the backend learns it by
- *    polling (--link-poll-ms), so this figure includes the polling delay;
- *    a random pause before each change keeps it from locking onto the
- *    polling phase (an event arrives just after a poll, and the next
- *    change would always wait a whole period).
+ *    (SIOCSIFFLAGS) on the tap's kernel side; the backend hears of it from
+ *    rtnetlink (port/kernel_link.h), its link poll (--link-poll-ms) being
+ *    the fallback; a random pause before each change keeps the samples off
+ *    any periodic phase.
  * Each change alternates down and up and must end in one event.
  *
  * Usage: speed_event_bench DEVICE_SOCKET ADMIN_SOCKET MEMBER IFACE [N]
@@ -100,7 +99,7 @@ main(int argc, char **argv)
 	got = run(dev, argv[2], argv[3], argv[4], false, ns, n);
 	report("speed event after set_member_link RPC", ns, got);
 	got = run(dev, argv[2], argv[3], argv[4], true, ns, n);
-	report("speed event after the tap's kernel link change (polled)", ns, got);
+	report("speed event after the tap's kernel link change (rtnetlink)", ns, got);
 
 	free(ns);
 	vur_user_close(dev);

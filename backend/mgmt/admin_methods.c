@@ -67,10 +67,13 @@ member_json(const struct vur_member *m)
 {
 	bool up = m->link.link_status == RTE_ETH_LINK_UP;
 
-	return json_pack("{s:s, s:i, s:s, s:I, s:I, s:s}", "name", m->name, "port_id", m->port_id,
-			"link", up ? "up" : "down", "reported_mbps", (json_int_t)m->link.link_speed,
-			"nominal_mbps", (json_int_t)m->nominal_mbps, "link_events",
-			m->lsc ? "lsc+poll" : "poll");
+	/* how its changes arrive: a kernel interface's from rtnetlink (kernel_link.h) */
+	const char *events = m->if_index ? "rtnetlink+poll" : m->lsc ? "lsc+poll" : "poll";
+
+	return json_pack("{s:s, s:i, s:s, s:I, s:I, s:s, s:I}", "name", m->name, "port_id",
+			m->port_id, "link", up ? "up" : "down", "reported_mbps",
+			(json_int_t)m->link.link_speed, "nominal_mbps", (json_int_t)m->nominal_mbps,
+			"link_events", events, "if_index", (json_int_t)m->if_index);
 }
 
 static json_t *

@@ -109,16 +109,23 @@ show_uplinks(const char *cmd, const char *params, struct rte_tel_data *d)
 	static struct vur_uplinks u; /* large; telemetry calls one at a time */
 	struct rte_tel_data *m;
 	char key[RTE_TEL_MAX_STRING_LEN];
+	uint64_t kernel_events = 0, link_events = 0;
 
 	(void)cmd;
 	(void)params;
 	rte_tel_data_start_dict(d);
 	pthread_mutex_lock(&pm_lock);
-	if (port_mgr != NULL)
+	if (port_mgr != NULL) {
 		vur_port_mgr_uplinks(port_mgr, &u);
-	else
+		/* counted on the control thread; a torn read cannot happen on 64-bit */
+		link_events = __atomic_load_n(&port_mgr->link_events, __ATOMIC_RELAXED);
+		kernel_events = __atomic_load_n(&port_mgr->kernel_link_events, __ATOMIC_RELAXED);
+	} else {
 		u.n_members = 0;
+	}
 	pthread_mutex_unlock(&pm_lock);
+	rte_tel_data_add_dict_uint(d, "link_events", link_events);
+	rte_tel_data_add_dict_uint(d, "kernel_link_events", kernel_events);
 	for (uint16_t i = 0; i < u.n_members; i++) {
 		const struct vur_member *mb = &u.members[i];
 
@@ -131,6 +138,7 @@ show_uplinks(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_uint(m, "reported_mbps", mb->link.link_speed);
 		rte_tel_data_add_dict_uint(m, "nominal_mbps", mb->nominal_mbps);
 		rte_tel_data_add_dict_int(m, "lsc", mb->lsc);
+		rte_tel_data_add_dict_uint(m, "if_index", mb->if_index);
 		snprintf(key, sizeof(key), "%s", mb->name);
 		rte_tel_data_add_dict_container(d, key, m, 0);
 	}
@@ -153,7 +161,8 @@ vur_telemetry_register(struct vur_port_mgr *pm)
 	port_mgr = pm;
 	pthread_mutex_unlock(&pm_lock);
 	if (rte_telemetry_register_cmd("/vur/uplinks", show_uplinks,
-			    "Uplink members: link state and speeds. No parameters") != 0 ||
+			    "Uplink members: link state and speeds; link event counts. No "
+			    "parameters") != 0 ||
 			rte_telemetry_register_cmd("/vur/devices", list_devices,
 					"Socket paths of the devices. No parameters") != 0 ||
 			rte_telemetry_register_cmd("/vur/device", show_device,

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "port/kernel_link.h"
 #include "port/port_mgr.h"
 #include "vhost/vdev.h"
 
@@ -108,20 +109,13 @@ on_apply_timer(int fd, void *arg)
 	read_and_apply(pm);
 }
 
-/*
- * Every member is polled, LSC or not: a PMD may claim LSC and never raise it
- * (DPDK 22.11's net_tap updates its link from netlink but calls no
- * application callback). For a port with LSC enabled the read is ethdev's
- * cached status, no system call.
- */
+/* Read every member; a change is applied after the coalescing delay. */
 static void
-on_poll_timer(int fd, void *arg)
+poll_members(struct vur_port_mgr *pm)
 {
-	struct vur_port_mgr *pm = arg;
 	struct vur_port_member now[VUR_MAX_MEMBERS];
 	bool changed;
 
-	drain(fd);
 	pthread_mutex_lock(&pm->lock);
 	changed = vur_uplinks_read(&pm->uplinks, now);
 	pthread_mutex_unlock(&pm->lock);
@@ -129,6 +123,42 @@ on_poll_timer(int fd, void *arg)
 		pm->link_events++;
 		schedule_apply(pm);
 	}
+}
+
+/*
+ * Every member is polled, LSC or not: a PMD may claim LSC and never raise it
+ * (DPDK 22.11's net_tap updates its link from netlink but calls no
+ * application callback). For a port with LSC enabled the read is ethdev's
+ * cached status, no system call; a member with a kernel interface costs an
+ * ioctl.
+ */
+static void
+on_poll_timer(int fd, void *arg)
+{
+	drain(fd);
+	poll_members(arg);
+}
+
+/* rtnetlink: a member's kernel interface changed, so read now, not at the next poll. */
+static void
+on_netlink(int fd, void *arg)
+{
+	struct vur_port_mgr *pm = arg;
+	uint32_t idx[VUR_MAX_MEMBERS];
+	size_t n = 0;
+	bool named;
+	int ret;
+
+	for (uint16_t i = 0; i < pm->uplinks.n_members; i++)
+		if (pm->uplinks.members[i].if_index != 0)
+			idx[n++] = pm->uplinks.members[i].if_index;
+	ret = vur_kernel_link_drain(fd, idx, n, &named);
+	if (ret < 0)
+		VUR_LOG(port, ERR, "rtnetlink: %s", strerror(-ret));
+	if (!named)
+		return;
+	pm->kernel_link_events++;
+	poll_members(pm);
 }
 
 static int
@@ -150,6 +180,23 @@ watch_close(struct vur_event_watch *w)
 	w->fd = -1;
 }
 
+/* Only for members with a kernel interface; without one polling suffices. */
+static int
+watch_kernel_links(struct vur_port_mgr *pm)
+{
+	int fd;
+
+	if (!pm->uplinks.ifreq_open)
+		return 0;
+	fd = vur_kernel_link_listen();
+	if (fd < 0) {
+		VUR_LOG(port, WARNING, "no rtnetlink link events (%s): links polled only",
+				strerror(-fd));
+		return 0;
+	}
+	return watch_new(pm, &pm->nl_watch, fd, on_netlink);
+}
+
 /* The LSC eventfd exists before the uplinks start (a callback may fire at once). */
 static int
 start_watchers(struct vur_port_mgr *pm, uint32_t poll_ms)
@@ -168,6 +215,8 @@ start_watchers(struct vur_port_mgr *pm, uint32_t poll_ms)
 			timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC), on_poll_timer);
 	if (ret == 0)
 		arm_timer(pm->poll_watch.fd, poll_ms * 1000ULL, poll_ms * 1000ULL);
+	if (ret == 0)
+		ret = watch_kernel_links(pm);
 	return ret;
 }
 
@@ -179,7 +228,7 @@ vur_port_mgr_start(struct vur_port_mgr *pm, const struct vur_port_mgr_params *p,
 
 	memset(pm, 0, sizeof(*pm));
 	pthread_mutex_init(&pm->lock, NULL);
-	pm->lsc_watch.fd = pm->apply_watch.fd = pm->poll_watch.fd = -1;
+	pm->lsc_watch.fd = pm->apply_watch.fd = pm->poll_watch.fd = pm->nl_watch.fd = -1;
 	pm->loop = p->loop;
 	pm->loopback_mbps = p->loopback_mbps;
 	pm->devs = calloc(n_devs ? n_devs : 1, sizeof(*pm->devs));
@@ -213,6 +262,8 @@ fail:
 			vur_event_loop_unwatch(pm->loop, &pm->apply_watch);
 		if (pm->poll_watch.fd >= 0)
 			vur_event_loop_unwatch(pm->loop, &pm->poll_watch);
+		if (pm->nl_watch.fd >= 0)
+			vur_event_loop_unwatch(pm->loop, &pm->nl_watch);
 	}
 	vur_port_mgr_stop(pm);
 	return ret;
@@ -222,6 +273,7 @@ void
 vur_port_mgr_stop(struct vur_port_mgr *pm)
 {
 	vur_uplinks_stop(&pm->uplinks);
+	watch_close(&pm->nl_watch);
 	watch_close(&pm->poll_watch);
 	watch_close(&pm->apply_watch);
 	watch_close(&pm->lsc_watch);

@@ -20,8 +20,12 @@
 
 struct vur_dev;
 
-/* A burst of link events is applied once, this long after its first event. */
-#define VUR_PORT_COALESCE_US 1000
+/*
+ * A burst of link events is applied once, this long after its first event:
+ * a bond's members or an rtnetlink burst arrive within microseconds, and a
+ * guest should hear of a link change within a couple of milliseconds.
+ */
+#define VUR_PORT_COALESCE_US 250
 
 struct vur_port_mgr_params {
 	const char *const *uplinks; /* ethdev names; none: every top-level port */
@@ -46,12 +50,14 @@ struct vur_port_mgr {
 	struct vur_port_dev *devs;
 	unsigned int n_devs;
 	uint64_t loopback_mbps;
-	uint64_t link_events; /* LSC events and polled changes */
+	uint64_t link_events; /* LSC events, kernel link events and polled changes */
 	uint64_t recomputes;  /* coalesced applications */
 	struct vur_event_loop *loop;
 	struct vur_event_watch lsc_watch;   /* eventfd written by the LSC callback */
 	struct vur_event_watch apply_watch; /* timerfd: the coalescing delay */
 	struct vur_event_watch poll_watch;  /* timerfd: polling; fd -1 without members */
+	struct vur_event_watch nl_watch;    /* rtnetlink: members' kernel links; fd -1 if none */
+	uint64_t kernel_link_events;        /* rtnetlink messages about a member */
 	bool apply_armed;
 	bool watching; /* the LSC eventfd is on the loop */
 };

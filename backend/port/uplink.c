@@ -9,6 +9,8 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <rte_errno.h>
 #include <rte_eth_bond.h>
@@ -16,6 +18,7 @@
 
 #include "common/dpdk_compat.h"
 #include "common/log.h"
+#include "port/kernel_link.h"
 #include "port/uplink.h"
 
 RTE_LOG_REGISTER_SUFFIX(vur_logtype_port, port, INFO);
@@ -54,6 +57,17 @@ port_has_lsc(uint16_t port)
 	if (rte_eth_dev_info_get(port, &info) != 0 || info.dev_flags == NULL)
 		return false;
 	return (*info.dev_flags & RTE_ETH_DEV_INTR_LSC) != 0;
+}
+
+/* The kernel interface under @port (net_tap and net_af_packet report it), or 0. */
+static uint32_t
+port_if_index(uint16_t port)
+{
+	struct rte_eth_dev_info info;
+
+	if (rte_eth_dev_info_get(port, &info) != 0)
+		return 0;
+	return info.if_index;
 }
 
 static int
@@ -167,6 +181,7 @@ add_member(struct vur_uplinks *u, uint16_t uplink, uint16_t port)
 	m->uplink = uplink;
 	rte_eth_dev_get_name_by_port(port, m->name);
 	m->lsc = port_has_lsc(port);
+	m->if_index = port_if_index(port);
 	if (m->lsc)
 		rte_eth_dev_callback_register(port, RTE_ETH_EVENT_INTR_LSC, on_lsc, lsc_ctx.arg);
 	return 0;
@@ -312,6 +327,28 @@ apply_nominal(struct vur_uplinks *u, const struct vur_nominal_speed *nominal, un
 	return 0;
 }
 
+/* The socket for the kernel's view of members that have a kernel interface. */
+static void
+open_ifreq_sock(struct vur_uplinks *u)
+{
+	bool any = false;
+
+	for (uint16_t i = 0; i < u->n_members; i++) {
+		if (u->members[i].if_index == 0)
+			continue;
+		any = true;
+		VUR_LOG(port, INFO, "member %s: kernel interface %u, its link from the kernel",
+				u->members[i].name, u->members[i].if_index);
+	}
+	if (!any)
+		return;
+	u->ifreq_sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	u->ifreq_open = u->ifreq_sock >= 0;
+	if (!u->ifreq_open)
+		VUR_LOG(port, WARNING, "no socket for the kernel's link state (%s): ethdev's only",
+				strerror(errno));
+}
+
 int
 vur_uplinks_start(struct vur_uplinks *u, const char *const *names, unsigned int n_names,
 		const struct vur_nominal_speed *nominal, unsigned int n_nominal,
@@ -349,6 +386,7 @@ vur_uplinks_start(struct vur_uplinks *u, const char *const *names, unsigned int 
 				up->bond ? "bond" : "port", up->n_members,
 				up->rx_intr ? "receive interrupts" : "no receive interrupt");
 	}
+	open_ifreq_sock(u);
 	return apply_nominal(u, nominal, n_nominal);
 }
 
@@ -378,6 +416,8 @@ vur_uplinks_stop(struct vur_uplinks *u)
 		rte_eth_dev_close(up->port_id);
 	}
 	rte_mempool_free(u->pool);
+	if (u->ifreq_open)
+		close(u->ifreq_sock);
 	memset(u, 0, sizeof(*u));
 	lsc_ctx.cb = NULL;
 }
@@ -399,6 +439,22 @@ link_mbps(const struct rte_eth_link *l)
 	return l->link_speed;
 }
 
+/*
+ * The kernel's carrier prevails: net_af_packet reports UP whatever the
+ * interface does, and net_tap's status (LSC enabled) is a copy that its
+ * interrupt thread refreshes after the kernel changed. A member whose
+ * interface went away is down.
+ */
+static uint16_t
+kernel_status(struct vur_uplinks *u, const struct vur_member *m, uint16_t ethdev)
+{
+	int up = vur_kernel_link_up(u->ifreq_sock, m->if_index);
+
+	if (up < 0 && up != -ENODEV && up != -ENXIO)
+		return ethdev;
+	return up > 0 ? RTE_ETH_LINK_UP : RTE_ETH_LINK_DOWN;
+}
+
 bool
 vur_uplinks_read(struct vur_uplinks *u, struct vur_port_member *out)
 {
@@ -411,6 +467,8 @@ vur_uplinks_read(struct vur_uplinks *u, struct vur_port_member *out)
 		memset(&link, 0, sizeof(link));
 		if (rte_eth_link_get_nowait(m->port_id, &link) != 0)
 			link.link_status = RTE_ETH_LINK_DOWN;
+		else if (m->if_index != 0 && u->ifreq_open)
+			link.link_status = kernel_status(u, m, link.link_status);
 		if (link.link_status != m->link.link_status ||
 				link.link_speed != m->link.link_speed)
 			changed = true;

@@ -29,6 +29,7 @@ struct vur_member {
 	bool lsc;                 /* link changes arrive as LSC events; else polled */
 	uint32_t nominal_mbps;    /* declared speed; 0: the link's reported speed */
 	uint32_t max_seen_mbps;   /* highest speed the link reported while up */
+	uint32_t if_index;        /* its kernel interface (net_tap, net_af_packet), or 0 */
 	struct rte_eth_link link; /* as last read */
 };
 
@@ -49,6 +50,8 @@ struct vur_uplinks {
 	struct vur_member members[VUR_MAX_MEMBERS];
 	uint16_t n_members;
 	struct rte_mempool *pool; /* packet buffers for every uplink queue */
+	int ifreq_sock;           /* for the kernel's view of a member (kernel_link.h) */
+	bool ifreq_open;          /* ifreq_sock is open: a member has a kernel interface */
 };
 
 /* A declared member speed: "NAME=MBPS" on the command line. */

@@ -141,7 +141,8 @@ def planes_sum_and_cli_actions():
     try:
         ups = ctl_json(b, 'uplinks')
         assert [u['type'] for u in ups] == ['port', 'port'], ups
-        assert all(u['members'][0]['link_events'] == 'lsc+poll' for u in ups), ups
+        assert all(u['members'][0]['link_events'] == 'rtnetlink+poll' for u in ups), ups
+        assert all(u['members'][0]['if_index'] > 0 for u in ups), ups
         d = ctl_json(b, 'devices')[0]
         assert d['device'] == dev and d['speed_mbps'] == 50000, d
         assert d['flags'] == ['aggregated'] and d['active_members'] == 2, d
@@ -192,6 +193,53 @@ def planes_sum_and_cli_actions():
         assert device(b)['speed_mbps'] == 35000 and device(b)['flags'] == ['aggregated']
     finally:
         finish(b)
+
+
+def kernel_side(name, up):
+    subprocess.run(['ip', 'link', 'set', name, 'up' if up else 'down'], check=True)
+
+
+@case
+def kernel_link_changes_without_polling():
+    """rtnetlink, not the poll: with polling every 10 s, a tap's and an af_packet
+    member's kernel-side changes still arrive within a second. net_af_packet itself
+    never reports a link change; its veth's carrier follows the peer."""
+    veth, peer = f'vua{PID}v0', f'vua{PID}v1'
+    subprocess.run(['ip', 'link', 'add', veth, 'type', 'veth', 'peer', 'name', peer],
+                   check=True)
+    b = None
+    try:
+        for name in (veth, peer):
+            kernel_side(name, True)
+        b = start('--link-poll-ms', '10000', '--member-speed', 'net_tap0=25000',
+                  '--member-speed', 'net_af_packet0=10000',
+                  eal=taps(1) + ['--vdev', f'net_af_packet0,iface={veth}'])
+        ups = ctl_json(b, 'uplinks')
+        assert [u['members'][0]['link_events'] for u in ups] == ['rtnetlink+poll'] * 2, ups
+        assert wait_for(lambda: device(b)['speed_mbps'] == 35000), device(b)
+        before = b.telemetry('/vur/uplinks')['/vur/uplinks']
+
+        def within_a_second(mbps, active):
+            t0 = time.monotonic()
+            ok = wait_for(lambda: device(b)['speed_mbps'] == mbps, timeout=1.0)
+            d = device(b)
+            assert ok and d['active_members'] == active, (d, time.monotonic() - t0)
+
+        kernel_side(peer, False)  # the af_packet member's carrier goes
+        within_a_second(25000, 1)
+        kernel_side(iface(0), False)
+        within_a_second(35000, 0)  # every member down: loopback at their maxima
+        assert device(b)['flags'] == ['loopback'], device(b)
+        kernel_side(iface(0), True)
+        within_a_second(25000, 1)
+        kernel_side(peer, True)
+        within_a_second(35000, 2)
+        after = b.telemetry('/vur/uplinks')['/vur/uplinks']
+        assert after['kernel_link_events'] >= before['kernel_link_events'] + 4, (before, after)
+    finally:
+        if b is not None:
+            finish(b)
+        subprocess.run(['ip', 'link', 'del', veth], check=False)
 
 
 @case
@@ -285,11 +333,12 @@ def bad_admin_input_gets_clear_errors():
 
 @case
 def member_whose_driver_cannot_set_its_link():
-    # net_af_packet has neither LSC nor link up/down: polled, and the RPC says so.
+    # net_af_packet has neither LSC nor link up/down: its link is the kernel
+    # interface's (rtnetlink), and the RPC says that it cannot set it.
     b = start('--member-speed', 'net_af_packet0=1000', eal=['--vdev', 'net_af_packet0,iface=lo'])
     try:
         m = ctl_json(b, 'uplinks')[0]['members'][0]
-        assert m['link_events'] == 'poll', m
+        assert m['link_events'] == 'rtnetlink+poll' and m['if_index'] == 1, m
         r = ctl(b, 'member-link', 'net_af_packet0', 'down')
         assert r.returncode == 1 and 'cannot set its link down' in r.stderr, r
         assert '(code -95)' in r.stderr, r.stderr
