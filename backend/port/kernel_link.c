@@ -42,9 +42,8 @@ listed(uint32_t ifindex, const uint32_t *ifindexes, size_t n)
 	return false;
 }
 
-/* The messages of one datagram; whether one names a listed interface. */
-static bool
-scan(const void *buf, size_t len, const uint32_t *ifindexes, size_t n)
+bool
+vur_kernel_link_scan(const void *buf, size_t len, const uint32_t *ifindexes, size_t n)
 {
 	bool named = false;
 
@@ -87,7 +86,7 @@ vur_kernel_link_drain(int fd, const uint32_t *ifindexes, size_t n, bool *named)
 		if (len == 0)
 			return msgs;
 		msgs++;
-		if (scan(buf, (size_t)len, ifindexes, n))
+		if (vur_kernel_link_scan(buf, (size_t)len, ifindexes, n))
 			*named = true;
 	}
 }

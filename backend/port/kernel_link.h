@@ -25,6 +25,13 @@ int vur_kernel_link_listen(void);
 int vur_kernel_link_drain(int fd, const uint32_t *ifindexes, size_t n, bool *named);
 
 /*
+ * Whether the rtnetlink datagram @buf (@len bytes) holds an RTM_NEWLINK or
+ * RTM_DELLINK about one of @ifindexes; truncated or foreign messages are
+ * skipped. The parser vur_kernel_link_drain() applies to each datagram.
+ */
+bool vur_kernel_link_scan(const void *buf, size_t len, const uint32_t *ifindexes, size_t n);
+
+/*
  * Whether interface @ifindex is up with carrier (IFF_UP and IFF_RUNNING),
  * through the datagram socket @sock: 1, 0, or -errno (gone, for one).
  */
