@@ -445,7 +445,12 @@ rx_mcast(struct vur_tp_dev *td, struct vur_tp_qp *held, const struct vur_pkt *p)
 	const struct vur_rdma_mcast_grp *g = NULL;
 	struct vur_tp_qp *t;
 
-	if ((p->mask & VUR_OPM_UD) && (p->mask & VUR_OPM_SEND) && vur_rdma_gid_is_mcast(p->dgid))
+	/*
+	 * ROCE-DEV-MCAST-9: the opcode's own transport, not its mask, which
+	 * lists every transport the operation exists in (SEND_ONLY: all three)
+	 */
+	if (VUR_TRANSPORT(p->h.opcode) == VUR_TRANSPORT_UD && (p->mask & VUR_OPM_SEND) &&
+			vur_rdma_gid_is_mcast(p->dgid))
 		g = vur_rdma_mcast_find(td->rd, p->dgid);
 	if (g == NULL) {
 		vur_tp_stats(td)->rx_pkts++;

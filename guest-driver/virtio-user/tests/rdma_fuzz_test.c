@@ -158,6 +158,31 @@ ext_of(uint8_t op)
 	return e;
 }
 
+/*
+ * The IPv4 frame @f of @len bytes up to its ICRC gets its IP and UDP
+ * lengths, IP checksum and ICRC (least significant byte first, xored with
+ * @icrc_xor; a random one when the headers are cut): its length with it.
+ */
+static size_t
+seal_frame(uint8_t *f, size_t len, uint32_t icrc_xor)
+{
+	uint8_t *ip = f + 14, *udp = ip + 20;
+	uint32_t c;
+
+	put32(ip, 0x45000000 | (uint32_t)(len - 14 + 4));
+	ip[6] = 0x40;
+	put32(udp + 4, (uint32_t)(len - 14 - 20 + 4) << 16);
+	put32(ip + 8, 64u << 24 | 17u << 16);
+	ip[10] = (uint8_t)(ip_checksum(ip) >> 8);
+	ip[11] = (uint8_t)ip_checksum(ip);
+	c = len - 14 >= 20 + 8 + 12 ? icrc(ip, len - 14) ^ icrc_xor : rnd();
+	f[len] = (uint8_t)c;
+	f[len + 1] = (uint8_t)(c >> 8);
+	f[len + 2] = (uint8_t)(c >> 16);
+	f[len + 3] = (uint8_t)(c >> 24);
+	return len + 4;
+}
+
 /* One random frame from A to B into @f: its length. */
 static size_t
 make_frame(uint8_t *f)
@@ -258,23 +283,8 @@ make_frame(uint8_t *f)
 	}
 	if (len > 1514 - 4)
 		len = 1514 - 4;
-	put32(ip, 0x45000000 | (uint32_t)(len - 14 + 4));
-	ip[6] = 0x40;
-	put32(udp + 4, (uint32_t)(len - 14 - 20 + 4) << 16);
-	put32(ip + 8, 64u << 24 | 17u << 16);
-	ip[10] = (uint8_t)(ip_checksum(ip) >> 8);
-	ip[11] = (uint8_t)ip_checksum(ip);
-	/* the ICRC, stored least significant byte first; now and then a wrong one */
-	{
-		uint32_t c = len - 14 >= 20 + 8 + 12 ? icrc(ip, len - 14) ^ (pick(50) ? 0 : 1)
-						     : rnd();
-
-		f[len] = (uint8_t)c;
-		f[len + 1] = (uint8_t)(c >> 8);
-		f[len + 2] = (uint8_t)(c >> 16);
-		f[len + 3] = (uint8_t)(c >> 24);
-	}
-	return len + 4;
+	/* the ICRC; now and then a wrong one */
+	return seal_frame(f, len, pick(50) ? 0 : 1);
 }
 
 static uint64_t
@@ -432,6 +442,97 @@ set_up(void)
 	feed_b();
 }
 
+/*
+ * A well-formed SEND_ONLY from A's RC QP (RC) or a UD DETH (UD, Q_Key
+ * 0x11111111) to QP @dqp at the IPv4 address @dip and MAC @dmac, with 16
+ * bytes of payload: its length.
+ */
+static size_t
+send_frame(uint8_t *f, bool ud, uint32_t dqp, const uint8_t *dip, const uint8_t *dmac)
+{
+	uint8_t *ip = f + 14, *udp = ip + 20, *bth = udp + 8, *p = bth + 12;
+
+	memcpy(f, dmac, 6);
+	memcpy(f + 6, a.mac, 6);
+	f[12] = 0x08;
+	f[13] = 0x00;
+	memset(ip, 0, 20);
+	ip[9] = 17;
+	memcpy(ip + 12, &a.gid[12], 4);
+	memcpy(ip + 16, dip, 4);
+	put32(udp, 0xc000u << 16 | 4791);
+	bth[0] = ud ? 0x64 : 0x04; /* UD / RC SEND_ONLY */
+	bth[1] = 0;
+	bth[2] = bth[3] = 0xff;
+	put32(bth + 4, dqp);
+	put32(bth + 8, ud ? 0 : 0x100 + a_rc);
+	if (ud) {
+		put32(p, 0x11111111);
+		put32(p + 4, a_rc);
+		p += 8;
+	}
+	memset(p, 0x5a, 16);
+	p += 16;
+	return seal_frame(f, (size_t)(p - f), 0);
+}
+
+/* Send the @len bytes of @frame from A. */
+static void
+send_raw(uint8_t *frame, size_t len)
+{
+	TAP_CHECK(vur_user_net_send(a.d, frame, len) >= 0);
+}
+
+/*
+ * ROCE-DEV-MCAST-9, deterministically: of four packets to QP 0xffffff only
+ * the UD SEND to the group B's UD QP joined is delivered; an RC SEND to the
+ * group, a UD SEND to B's unicast address and one to a group nobody joined
+ * are dropped, and no QP sees them.
+ */
+static void
+mcast_qpn_takes_only_ud_sends_to_groups(void)
+{
+	static const uint8_t other[4] = { 239, 9, 9, 9 };
+	static const uint8_t other_mac[6] = { 0x01, 0x00, 0x5e, 0x09, 0x09, 0x09 };
+	uint64_t mc0, nq0;
+	struct vur_user_wc wc[16];
+	uint8_t frame[256];
+	int got = 0, n;
+
+	if (a.d == NULL || b.d == NULL) {
+		tap_case_failed = 1;
+		return;
+	}
+	feed_b();
+	mc0 = counter(&b, "rdma_mcast_rx");
+	nq0 = counter(&b, "rdma_rx_drop_no_qp");
+	send_raw(frame, send_frame(frame, false, 0xffffff, &group[12], group_mac));
+	send_raw(frame, send_frame(frame, true, 0xffffff, &b.gid[12], b.mac));
+	send_raw(frame, send_frame(frame, true, 0xffffff, other, other_mac));
+	send_raw(frame, send_frame(frame, true, 0xffffff, &group[12], group_mac));
+	/*
+	 * The delivered one completes on B's UD QP: 40 bytes of GRH and the
+	 * payload. (An RC SEND_ONLY to the group used to reach the group's QPs:
+	 * the engine looked at the opcode's mask, which lists RC, UC and UD.)
+	 */
+	for (int i = 0; i < 2000; i++) {
+		n = vur_user_poll_cq(b.d, b.cqn, wc, 16);
+		for (int k = 0; k < n; k++) {
+			TAP_EQ(wc[k].qp_num, b_ud);
+			TAP_EQ(wc[k].status, VUR_USER_WC_SUCCESS);
+			TAP_EQ(wc[k].byte_len, 40 + 16);
+			got++;
+		}
+		if (got > 0 && i > 200)
+			break;
+		poll(NULL, 0, 1);
+	}
+	TAP_EQ(got, 1);
+	TAP_EQ(counter(&b, "rdma_mcast_rx"), mc0 + 1);
+	/* the RC SEND to the group and the UD SEND to B's own address reached B's engine */
+	TAP_EQ(counter(&b, "rdma_rx_drop_no_qp"), nq0 + 2);
+}
+
 /* ROCE-DEV-WIRE-4 and the bad-input rules: FRAMES malformed packets, no crash, no stray write. */
 static void
 fuzz(void)
@@ -563,6 +664,7 @@ main(int argc, char **argv)
 		eal_args = (const char *const *)argv + 2; /* NULL-terminated, as argv is */
 	signal(SIGPIPE, SIG_IGN);
 	TAP_RUN(set_up);
+	TAP_RUN(mcast_qpn_takes_only_ud_sends_to_groups);
 	TAP_RUN(fuzz);
 	TAP_RUN(still_works);
 	TAP_RUN(backend_stops_cleanly);
