@@ -97,14 +97,20 @@ nvmf_target_load() {
 }
 
 # nvmf_export NQN ADDR PORT: /dev/ram0 as namespace 1 of subsystem NQN (any
-# host) on port PORT, rdma ADDR:4420; waits until nvmet-rdma listens
+# host) on port PORT, rdma ADDR:4420; waits until nvmet-rdma listens. The
+# namespace's UUID is made from NQN, not at random: a host that reconnects
+# to the target after a reboot finds the same namespace (else nvme-core
+# removes it: "identifiers changed").
 nvmf_export() {
     _s=$NVMET_CFG/subsystems/$1
+    _u=$(echo -n "$1" | md5sum |
+        sed 's/^\(.\{8\}\)\(.\{4\}\)\(.\{4\}\)\(.\{4\}\)\(.\{12\}\).*/\1-\2-\3-\4-\5/')
     run export_subsystem sh -c "
         mkdir $_s &&
         echo 1 >$_s/attr_allow_any_host &&
         mkdir $_s/namespaces/1 &&
         echo -n /dev/ram0 >$_s/namespaces/1/device_path &&
+        echo $_u >$_s/namespaces/1/device_uuid &&
         echo 1 >$_s/namespaces/1/enable"
     _p=$NVMET_CFG/ports/$3
     run export_port sh -c "
