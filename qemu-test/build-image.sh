@@ -78,11 +78,12 @@ esac
 # Modules a scenario may load; their dependencies come along (NVMe over
 # Fabrics, scenarios 16 to 18: nvme-rdma, nvmet-rdma and the RAM disk brd
 # bring nvme-fabrics, nvme-core, nvmet, rdma_cm and configfs; RDS over
-# RDMA, scenario 19: rds_rdma brings rds). 6.1's rxe needs a crc32 module
-# (ENVIRONMENT: "failed to init crc32 algorithm"); 7.x has crc32 in its
-# library, built in.
+# RDMA, scenario 19: rds_rdma brings rds; virtio_blk, a disk that outlives
+# a guest's reboot, for scenario 18's target). 6.1's rxe needs a crc32
+# module (ENVIRONMENT: "failed to init crc32 algorithm"); 7.x has crc32 in
+# its library, built in.
 MODULES=(
-    virtio_pci virtio_net
+    virtio_pci virtio_net virtio_blk
     ib_core ib_uverbs rdma_ucm rdma_rxe
     nvme-rdma nvmet-rdma brd
     rds_rdma

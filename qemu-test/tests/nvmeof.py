@@ -33,6 +33,8 @@ FUNCS = r'''
 VUR_STEP_TIMEOUT=600
 NVMET_CFG=/sys/kernel/config/nvmet
 P=${P:-}
+# The target's namespace: brd's RAM disk unless a script names another disk.
+NVMF_DISK=${NVMF_DISK:-/dev/ram0}
 
 # run NAME COMMAND...: a result $P-NAME, ok when COMMAND succeeds
 run() {
@@ -96,7 +98,7 @@ nvmf_target_load() {
     grep -q ' /sys/kernel/config ' /proc/mounts || mount -t configfs none /sys/kernel/config
 }
 
-# nvmf_export NQN ADDR PORT: /dev/ram0 as namespace 1 of subsystem NQN (any
+# nvmf_export NQN ADDR PORT: $NVMF_DISK as namespace 1 of subsystem NQN (any
 # host) on port PORT, rdma ADDR:4420; waits until nvmet-rdma listens. The
 # namespace's UUID is made from NQN, not at random: a host that reconnects
 # to the target after a reboot finds the same namespace (else nvme-core
@@ -109,7 +111,7 @@ nvmf_export() {
         mkdir $_s &&
         echo 1 >$_s/attr_allow_any_host &&
         mkdir $_s/namespaces/1 &&
-        echo -n /dev/ram0 >$_s/namespaces/1/device_path &&
+        echo -n $NVMF_DISK >$_s/namespaces/1/device_path &&
         echo $_u >$_s/namespaces/1/device_uuid &&
         echo 1 >$_s/namespaces/1/enable"
     _p=$NVMET_CFG/ports/$3
@@ -132,10 +134,10 @@ nvmf_enable_port() {
         vur_result port_listening fail "$(dmesg | tail -8 | tr '\n' '|')"
 }
 
-# nvmf_ramdisk_md5: result ramdisk_md5, the first 4 MiB of /dev/ram0
+# nvmf_ramdisk_md5: result ramdisk_md5, the first 4 MiB of $NVMF_DISK
 nvmf_ramdisk_md5() {
     vur_result ${P}ramdisk_md5 ok \
-        "$(dd if=/dev/ram0 bs=64k count=64 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)"
+        "$(dd if=$NVMF_DISK bs=64k count=64 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)"
 }
 
 # nvmf_unexport NQN PORT, and nvmet-rdma and nvmet unloaded

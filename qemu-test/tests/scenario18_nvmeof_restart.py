@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Scenario 18: a backend restart and a reboot of the target guest while
 NVMe over Fabrics is connected (issue 23): scenario 16's pair of guests
-(the target exports a 16 MiB RAM disk with nvmet-rdma, the host connects
+(the target exports a 16 MiB disk with nvmet-rdma, the host connects
 with nvme-rdma, both on the guest kernel driver; nvmeof.py has their
 shell), QEMU's chardevs with reconnect=1, the target's QEMU allowed to
 reboot.
@@ -19,19 +19,20 @@ reboot.
   (subsystem unlinked from the port and linked again: a new listener on
   the new device); the host, whose controller is gone
   (host_controller_deleted_with_its_device), connects again and reads the
-  4 MiB back: the target's RAM disk outlived the restart, and the data
+  4 MiB back: the target's disk outlived the restart, and the data
   must be intact (host_restart_data_intact: the MD5 of what it wrote).
 - Then the target guest reboots (reboot -f) with the host connected. The
   host's device stays: its controller loses the target (keep-alive or
   transport error), and nvme-rdma's error recovery reconnects every second
   (host_controller_left_live: its state leaves "live"). The target boots
-  again, loads the module and exports a new RAM disk (brd is RAM: the data
-  of before the reboot is gone with it; a persistent namespace would need
-  a disk the image has no driver for); the same controller nvme0 comes
-  back live by itself (host_reconnected_by_itself, with nvme-rdma's
-  "Successfully reconnected" in the log) and the host writes and reads
-  back scenario 16's pattern on it; the target's RAM disk holds it
-  (reboot_target_holds_the_host_pattern).
+  again, loads the module and exports its disk again; the same controller
+  nvme0 comes back live by itself (host_reboot_reconnected_by_itself, with
+  nvme-rdma's "Successfully reconnected" in the log), reads back what it
+  wrote before the reboot (host_reboot_data_intact), then writes and
+  reads back a new pattern; the target's disk holds it
+  (reboot_target_holds_the_host_pattern). The target's namespace is a
+  virtio-blk disk (a 16 MiB file of the host's, virtio_blk in the image),
+  not scenario 16's RAM disk, so that it outlives the reboot.
 - Neither guest's kernel log has a WARNING, BUG or call trace (the target
   checks on both boots); the second backend refused no control command.
 
@@ -73,6 +74,10 @@ reprobed() {
 TARGET = r'''
 echo "VUR-WAIT boot"
 read -t 300 -r boot
+# The namespace: a virtio-blk disk (a file of the host's), which outlives
+# the guest's reboot.
+NVMF_DISK=/dev/vda
+vur_wait_file $NVMF_DISK 10 || vur_result disk fail "$(ls /dev/vd* 2>&1)"
 device_setup @MAC@ @ADDR@
 nvmf_target_load
 if [ "$boot" = first ]; then
@@ -109,7 +114,8 @@ nvmf_connect @PEER@ @NQN@ reconnect_delay=1,ctrl_loss_tmo=600
 vur_step written
 reprobed
 vur_wait_eq gone 60 sh -c '[ -e /sys/class/nvme/nvme0 ] || echo gone' &&
-    vur_result controller_deleted_with_its_device ok "$(dmesg | grep -i 'nvme0' | tail -3 | tr '\n' '|')" ||
+    vur_result controller_deleted_with_its_device ok \
+        "$(dmesg | grep -i 'nvme0' | tail -3 | tr '\n' '|')" ||
     vur_result controller_deleted_with_its_device fail "$(cat /sys/class/nvme/nvme0/state)"
 vur_step reexported
 P=restart_
@@ -124,7 +130,10 @@ vur_wait_eq yes 120 sh -c '[ "$(cat /sys/class/nvme/nvme0/state)" != live ] && e
 vur_step reexported_after_reboot
 P=reboot_
 if vur_wait_eq live 180 cat /sys/class/nvme/nvme0/state; then
-    vur_result ${P}reconnected_by_itself ok "$(dmesg | grep -i 'reconnect' | tail -2 | tr '\n' '|')"
+    vur_result ${P}reconnected_by_itself ok \
+        "$(dmesg | grep -i 'reconnect' | tail -2 | tr '\n' '|')"
+    # What the target's disk held before its reboot
+    nvmf_read_back data_intact
     nvmf_write_pattern
     nvmf_disconnect
 else
@@ -159,16 +168,23 @@ def scenario(tap, qemu, image, sock_dir):
         guest.wait_ready(b)
         return b
 
+    disk = os.path.join(sock_dir, 'target-disk.raw')
+    with open(disk, 'wb') as f:
+        f.truncate(16 << 20)
     first = start_backend('a')
     second = None
     guests = []
     try:
         for i in range(2):
+            target = i == 0
+            modules = nvmeof.MODULES_DEVICE + (',virtio_blk' if target else '')
+            extra = (['-drive', f'file={disk},if=none,id=disk0,format=raw',
+                      '-device', 'virtio-blk-pci,drive=disk0'] if target else [])
             guests.append(guest.Guest(qemu, image, guest_script(i), [socks[i]], mem_mb=512,
-                                      append=f'vur.modules={nvmeof.MODULES_DEVICE}',
+                                      append=f'vur.modules={modules}', extra=extra,
                                       files=guest.module_files(ko, image),
-                                      chardev_opts=',reconnect=1', reboot=i == 0,
-                                      name='target' if i == 0 else 'host'))
+                                      chardev_opts=',reconnect=1', reboot=target,
+                                      name='target' if target else 'host'))
         target, host = guests
         ok = target.wait_step(120) == 'boot'
         tap.case('target_booted', ok, '' if ok else target.output()[-3000:])
