@@ -76,14 +76,17 @@ linux72) out=$top/build-guest72 deps=$top/.deps/guest72 ;;
 esac
 
 # Modules a scenario may load; their dependencies come along (NVMe over
-# Fabrics, scenario 16: nvme-rdma, nvmet-rdma and the RAM disk brd bring
-# nvme-fabrics, nvme-core, nvmet, rdma_cm and configfs). 6.1's rxe
-# needs a crc32 module (ENVIRONMENT: "failed to init crc32 algorithm");
-# 7.x has crc32 in its library, built in.
+# Fabrics, scenarios 16 to 18: nvme-rdma, nvmet-rdma and the RAM disk brd
+# bring nvme-fabrics, nvme-core, nvmet, rdma_cm and configfs; RDS over
+# RDMA, scenario 19: rds_rdma brings rds; virtio_blk, a disk that outlives
+# a guest's reboot, for scenario 18's target). 6.1's rxe needs a crc32
+# module (ENVIRONMENT: "failed to init crc32 algorithm"); 7.x has crc32 in
+# its library, built in.
 MODULES=(
-    virtio_pci virtio_net
+    virtio_pci virtio_net virtio_blk
     ib_core ib_uverbs rdma_ucm rdma_rxe
     nvme-rdma nvmet-rdma brd
+    rds_rdma
 )
 [ "$KERNEL" != debian12 ] || MODULES+=(crc32_generic crc32-pclmul)
 # Host tools copied with the libraries ldd lists (bookworm's, like the guest's):

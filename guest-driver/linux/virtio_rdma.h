@@ -528,6 +528,8 @@ int virtio_rdma_post_srq_recv(struct ib_srq *ibsrq,
 			      const struct ib_recv_wr *wr,
 			      const struct ib_recv_wr **bad_wr);
 int virtio_rdma_poll_cq(struct ib_cq *ibcq, int ne, struct ib_wc *wc);
+void virtio_rdma_drain_sq(struct ib_qp *ibqp);
+void virtio_rdma_drain_rq(struct ib_qp *ibqp);
 
 /* virtio_rdma_port.c */
 extern const struct attribute_group *virtio_rdma_port_groups[];

@@ -364,6 +364,17 @@ static int build_send_req(const struct virtio_rdma_qp_res *qp,
 	return 0;
 }
 
+/*
+ * A device reset after DEVICE_NEEDS_RESET (ROCE-DRV-INIT-2) completes no
+ * WR any more: a post fails at once with -EIO, as on a device in internal
+ * error, instead of waiting for a completion that never comes (nvme-rdma's
+ * shutdown command in its teardown would wait its 60 s admin timeout).
+ */
+static bool kq_dead(struct virtio_rdma_dev *dev)
+{
+	return READ_ONCE(dev->dead);
+}
+
 static bool sq_full_now(struct virtio_rdma_uq *sq)
 {
 	if ((u16)(sq->k.avail_idx - sq->k.last_used) < sq->k.max_wr)
@@ -402,6 +413,10 @@ int virtio_rdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	int ret = 0;
 	u16 old;
 
+	if (kq_dead(qp->dev)) {
+		*bad_wr = wr;
+		return -EIO;
+	}
 	spin_lock_irqsave(&sq->k.lock, flags);
 	old = sq->k.avail_idx;
 	for (; wr; wr = wr->next) {
@@ -442,6 +457,10 @@ int virtio_rdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	if (!rq->vq) {
 		*bad_wr = wr;
 		return -EINVAL;
+	}
+	if (kq_dead(to_vqp(ibqp)->res->dev)) {
+		*bad_wr = wr;
+		return -EIO;
 	}
 	spin_lock_irqsave(&rq->k.lock, flags);
 	old = rq->k.avail_idx;
@@ -745,4 +764,91 @@ bool virtio_rdma_kcq_pending(struct virtio_rdma_cq_res *cq)
 	pending = kq_used_idx(u) != u->k.last_used;
 	spin_unlock_irqrestore(&u->k.lock, flags);
 	return pending;
+}
+
+/*
+ * ib_drain_sq() and ib_drain_rq() as ib_core's own (the QP to ERR, one
+ * marker WR, wait for its flush completion, polling an IB_POLL_DIRECT CQ
+ * itself), but nothing on a dead device: it completes no WR any more and
+ * takes no MODIFY_QP, so the marker would never complete. The ULPs drain
+ * in their teardown, which the re-probe after a reset runs (their
+ * ib_client's remove): ib_core's drain warned "failed to drain" there.
+ * WRs that were outstanding when the device died get no completion.
+ */
+struct kq_drain {
+	struct ib_cqe cqe;
+	struct completion done;
+};
+
+static void kq_drain_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	complete(&container_of(wc->wr_cqe, struct kq_drain, cqe)->done);
+}
+
+static bool kq_drain_start(struct ib_qp *ibqp, struct kq_drain *d)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	int ret;
+
+	if (kq_dead(to_vqp(ibqp)->res->dev))
+		return false;
+	ret = ib_modify_qp(ibqp, &attr, IB_QP_STATE);
+	if (ret) {
+		WARN_ONCE(ret, "failed to drain QP %u: %d\n", ibqp->qp_num, ret);
+		return false;
+	}
+	d->cqe.done = kq_drain_done;
+	init_completion(&d->done);
+	return true;
+}
+
+static void kq_drain_wait(struct ib_cq *cq, struct kq_drain *d)
+{
+	if (cq->poll_ctx != IB_POLL_DIRECT) {
+		wait_for_completion(&d->done);
+		return;
+	}
+	while (wait_for_completion_timeout(&d->done, HZ / 10) <= 0)
+		ib_process_cq_direct(cq, -1);
+}
+
+void virtio_rdma_drain_sq(struct ib_qp *ibqp)
+{
+	struct kq_drain d;
+	struct ib_rdma_wr swr = {
+		.wr = {
+			.wr_cqe = &d.cqe,
+			.opcode = IB_WR_RDMA_WRITE,
+		},
+	};
+	const struct ib_send_wr *bad;
+	int ret;
+
+	if (!kq_drain_start(ibqp, &d))
+		return;
+	ret = virtio_rdma_post_send(ibqp, &swr.wr, &bad);
+	if (ret) {
+		WARN_ONCE(ret, "failed to drain the send queue of QP %u: %d\n",
+			  ibqp->qp_num, ret);
+		return;
+	}
+	kq_drain_wait(ibqp->send_cq, &d);
+}
+
+void virtio_rdma_drain_rq(struct ib_qp *ibqp)
+{
+	struct kq_drain d;
+	struct ib_recv_wr rwr = { .wr_cqe = &d.cqe };
+	const struct ib_recv_wr *bad;
+	int ret;
+
+	if (!kq_drain_start(ibqp, &d))
+		return;
+	ret = virtio_rdma_post_recv(ibqp, &rwr, &bad);
+	if (ret) {
+		WARN_ONCE(ret, "failed to drain the receive queue of QP %u: %d\n",
+			  ibqp->qp_num, ret);
+		return;
+	}
+	kq_drain_wait(ibqp->recv_cq, &d);
 }

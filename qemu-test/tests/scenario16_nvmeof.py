@@ -48,74 +48,28 @@ Builds QEMU, the image and the module first. Prints TAP.
 """
 
 import os
-import re
 import sys
 import time
 
 import guest
 import harness
+import nvmeof
 
 BACKEND = sys.argv[1]
-NQN = 'nqn.2026-11.org.vhost-user-rdma:scenario16'
+NQN = nvmeof.NQN + 'scenario16'
 ADDRS = ['10.0.16.1', '10.0.16.2']
 MACS = ['02:00:00:00:10:01', '02:00:00:00:10:02']
-# virtio_pci is built in on 7.2; naming it does no harm there. 6.1's
-# ib_umem (which the driver links to) is in ib_uverbs.
-MODULES = 'virtio_pci,ib_core,ib_uverbs'
 # nvmet-rdma on shared receive queues (its use_srq parameter).
 NVMET_SRQ = os.environ.get('VUR_NVMET_SRQ') == '1'
 
 COMMON = r'''
-. /lib/vur.sh
-# A step may wait for the other guest's whole NVMe run (TCG: minutes).
-VUR_STEP_TIMEOUT=600
-
-if ! insmod /lib/modules/$(uname -r)/extra/virtio_rdma.ko; then
-    vur_result insmod_virtio_rdma fail "$(dmesg | tail -5)"
-    exit 1
-fi
-vur_wait_file /sys/class/infiniband/virtio_rdma0 10
-caps=$(dmesg | grep -o 'capabilities:.*' | head -1)
-vur_result device_fast_registration \
-    $(echo "$caps" | grep -q mem_mgt_extensions && echo ok || echo fail) "$caps"
-N=$(vur_netdev_of @MAC@)
-ip addr add @ADDR@/24 dev "$N" && ip link set "$N" up &&
-    vur_wait_eq up 10 cat /sys/class/net/$N/operstate ||
-    vur_result netdev_up fail "$(ip link show $N)"
+device_setup @MAC@ @ADDR@
 vur_ping ping_peer @PEER@ 60
 '''
 
 TARGET = r'''
-cfg=/sys/kernel/config/nvmet
-# run NAME COMMAND...: a result, ok when COMMAND succeeds
-run() {
-    _n=$1
-    shift
-    if _out=$("$@" 2>&1); then
-        vur_result "$_n" ok "$_out"
-    else
-        vur_result "$_n" fail "$_out $(dmesg | tail -5 | tr '\n' '|')"
-    fi
-}
-run load_brd modprobe brd rd_nr=1 rd_size=16384
-run load_nvmet_rdma modprobe nvmet-rdma @NVMET_ARGS@
-grep -q ' /sys/kernel/config ' /proc/mounts || mount -t configfs none /sys/kernel/config
-run export_subsystem sh -c '
-    mkdir @CFG@/subsystems/@NQN@ &&
-    echo 1 >@CFG@/subsystems/@NQN@/attr_allow_any_host &&
-    mkdir @CFG@/subsystems/@NQN@/namespaces/1 &&
-    echo -n /dev/ram0 >@CFG@/subsystems/@NQN@/namespaces/1/device_path &&
-    echo 1 >@CFG@/subsystems/@NQN@/namespaces/1/enable'
-run export_port sh -c '
-    mkdir @CFG@/ports/1 &&
-    echo rdma >@CFG@/ports/1/addr_trtype &&
-    echo ipv4 >@CFG@/ports/1/addr_adrfam &&
-    echo @ADDR@ >@CFG@/ports/1/addr_traddr &&
-    echo 4420 >@CFG@/ports/1/addr_trsvcid &&
-    ln -s @CFG@/subsystems/@NQN@ @CFG@/ports/1/subsystems/@NQN@'
-vur_wait_eq 1 10 sh -c "dmesg | grep -c 'enabling port 1 (@ADDR@:4420)'" &&
-    vur_result port_listening ok "$(dmesg | grep 'enabling port 1')" ||
-    vur_result port_listening fail "$(dmesg | tail -8 | tr '\n' '|')"
+nvmf_target_load @NVMET_ARGS@
+nvmf_export @NQN@ @ADDR@ 1
 if [ -n "@NVMET_ARGS@" ]; then
     if dmesg | grep -q 'SRQ requested but not supported'; then
         vur_result nvmet_srq fail "$(dmesg | grep -i srq | tr '\n' '|')"
@@ -126,85 +80,27 @@ fi
 vur_step target_ready
 vur_step host_done
 # What the host wrote, as the RAM disk holds it.
-sum=$(dd if=/dev/ram0 bs=64k count=64 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)
-vur_result ramdisk_md5 ok "$sum"
-run unexport sh -c '
-    rm @CFG@/ports/1/subsystems/@NQN@ && rmdir @CFG@/ports/1 &&
-    echo 0 >@CFG@/subsystems/@NQN@/namespaces/1/enable &&
-    rmdir @CFG@/subsystems/@NQN@/namespaces/1 && rmdir @CFG@/subsystems/@NQN@'
-run unload_nvmet sh -c 'rmmod nvmet_rdma && rmmod nvmet'
+nvmf_ramdisk_md5
+nvmf_unexport @NQN@ 1
 '''
 
 HOST = r'''
-run() {
-    _n=$1
-    shift
-    if _out=$("$@" 2>&1); then
-        vur_result "$_n" ok "$_out"
-    else
-        vur_result "$_n" fail "$_out $(dmesg | tail -5 | tr '\n' '|')"
-    fi
-}
 run load_nvme_rdma modprobe nvme-rdma
 vur_step target_ready
-opts=transport=rdma,traddr=@PEER@,trsvcid=4420,nqn=@NQN@
-run connect timeout 120 sh -c "echo $opts >/dev/nvme-fabrics"
-if vur_wait_file /dev/nvme0n1 60; then
-    vur_result namespace ok "$(cat /sys/class/nvme/nvme0/transport) $(cat /sys/class/nvme/nvme0/address)" \
-        "$(cat /sys/block/nvme0n1/size) sectors," \
-        "register_always $(cat /sys/module/nvme_rdma/parameters/register_always)"
-else
-    vur_result namespace fail "$(dmesg | tail -10 | tr '\n' '|')"
-fi
+nvmf_connect @PEER@ @NQN@
 if [ -e /dev/nvme0n1 ]; then
-    dd if=/dev/urandom of=/tmp/pat bs=64k count=64 2>/dev/null
-    want=$(md5sum </tmp/pat | cut -d' ' -f1)
-    run write_1m timeout 120 dd if=/tmp/pat of=/dev/nvme0n1 bs=1M count=4 oflag=direct
-    got=$(timeout 120 dd if=/dev/nvme0n1 bs=64k count=64 iflag=direct 2>/dev/null |
-        md5sum | cut -d' ' -f1)
-    vur_expect read_back_64k "$want" "$got"
-    # 4 KiB writes ride in the command capsule (nvmet-rdma's inline data)
-    dd if=/dev/urandom of=/tmp/pat4k bs=4k count=16 2>/dev/null
-    run write_4k timeout 120 dd if=/tmp/pat4k of=/dev/nvme0n1 bs=4k count=16 oflag=direct conv=notrunc
-    want4k=$(md5sum </tmp/pat4k | cut -d' ' -f1)
-    got4k=$(timeout 120 dd if=/dev/nvme0n1 bs=4k count=16 iflag=direct 2>/dev/null |
-        md5sum | cut -d' ' -f1)
-    vur_expect read_back_4k "$want4k" "$got4k"
-    dd if=/tmp/pat4k of=/tmp/pat bs=4k count=16 conv=notrunc 2>/dev/null
-    vur_result pattern_md5 ok "$(md5sum </tmp/pat | cut -d' ' -f1)"
-    # ib_drain_qp() on each queue: the device's flush completions
-    run disconnect timeout 120 sh -c 'echo 1 >/sys/class/nvme/nvme0/delete_controller'
-    vur_wait_eq gone 30 sh -c '[ -e /dev/nvme0n1 ] || echo gone' &&
-        vur_result namespace_gone ok ||
-        vur_result namespace_gone fail "$(ls /dev/nvme* 2>&1)"
+    nvmf_write_pattern
+    nvmf_disconnect
     run unload_nvme_rdma rmmod nvme_rdma
 fi
 vur_step host_done
 '''
 
-END = r'''
-if dmesg | grep -q -E 'BUG|WARNING|Call Trace'; then
-    vur_result kernel_log_clean fail "$(dmesg | grep -A5 -E 'BUG|WARNING|Call Trace' | head -20)"
-else
-    vur_result kernel_log_clean ok
-fi
-'''
-
 
 def guest_script(i):
-    body = COMMON + (TARGET if i == 0 else HOST) + END
-    return (body.replace('@CFG@', '/sys/kernel/config/nvmet').replace('@NQN@', NQN)
-            .replace('@ADDR@', ADDRS[i]).replace('@PEER@', ADDRS[1 - i])
-            .replace('@MAC@', MACS[i])
-            .replace('@NVMET_ARGS@', 'use_srq=1' if NVMET_SRQ else ''))
-
-
-def result(g, name):
-    """The detail of @g's result @name, or None."""
-    for n, ok, detail in g.results()[0]:
-        if n == name and ok:
-            return detail
-    return None
+    return nvmeof.script(COMMON + (TARGET if i == 0 else HOST) + 'kernel_log_clean\n',
+                         NQN=NQN, ADDR=ADDRS[i], PEER=ADDRS[1 - i], MAC=MACS[i],
+                         NVMET_ARGS='use_srq=1' if NVMET_SRQ else '')
 
 
 def srq_barrier(tap, backend, sock, guests):
@@ -239,7 +135,7 @@ def scenario(tap, qemu, image, sock_dir):
         guest.wait_ready(backend)
         for i in range(2):
             guests.append(guest.Guest(qemu, image, guest_script(i), [socks[i]], mem_mb=512,
-                                      append=f'vur.modules={MODULES}',
+                                      append=f'vur.modules={nvmeof.MODULES_DEVICE}',
                                       files=guest.module_files(ko, image),
                                       name='target' if i == 0 else 'host'))
         for step in ('target_ready', 'host_done'):
@@ -252,21 +148,9 @@ def scenario(tap, qemu, image, sock_dir):
                 break
         for g in guests:
             guest.finish(tap, g, 300)
-        written, held = result(guests[1], 'pattern_md5'), result(guests[0], 'ramdisk_md5')
-        tap.case('target_holds_the_host_pattern', written is not None and written == held,
-                 f'host wrote {written}, target holds {held}')
+        nvmeof.check_pattern(tap, guests[1], guests[0])
         for s in socks:
-            d = backend.device(s)
-            tap.case(f'no_control_errors_{os.path.basename(s)}', d['ctrl_errors'] == 0,
-                     {k: v for k, v in d.items() if re.match(r'ctrl_|qps|cqs|mrs', k)})
-            # No WR failed and no request was refused; the drains at
-            # disconnect show as flushed WRs (every queue moved to ERR).
-            eng = {k: d.get(f'rdma_{k}') for k in ('wr_errors', 'nak_inv', 'nak_access',
-                                                   'nak_op', 'flushed', 'cqes')}
-            tap.case(f'no_wr_errors_queues_drained_{os.path.basename(s)}',
-                     eng['wr_errors'] == 0 and eng['nak_inv'] == 0 and
-                     eng['nak_access'] == 0 and eng['nak_op'] == 0 and (eng['flushed'] or 0) > 0,
-                     eng)
+            nvmeof.check_engine(tap, backend, s)
     finally:
         for g in guests:
             g.close()
