@@ -265,7 +265,106 @@ admin = {
     'parse_error': b'\xff{"jsonrpc":"2.0",',
 }
 
+# --- work requests against the key table (fuzz_wr.c) ---------------------
+
+O_DMA, O_USER, O_FAST, O_MW1, O_MW2, O_OTHER_PD, O_DEAD = range(7)
+WR_WRITE, WR_WRITE_IMM, WR_SEND, WR_SEND_IMM, WR_READ, WR_CMP_SWAP, WR_FETCH_ADD, \
+    WR_LOCAL_INV, WR_BIND_MW, WR_SEND_INV, WR_REG_MR = range(11)
+SIGNALED, FENCE, INLINE = 2, 1, 8
+ACCESS_ALL = 0x1f
+
+
+def key(o, byte=0):
+    """A key field of fuzz_wr.c: the object in bits 8-15, a new key byte in 0-7."""
+    return o << 8 | byte
+
+
+def wr_sq(opcode, union=b'', flags=SIGNALED, sges=(), inline=None, num_sge=None):
+    """struct virtio_rdma_sq_req with a raw union (32 bytes), then (addr, length, key) s/g."""
+    union = union.ljust(32, b'\0')
+    data = bytes(512)
+    if inline is not None:
+        data = inline.ljust(512, b'\0')
+        tail = struct.pack('<H2x12x', len(inline))
+    else:
+        tail = struct.pack('<I12x', len(sges) if num_sge is None else num_sge)
+    return struct.pack('<QBBHI', 0x3000 + opcode, opcode, flags, 0, 0) + union + data + tail + \
+        b''.join(sge(a, n, k) for a, n, k in sges)
+
+
+def wr_rq(sges):
+    return struct.pack('<QI12x', 0x4000, len(sges)) + b''.join(sge(a, n, k) for a, n, k in sges)
+
+
+def wr_rec(kind, qp, wr):
+    return bytes([kind, qp]) + struct.pack('<H', len(wr)) + wr
+
+
+def wr_pass(n=3, step=20):
+    return bytes([2, step]) * n
+
+
+def page_list(slot, pages):
+    return bytes([3, slot, len(pages)]) + bytes(pages)
+
+
+def remake(o):
+    return bytes([4, o])
+
+
+def rdma(addr, k):
+    return struct.pack('<QI', addr, k)
+
+
+def reg(iova, length, k, access=ACCESS_ALL, shift=12):
+    return struct.pack('<QQIIB', iova, length, k, access, shift)
+
+
+def bind(addr, length, mr_lkey, rkey, access=0x6):
+    return struct.pack('<QQIII', addr, length, mr_lkey, rkey, access)
+
+
+A, B, UCQ, UDQ = 0, 1, 2, 3
+fast_reg = page_list(0, [1, 3, 5, 7]) + wr_rec(0, A, wr_sq(
+    WR_REG_MR, reg(0x5000, 16384, key(O_FAST, 0x42)), sges=[(0, 32, 0)]))
+wr = {
+    'send_user_mr': wr_rec(1, B, wr_rq([(0, 4096, key(O_USER))])) +
+    wr_rec(0, A, wr_sq(WR_SEND, sges=[(0x100, 3000, key(O_USER))])) + wr_pass(),
+    'write_user_mr': wr_rec(0, A, wr_sq(WR_WRITE, rdma(0x800, key(O_USER)),
+                                        sges=[(0, 5000, key(O_DMA))])) + wr_pass(),
+    'read_dma': wr_rec(0, A, wr_sq(WR_READ, rdma(0x40, key(O_DMA)),
+                                   sges=[(0x2000, 700, key(O_USER))])) + wr_pass(4),
+    'atomics': wr_rec(0, A, wr_sq(WR_CMP_SWAP, rdma(0x100, key(O_DMA)) + bytes(4) +
+                                  struct.pack('<QQ', 0, 9), sges=[(0x40, 8, key(O_DMA))])) +
+    wr_rec(0, A, wr_sq(WR_FETCH_ADD, rdma(0x100, key(O_USER)) + bytes(4) +
+                       struct.pack('<QQ', 1, 0), sges=[(0x48, 8, key(O_DMA))])) + wr_pass(4),
+    'inline': wr_rec(1, B, wr_rq([(0, 256, key(O_DMA))])) +
+    wr_rec(0, A, wr_sq(WR_SEND_IMM, flags=SIGNALED | INLINE, inline=b'inline!' * 10)) + wr_pass(),
+    'reg_mr_write_inv': fast_reg +
+    wr_rec(0, A, wr_sq(WR_WRITE, rdma(0x10, key(O_FAST)), sges=[(0, 600, key(O_DMA))])) +
+    wr_rec(0, A, wr_sq(WR_LOCAL_INV, struct.pack('<I', key(O_FAST)), flags=SIGNALED | FENCE)) +
+    wr_pass(4),
+    'send_with_inv': fast_reg + wr_rec(1, B, wr_rq([(0, 64, key(O_DMA))])) +
+    wr_rec(0, A, wr_sq(WR_SEND_INV, struct.pack('<I', key(O_FAST)), sges=[(0, 64, key(O_DMA))])) +
+    wr_pass(4),
+    'bind_mw_read': wr_rec(0, A, wr_sq(WR_BIND_MW, bind(0, 4096, key(O_USER), key(O_MW1, 7)))) +
+    wr_rec(0, A, wr_sq(WR_READ, rdma(0x10, key(O_MW1)), sges=[(0, 128, key(O_DMA))])) +
+    wr_pass(4),
+    'bind_mw2_remake': wr_rec(0, B, wr_sq(WR_BIND_MW, bind(0x1000, 8192, key(O_USER),
+                                                           key(O_MW2, 9)))) + wr_pass(2) +
+    remake(O_USER) + remake(O_MW2) + remake(O_USER) + remake(O_FAST) + remake(O_MW1),
+    'other_pd': wr_rec(0, A, wr_sq(WR_SEND, sges=[(0, 64, key(O_OTHER_PD))])) +
+    wr_rec(0, UCQ, wr_sq(WR_WRITE, rdma(0, key(O_DEAD)), sges=[(0, 64, key(O_DMA))])) + wr_pass(),
+    'ud_send': wr_rec(1, UDQ, wr_rq([(0, 2048, key(O_DMA))])) +
+    wr_rec(0, UDQ, wr_sq(WR_SEND, sges=[(0, 200, key(O_USER))])) + wr_pass(),
+    'many_sges': wr_rec(1, B, wr_rq([(i * 512, 512, key(O_USER)) for i in range(4)])) +
+    wr_rec(0, A, wr_sq(WR_SEND, sges=[(i * 100, 100, key(i % 2)) for i in range(4)])) + wr_pass(),
+    'bad_num_sge': wr_rec(0, A, wr_sq(WR_SEND, sges=[(0, 8, 0)], num_sge=0xffffffff)) +
+    wr_rec(1, B, struct.pack('<QI12x', 1, 1000)) + wr_pass(),
+}
+
 for target, seeds in (('roce', roce), ('ctrl', ctrl), ('split_ring', split_ring),
-                      ('frame', frame_seeds), ('admin', admin)):
+                      ('frame', frame_seeds), ('admin', admin),
+                      ('wr', wr)):
     for name, data in seeds.items():
         write(target, name, data)
