@@ -142,9 +142,8 @@ vur_fuzz_dev_init(struct vur_fuzz_dev *d, bool engine)
 	return vur_rdma_get_dma_mr(&d->rd, &mc, &d->mr);
 }
 
-/* Ring @n of the memory layout, its indices at 0 and served by the engine. */
-static void
-ring_bind(struct vur_fuzz_ring *fr, struct vur_tp_ring *r, unsigned int n)
+void
+vur_fuzz_ring_at(struct vur_fuzz_ring *fr, struct vur_split_ring *r, unsigned int n)
 {
 	uint64_t at = VUR_FUZZ_GPA0 + (uint64_t)n * RING_AREA;
 
@@ -153,8 +152,15 @@ ring_bind(struct vur_fuzz_ring *fr, struct vur_tp_ring *r, unsigned int n)
 	fr->used = at + 1536;
 	fr->bufs = at + PAGE;
 	fr->next = 0;
-	vur_split_ring_init(&r->ring, VUR_FUZZ_QSZ, vur_fuzz_at(fr->desc), vur_fuzz_at(fr->avail),
+	vur_split_ring_init(r, VUR_FUZZ_QSZ, vur_fuzz_at(fr->desc), vur_fuzz_at(fr->avail),
 			vur_fuzz_at(fr->used), 0, 0, false);
+}
+
+/* Ring @n of the memory layout, its indices at 0 and served by the engine. */
+static void
+ring_bind(struct vur_fuzz_ring *fr, struct vur_tp_ring *r, unsigned int n)
+{
+	vur_fuzz_ring_at(fr, &r->ring, n);
 	r->started = true;
 	r->active = true;
 }

@@ -363,8 +363,76 @@ wr = {
     wr_rec(1, B, struct.pack('<QI12x', 1, 1000)) + wr_pass(),
 }
 
+# --- frames through the switch into devices (fuzz_switch.c) ---------------
+
+SW_DEV0, SW_DEV1, SW_DEV2, SW_BCAST, SW_GROUP, SW_MCAST, SW_STRANGER = range(7)
+
+
+def sw_eth(dst, src, body):
+    """An Ethernet frame whose MACs fuzz_switch.c picks: @dst of its list, @src of 0-3."""
+    return bytes([dst]) + bytes(5) + bytes([src]) + bytes(5) + body
+
+
+def sw_up(f, fix=0):
+    return bytes([0, fix]) + struct.pack('<H', len(f)) + f
+
+
+def sw_dev(d, f, fix=0):
+    f = bytes(12) + f  # struct virtio_net_hdr_mrg_rxbuf
+    return bytes([1, d, fix]) + struct.pack('<H', len(f)) + f
+
+
+def sw_bufs(d, n=8):
+    return bytes([2, d, n])
+
+
+def sw_change(d, op, a0=0, a1=0):
+    return bytes([3, d, op, a0, a1])
+
+
+def sw_pass(n=2, step=20):
+    return bytes([4, step]) * n
+
+
+def sw_ud(which, length=64):
+    return bytes([5, which, length])
+
+
+ARP = b'\x08\x06' + bytes(28)
+VLAN = b'\x81\x00'
+all_bufs = sw_bufs(0) + sw_bufs(1) + sw_bufs(2)
+ud_group = frame(UD | SEND_ONLY, 0xffffff, ext=struct.pack('>II', QKEY, 9), payload=HELLO,
+                 ipv6=True)
+ud_group = ud_group[:38] + bytes.fromhex('ff0e0000000000000000000000000001') + ud_group[54:]
+rc_dev0 = frame(RC | SEND_ONLY, 2, payload=HELLO)
+switch = {
+    'uplink_to_devs': all_bufs + sw_up(sw_eth(SW_DEV1, 3, ARP)) + sw_up(sw_eth(SW_BCAST, 3, ARP)) +
+    sw_up(sw_eth(SW_STRANGER, 3, ARP)) + sw_up(sw_eth(SW_MCAST, 3, ARP)),
+    'dev_to_dev': all_bufs + sw_dev(1, sw_eth(SW_DEV2, 1, ARP)) + sw_dev(2, sw_eth(SW_DEV1, 2, ARP)) +
+    sw_dev(0, sw_eth(SW_BCAST, 0, ARP)),
+    'learn': all_bufs + sw_up(sw_eth(SW_DEV2, 3, ARP)) + sw_dev(2, sw_eth(SW_STRANGER, 2, ARP)),
+    'mcast_to_engine': all_bufs + sw_ud(4) + sw_up(sw_eth(SW_GROUP, 3, ud_group[12:])) + sw_pass(),
+    'roce_to_engine': all_bufs + sw_up(sw_eth(SW_DEV0, 3, rc_dev0[12:])) +
+    sw_up(sw_eth(SW_DEV1, 3, rc_dev0[12:])) + sw_pass(),
+    'engine_to_group': all_bufs + sw_ud(4) + sw_ud(2, 100) + sw_pass(3),
+    'engine_to_dev1_wire': all_bufs + sw_ud(1, 200) + sw_ud(3, 50) + sw_pass(3),
+    'vlan_filter': all_bufs + sw_change(1, 2, 1) + sw_change(1, 1, 5) +
+    sw_up(sw_eth(SW_DEV1, 3, VLAN + b'\x00\x05' + ARP)) +
+    sw_up(sw_eth(SW_DEV1, 3, VLAN + b'\x00\x06' + ARP)) + sw_change(1, 1, 5, 0x80) +
+    sw_up(sw_eth(SW_DEV1, 3, VLAN + b'\x00\x05' + ARP)),
+    'rx_filters': all_bufs + sw_change(2, 0, 32) + sw_change(2, 3, 0x09, 0x11) +
+    sw_up(sw_eth(SW_BCAST, 3, ARP)) + sw_up(sw_eth(SW_MCAST, 3, ARP)) +
+    sw_up(sw_eth(SW_GROUP, 3, ARP)) + sw_change(2, 0, 2) + sw_up(sw_eth(SW_MCAST, 3, ARP)),
+    'link_down_no_merge': all_bufs + sw_change(1, 4, 1) + sw_up(sw_eth(SW_DEV1, 3, ARP)) +
+    sw_change(1, 4, 0) + sw_change(1, 6, 0) + sw_up(sw_eth(SW_DEV1, 3, ARP + bytes(1400))) +
+    sw_change(2, 7, 2) + sw_up(sw_eth(SW_DEV2, 3, ARP)),
+    'mac_move': all_bufs + sw_change(2, 5, 7) + sw_up(sw_eth(7, 3, ARP)) +
+    sw_dev(1, sw_eth(7, 1, ARP)) + sw_dev(1, sw_eth(SW_DEV2, 1, ARP)),
+    'merge_chained': sw_bufs(1, 16) + sw_up(sw_eth(SW_DEV1, 3, ARP + bytes(2900)), fix=0x80),
+}
+
 for target, seeds in (('roce', roce), ('ctrl', ctrl), ('split_ring', split_ring),
                       ('frame', frame_seeds), ('admin', admin),
-                      ('wr', wr)):
+                      ('wr', wr), ('switch', switch)):
     for name, data in seeds.items():
         write(target, name, data)
