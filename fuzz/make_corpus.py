@@ -431,8 +431,36 @@ switch = {
     'merge_chained': sw_bufs(1, 16) + sw_up(sw_eth(SW_DEV1, 3, ARP + bytes(2900)), fix=0x80),
 }
 
+# --- admin methods on live devices and uplinks (fuzz_admin_live.c) ----------
+
+
+def rpc(method, params=None, rid=1):
+    r = '{"jsonrpc":"2.0","method":"%s",' % method
+    if params is not None:
+        r += '"params":%s,' % params
+    return (r + '"id":%d}' % rid).encode()
+
+
+admin_live = {
+    'get_devices': b'\xff' + rpc('get_devices') + rpc('get_devices', '{"device":"%1"}', 2),
+    'device_down_up': b'\xff' + rpc('set_device_link', '{"device":"%0","up":false}') +
+    rpc('get_devices', '{"device":"%0"}', 2) + rpc('set_device_link', '{"device":"%0","up":true}', 3),
+    'members': b'\x10' + rpc('set_member_link', '{"member":"net_null0","up":false}') +
+    rpc('get_uplinks', None, 2) + rpc('set_member_link', '{"member":"net_null1","up":false}', 3) +
+    rpc('get_devices', None, 4) + rpc('set_member_link', '{"member":"net_null0","up":true}', 5),
+    'speeds': b'\xff' + rpc('set_member_speed', '{"member":"net_null1","speed_mbps":400000}') +
+    rpc('set_member_speed', '{"member":"net_null0","speed_mbps":0}', 2) + rpc('get_devices', None, 3),
+    'get_qps': b'\x40' + rpc('get_qps', '{"device":"%0"}') + rpc('get_qps', '{"device":"%1"}', 2) +
+    rpc('get_qps', '{"device":"/nowhere"}', 3),
+    'all_down': b'\xff' + rpc('set_device_link', '{"device":"%1","up":false}') +
+    rpc('set_member_link', '{"member":"net_null0","up":false}', 2) +
+    rpc('set_member_link', '{"member":"net_null1","up":false}', 3) + rpc('get_devices', None, 4),
+    'methods': b'\xff' + rpc('rpc_get_methods'),
+}
+
 for target, seeds in (('roce', roce), ('ctrl', ctrl), ('split_ring', split_ring),
                       ('frame', frame_seeds), ('admin', admin),
-                      ('wr', wr), ('switch', switch)):
+                      ('wr', wr), ('switch', switch),
+                      ('admin_live', admin_live)):
     for name, data in seeds.items():
         write(target, name, data)
