@@ -458,9 +458,60 @@ admin_live = {
     'methods': b'\xff' + rpc('rpc_get_methods'),
 }
 
+# --- vhost-user messages (fuzz_vhost.c) ------------------------------------
+
+(V_GET_FEATURES, V_SET_FEATURES, V_SET_OWNER, V_SET_MEM_TABLE, V_VRING_NUM, V_VRING_ADDR,
+ V_VRING_BASE, V_GET_VRING_BASE, V_KICK, V_CALL, V_GET_PROTO, V_SET_PROTO, V_GET_QUEUE_NUM,
+ V_VRING_ENABLE, V_GET_CONFIG, V_SET_CONFIG, V_RESET_DEVICE, V_SET_STATUS, V_GET_STATUS,
+ V_RESET_OWNER) = range(20)
+V_NEED_REPLY, V_RAW, V_SECOND = 0x20, 0x40, 0x80
+ALL = struct.pack('<Q', (1 << 64) - 1)
+
+
+def vmsg(which, payload=b''):
+    return bytes([which, len(payload)]) + payload
+
+
+def vstate(index, num):
+    return struct.pack('<II', index, num)
+
+
+def vring(i, size=64):
+    base = i * 0x3000
+    return vmsg(V_VRING_NUM, vstate(i, size)) + \
+        vmsg(V_VRING_ADDR, struct.pack('<IIQQQQ', i, 0, base, base + 0x2000, base + 0x1000, 0)) + \
+        vmsg(V_VRING_BASE, vstate(i, 0)) + vmsg(V_KICK, struct.pack('<Q', i)) + \
+        vmsg(V_CALL, struct.pack('<Q', i)) + vmsg(V_VRING_ENABLE, vstate(i, 1))
+
+
+def vconfig(which, offset, size, data=b''):
+    return vmsg(which, struct.pack('<III', offset, size, 0) + data)
+
+
+negotiate = vmsg(V_GET_FEATURES) + vmsg(V_GET_PROTO) + vmsg(V_SET_PROTO, ALL) + \
+    vmsg(V_SET_OWNER) + vmsg(V_SET_FEATURES, ALL) + vmsg(V_GET_QUEUE_NUM)
+mem_table = vmsg(V_SET_MEM_TABLE, struct.pack('<II', 1, 0) + struct.pack('<QQQQ', 0, 0, 0, 0))
+bring_up = negotiate + mem_table + b''.join(vring(i) for i in range(4))
+vhost = {
+    'negotiate': negotiate + vconfig(V_GET_CONFIG, 0, 64),
+    'bring_up': bring_up + vconfig(V_GET_CONFIG, 0, 64) + vmsg(V_GET_STATUS),
+    'config': negotiate + vconfig(V_GET_CONFIG, 0, 256) + vconfig(V_GET_CONFIG, 60, 8) +
+    vconfig(V_GET_CONFIG | V_RAW, 250, 64) + vconfig(V_SET_CONFIG, 0, 6, MAC_PEER) +
+    vconfig(V_SET_CONFIG | V_NEED_REPLY, 0, 6, MAC_PEER),
+    'stop_vrings': bring_up + vmsg(V_VRING_ENABLE, vstate(2, 0)) +
+    b''.join(vmsg(V_GET_VRING_BASE, vstate(i, 0)) for i in range(4)),
+    'reset_device': bring_up + vmsg(V_RESET_DEVICE) + vconfig(V_GET_CONFIG, 0, 16) +
+    b''.join(vring(i) for i in range(4)),
+    'reset_no_feature': vmsg(V_SET_FEATURES, ALL) + vmsg(V_RESET_DEVICE),
+    'remap': bring_up + mem_table + vring(1) + vmsg(V_SET_STATUS, struct.pack('<Q', 15)),
+    'second_frontend': negotiate + vmsg(V_SECOND) + vmsg(V_GET_FEATURES),
+    'need_reply': negotiate + vmsg(V_SET_OWNER | V_NEED_REPLY) +
+    vmsg(V_VRING_NUM | V_NEED_REPLY, vstate(0, 1024)) + vmsg(V_RESET_OWNER),
+}
+
 for target, seeds in (('roce', roce), ('ctrl', ctrl), ('split_ring', split_ring),
                       ('frame', frame_seeds), ('admin', admin),
                       ('wr', wr), ('switch', switch),
-                      ('admin_live', admin_live)):
+                      ('admin_live', admin_live), ('vhost', vhost)):
     for name, data in seeds.items():
         write(target, name, data)
