@@ -142,9 +142,8 @@ vur_fuzz_dev_init(struct vur_fuzz_dev *d, bool engine)
 	return vur_rdma_get_dma_mr(&d->rd, &mc, &d->mr);
 }
 
-/* Ring @n of the memory layout, its indices at 0 and served by the engine. */
-static void
-ring_bind(struct vur_fuzz_ring *fr, struct vur_tp_ring *r, unsigned int n)
+void
+vur_fuzz_ring_at(struct vur_fuzz_ring *fr, struct vur_split_ring *r, unsigned int n)
 {
 	uint64_t at = VUR_FUZZ_GPA0 + (uint64_t)n * RING_AREA;
 
@@ -153,8 +152,15 @@ ring_bind(struct vur_fuzz_ring *fr, struct vur_tp_ring *r, unsigned int n)
 	fr->used = at + 1536;
 	fr->bufs = at + PAGE;
 	fr->next = 0;
-	vur_split_ring_init(&r->ring, VUR_FUZZ_QSZ, vur_fuzz_at(fr->desc), vur_fuzz_at(fr->avail),
+	vur_split_ring_init(r, VUR_FUZZ_QSZ, vur_fuzz_at(fr->desc), vur_fuzz_at(fr->avail),
 			vur_fuzz_at(fr->used), 0, 0, false);
+}
+
+/* Ring @n of the memory layout, its indices at 0 and served by the engine. */
+static void
+ring_bind(struct vur_fuzz_ring *fr, struct vur_tp_ring *r, unsigned int n)
+{
+	vur_fuzz_ring_at(fr, &r->ring, n);
 	r->started = true;
 	r->active = true;
 }
@@ -274,17 +280,40 @@ vur_fuzz_dev_qps(struct vur_fuzz_dev *d)
 	return 0;
 }
 
+static void
+cq_rest(void *obj, void *arg)
+{
+	struct vur_rdma_cq *cq = obj;
+
+	RTE_SET_USED(arg);
+	if (cq->tp != NULL)
+		cq->tp->ring.active = false;
+}
+
+static void
+qp_rest(void *obj, void *arg)
+{
+	struct vur_rdma_qp *qp = obj;
+
+	RTE_SET_USED(arg);
+	if (qp->tp != NULL)
+		qp->tp->sq.active = qp->tp->rq.active = false;
+}
+
 void
 vur_fuzz_dev_fini(struct vur_fuzz_dev *d)
 {
 	vur_tp_publish(&d->td);
-	/* nothing to hand back to librte_vhost: there is none */
+	/*
+	 * Nothing to hand back to librte_vhost: there is none. The live
+	 * objects, not d->cq and d->qp[]: an input may have reset them all
+	 * (RESET_OBJECTS) and made others.
+	 */
 	d->td.active = false;
-	if (d->cq != NULL && d->cq->tp != NULL)
-		d->cq->tp->ring.active = false;
-	for (unsigned int q = 0; q < VUR_FUZZ_NQPS; q++)
-		if (d->qp[q] != NULL && d->qp[q]->tp != NULL)
-			d->qp[q]->tp->sq.active = d->qp[q]->tp->rq.active = false;
+	if (d->rd.cqs.objs != NULL)
+		vur_pool_foreach(&d->rd.cqs, cq_rest, NULL);
+	if (d->rd.qps.objs != NULL)
+		vur_pool_foreach(&d->rd.qps, qp_rest, NULL);
 	d->nd.sw = NULL;
 	vur_rdma_dev_fini(&d->rd);
 	if (rte_mempool_avail_count(hdr_pool) != hdr_pool->size ||

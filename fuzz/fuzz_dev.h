@@ -82,6 +82,14 @@ int vur_fuzz_dev_init(struct vur_fuzz_dev *d, bool engine);
  */
 int vur_fuzz_dev_qps(struct vur_fuzz_dev *d);
 
+/*
+ * Ring @r laid out as ring @n of guest memory (4 KiB of rings, then
+ * VUR_FUZZ_BUFS buffers): the engine's are 0 to 2 * VUR_FUZZ_NQPS, the
+ * rest free for other queues. Indices at 0.
+ */
+#define VUR_FUZZ_ENGINE_RINGS (1 + 2 * VUR_FUZZ_NQPS)
+void vur_fuzz_ring_at(struct vur_fuzz_ring *fr, struct vur_split_ring *r, unsigned int n);
+
 /* The driver offers @len bytes at @src as the next buffer of ring @r (one descriptor). */
 void vur_fuzz_ring_offer(struct vur_fuzz_ring *r, const void *src, uint32_t len, bool writable);
 

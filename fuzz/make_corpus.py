@@ -265,7 +265,253 @@ admin = {
     'parse_error': b'\xff{"jsonrpc":"2.0",',
 }
 
+# --- work requests against the key table (fuzz_wr.c) ---------------------
+
+O_DMA, O_USER, O_FAST, O_MW1, O_MW2, O_OTHER_PD, O_DEAD = range(7)
+WR_WRITE, WR_WRITE_IMM, WR_SEND, WR_SEND_IMM, WR_READ, WR_CMP_SWAP, WR_FETCH_ADD, \
+    WR_LOCAL_INV, WR_BIND_MW, WR_SEND_INV, WR_REG_MR = range(11)
+SIGNALED, FENCE, INLINE = 2, 1, 8
+ACCESS_ALL = 0x1f
+
+
+def key(o, byte=0):
+    """A key field of fuzz_wr.c: the object in bits 8-15, a new key byte in 0-7."""
+    return o << 8 | byte
+
+
+def wr_sq(opcode, union=b'', flags=SIGNALED, sges=(), inline=None, num_sge=None):
+    """struct virtio_rdma_sq_req with a raw union (32 bytes), then (addr, length, key) s/g."""
+    union = union.ljust(32, b'\0')
+    data = bytes(512)
+    if inline is not None:
+        data = inline.ljust(512, b'\0')
+        tail = struct.pack('<H2x12x', len(inline))
+    else:
+        tail = struct.pack('<I12x', len(sges) if num_sge is None else num_sge)
+    return struct.pack('<QBBHI', 0x3000 + opcode, opcode, flags, 0, 0) + union + data + tail + \
+        b''.join(sge(a, n, k) for a, n, k in sges)
+
+
+def wr_rq(sges):
+    return struct.pack('<QI12x', 0x4000, len(sges)) + b''.join(sge(a, n, k) for a, n, k in sges)
+
+
+def wr_rec(kind, qp, wr):
+    return bytes([kind, qp]) + struct.pack('<H', len(wr)) + wr
+
+
+def wr_pass(n=3, step=20):
+    return bytes([2, step]) * n
+
+
+def page_list(slot, pages):
+    return bytes([3, slot, len(pages)]) + bytes(pages)
+
+
+def remake(o):
+    return bytes([4, o])
+
+
+def rdma(addr, k):
+    return struct.pack('<QI', addr, k)
+
+
+def reg(iova, length, k, access=ACCESS_ALL, shift=12):
+    return struct.pack('<QQIIB', iova, length, k, access, shift)
+
+
+def bind(addr, length, mr_lkey, rkey, access=0x6):
+    return struct.pack('<QQIII', addr, length, mr_lkey, rkey, access)
+
+
+A, B, UCQ, UDQ = 0, 1, 2, 3
+fast_reg = page_list(0, [1, 3, 5, 7]) + wr_rec(0, A, wr_sq(
+    WR_REG_MR, reg(0x5000, 16384, key(O_FAST, 0x42)), sges=[(0, 32, 0)]))
+wr = {
+    'send_user_mr': wr_rec(1, B, wr_rq([(0, 4096, key(O_USER))])) +
+    wr_rec(0, A, wr_sq(WR_SEND, sges=[(0x100, 3000, key(O_USER))])) + wr_pass(),
+    'write_user_mr': wr_rec(0, A, wr_sq(WR_WRITE, rdma(0x800, key(O_USER)),
+                                        sges=[(0, 5000, key(O_DMA))])) + wr_pass(),
+    'read_dma': wr_rec(0, A, wr_sq(WR_READ, rdma(0x40, key(O_DMA)),
+                                   sges=[(0x2000, 700, key(O_USER))])) + wr_pass(4),
+    'atomics': wr_rec(0, A, wr_sq(WR_CMP_SWAP, rdma(0x100, key(O_DMA)) + bytes(4) +
+                                  struct.pack('<QQ', 0, 9), sges=[(0x40, 8, key(O_DMA))])) +
+    wr_rec(0, A, wr_sq(WR_FETCH_ADD, rdma(0x100, key(O_USER)) + bytes(4) +
+                       struct.pack('<QQ', 1, 0), sges=[(0x48, 8, key(O_DMA))])) + wr_pass(4),
+    'inline': wr_rec(1, B, wr_rq([(0, 256, key(O_DMA))])) +
+    wr_rec(0, A, wr_sq(WR_SEND_IMM, flags=SIGNALED | INLINE, inline=b'inline!' * 10)) + wr_pass(),
+    'reg_mr_write_inv': fast_reg +
+    wr_rec(0, A, wr_sq(WR_WRITE, rdma(0x10, key(O_FAST)), sges=[(0, 600, key(O_DMA))])) +
+    wr_rec(0, A, wr_sq(WR_LOCAL_INV, struct.pack('<I', key(O_FAST)), flags=SIGNALED | FENCE)) +
+    wr_pass(4),
+    'send_with_inv': fast_reg + wr_rec(1, B, wr_rq([(0, 64, key(O_DMA))])) +
+    wr_rec(0, A, wr_sq(WR_SEND_INV, struct.pack('<I', key(O_FAST)), sges=[(0, 64, key(O_DMA))])) +
+    wr_pass(4),
+    'bind_mw_read': wr_rec(0, A, wr_sq(WR_BIND_MW, bind(0, 4096, key(O_USER), key(O_MW1, 7)))) +
+    wr_rec(0, A, wr_sq(WR_READ, rdma(0x10, key(O_MW1)), sges=[(0, 128, key(O_DMA))])) +
+    wr_pass(4),
+    'bind_mw2_remake': wr_rec(0, B, wr_sq(WR_BIND_MW, bind(0x1000, 8192, key(O_USER),
+                                                           key(O_MW2, 9)))) + wr_pass(2) +
+    remake(O_USER) + remake(O_MW2) + remake(O_USER) + remake(O_FAST) + remake(O_MW1),
+    'other_pd': wr_rec(0, A, wr_sq(WR_SEND, sges=[(0, 64, key(O_OTHER_PD))])) +
+    wr_rec(0, UCQ, wr_sq(WR_WRITE, rdma(0, key(O_DEAD)), sges=[(0, 64, key(O_DMA))])) + wr_pass(),
+    'ud_send': wr_rec(1, UDQ, wr_rq([(0, 2048, key(O_DMA))])) +
+    wr_rec(0, UDQ, wr_sq(WR_SEND, sges=[(0, 200, key(O_USER))])) + wr_pass(),
+    'many_sges': wr_rec(1, B, wr_rq([(i * 512, 512, key(O_USER)) for i in range(4)])) +
+    wr_rec(0, A, wr_sq(WR_SEND, sges=[(i * 100, 100, key(i % 2)) for i in range(4)])) + wr_pass(),
+    'bad_num_sge': wr_rec(0, A, wr_sq(WR_SEND, sges=[(0, 8, 0)], num_sge=0xffffffff)) +
+    wr_rec(1, B, struct.pack('<QI12x', 1, 1000)) + wr_pass(),
+}
+
+# --- frames through the switch into devices (fuzz_switch.c) ---------------
+
+SW_DEV0, SW_DEV1, SW_DEV2, SW_BCAST, SW_GROUP, SW_MCAST, SW_STRANGER = range(7)
+
+
+def sw_eth(dst, src, body):
+    """An Ethernet frame whose MACs fuzz_switch.c picks: @dst of its list, @src of 0-3."""
+    return bytes([dst]) + bytes(5) + bytes([src]) + bytes(5) + body
+
+
+def sw_up(f, fix=0):
+    return bytes([0, fix]) + struct.pack('<H', len(f)) + f
+
+
+def sw_dev(d, f, fix=0):
+    f = bytes(12) + f  # struct virtio_net_hdr_mrg_rxbuf
+    return bytes([1, d, fix]) + struct.pack('<H', len(f)) + f
+
+
+def sw_bufs(d, n=8):
+    return bytes([2, d, n])
+
+
+def sw_change(d, op, a0=0, a1=0):
+    return bytes([3, d, op, a0, a1])
+
+
+def sw_pass(n=2, step=20):
+    return bytes([4, step]) * n
+
+
+def sw_ud(which, length=64):
+    return bytes([5, which, length])
+
+
+ARP = b'\x08\x06' + bytes(28)
+VLAN = b'\x81\x00'
+all_bufs = sw_bufs(0) + sw_bufs(1) + sw_bufs(2)
+ud_group = frame(UD | SEND_ONLY, 0xffffff, ext=struct.pack('>II', QKEY, 9), payload=HELLO,
+                 ipv6=True)
+ud_group = ud_group[:38] + bytes.fromhex('ff0e0000000000000000000000000001') + ud_group[54:]
+rc_dev0 = frame(RC | SEND_ONLY, 2, payload=HELLO)
+switch = {
+    'uplink_to_devs': all_bufs + sw_up(sw_eth(SW_DEV1, 3, ARP)) + sw_up(sw_eth(SW_BCAST, 3, ARP)) +
+    sw_up(sw_eth(SW_STRANGER, 3, ARP)) + sw_up(sw_eth(SW_MCAST, 3, ARP)),
+    'dev_to_dev': all_bufs + sw_dev(1, sw_eth(SW_DEV2, 1, ARP)) + sw_dev(2, sw_eth(SW_DEV1, 2, ARP)) +
+    sw_dev(0, sw_eth(SW_BCAST, 0, ARP)),
+    'learn': all_bufs + sw_up(sw_eth(SW_DEV2, 3, ARP)) + sw_dev(2, sw_eth(SW_STRANGER, 2, ARP)),
+    'mcast_to_engine': all_bufs + sw_ud(4) + sw_up(sw_eth(SW_GROUP, 3, ud_group[12:])) + sw_pass(),
+    'roce_to_engine': all_bufs + sw_up(sw_eth(SW_DEV0, 3, rc_dev0[12:])) +
+    sw_up(sw_eth(SW_DEV1, 3, rc_dev0[12:])) + sw_pass(),
+    'engine_to_group': all_bufs + sw_ud(4) + sw_ud(2, 100) + sw_pass(3),
+    'engine_to_dev1_wire': all_bufs + sw_ud(1, 200) + sw_ud(3, 50) + sw_pass(3),
+    'vlan_filter': all_bufs + sw_change(1, 2, 1) + sw_change(1, 1, 5) +
+    sw_up(sw_eth(SW_DEV1, 3, VLAN + b'\x00\x05' + ARP)) +
+    sw_up(sw_eth(SW_DEV1, 3, VLAN + b'\x00\x06' + ARP)) + sw_change(1, 1, 5, 0x80) +
+    sw_up(sw_eth(SW_DEV1, 3, VLAN + b'\x00\x05' + ARP)),
+    'rx_filters': all_bufs + sw_change(2, 0, 32) + sw_change(2, 3, 0x09, 0x11) +
+    sw_up(sw_eth(SW_BCAST, 3, ARP)) + sw_up(sw_eth(SW_MCAST, 3, ARP)) +
+    sw_up(sw_eth(SW_GROUP, 3, ARP)) + sw_change(2, 0, 2) + sw_up(sw_eth(SW_MCAST, 3, ARP)),
+    'link_down_no_merge': all_bufs + sw_change(1, 4, 1) + sw_up(sw_eth(SW_DEV1, 3, ARP)) +
+    sw_change(1, 4, 0) + sw_change(1, 6, 0) + sw_up(sw_eth(SW_DEV1, 3, ARP + bytes(1400))) +
+    sw_change(2, 7, 2) + sw_up(sw_eth(SW_DEV2, 3, ARP)),
+    'mac_move': all_bufs + sw_change(2, 5, 7) + sw_up(sw_eth(7, 3, ARP)) +
+    sw_dev(1, sw_eth(7, 1, ARP)) + sw_dev(1, sw_eth(SW_DEV2, 1, ARP)),
+    'merge_chained': sw_bufs(1, 16) + sw_up(sw_eth(SW_DEV1, 3, ARP + bytes(2900)), fix=0x80),
+}
+
+# --- admin methods on live devices and uplinks (fuzz_admin_live.c) ----------
+
+
+def rpc(method, params=None, rid=1):
+    r = '{"jsonrpc":"2.0","method":"%s",' % method
+    if params is not None:
+        r += '"params":%s,' % params
+    return (r + '"id":%d}' % rid).encode()
+
+
+admin_live = {
+    'get_devices': b'\xff' + rpc('get_devices') + rpc('get_devices', '{"device":"%1"}', 2),
+    'device_down_up': b'\xff' + rpc('set_device_link', '{"device":"%0","up":false}') +
+    rpc('get_devices', '{"device":"%0"}', 2) + rpc('set_device_link', '{"device":"%0","up":true}', 3),
+    'members': b'\x10' + rpc('set_member_link', '{"member":"net_null0","up":false}') +
+    rpc('get_uplinks', None, 2) + rpc('set_member_link', '{"member":"net_null1","up":false}', 3) +
+    rpc('get_devices', None, 4) + rpc('set_member_link', '{"member":"net_null0","up":true}', 5),
+    'speeds': b'\xff' + rpc('set_member_speed', '{"member":"net_null1","speed_mbps":400000}') +
+    rpc('set_member_speed', '{"member":"net_null0","speed_mbps":0}', 2) + rpc('get_devices', None, 3),
+    'get_qps': b'\x40' + rpc('get_qps', '{"device":"%0"}') + rpc('get_qps', '{"device":"%1"}', 2) +
+    rpc('get_qps', '{"device":"/nowhere"}', 3),
+    'all_down': b'\xff' + rpc('set_device_link', '{"device":"%1","up":false}') +
+    rpc('set_member_link', '{"member":"net_null0","up":false}', 2) +
+    rpc('set_member_link', '{"member":"net_null1","up":false}', 3) + rpc('get_devices', None, 4),
+    'methods': b'\xff' + rpc('rpc_get_methods'),
+}
+
+# --- vhost-user messages (fuzz_vhost.c) ------------------------------------
+
+(V_GET_FEATURES, V_SET_FEATURES, V_SET_OWNER, V_SET_MEM_TABLE, V_VRING_NUM, V_VRING_ADDR,
+ V_VRING_BASE, V_GET_VRING_BASE, V_KICK, V_CALL, V_GET_PROTO, V_SET_PROTO, V_GET_QUEUE_NUM,
+ V_VRING_ENABLE, V_GET_CONFIG, V_SET_CONFIG, V_RESET_DEVICE, V_SET_STATUS, V_GET_STATUS,
+ V_RESET_OWNER) = range(20)
+V_NEED_REPLY, V_RAW, V_SECOND = 0x20, 0x40, 0x80
+ALL = struct.pack('<Q', (1 << 64) - 1)
+
+
+def vmsg(which, payload=b''):
+    return bytes([which, len(payload)]) + payload
+
+
+def vstate(index, num):
+    return struct.pack('<II', index, num)
+
+
+def vring(i, size=64):
+    base = i * 0x3000
+    return vmsg(V_VRING_NUM, vstate(i, size)) + \
+        vmsg(V_VRING_ADDR, struct.pack('<IIQQQQ', i, 0, base, base + 0x2000, base + 0x1000, 0)) + \
+        vmsg(V_VRING_BASE, vstate(i, 0)) + vmsg(V_KICK, struct.pack('<Q', i)) + \
+        vmsg(V_CALL, struct.pack('<Q', i)) + vmsg(V_VRING_ENABLE, vstate(i, 1))
+
+
+def vconfig(which, offset, size, data=b''):
+    return vmsg(which, struct.pack('<III', offset, size, 0) + data)
+
+
+negotiate = vmsg(V_GET_FEATURES) + vmsg(V_GET_PROTO) + vmsg(V_SET_PROTO, ALL) + \
+    vmsg(V_SET_OWNER) + vmsg(V_SET_FEATURES, ALL) + vmsg(V_GET_QUEUE_NUM)
+mem_table = vmsg(V_SET_MEM_TABLE, struct.pack('<II', 1, 0) + struct.pack('<QQQQ', 0, 0, 0, 0))
+bring_up = negotiate + mem_table + b''.join(vring(i) for i in range(4))
+vhost = {
+    'negotiate': negotiate + vconfig(V_GET_CONFIG, 0, 64),
+    'bring_up': bring_up + vconfig(V_GET_CONFIG, 0, 64) + vmsg(V_GET_STATUS),
+    'config': negotiate + vconfig(V_GET_CONFIG, 0, 256) + vconfig(V_GET_CONFIG, 60, 8) +
+    vconfig(V_GET_CONFIG | V_RAW, 250, 64) + vconfig(V_SET_CONFIG, 0, 6, MAC_PEER) +
+    vconfig(V_SET_CONFIG | V_NEED_REPLY, 0, 6, MAC_PEER),
+    'stop_vrings': bring_up + vmsg(V_VRING_ENABLE, vstate(2, 0)) +
+    b''.join(vmsg(V_GET_VRING_BASE, vstate(i, 0)) for i in range(4)),
+    'reset_device': bring_up + vmsg(V_RESET_DEVICE) + vconfig(V_GET_CONFIG, 0, 16) +
+    b''.join(vring(i) for i in range(4)),
+    'reset_no_feature': vmsg(V_SET_FEATURES, ALL) + vmsg(V_RESET_DEVICE),
+    'remap': bring_up + mem_table + vring(1) + vmsg(V_SET_STATUS, struct.pack('<Q', 15)),
+    'second_frontend': negotiate + vmsg(V_SECOND) + vmsg(V_GET_FEATURES),
+    'need_reply': negotiate + vmsg(V_SET_OWNER | V_NEED_REPLY) +
+    vmsg(V_VRING_NUM | V_NEED_REPLY, vstate(0, 1024)) + vmsg(V_RESET_OWNER),
+}
+
 for target, seeds in (('roce', roce), ('ctrl', ctrl), ('split_ring', split_ring),
-                      ('frame', frame_seeds), ('admin', admin)):
+                      ('frame', frame_seeds), ('admin', admin),
+                      ('wr', wr), ('switch', switch),
+                      ('admin_live', admin_live), ('vhost', vhost)):
     for name, data in seeds.items():
         write(target, name, data)

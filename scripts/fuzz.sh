@@ -3,7 +3,8 @@
 #
 # A fuzzing campaign (fuzz/README.md):
 #   scripts/fuzz.sh TARGET|all SECONDS [libFuzzer options...]
-# TARGET: roce, ctrl, split_ring, frame, admin. Builds build-fuzz/ (clang), then
+# TARGET: roce, ctrl, split_ring, frame, admin, wr, switch, admin_live, vhost.
+# Builds build-fuzz/ (clang), then
 # runs the target for SECONDS from its seed corpus (fuzz/corpus/TARGET, read
 # only) and what earlier campaigns found (build-fuzz/fuzz-out/TARGET/corpus,
 # kept between runs). Findings go to build-fuzz/fuzz-out/TARGET/: reproduce
@@ -16,7 +17,7 @@ cd "$(dirname "$0")/.."
 [ $# -ge 2 ] || { echo "usage: $0 TARGET|all SECONDS [libFuzzer options...]" >&2; exit 2; }
 target=$1 seconds=$2
 shift 2
-targets=(roce ctrl split_ring frame admin)
+targets=(roce ctrl split_ring frame admin wr switch admin_live vhost)
 [ "$target" = all ] || targets=("$target")
 
 dir=$(scripts/build.sh fuzz)

@@ -93,6 +93,15 @@ vq_start(struct vur_net_dev *nd, struct vur_net_vq *q, uint64_t negotiated)
 		return -EINVAL;
 	if (rte_vhost_get_mem_table(nd->vid, &q->mem) != 0)
 		return -ENOMEM;
+	if (!vur_split_ring_in_mem(q->mem, vr.size, vr.desc, vr.avail, vr.used,
+			    negotiated & BIT(VIRTIO_RING_F_EVENT_IDX))) {
+		VUR_LOG_LIMITED(&nd->log_rl, nd->name, net, ERR,
+				"vring %u: %u entries do not fit where it is: not served", q->qid,
+				vr.size);
+		free(q->mem);
+		q->mem = NULL;
+		return -EINVAL;
+	}
 	q->callfd = vr.callfd;
 	q->kickfd = vr.kickfd;
 	q->broken_seen = false;

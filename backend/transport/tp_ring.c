@@ -131,6 +131,12 @@ vur_tp_ring_activate(struct vur_tp_dev *td, struct vur_tp_ring *r, bool kick)
 		used = r->ring.used_idx;
 	}
 	rte_vhost_get_negotiated_features(td->vid, &features);
+	if (!vur_split_ring_in_mem(td->mem, vr.size, vr.desc, vr.avail, vr.used,
+			    features & (1ULL << VIRTIO_RING_F_EVENT_IDX))) {
+		VUR_TP_LOG(td, ERR, "vring %u: %u entries do not fit where it is: not served",
+				r->vq, vr.size);
+		return;
+	}
 	vur_split_ring_init(&r->ring, vr.size, vr.desc, vr.avail, vr.used, avail, used,
 			features & (1ULL << VIRTIO_RING_F_EVENT_IDX));
 	r->callfd = vr.callfd;

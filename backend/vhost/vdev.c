@@ -184,6 +184,13 @@ pre_msg_handle(int vid, void *raw)
 
 	if (dev == NULL)
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+	/* librte_vhost frees the memory table first; a new one counts once it succeeded */
+	if (msg->request == VUR_VHOST_USER_SET_MEM_TABLE ||
+			msg->request == VUR_VHOST_USER_RESET_OWNER) {
+		pthread_rwlock_wrlock(&dev->lock);
+		dev->mem_table = false;
+		pthread_rwlock_unlock(&dev->lock);
+	}
 	if (remaps_rings(msg->request)) {
 		pthread_rwlock_wrlock(&dev->lock);
 		stop_queues(dev);
@@ -242,6 +249,9 @@ post_msg_handle(int vid, void *raw)
 	if (dev == NULL || !remaps_rings(msg->request))
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 	pthread_rwlock_wrlock(&dev->lock);
+	/* called only when librte_vhost's handler did not fail */
+	if (msg->request == VUR_VHOST_USER_SET_MEM_TABLE)
+		dev->mem_table = true;
 	start_queues(dev);
 	pthread_rwlock_unlock(&dev->lock);
 	return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
@@ -427,6 +437,7 @@ on_new_connection(int vid)
 		dev->vid = vid;
 		dev->started = false;
 		dev->negotiated = 0;
+		dev->mem_table = false;
 		reset_rdma(dev); /* a new frontend starts from nothing */
 	}
 	pthread_rwlock_unlock(&dev->lock);
@@ -461,6 +472,7 @@ drop_connection(struct vur_dev *dev)
 		vur_rdma_dev_fini(&dev->rdma);
 	dev->rdma_ready = false;
 	dev->vid = -1;
+	dev->mem_table = false;
 	dev->started = false;
 	pthread_rwlock_unlock(&dev->lock);
 	sync_datapath(dev);
@@ -530,13 +542,20 @@ start_queues(struct vur_dev *dev)
 	uint16_t mtu = dev->negotiated & VUR_NET_F(VIRTIO_NET_F_MTU_BIT) ? dev->cfg_state.mtu
 									 : VUR_DEFAULT_ETH_MTU;
 
+	dev->eth.roce = dev->negotiated &
+			VUR_NET_F(dev->cfg_state.rfc2_numbering ? VIRTIO_NET_F_ROCE_RFC2
+								: VIRTIO_NET_F_ROCE);
+	/*
+	 * A frontend may set vrings up before its memory table, or free the
+	 * table (RESET_OWNER): every queue below reads it (fuzz_vhost found a
+	 * SET_VRING_NUM with RoCE negotiated and no table crashing the backend).
+	 */
+	if (!dev->mem_table)
+		return;
 	start_ctrlq(dev);
 	if (dev->vid >= 0 && dev->negotiated != 0)
 		vur_net_dev_start(&dev->eth, dev->vid, dev->negotiated, mtu,
 				vq_ready(dev, VUR_NET_RX_VQ), vq_ready(dev, VUR_NET_TX_VQ));
-	dev->eth.roce = dev->negotiated &
-			VUR_NET_F(dev->cfg_state.rfc2_numbering ? VIRTIO_NET_F_ROCE_RFC2
-								: VIRTIO_NET_F_ROCE);
 	if (dev->eth.roce && dev->rdma_ready && vur_tp_start(&dev->tp, dev->vid) < 0)
 		VUR_DEV_LOG(dev, ERR, "cannot serve the RDMA queues");
 }

@@ -57,6 +57,12 @@ struct vur_dev {
 	struct vur_rdma_limits limits;
 	struct vur_rdma_dev rdma; /* fresh for every connection */
 	bool rdma_ready;
+	/*
+	 * librte_vhost holds a memory table: SET_MEM_TABLE succeeded and no
+	 * RESET_OWNER or failed SET_MEM_TABLE freed it since. Nothing starts
+	 * without one: rte_vhost_get_mem_table() of 22.11 reads a NULL table.
+	 */
+	bool mem_table;
 	uint64_t vq_ready[VUR_MAX_VRINGS / 64]; /* as vring_state_changed last said */
 	struct vur_net_state net;               /* fresh for every connection */
 	struct vur_ctrl_target target;          /* what control commands act on */

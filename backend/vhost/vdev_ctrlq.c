@@ -105,6 +105,12 @@ vur_ctrlq_start(struct vur_ctrlq *q, int vid, uint16_t qid, uint64_t negotiated,
 		return -EINVAL;
 	if (rte_vhost_get_mem_table(vid, &q->mem) != 0)
 		return -ENOMEM;
+	if (!vur_split_ring_in_mem(q->mem, vr.size, vr.desc, vr.avail, vr.used,
+			    negotiated & (1ULL << EVENT_IDX_BIT))) {
+		free(q->mem);
+		q->mem = NULL;
+		return -EINVAL;
+	}
 	q->vid = vid;
 	q->qid = qid;
 	q->callfd = vr.callfd;

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define VUR_VHOST_USER_RESET_OWNER      4
 #define VUR_VHOST_USER_SET_MEM_TABLE    5
 #define VUR_VHOST_USER_SET_VRING_NUM    8
 #define VUR_VHOST_USER_SET_VRING_ADDR   9

@@ -14,6 +14,39 @@
 
 #define VRING_DESC_SIZE sizeof(struct vring_desc)
 
+static bool
+area_in_mem(const struct rte_vhost_memory *mem, const void *p, uint64_t len)
+{
+	uint64_t a = (uintptr_t)p;
+
+	for (uint32_t i = 0; i < mem->nregions; i++) {
+		const struct rte_vhost_mem_region *r = &mem->regions[i];
+
+		if (a >= r->host_user_addr && len <= r->size &&
+				a - r->host_user_addr <= r->size - len)
+			return true;
+	}
+	return false;
+}
+
+bool
+vur_split_ring_in_mem(const struct rte_vhost_memory *mem, uint16_t size, const void *desc,
+		const void *avail, const void *used, bool event_idx)
+{
+	uint64_t ev = event_idx ? sizeof(uint16_t) : 0;
+
+	return mem != NULL && size != 0 &&
+			area_in_mem(mem, desc, (uint64_t)size * sizeof(struct vring_desc)) &&
+			area_in_mem(mem, avail,
+					sizeof(struct vring_avail) +
+							(uint64_t)size * sizeof(uint16_t) + ev) &&
+			area_in_mem(mem, used,
+					sizeof(struct vring_used) +
+							(uint64_t)size *
+									sizeof(struct vring_used_elem) +
+							ev);
+}
+
 void
 vur_split_ring_init(struct vur_split_ring *vr, uint16_t size, void *desc, void *avail, void *used,
 		uint16_t last_avail, uint16_t used_idx, bool event_idx)

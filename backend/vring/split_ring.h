@@ -59,6 +59,18 @@ enum vur_pop_result {
 	VUR_POP_BROKEN,    /* the ring itself is corrupt; stop using it */
 };
 
+struct rte_vhost_memory;
+
+/*
+ * Whether the three areas of a split ring of @size entries at host
+ * addresses @desc, @avail and @used (with @event_idx, its used_event and
+ * avail_event) each lie inside one region of @mem's host mappings. A
+ * frontend can make librte_vhost hand out a ring larger than what it
+ * translated (SET_VRING_NUM after SET_VRING_ADDR): check before serving.
+ */
+bool vur_split_ring_in_mem(const struct rte_vhost_memory *mem, uint16_t size, const void *desc,
+		const void *avail, const void *used, bool event_idx);
+
 void vur_split_ring_init(struct vur_split_ring *vr, uint16_t size, void *desc, void *avail,
 		void *used, uint16_t last_avail, uint16_t used_idx, bool event_idx);
 

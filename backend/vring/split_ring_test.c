@@ -334,6 +334,28 @@ polled_ring_asks_for_no_kick(void)
 	TAP_CHECK(avail_event() == 2);
 }
 
+/* A ring whose entries go past its region is refused (fuzz_vhost's finding). */
+static void
+ring_must_fit_its_region(void)
+{
+	uint8_t *end = ram + REGION_SZ; /* the first region ends here, the second starts */
+
+	TAP_CHECK(vur_split_ring_in_mem(mem, 64, ram, ram + 1024, ram + 2048, true));
+	/* 64 descriptors: 1024 bytes; one byte less room is too little */
+	TAP_CHECK(vur_split_ring_in_mem(mem, 64, end - 1024, ram, ram + 2048, false));
+	TAP_CHECK(!vur_split_ring_in_mem(mem, 64, end - 1023, ram, ram + 2048, false));
+	/* used ring: 4 + 8 * 64 bytes, and avail_event only with EVENT_IDX */
+	TAP_CHECK(vur_split_ring_in_mem(mem, 64, ram, ram + 1024, end - 516, false));
+	TAP_CHECK(!vur_split_ring_in_mem(mem, 64, ram, ram + 1024, end - 516, true));
+	/* avail ring: 4 + 2 * 64 bytes, used_event with EVENT_IDX */
+	TAP_CHECK(!vur_split_ring_in_mem(mem, 64, ram, end - 132, ram + 2048, true));
+	/* a larger size than the ring was set up for, as SET_VRING_NUM after SET_VRING_ADDR */
+	TAP_CHECK(!vur_split_ring_in_mem(mem, 32768, ram, ram + 1024, ram + 2048, false));
+	TAP_CHECK(!vur_split_ring_in_mem(mem, 64, ram - 16, ram + 1024, ram + 2048, false));
+	TAP_CHECK(!vur_split_ring_in_mem(NULL, 64, ram, ram + 1024, ram + 2048, false));
+	TAP_CHECK(!vur_split_ring_in_mem(mem, 0, ram, ram + 1024, ram + 2048, false));
+}
+
 int
 main(void)
 {
@@ -356,6 +378,7 @@ main(void)
 	TAP_RUN(push_later_then_publish);
 	TAP_RUN(event_idx_asks_for_the_next_kick);
 	TAP_RUN(polled_ring_asks_for_no_kick);
+	TAP_RUN(ring_must_fit_its_region);
 	free(mem);
 	free(ram);
 	return tap_done();
