@@ -118,6 +118,10 @@ uplinks_and_admin(void)
 {
 	struct vur_options o;
 
+	/* no -s: a daemon whose devices the admin RPC creates; not without the RPC */
+	TAP_CHECK(PARSE(&o, "--admin-socket", "/tmp/adm") == 0 && o.n_sockets == 0);
+	TAP_CHECK(PARSE(&o, "--no-admin") == -EINVAL);
+
 	TAP_CHECK(PARSE(&o, "-s", "/a") == 0);
 	TAP_CHECK(o.n_uplinks == 0 && o.n_member_speeds == 0 && o.link_poll_ms == 20);
 	TAP_CHECK(o.admin_socket != NULL &&
