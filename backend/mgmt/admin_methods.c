@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -328,7 +329,9 @@ parse_mac(const char *text, uint8_t mac[6])
 static int
 create_device(struct vur_admin *a, json_t *params, json_t **result, json_t **error)
 {
-	json_int_t mtu = -1, qps = -1, cqs = -1;
+	/* left out: no JSON number a client sends is taken as INT64_MIN here */
+	const json_int_t not_given = INT64_MIN;
+	json_int_t mtu = not_given, qps = not_given, cqs = not_given;
 	int client = -1, roce = -1, speed = -1, rfc2 = -1, up = 1;
 	struct vur_dev_info info;
 	const char *path, *mac = NULL;
@@ -371,22 +374,23 @@ create_device(struct vur_admin *a, json_t *params, json_t **result, json_t **err
 	why[0] = '\0';
 	if (mac != NULL && parse_mac(mac, s.mac) != 0)
 		snprintf(why, sizeof(why), "mac \"%s\": expected XX:XX:XX:XX:XX:XX", mac);
-	else if (mtu >= 0 && (mtu < VUR_DEV_MTU_MIN || mtu > VUR_DEV_MTU_MAX))
+	else if (mtu != not_given && (mtu < VUR_DEV_MTU_MIN || mtu > VUR_DEV_MTU_MAX))
 		snprintf(why, sizeof(why), "mtu %lld: expected %d..%d", (long long)mtu,
 				VUR_DEV_MTU_MIN, VUR_DEV_MTU_MAX);
-	else if (qps > UINT32_MAX || cqs > UINT32_MAX || (qps < -1) || (cqs < -1) || mtu < -1)
-		snprintf(why, sizeof(why), "max_qps, max_cqs and mtu are positive numbers");
+	else if ((qps != not_given && (qps < 0 || qps > UINT32_MAX)) ||
+			(cqs != not_given && (cqs < 0 || cqs > UINT32_MAX)))
+		snprintf(why, sizeof(why), "max_qps and max_cqs are positive numbers");
 	if (why[0] != '\0') {
 		*error = vur_admin_error(VUR_RPC_INVALID_PARAMS, "%s", why);
 		return VUR_RPC_INVALID_PARAMS;
 	}
 	s.mac_given = mac != NULL;
 	s.mac_source = "admin RPC";
-	if (mtu >= 0)
+	if (mtu != not_given)
 		s.mtu = mtu;
-	if (qps >= 0)
+	if (qps != not_given)
 		s.max_qps = qps;
-	if (cqs >= 0)
+	if (cqs != not_given)
 		s.max_cqs = cqs;
 	ret = vur_dev_mgr_create(a->dm, &s, why, sizeof(why));
 	if (ret == -EINVAL)

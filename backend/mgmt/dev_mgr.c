@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <rte_common.h>
 #include <rte_errno.h>
 
 #include <linux/virtio_net_roce.h>
@@ -263,8 +264,12 @@ vur_dev_mgr_delete(struct vur_dev_mgr *dm, const char *path)
 		vur_port_mgr_del_dev(dm->pm, dev);
 	vur_dev_stop(dev);
 	/* A callback of the control thread's current batch may still look at it. */
-	if (vur_event_loop_defer(dm->loop, free_deleted, dev) != 0)
-		dm->graveyard[dm->n_graveyard++] = dev; /* freed by vur_dev_mgr_fini() */
+	if (vur_event_loop_defer(dm->loop, free_deleted, dev) != 0) {
+		if (dm->n_graveyard < RTE_DIM(dm->graveyard))
+			dm->graveyard[dm->n_graveyard++] = dev; /* freed by vur_dev_mgr_fini() */
+		else
+			VUR_LOG(app, ERR, "%s: out of memory: the device's memory is lost", path);
+	}
 	dm->deleted++;
 	pthread_mutex_unlock(&dm->lock);
 	VUR_LOG(app, INFO, "%s: device deleted", path);
