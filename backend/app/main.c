@@ -16,10 +16,10 @@
 
 #include "common/log.h"
 #include "mgmt/admin_rpc.h"
+#include "mgmt/dev_mgr.h"
 #include "mgmt/telemetry.h"
 #include "net/net_switch.h"
 #include "port/port_mgr.h"
-#include "default_mac.h"
 #include "options.h"
 #include "vhost/vdev.h"
 
@@ -30,111 +30,55 @@ struct vur_app {
 	struct vur_event_loop ctrl_loop;
 	struct vur_switch sw; /* the data path */
 	bool sw_started;
-	struct vur_dev *devs[VUR_MAX_SOCKETS];
-	uint8_t macs[VUR_MAX_SOCKETS][6];
-	unsigned int n_devs;
+	struct vur_dev_mgr dm; /* every device: -s at start, the admin RPC later */
+	bool dm_started;
 	struct vur_port_mgr pm;
 	bool pm_started;
 	struct vur_admin admin;
 	struct vur_nominal_speed nominal[VUR_MAX_NOMINAL_OPTS];
 };
 
+/* What the command line gives every device (and the admin RPC's defaults). */
 static void
-params_for(struct vur_app *app, unsigned int i, struct vur_dev_params *p)
+default_spec(const struct vur_options *o, struct vur_dev_spec *s)
 {
-	const struct vur_options *o = &app->opts;
-
-	memset(p, 0, sizeof(*p));
-	p->path = o->sockets[i];
-	p->client = o->client;
-	p->rfc2_numbering = o->rfc2_numbering;
-	p->port_speed = o->port_speed;
-	p->max_qps = o->max_qps;
-	p->max_cqs = o->max_cqs;
-	p->mtu = o->mtu;
-	p->loopback_mbps = o->loopback_mbps;
-	p->loop = &app->ctrl_loop;
-	p->sw = app->sw_started ? &app->sw : NULL;
-	memcpy(p->mac, app->macs[i], sizeof(p->mac));
-}
-
-#define MAC_FMT      "%02x:%02x:%02x:%02x:%02x:%02x"
-#define MAC_BYTES(m) (m)[0], (m)[1], (m)[2], (m)[3], (m)[4], (m)[5]
-
-/* @path as an absolute path (the MAC must not depend on where we were started). */
-static void
-absolute_path(const char *path, char *buf, size_t len)
-{
-	char cwd[PATH_MAX];
-
-	if (path[0] == '/' || getcwd(cwd, sizeof(cwd)) == NULL)
-		snprintf(buf, len, "%s", path);
-	else
-		snprintf(buf, len, "%s/%s", strcmp(cwd, "/") == 0 ? "" : cwd, path);
-}
-
-static bool
-mac_taken(const struct vur_app *app, unsigned int n, const uint8_t mac[6])
-{
-	for (unsigned int i = 0; i < n; i++)
-		if (memcmp(app->macs[i], mac, 6) == 0)
-			return true;
-	return false;
+	memset(s, 0, sizeof(*s));
+	s->client = o->client;
+	s->rfc2_numbering = o->rfc2_numbering;
+	s->port_speed = o->port_speed;
+	s->max_qps = o->max_qps;
+	s->max_cqs = o->max_cqs;
+	s->mtu = o->mtu;
 }
 
 /*
- * Each device's MAC: --mac for the first and +1, +2, ... for the next, or
- * by default one of its own derived from this host and its socket path
- * (app/default_mac.c); should two devices of this backend meet on one, the
- * later takes the next derivation.
+ * One device per -s. --mac gives the first device's MAC and the next +1,
+ * +2, ...; without it each derives its own from this host and its socket
+ * path (mgmt/dev_mgr.c).
  */
-static void
-assign_macs(struct vur_app *app)
-{
-	const struct vur_options *o = &app->opts;
-	char host[256], path[PATH_MAX + 1];
-	const char *source = NULL;
-	uint8_t *mac;
-
-	if (!o->mac_given)
-		source = vur_host_identity(VUR_MACHINE_ID_FILE, host, sizeof(host));
-	for (unsigned int i = 0; i < o->n_sockets; i++) {
-		mac = app->macs[i];
-		if (o->mac_given) {
-			memcpy(mac, o->base_mac, 6);
-			mac[5] += i; /* i < VUR_MAX_SOCKETS: wraps within the last byte only */
-			VUR_LOG(app, INFO, "%s: MAC " MAC_FMT " (--mac)", o->sockets[i],
-					MAC_BYTES(mac));
-			continue;
-		}
-		absolute_path(o->sockets[i], path, sizeof(path));
-		for (uint32_t attempt = 0;; attempt++) {
-			vur_default_mac(host, path, attempt, mac);
-			if (!mac_taken(app, i, mac))
-				break;
-		}
-		VUR_LOG(app, INFO,
-				"%s: MAC " MAC_FMT
-				" (derived from the socket path and the host's %s)",
-				o->sockets[i], MAC_BYTES(mac), source);
-	}
-}
-
 static int
 start_devices(struct vur_app *app)
 {
-	struct vur_dev_params p;
-	unsigned int i;
+	const struct vur_options *o = &app->opts;
+	struct vur_dev_spec s;
+	char why[256];
+	int ret;
 
-	assign_macs(app);
-	for (i = 0; i < app->opts.n_sockets; i++) {
-		params_for(app, i, &p);
-		app->devs[i] = vur_dev_create(&p);
-		if (app->devs[i] == NULL) {
-			VUR_LOG(app, ERR, "%s: %s", p.path, rte_strerror(rte_errno));
+	default_spec(o, &s);
+	vur_dev_mgr_init(&app->dm, &app->ctrl_loop, app->sw_started ? &app->sw : NULL,
+			o->loopback_mbps, &s);
+	app->dm_started = true;
+	for (unsigned int i = 0; i < o->n_sockets; i++) {
+		snprintf(s.path, sizeof(s.path), "%s", o->sockets[i]);
+		s.mac_given = o->mac_given;
+		s.mac_source = "--mac";
+		memcpy(s.mac, o->base_mac, sizeof(s.mac));
+		s.mac[5] += i; /* i < VUR_MAX_SOCKETS: wraps within the last byte only */
+		ret = vur_dev_mgr_create(&app->dm, &s, why, sizeof(why));
+		if (ret != 0) {
+			VUR_LOG(app, ERR, "%s: %s", o->sockets[i], why);
 			return -1;
 		}
-		app->n_devs++;
 	}
 	return 0;
 }
@@ -158,18 +102,22 @@ start_ports(struct vur_app *app)
 	for (unsigned int i = 0; i < o->n_member_speeds; i++)
 		app->nominal[i] = (struct vur_nominal_speed){ .name = o->member_speeds[i].name,
 			.mbps = o->member_speeds[i].mbps };
-	ret = vur_port_mgr_start(&app->pm, &p, app->devs, app->n_devs);
+	struct vur_dev *devs[VUR_DEV_MGR_MAX];
+	unsigned int n_devs = vur_dev_mgr_list(&app->dm, devs, RTE_DIM(devs));
+
+	ret = vur_port_mgr_start(&app->pm, &p, devs, n_devs);
 	if (ret != 0) {
 		VUR_LOG(app, ERR, "cannot start the uplinks: %s", strerror(-ret));
 		return ret;
 	}
 	app->pm_started = true;
+	vur_dev_mgr_set_ports(&app->dm, &app->pm);
 	if (app->sw_started)
 		vur_switch_set_uplinks(&app->sw, &app->pm.uplinks);
 	app->admin.listen.fd = -1;
 	if (o->admin_socket == NULL)
 		return 0;
-	ret = vur_admin_start(&app->admin, o->admin_socket, &app->ctrl_loop, &app->pm);
+	ret = vur_admin_start(&app->admin, o->admin_socket, &app->ctrl_loop, &app->pm, &app->dm);
 	if (ret == -EADDRINUSE)
 		VUR_LOG(app, WARNING,
 				"admin RPC: %s is in use by another backend; none here "
@@ -185,11 +133,9 @@ start_ports(struct vur_app *app)
 static void
 stop_devices(struct vur_app *app)
 {
-	unsigned int i;
-
 	vur_telemetry_unregister();
-	for (i = 0; i < app->n_devs; i++)
-		vur_dev_stop(app->devs[i]);
+	if (app->dm_started)
+		vur_dev_mgr_stop(&app->dm);
 	vur_event_loop_stop(&app->ctrl_loop);
 	/* The data path uses the uplinks: it stops before they do. */
 	if (app->sw_started)
@@ -198,8 +144,8 @@ stop_devices(struct vur_app *app)
 		vur_admin_stop(&app->admin);
 		vur_port_mgr_stop(&app->pm);
 	}
-	while (app->n_devs > 0)
-		vur_dev_free(app->devs[--app->n_devs]);
+	if (app->dm_started)
+		vur_dev_mgr_fini(&app->dm);
 }
 
 /* SIGINT and SIGTERM are blocked in every thread and taken here. */
@@ -245,7 +191,7 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return EXIT_FAILURE;
 	}
-	app.n_devs = 0;
+	app.dm_started = false;
 	app.pm_started = false;
 	if (vur_event_loop_start(&app.ctrl_loop, "vur-ctrl") < 0) {
 		fprintf(stderr, "%s: cannot start the control thread\n", argv[0]);
@@ -264,7 +210,7 @@ main(int argc, char **argv)
 	}
 	if (vur_telemetry_register(&app.pm) < 0 || vur_telemetry_register_switch(&app.sw) < 0)
 		VUR_LOG(app, WARNING, "telemetry endpoints not registered");
-	VUR_LOG(app, INFO, "%u device(s) ready; SIGINT or SIGTERM stops", app.n_devs);
+	VUR_LOG(app, INFO, "%u device(s) ready; SIGINT or SIGTERM stops", app.dm.n_devs);
 	sig = wait_for_signal(&set);
 	VUR_LOG(app, INFO, "%s: stopping", sig > 0 ? strsignal(sig) : "sigwait failed");
 

@@ -63,9 +63,15 @@ void
 vur_options_usage(FILE *out, const char *prog)
 {
 	fprintf(out,
-			"Usage: %s [EAL options] -- -s PATH [-s PATH ...] [options]\n"
+			"Usage: %s [EAL options] -- [-s PATH ...] [options]\n"
 			"\n"
-			"Serve one virtio-net RoCE device per vhost-user socket.\n"
+			"Serve one virtio-net RoCE device per vhost-user socket. Devices are "
+			"given\n"
+			"with -s at start, or created and deleted at runtime through the admin "
+			"RPC\n"
+			"(vhost-user-rdma-ctl create-device PATH, delete-device PATH); without "
+			"-s\n"
+			"the backend starts with none.\n"
 			"\n"
 			"Data path: one thread per EAL worker lcore (-l 0-2: the main lcore 0 and "
 			"two\n"
@@ -78,7 +84,11 @@ vur_options_usage(FILE *out, const char *prog)
 			"Options:\n"
 			"  -s, --socket PATH       vhost-user socket of one device; repeat for "
 			"more\n"
-			"                          devices (at most %d)\n"
+			"                          devices (at most %d, the admin RPC's "
+			"included);\n"
+			"                          the options below are its settings and the "
+			"defaults\n"
+			"                          of create_device\n"
 			"  -c, --client            connect to PATH as a vhost-user client and "
 			"reconnect\n"
 			"                          when the frontend goes away (default: listen)\n"
@@ -128,7 +138,7 @@ vur_options_usage(FILE *out, const char *prog)
 			"      --admin-socket PATH admin RPC socket (JSON-RPC 2.0; see "
 			"vhost-user-rdma-ctl)\n"
 			"                          (default %s)\n"
-			"      --no-admin          no admin RPC socket\n"
+			"      --no-admin          no admin RPC socket (then -s is needed)\n"
 			"  -h, --help              show this text\n"
 			"\n"
 			"\n"
@@ -348,8 +358,9 @@ vur_options_parse(struct vur_options *opts, int argc, char **argv, FILE *err)
 	}
 	if (opts->help)
 		return 0;
-	if (opts->n_sockets == 0) {
-		fprintf(err, "no socket: give at least one -s PATH\n");
+	/* Without -s the admin RPC creates every device (create_device): a host daemon. */
+	if (opts->n_sockets == 0 && opts->admin_socket == NULL) {
+		fprintf(err, "no device and no admin RPC: give -s PATH, or leave out --no-admin\n");
 		return -EINVAL;
 	}
 	return check_layout(opts, err);

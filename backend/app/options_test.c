@@ -89,7 +89,9 @@ missing_or_extra(void)
 {
 	struct vur_options o;
 
-	TAP_CHECK(PARSE(&o, "--client") == -EINVAL);
+	/* no device is an error only without the admin RPC, which could create one */
+	TAP_CHECK(PARSE(&o, "--client", "--no-admin") == -EINVAL);
+	TAP_CHECK(PARSE(&o, "--client") == 0 && o.n_sockets == 0 && o.client);
 	TAP_CHECK(PARSE(&o, "-s", "") == -EINVAL);
 	TAP_CHECK(PARSE(&o, "-s", "/a", "stray") == -EINVAL);
 	TAP_CHECK(PARSE(&o, "-s", "/a", "--no-such-option") == -EINVAL);
@@ -117,6 +119,10 @@ static void
 uplinks_and_admin(void)
 {
 	struct vur_options o;
+
+	/* no -s: a daemon whose devices the admin RPC creates; not without the RPC */
+	TAP_CHECK(PARSE(&o, "--admin-socket", "/tmp/adm") == 0 && o.n_sockets == 0);
+	TAP_CHECK(PARSE(&o, "--no-admin") == -EINVAL);
 
 	TAP_CHECK(PARSE(&o, "-s", "/a") == 0);
 	TAP_CHECK(o.n_uplinks == 0 && o.n_member_speeds == 0 && o.link_poll_ms == 20);

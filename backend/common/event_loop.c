@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -14,6 +15,39 @@
 #include "common/log.h"
 
 #define MAX_EVENTS 16
+
+struct vur_event_deferred {
+	struct vur_event_deferred *next;
+	void (*fn)(void *arg);
+	void *arg;
+};
+
+/* What callbacks deferred, in the order they asked. */
+static void
+run_deferred(struct vur_event_loop *loop)
+{
+	struct vur_event_deferred *d;
+
+	while ((d = loop->deferred) != NULL) {
+		loop->deferred = d->next;
+		d->fn(d->arg);
+		free(d);
+	}
+}
+
+int
+vur_event_loop_defer(struct vur_event_loop *loop, void (*fn)(void *arg), void *arg)
+{
+	struct vur_event_deferred *d = malloc(sizeof(*d)), **tail = &loop->deferred;
+
+	if (d == NULL)
+		return -ENOMEM;
+	*d = (struct vur_event_deferred){ .fn = fn, .arg = arg };
+	while (*tail != NULL)
+		tail = &(*tail)->next;
+	*tail = d;
+	return 0;
+}
 
 static uint32_t
 loop_main(void *p)
@@ -37,6 +71,8 @@ loop_main(void *p)
 			w = ev[i].data.ptr;
 			w->cb(w->fd, w->arg);
 		}
+		/* No event of this batch is left to run: what was unwatched may go. */
+		run_deferred(loop);
 	}
 }
 
@@ -82,6 +118,7 @@ vur_event_loop_stop(struct vur_event_loop *loop)
 	if (write(loop->stop_fd, &one, sizeof(one)) != sizeof(one))
 		VUR_LOG(app, ERR, "%s: cannot wake the loop", loop->name);
 	rte_thread_join(loop->thread, NULL);
+	run_deferred(loop);
 	close(loop->stop_fd);
 	close(loop->epfd);
 }

@@ -22,11 +22,14 @@ struct vur_event_watch {
 	void *arg;
 };
 
+struct vur_event_deferred;
+
 struct vur_event_loop {
 	int epfd;
 	int stop_fd; /* eventfd that wakes the loop to stop */
 	rte_thread_t thread;
 	const char *name;
+	struct vur_event_deferred *deferred; /* the loop's thread's only */
 };
 
 int vur_event_loop_start(struct vur_event_loop *loop, const char *name);
@@ -40,5 +43,14 @@ int vur_event_loop_watch(struct vur_event_loop *loop, struct vur_event_watch *w)
 
 /* Stop watching @w->fd. */
 void vur_event_loop_unwatch(struct vur_event_loop *loop, struct vur_event_watch *w);
+
+/*
+ * On the loop's thread only: call @fn(@arg) once the current batch of
+ * events is handled, when no callback picked up before this call can still
+ * run: how an object whose watches a callback just removed is freed (a
+ * device deleted by the admin RPC). If the loop stops first, stop calls it.
+ * Returns 0 or -ENOMEM.
+ */
+int vur_event_loop_defer(struct vur_event_loop *loop, void (*fn)(void *arg), void *arg);
 
 #endif /* VUR_EVENT_LOOP_H */

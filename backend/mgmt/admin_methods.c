@@ -6,12 +6,15 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <rte_eth_bond.h>
 
 #include "mgmt/admin_methods.h"
+#include "mgmt/admin_rpc.h"
+#include "mgmt/dev_mgr.h"
 #include "port/port_mgr.h"
 #include "rdma/qp_state.h"
 #include "vhost/vdev.h"
@@ -42,15 +45,39 @@ speed_flags(uint32_t flags)
 	return a;
 }
 
+/* What the device was created with: enough to create it again. */
+static void
+settings_json(json_t *d, const struct vur_dev_info *info)
+{
+	char mac[18];
+
+	snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", info->mac[0], info->mac[1],
+			info->mac[2], info->mac[3], info->mac[4], info->mac[5]);
+	json_object_set_new(d, "client", json_boolean(info->client));
+	json_object_set_new(d, "mac", json_string(mac));
+	json_object_set_new(d, "mtu", json_integer(info->mtu));
+	json_object_set_new(d, "max_qps", json_integer(info->max_qps));
+	json_object_set_new(d, "max_cqs", json_integer(info->max_cqs));
+	json_object_set_new(d, "roce",
+			json_boolean(info->offered &
+					((1ULL << VIRTIO_NET_F_ROCE) |
+							(1ULL << VIRTIO_NET_F_ROCE_RFC2))));
+	json_object_set_new(d, "rfc2_numbering",
+			json_boolean(info->offered & (1ULL << VIRTIO_NET_F_ROCE_RFC2)));
+	json_object_set_new(d, "port_speed_feature",
+			json_boolean(info->offered & (1ULL << VIRTIO_NET_F_ROCE_PORT_SPEED)));
+}
+
 static json_t *
 device_json(struct vur_port_mgr *pm, const struct vur_dev_info *info)
 {
 	struct vur_speed_result sp;
 	bool admin_up = true;
+	json_t *d;
 
-	if (vur_port_mgr_dev_state(pm, info->path, &admin_up, &sp) != 0)
+	if (pm == NULL || vur_port_mgr_dev_state(pm, info->path, &admin_up, &sp) != 0)
 		admin_up = true; /* a device the port manager does not know: never set */
-	return json_pack("{s:s, s:b, s:b, s:s, s:s, s:I, s:I, s:o, s:i, s:i, s:b, s:I}", "device",
+	d = json_pack("{s:s, s:b, s:b, s:s, s:s, s:I, s:I, s:o, s:i, s:i, s:b, s:I}", "device",
 			info->path, "connected", info->vid >= 0, "started", info->started,
 			"admin_link", admin_up ? "up" : "down", "link",
 			info->link_up ? "up" : "down", "speed_mbps",
@@ -60,6 +87,9 @@ device_json(struct vur_port_mgr *pm, const struct vur_dev_info *info)
 			info->total_members, "port_speed_negotiated",
 			(int)((info->negotiated >> VIRTIO_NET_F_ROCE_PORT_SPEED) & 1),
 			"config_changes", (json_int_t)info->config_changes);
+	if (d != NULL)
+		settings_json(d, info);
+	return d;
 }
 
 static json_t *
@@ -90,7 +120,7 @@ uplink_json(const struct vur_uplinks *u, const struct vur_uplink *up)
 }
 
 static int
-get_devices(struct vur_port_mgr *pm, json_t *params, json_t **result, json_t **error)
+get_devices(struct vur_admin *a, json_t *params, json_t **result, json_t **error)
 {
 	struct vur_dev_info info;
 	const char *only = NULL;
@@ -107,18 +137,18 @@ get_devices(struct vur_port_mgr *pm, json_t *params, json_t **result, json_t **e
 			*error = vur_admin_error(-ENODEV, "no device %s", only);
 			return -ENODEV;
 		}
-		*result = json_pack("[o]", device_json(pm, &info));
+		*result = json_pack("[o]", device_json(a->pm, &info));
 		return 0;
 	}
 	list = json_array();
 	for (unsigned int n = 0; vur_dev_info(NULL, n, &info) == 0; n++)
-		json_array_append_new(list, device_json(pm, &info));
+		json_array_append_new(list, device_json(a->pm, &info));
 	*result = list;
 	return 0;
 }
 
 static int
-get_uplinks(struct vur_port_mgr *pm, json_t *params, json_t **result, json_t **error)
+get_uplinks(struct vur_admin *a, json_t *params, json_t **result, json_t **error)
 {
 	static struct vur_uplinks u; /* large; the control thread is the only caller */
 	json_t *list;
@@ -127,7 +157,7 @@ get_uplinks(struct vur_port_mgr *pm, json_t *params, json_t **result, json_t **e
 		*error = vur_admin_error(VUR_RPC_INVALID_PARAMS, "get_uplinks takes no parameters");
 		return VUR_RPC_INVALID_PARAMS;
 	}
-	vur_port_mgr_uplinks(pm, &u);
+	vur_port_mgr_uplinks(a->pm, &u);
 	list = json_array();
 	for (uint16_t i = 0; i < u.n_uplinks; i++)
 		json_array_append_new(list, uplink_json(&u, &u.uplinks[i]));
@@ -137,7 +167,7 @@ get_uplinks(struct vur_port_mgr *pm, json_t *params, json_t **result, json_t **e
 
 /* {"device": PATH, "up": BOOL} -> the device as get_devices shows it. */
 static int
-set_device_link(struct vur_port_mgr *pm, json_t *params, json_t **result, json_t **error)
+set_device_link(struct vur_admin *a, json_t *params, json_t **result, json_t **error)
 {
 	struct vur_dev_info info;
 	const char *path;
@@ -152,11 +182,11 @@ set_device_link(struct vur_port_mgr *pm, json_t *params, json_t **result, json_t
 				"\"up\": BOOL}");
 		return VUR_RPC_INVALID_PARAMS;
 	}
-	if (vur_port_mgr_set_dev_link(pm, path, up) != 0 || vur_dev_info(path, 0, &info) != 0) {
+	if (vur_port_mgr_set_dev_link(a->pm, path, up) != 0 || vur_dev_info(path, 0, &info) != 0) {
 		*error = vur_admin_error(-ENODEV, "no device %s", path);
 		return -ENODEV;
 	}
-	*result = device_json(pm, &info);
+	*result = device_json(a->pm, &info);
 	return 0;
 }
 
@@ -174,7 +204,7 @@ member_result(struct vur_port_mgr *pm, const char *name, json_t **result)
 
 /* {"member": NAME, "up": BOOL}: through rte_eth_dev_set_link_up/down. */
 static int
-set_member_link(struct vur_port_mgr *pm, json_t *params, json_t **result, json_t **error)
+set_member_link(struct vur_admin *a, json_t *params, json_t **result, json_t **error)
 {
 	const char *name;
 	json_error_t err;
@@ -188,7 +218,7 @@ set_member_link(struct vur_port_mgr *pm, json_t *params, json_t **result, json_t
 				"\"up\": BOOL}");
 		return VUR_RPC_INVALID_PARAMS;
 	}
-	ret = vur_port_mgr_set_member_link(pm, name, up);
+	ret = vur_port_mgr_set_member_link(a->pm, name, up);
 	if (ret == -ENODEV) {
 		*error = vur_admin_error(ret, "no uplink member %s", name);
 		return ret;
@@ -198,12 +228,12 @@ set_member_link(struct vur_port_mgr *pm, json_t *params, json_t **result, json_t
 				up ? "up" : "down", strerror(-ret));
 		return ret;
 	}
-	return member_result(pm, name, result);
+	return member_result(a->pm, name, result);
 }
 
 /* {"member": NAME, "speed_mbps": N}: N = 0 returns to the link's reported speed. */
 static int
-set_member_speed(struct vur_port_mgr *pm, json_t *params, json_t **result, json_t **error)
+set_member_speed(struct vur_admin *a, json_t *params, json_t **result, json_t **error)
 {
 	const char *name;
 	json_int_t mbps;
@@ -217,11 +247,11 @@ set_member_speed(struct vur_port_mgr *pm, json_t *params, json_t **result, json_
 				"expected {\"member\": NAME, \"speed_mbps\": 0..%u}", UINT32_MAX);
 		return VUR_RPC_INVALID_PARAMS;
 	}
-	if (vur_port_mgr_set_member_speed(pm, name, mbps) != 0) {
+	if (vur_port_mgr_set_member_speed(a->pm, name, mbps) != 0) {
 		*error = vur_admin_error(-ENODEV, "no uplink member %s", name);
 		return -ENODEV;
 	}
-	return member_result(pm, name, result);
+	return member_result(a->pm, name, result);
 }
 
 static json_t *
@@ -244,7 +274,7 @@ qp_json(const struct vur_tp_qp_info *q)
 
 /* {"device": PATH} -> the device's bound QPs, lowest number first. */
 static int
-get_qps(struct vur_port_mgr *pm, json_t *params, json_t **result, json_t **error)
+get_qps(struct vur_admin *a, json_t *params, json_t **result, json_t **error)
 {
 	/* the control thread is the only caller */
 	static struct vur_tp_qp_info qps[VUR_DEV_MAX_QPS];
@@ -253,7 +283,7 @@ get_qps(struct vur_port_mgr *pm, json_t *params, json_t **result, json_t **error
 	json_t *list;
 	int n;
 
-	(void)pm;
+	(void)a;
 	if (params == NULL ||
 			json_unpack_ex(params, &err, JSON_STRICT, "{s:s}", "device", &path) != 0) {
 		*error = vur_admin_error(VUR_RPC_INVALID_PARAMS, "expected {\"device\": PATH}");
@@ -271,26 +301,157 @@ get_qps(struct vur_port_mgr *pm, json_t *params, json_t **result, json_t **error
 	return 0;
 }
 
-static int rpc_get_methods(
-		struct vur_port_mgr *pm, json_t *params, json_t **result, json_t **error);
+static int
+parse_mac(const char *text, uint8_t mac[6])
+{
+	unsigned int b[6];
+	char tail;
+
+	if (strlen(text) != 17 ||
+			sscanf(text, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3], &b[4],
+					&b[5], &tail) != 6)
+		return -EINVAL;
+	for (int i = 0; i < 6; i++)
+		mac[i] = b[i];
+	return 0;
+}
+
+#define CREATE_USAGE                                                                        \
+	"expected {\"device\": ABSOLUTE_PATH, \"client\"?: BOOL, \"mac\"?: "                \
+	"\"XX:XX:XX:XX:XX:XX\", \"mtu\"?: N, \"max_qps\"?: N, \"max_cqs\"?: N, \"roce\"?: " \
+	"BOOL, \"port_speed_feature\"?: BOOL, \"rfc2_numbering\"?: BOOL, \"up\"?: BOOL}"
+
+/*
+ * {"device": PATH, and optionally "client", "mac", "mtu", "max_qps",
+ * "max_cqs", "roce", "port_speed_feature", "rfc2_numbering", "up"} -> the new
+ * device as get_devices shows it. What is left out is the command line's.
+ */
+static int
+create_device(struct vur_admin *a, json_t *params, json_t **result, json_t **error)
+{
+	/* left out: no JSON number a client sends is taken as INT64_MIN here */
+	const json_int_t not_given = INT64_MIN;
+	json_int_t mtu = not_given, qps = not_given, cqs = not_given;
+	int client = -1, roce = -1, speed = -1, rfc2 = -1, up = 1;
+	struct vur_dev_info info;
+	const char *path, *mac = NULL;
+	struct vur_dev_spec s;
+	json_error_t err;
+	char why[256];
+	int ret;
+
+	if (a->dm == NULL) {
+		*error = vur_admin_error(-ENOTSUP, "this backend creates no device at runtime");
+		return -ENOTSUP;
+	}
+	if (params == NULL ||
+			json_unpack_ex(params, &err, JSON_STRICT,
+					"{s:s, s?b, s?s, s?I, s?I, s?I, s?b, s?b, s?b, s?b}",
+					"device", &path, "client", &client, "mac", &mac, "mtu",
+					&mtu, "max_qps", &qps, "max_cqs", &cqs, "roce", &roce,
+					"port_speed_feature", &speed, "rfc2_numbering", &rfc2, "up",
+					&up) != 0) {
+		*error = vur_admin_error(VUR_RPC_INVALID_PARAMS, "%s: " CREATE_USAGE,
+				params == NULL ? "no params" : err.text);
+		return VUR_RPC_INVALID_PARAMS;
+	}
+	s = a->dm->defaults;
+	if (path[0] != '/' || strlen(path) >= sizeof(s.path)) {
+		*error = vur_admin_error(VUR_RPC_INVALID_PARAMS,
+				"device: an absolute socket path, not \"%s\"", path);
+		return VUR_RPC_INVALID_PARAMS;
+	}
+	strcpy(s.path, path);
+	if (client >= 0)
+		s.client = client;
+	if (rfc2 >= 0)
+		s.rfc2_numbering = rfc2;
+	if (roce >= 0)
+		s.no_roce = !roce;
+	if (speed >= 0)
+		s.port_speed = speed;
+	s.admin_down = !up;
+	why[0] = '\0';
+	if (mac != NULL && parse_mac(mac, s.mac) != 0)
+		snprintf(why, sizeof(why), "mac \"%s\": expected XX:XX:XX:XX:XX:XX", mac);
+	else if (mtu != not_given && (mtu < VUR_DEV_MTU_MIN || mtu > VUR_DEV_MTU_MAX))
+		snprintf(why, sizeof(why), "mtu %lld: expected %d..%d", (long long)mtu,
+				VUR_DEV_MTU_MIN, VUR_DEV_MTU_MAX);
+	else if ((qps != not_given && (qps < 0 || qps > UINT32_MAX)) ||
+			(cqs != not_given && (cqs < 0 || cqs > UINT32_MAX)))
+		snprintf(why, sizeof(why), "max_qps and max_cqs are positive numbers");
+	if (why[0] != '\0') {
+		*error = vur_admin_error(VUR_RPC_INVALID_PARAMS, "%s", why);
+		return VUR_RPC_INVALID_PARAMS;
+	}
+	s.mac_given = mac != NULL;
+	s.mac_source = "admin RPC";
+	if (mtu != not_given)
+		s.mtu = mtu;
+	if (qps != not_given)
+		s.max_qps = qps;
+	if (cqs != not_given)
+		s.max_cqs = cqs;
+	ret = vur_dev_mgr_create(a->dm, &s, why, sizeof(why));
+	if (ret == -EINVAL)
+		ret = VUR_RPC_INVALID_PARAMS;
+	if (ret != 0) {
+		*error = vur_admin_error(ret, "%s", why);
+		return ret;
+	}
+	if (vur_dev_info(path, 0, &info) != 0) { /* never: this thread deletes devices */
+		*result = json_true();
+		return 0;
+	}
+	*result = device_json(a->pm, &info);
+	return 0;
+}
+
+/* {"device": PATH} -> true, once its frontend is gone and everything it had is freed. */
+static int
+delete_device(struct vur_admin *a, json_t *params, json_t **result, json_t **error)
+{
+	const char *path;
+	json_error_t err;
+
+	if (a->dm == NULL) {
+		*error = vur_admin_error(-ENOTSUP, "this backend deletes no device at runtime");
+		return -ENOTSUP;
+	}
+	if (params == NULL ||
+			json_unpack_ex(params, &err, JSON_STRICT, "{s:s}", "device", &path) != 0) {
+		*error = vur_admin_error(VUR_RPC_INVALID_PARAMS, "expected {\"device\": PATH}");
+		return VUR_RPC_INVALID_PARAMS;
+	}
+	if (vur_dev_mgr_delete(a->dm, path) != 0) {
+		*error = vur_admin_error(-ENODEV, "no device %s", path);
+		return -ENODEV;
+	}
+	*result = json_true();
+	return 0;
+}
+
+static int rpc_get_methods(struct vur_admin *a, json_t *params, json_t **result, json_t **error);
 
 static const struct {
 	const char *name;
-	int (*fn)(struct vur_port_mgr *pm, json_t *params, json_t **result, json_t **error);
+	int (*fn)(struct vur_admin *a, json_t *params, json_t **result, json_t **error);
 } methods[] = {
 	{ "rpc_get_methods", rpc_get_methods },
 	{ "get_devices", get_devices },
 	{ "get_uplinks", get_uplinks },
 	{ "get_qps", get_qps },
+	{ "create_device", create_device },
+	{ "delete_device", delete_device },
 	{ "set_device_link", set_device_link },
 	{ "set_member_link", set_member_link },
 	{ "set_member_speed", set_member_speed },
 };
 
 static int
-rpc_get_methods(struct vur_port_mgr *pm, json_t *params, json_t **result, json_t **error)
+rpc_get_methods(struct vur_admin *a, json_t *params, json_t **result, json_t **error)
 {
-	(void)pm;
+	(void)a;
 	(void)params;
 	(void)error;
 	*result = json_array();
@@ -300,7 +461,7 @@ rpc_get_methods(struct vur_port_mgr *pm, json_t *params, json_t **result, json_t
 }
 
 int
-vur_admin_call(struct vur_port_mgr *pm, const char *method, json_t *params, json_t **result,
+vur_admin_call(struct vur_admin *a, const char *method, json_t *params, json_t **result,
 		json_t **error)
 {
 	*result = NULL;
@@ -311,7 +472,7 @@ vur_admin_call(struct vur_port_mgr *pm, const char *method, json_t *params, json
 	}
 	for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
 		if (strcmp(methods[i].name, method) == 0)
-			return methods[i].fn(pm, params, result, error);
+			return methods[i].fn(a, params, result, error);
 	*error = vur_admin_error(VUR_RPC_METHOD_NOT_FOUND, "no method %s", method);
 	return VUR_RPC_METHOD_NOT_FOUND;
 }

@@ -8,7 +8,7 @@
 
 #include <jansson.h>
 
-struct vur_port_mgr;
+struct vur_admin;
 
 /* JSON-RPC 2.0 error codes (jsonrpc.org/specification, 5.1) and errno-style ones. */
 #define VUR_RPC_PARSE_ERROR      -32700
@@ -21,7 +21,7 @@ struct vur_port_mgr;
  * new reference in @result; on failure returns a JSON-RPC error code and
  * a new reference in @error ({"code", "message"}).
  */
-int vur_admin_call(struct vur_port_mgr *pm, const char *method, json_t *params, json_t **result,
+int vur_admin_call(struct vur_admin *a, const char *method, json_t *params, json_t **result,
 		json_t **error);
 
 /* A JSON-RPC error object. */

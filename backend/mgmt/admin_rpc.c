@@ -86,7 +86,7 @@ handle(struct vur_admin *a, json_t *req)
 	} else if (strcmp(version, "2.0") != 0) {
 		error = vur_admin_error(VUR_RPC_INVALID_REQUEST, "jsonrpc must be \"2.0\"");
 	} else {
-		vur_admin_call(a->pm, method, params, &result, &error);
+		vur_admin_call(a, method, params, &result, &error);
 	}
 	if (error != NULL) {
 		a->errors++;
@@ -234,7 +234,7 @@ listen_on(const char *path)
 
 int
 vur_admin_start(struct vur_admin *a, const char *path, struct vur_event_loop *loop,
-		struct vur_port_mgr *pm)
+		struct vur_port_mgr *pm, struct vur_dev_mgr *dm)
 {
 	int s, ret;
 
@@ -244,6 +244,7 @@ vur_admin_start(struct vur_admin *a, const char *path, struct vur_event_loop *lo
 	strcpy(a->path, path);
 	a->loop = loop;
 	a->pm = pm;
+	a->dm = dm;
 	for (unsigned int i = 0; i < VUR_ADMIN_MAX_CONNS; i++) {
 		a->conns[i].admin = a;
 		a->conns[i].watch = (struct vur_event_watch){

@@ -15,6 +15,7 @@
 
 #include "common/event_loop.h"
 
+struct vur_dev_mgr;
 struct vur_port_mgr;
 
 #define VUR_ADMIN_MAX_CONNS   8
@@ -33,6 +34,7 @@ struct vur_admin {
 	char path[PATH_MAX];
 	struct vur_event_loop *loop;
 	struct vur_port_mgr *pm;
+	struct vur_dev_mgr *dm; /* NULL: devices cannot be created or deleted */
 	struct vur_event_watch listen;
 	struct vur_admin_conn conns[VUR_ADMIN_MAX_CONNS];
 	uint64_t requests;
@@ -44,7 +46,7 @@ struct vur_admin {
  * one a live backend answers on is not). Returns 0 or a negative errno.
  */
 int vur_admin_start(struct vur_admin *a, const char *path, struct vur_event_loop *loop,
-		struct vur_port_mgr *pm);
+		struct vur_port_mgr *pm, struct vur_dev_mgr *dm);
 
 /*
  * Parse and answer every complete request in @c's buffer, replies to its

@@ -55,19 +55,23 @@ now_ns(void)
 
 /*
  * A device's own address is known without learning (a static entry), and
- * follows MAC_ADDR_SET; a port that changed hands forgets what it learned.
+ * follows MAC_ADDR_SET; a port that changed hands forgets what it learned,
+ * also when its new device has the address of the one deleted before it
+ * (the slot's attachment count tells them apart).
  */
 static void
 track_port(struct vur_switch *sw, int slot, struct vur_net_dev *nd, uint64_t now)
 {
 	struct rte_ether_addr *mac = &sw->dev_mac[slot];
+	uint32_t gen = __atomic_load_n(&sw->slot_gen[slot], __ATOMIC_ACQUIRE);
 
-	if (sw->seen[slot] != nd) {
+	if (sw->seen[slot] != nd || (nd != NULL && sw->seen_gen[slot] != gen)) {
 		rte_spinlock_lock(&sw->fdb_lock);
 		vur_fdb_flush_port(&sw->fdb, slot);
 		rte_spinlock_unlock(&sw->fdb_lock);
 		memset(mac, 0, sizeof(*mac));
 		sw->seen[slot] = nd;
+		sw->seen_gen[slot] = gen;
 	}
 	if (nd != NULL && memcmp(mac->addr_bytes, nd->filter->mac, RTE_ETHER_ADDR_LEN) != 0) {
 		memcpy(mac->addr_bytes, nd->filter->mac, RTE_ETHER_ADDR_LEN);

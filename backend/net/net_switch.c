@@ -52,6 +52,7 @@ vur_switch_attach(struct vur_switch *sw, struct vur_net_dev *nd)
 		}
 	}
 	if (slot >= 0) {
+		__atomic_store_n(&sw->slot_gen[slot], sw->slot_gen[slot] + 1, __ATOMIC_RELEASE);
 		__atomic_store_n(&sw->slots[slot], nd, __ATOMIC_RELEASE);
 		__atomic_store_n(&sw->attached, sw->attached | (1ULL << slot), __ATOMIC_RELEASE);
 	}

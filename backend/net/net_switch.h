@@ -140,6 +140,7 @@ struct vur_switch {
 
 	pthread_mutex_t attach_lock; /* attach and detach */
 	struct vur_net_dev *slots[VUR_SW_MAX_DEVS];
+	uint32_t slot_gen[VUR_SW_MAX_DEVS]; /* attachments of each slot so far */
 	uint64_t attached;
 	struct rte_epoll_event kick_ev[VUR_SW_MAX_DEVS];
 
@@ -148,6 +149,7 @@ struct vur_switch {
 
 	/* The data paths': a slot's entries belong to the thread that owns the slot. */
 	struct vur_net_dev *seen[VUR_SW_MAX_DEVS];
+	uint32_t seen_gen[VUR_SW_MAX_DEVS]; /* slot_gen when seen: a new device, an old address */
 	struct rte_ether_addr dev_mac[VUR_SW_MAX_DEVS];
 	rte_spinlock_t fdb_lock;
 	struct vur_fdb fdb;

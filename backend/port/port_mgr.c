@@ -231,9 +231,8 @@ vur_port_mgr_start(struct vur_port_mgr *pm, const struct vur_port_mgr_params *p,
 	pm->lsc_watch.fd = pm->apply_watch.fd = pm->poll_watch.fd = pm->nl_watch.fd = -1;
 	pm->loop = p->loop;
 	pm->loopback_mbps = p->loopback_mbps;
-	pm->devs = calloc(n_devs ? n_devs : 1, sizeof(*pm->devs));
-	if (pm->devs == NULL)
-		return -ENOMEM;
+	if (n_devs > VUR_PORT_MAX_DEVS)
+		return -ENOSPC;
 	pm->n_devs = n_devs;
 	for (unsigned int i = 0; i < n_devs; i++) {
 		pm->devs[i].dev = devs[i];
@@ -277,10 +276,42 @@ vur_port_mgr_stop(struct vur_port_mgr *pm)
 	watch_close(&pm->poll_watch);
 	watch_close(&pm->apply_watch);
 	watch_close(&pm->lsc_watch);
-	free(pm->devs);
-	pm->devs = NULL;
 	pm->n_devs = 0;
 	pthread_mutex_destroy(&pm->lock);
+}
+
+int
+vur_port_mgr_add_dev(struct vur_port_mgr *pm, struct vur_dev *dev, bool admin_up)
+{
+	struct vur_port_dev *d;
+
+	pthread_mutex_lock(&pm->lock);
+	if (pm->n_devs == VUR_PORT_MAX_DEVS) {
+		pthread_mutex_unlock(&pm->lock);
+		return -ENOSPC;
+	}
+	d = &pm->devs[pm->n_devs++];
+	d->dev = dev;
+	d->admin_up = admin_up;
+	vur_speed_compute(pm->state, pm->uplinks.n_members, admin_up, pm->loopback_mbps, &d->speed);
+	vur_dev_set_speed(dev, &d->speed);
+	pthread_mutex_unlock(&pm->lock);
+	return 0;
+}
+
+void
+vur_port_mgr_del_dev(struct vur_port_mgr *pm, struct vur_dev *dev)
+{
+	pthread_mutex_lock(&pm->lock);
+	for (unsigned int i = 0; i < pm->n_devs; i++) {
+		if (pm->devs[i].dev != dev)
+			continue;
+		/* the order of the others is kept: telemetry lists them so */
+		memmove(&pm->devs[i], &pm->devs[i + 1], (pm->n_devs - i - 1) * sizeof(pm->devs[0]));
+		pm->n_devs--;
+		break;
+	}
+	pthread_mutex_unlock(&pm->lock);
 }
 
 static struct vur_port_dev *

@@ -43,11 +43,14 @@ struct vur_port_dev {
 	struct vur_speed_result speed; /* as last applied */
 };
 
+/* The most devices a backend serves (the local switch's device ports). */
+#define VUR_PORT_MAX_DEVS 64
+
 struct vur_port_mgr {
 	pthread_mutex_t lock;
 	struct vur_uplinks uplinks;
 	struct vur_port_member state[VUR_MAX_MEMBERS]; /* as last read */
-	struct vur_port_dev *devs;
+	struct vur_port_dev devs[VUR_PORT_MAX_DEVS];
 	unsigned int n_devs;
 	uint64_t loopback_mbps;
 	uint64_t link_events; /* LSC events, kernel link events and polled changes */
@@ -71,6 +74,15 @@ int vur_port_mgr_start(struct vur_port_mgr *pm, const struct vur_port_mgr_params
 
 /* Stop the uplinks and close the watchers; call once the control thread stopped. */
 void vur_port_mgr_stop(struct vur_port_mgr *pm);
+
+/*
+ * A device created at runtime (admin RPC): it gets its speed at once, link
+ * administratively @admin_up. Returns 0 or -ENOSPC.
+ */
+int vur_port_mgr_add_dev(struct vur_port_mgr *pm, struct vur_dev *dev, bool admin_up);
+
+/* A device about to be deleted: no speed is given to it after this returns. */
+void vur_port_mgr_del_dev(struct vur_port_mgr *pm, struct vur_dev *dev);
 
 /*
  * Runtime actions (admin RPC), on the control thread. Each applies at once

@@ -117,7 +117,8 @@ def cli_help():
     r = subprocess.run([sys.executable, CTL, '--help'], capture_output=True, text=True,
                        timeout=30)
     assert r.returncode == 0, r
-    for word in ('devices', 'uplinks', 'speeds', 'device-link', 'member-link', 'member-speed'):
+    for word in ('devices', 'uplinks', 'speeds', 'device-link', 'member-link', 'member-speed',
+                 'create-device', 'delete-device'):
         assert word in r.stdout, word
 
 
@@ -328,6 +329,113 @@ def bad_admin_input_gets_clear_errors():
         assert wait_for(lambda: ctl(b, 'devices').returncode == 0)
         assert b.proc.poll() is None
     finally:
+        finish(b)
+
+
+@case
+def devices_at_runtime():
+    """create_device and delete_device: settings, the socket, and the CLI."""
+    b = start()
+    d1 = os.path.join(b.dir, 'rt1')
+    try:
+        d = ctl_json(b, 'create-device', d1, '--mac', '02:00:00:00:25:01', '--mtu', '9000',
+                     '--max-qps', '16', '--max-cqs', '8', '--down')
+        assert d['device'] == d1 and d['mac'] == '02:00:00:00:25:01', d
+        assert (d['mtu'], d['max_qps'], d['max_cqs']) == (9000, 16, 8), d
+        assert d['client'] is False and d['roce'] is True and d['port_speed_feature'], d
+        assert d['admin_link'] == 'down' and d['link'] == 'down', d
+        assert os.path.exists(d1)
+        assert [x['device'] for x in ctl_json(b, 'devices')] == [b.sock, d1]
+        t = b.device(d1)
+        assert t['link_up'] == 0, t
+        # the command line's settings where the request says nothing
+        d = rpc(b, 'create_device', {'device': d1 + 'b', 'roce': False})['result']
+        assert d['mtu'] == 1500 and d['max_qps'] == 64 and d['roce'] is False, d
+        assert d['port_speed_feature'] is False and d['admin_link'] == 'up', d
+        # a derived MAC: locally administered unicast, the same for the same path
+        mac = d['mac']
+        assert int(mac[:2], 16) & 3 == 2, mac
+        assert ctl_json(b, 'delete-device', d1 + 'b') is True
+        assert not os.path.exists(d1 + 'b')
+        assert rpc(b, 'create_device', {'device': d1 + 'b'})['result']['mac'] == mac
+        # a client device: nothing listens yet, it waits for its frontend
+        d = rpc(b, 'create_device', {'device': d1 + 'c', 'client': True})['result']
+        assert d['client'] is True and not d['connected'], d
+        for path in (d1, d1 + 'b', d1 + 'c'):
+            assert rpc(b, 'delete_device', {'device': path})['result'] is True
+        assert not os.path.exists(d1)
+        assert [x['device'] for x in ctl_json(b, 'devices')] == [b.sock]
+        # the command line's device goes the same way
+        assert ctl_json(b, 'delete-device', b.sock) is True and not os.path.exists(b.sock)
+        assert ctl_json(b, 'devices') == []
+        assert 'create_device' in ctl_json(b, 'methods')
+    finally:
+        finish(b)
+
+
+@case
+def bad_device_requests_get_clear_errors():
+    """Every refusal of create_device and delete_device, with its code and reason."""
+    b = start()
+    d = os.path.join(b.dir, 'rt')
+    afile = os.path.join(b.dir, 'a-file')
+    with open(afile, 'w'):
+        pass
+    other = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    other.bind(os.path.join(b.dir, 'theirs'))
+    other.listen(1)  # another process's socket
+    try:
+        assert 'result' in rpc(b, 'create_device', {'device': d, 'mac': '02:00:00:00:25:02'})
+        for params, code, text in (
+                ({'device': d}, -17, 'exists'),  # a duplicate path
+                ({'device': d + '2', 'mac': '02:00:00:00:25:02'}, -17, "is device"),
+                ({'device': afile}, -17, 'not a socket'),
+                ({'device': os.path.join(b.dir, 'theirs')}, -98, 'another process'),
+                ({'device': '/nonexistent-dir/x'}, -2, 'no such directory'),
+                ({'device': '/tmp/' + 'x' * 110}, -36, 'longer than'),
+                ({'device': 'relative/path'}, -32602, 'absolute'),
+                ({'device': ''}, -32602, 'absolute'),
+                ({'device': d + '2', 'mac': '03:00:00:00:00:01'}, -32602, 'not a unicast'),
+                ({'device': d + '2', 'mac': '00:00:00:00:00:00'}, -32602, 'not a unicast'),
+                ({'device': d + '2', 'mac': 'zz'}, -32602, 'expected XX'),
+                ({'device': d + '2', 'mtu': 67}, -32602, 'mtu 67'),
+                ({'device': d + '2', 'mtu': 65536}, -32602, 'mtu 65536'),
+                ({'device': d + '2', 'max_qps': 2}, -32602, 'max_qps 2'),
+                ({'device': d + '2', 'max_qps': 2**32}, -32602, 'positive'),
+                ({'device': d + '2', 'max_qps': -1}, -32602, 'positive'),
+                ({'device': d + '2', 'max_cqs': -1}, -32602, 'positive'),
+                ({'device': d + '2', 'mtu': -1}, -32602, 'mtu -1'),
+                ({'device': d + '2', 'max_cqs': 0}, -32602, 'max_cqs 0'),
+                ({'device': d + '2', 'max_qps': 128, 'max_cqs': 64}, -32602, 'virtqueues'),
+                ({'device': d + '2', 'mtu': '9000'}, -32602, 'expected'),
+                ({'device': d + '2', 'bogus': 1}, -32602, 'expected'),
+                ({'mtu': 1500}, -32602, 'expected'),
+                (None, -32602, 'expected')):
+            r = rpc(b, 'create_device', params)
+            assert error_code(r) == code and text in r['error']['message'], (params, r)
+            if params and params.get('device') not in (d, afile, os.path.join(b.dir, 'theirs')):
+                assert not os.path.exists(params.get('device') or '/nonexistent'), params
+        # the file and the other socket are left alone
+        assert os.path.exists(afile) and os.path.exists(os.path.join(b.dir, 'theirs'))
+        for params, code in (({'device': d + '9'}, -19), ({'device': 1}, -32602),
+                             ({'device': d, 'x': 1}, -32602), (None, -32602)):
+            assert error_code(rpc(b, 'delete_device', params)) == code, params
+        r = ctl(b, 'delete-device', d + '9')
+        assert r.returncode == 1 and 'no device' in r.stderr, r
+        r = ctl(b, 'create-device', d, '--mtu', '9000')
+        assert r.returncode == 1 and '(code -17)' in r.stderr, r
+        # as many as the switch has device ports, then ENOSPC; nothing leaks either way
+        made = [os.path.join(b.dir, f'n{i}') for i in range(62)]
+        for p in made:
+            assert 'result' in rpc(b, 'create_device', {'device': p, 'max_qps': 3,
+                                                        'max_cqs': 1}), p
+        r = rpc(b, 'create_device', {'device': os.path.join(b.dir, 'one-too-many')})
+        assert error_code(r) == -28, r
+        for p in made:
+            assert rpc(b, 'delete_device', {'device': p})['result'] is True, p
+        assert len(ctl_json(b, 'devices')) == 2
+    finally:
+        other.close()
         finish(b)
 
 

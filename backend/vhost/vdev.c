@@ -286,6 +286,11 @@ fill_info(struct vur_dev *dev, struct vur_dev_info *info)
 	strcpy(info->path, dev->path);
 	info->vid = dev->vid;
 	info->started = dev->started;
+	info->client = dev->client;
+	memcpy(info->mac, dev->cfg_state.mac, sizeof(info->mac));
+	info->mtu = dev->cfg_state.mtu;
+	info->max_qps = dev->cfg_state.max_qps;
+	info->max_cqs = dev->cfg_state.max_cqs;
 	info->offered = dev->features;
 	info->negotiated = dev->negotiated;
 	memset(&info->rdma, 0, sizeof(info->rdma));
@@ -873,6 +878,10 @@ vur_dev_create(const struct vur_dev_params *p)
 	dev->client = p->client;
 	dev->vid = -1;
 	dev->features = vur_dev_offered_features(p->rfc2_numbering, p->port_speed);
+	if (p->no_roce)
+		dev->features &=
+				~(VUR_NET_F(VIRTIO_NET_F_ROCE) | VUR_NET_F(VIRTIO_NET_F_ROCE_RFC2) |
+						VUR_NET_F(VIRTIO_NET_F_ROCE_PORT_SPEED));
 	dev->protocol_features = (1ULL << VHOST_USER_PROTOCOL_F_MQ) |
 			(1ULL << VHOST_USER_PROTOCOL_F_REPLY_ACK) |
 			(1ULL << VHOST_USER_PROTOCOL_F_BACKEND_REQ) |

@@ -30,6 +30,7 @@ struct vur_dev_params {
 	const char *path;
 	bool client;
 	bool rfc2_numbering;
+	bool no_roce; /* offer no RoCE (nor port speed): a plain virtio-net device */
 	bool port_speed;
 	uint32_t max_qps;
 	uint32_t max_cqs;
@@ -90,6 +91,11 @@ struct vur_dev_info {
 	char path[PATH_MAX];
 	int vid;
 	bool started;
+	bool client;    /* it connects to its socket (else it listens) */
+	uint8_t mac[6]; /* the device's own (the configuration space's at creation) */
+	uint16_t mtu;   /* offered with VIRTIO_NET_F_MTU */
+	uint32_t max_qps;
+	uint32_t max_cqs;
 	uint64_t offered;
 	uint64_t negotiated;
 	struct vur_rdma_counts rdma;
