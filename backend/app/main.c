@@ -22,6 +22,7 @@
 #include "default_mac.h"
 #include "options.h"
 #include "vhost/vdev.h"
+#include "vhost/vdev_config.h"
 
 RTE_LOG_REGISTER_SUFFIX(vur_logtype_app, app, INFO);
 
@@ -135,6 +136,16 @@ start_devices(struct vur_app *app)
 			return -1;
 		}
 		app->n_devs++;
+		/*
+		 * What QEMU's generic vhost-user device (vhost-user-test-device-pci
+		 * since 10.2) must be told, as it cannot ask: one receive/transmit
+		 * pair (max_virtqueue_pairs is 1), the control queue, the CQs and
+		 * the QPs' pairs, and the configuration space's length.
+		 */
+		VUR_LOG(app, INFO,
+				"%s: QEMU's generic device: virtio-id=1,num_vqs=%u,config_size=%zu",
+				p.path, virtio_net_roce_num_vqs(1, p.max_cqs, p.max_qps),
+				vur_config_len(p.rfc2_numbering));
 	}
 	return 0;
 }
