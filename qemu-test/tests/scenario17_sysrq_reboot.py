@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Scenario 17: the device on a stock QEMU, as a user of Debian unstable
-brings it up (issue 24): Debian unstable's packaged QEMU 11.1
+"""Scenario 17: a guest reboots without any teardown (sysrq b) and its RDMA
+device comes back working; on the project's vhost-user-rdma-pci, and on a
+stock QEMU as a user of Debian unstable brings the device up (issue 24).
+
+VUR_QEMU_DEVICE=generic: Debian unstable's packaged QEMU 11.1
 (qemu-system-x86, in the chroot of scripts/sid-chroot.sh) with its generic
 vhost-user device, no patch:
 
@@ -13,6 +16,8 @@ them against the wire ABI's layout (2 x 1 pair + 1 + CQs + 2 x QPs) and
 uses them. QEMU runs in the chroot (it links unstable's libraries; `run
 --shared`), the backend on the host; the socket folder, the image and each
 guest's initramfs are bind-mounted into the chroot at their own paths.
+Otherwise: vhost-user-rdma-pci on the QEMU of guest.build_qemu() (7.2 by
+default).
 
 One backend, two devices, a tap uplink declared at 25 Gb/s; two Linux 7.2
 guests (build-sid-image.sh linux72, the module appended). Each loads
@@ -22,19 +27,22 @@ each guest's ibv_asyncwatch prints one IBV_EVENT_DEVICE_SPEED_CHANGE and
 `ibv_devinfo -v` shows 50.0 Gbps. `ibv_rc_pingpong` (4 KiB, data checked)
 runs between the guests. Guest 1 then leaves a pingpong server waiting (its
 PD, MR, CQ and QP stay in the backend) and reboots without any teardown
-(`echo b > /proc/sysrq-trigger`). This device never sends
-VHOST_USER_RESET_DEVICE: after the reboot, before the module is loaded, the
-backend still holds the first boot's objects. The driver's first control
-command at probe, RESET_OBJECTS, drops them: the device comes back, its
-control commands succeed, and `ibv_rc_pingpong` between the guests works
-again. At the end guest 1's device holds no more objects than guest 2's
-(the kernel's GSI QP and what goes with it), neither answered a control
-command with an error, and neither kernel log has a warning.
+(`echo b > /proc/sysrq-trigger`: no driver's remove, no device shutdown).
+The machine reset stops the vrings. vhost-user-rdma-pci also sends
+VHOST_USER_RESET_DEVICE, so before the module is loaded again the backend
+holds nothing of the first boot; the generic device never sends it, so the
+backend still holds the first boot's objects, and the driver's first
+control command at probe, RESET_OBJECTS, drops them. Either way the device
+comes back, its control commands succeed, and `ibv_rc_pingpong` between
+the guests works again. At the end guest 1's device holds no more objects
+than guest 2's (the kernel's GSI QP and what goes with it), neither
+answered a control command with an error, and neither kernel log has a
+warning.
 
-Usage: scenario17_stock_qemu.py PATH/TO/vhost-user-rdma
-Builds the images, the provider and the module first; installs
-qemu-system-x86 into the unstable chroot if missing. Prints TAP.
-Needs root (net_tap, chroot).
+Usage: scenario17_sysrq_reboot.py PATH/TO/vhost-user-rdma
+Builds QEMU (not for the generic device), the images, the provider and the
+module first; with the generic device installs qemu-system-x86 into the
+unstable chroot if missing. Prints TAP. Needs root (net_tap, chroot).
 """
 
 import os
@@ -51,6 +59,9 @@ ADDRS = ['10.0.17.1', '10.0.17.2']
 PORT, WAITING_PORT = 18701, 18702
 ITERS = 20
 OBJECTS = ('pds', 'mrs', 'cqs', 'qps', 'ahs')
+# generic: Debian unstable's packaged QEMU and its generic vhost-user device
+GENERIC = os.environ.get('VUR_QEMU_DEVICE') == 'generic'
+
 # The settings line the backend logs for each socket.
 SETTINGS = re.compile(r"(\S+): QEMU's generic device: virtio-id=1,num_vqs=(\d+),"
                       r'config_size=(\d+)')
@@ -191,13 +202,14 @@ def generic_device_settings(tap, backend, socks):
     return found if ok else None
 
 
-def scenario(tap, _qemu, _image, sock_dir):
-    try:
-        qemu = guest.stock_qemu()
-    except Exception as e:  # noqa: BLE001 - reported as a failed case
-        tap.case('stock_qemu_in_the_unstable_chroot', False, e)
-        return
-    tap.case('stock_qemu_in_the_unstable_chroot', True, qemu)
+def scenario(tap, qemu, _image, sock_dir):
+    if GENERIC:
+        try:
+            qemu = guest.stock_qemu()
+        except Exception as e:  # noqa: BLE001 - reported as a failed case
+            tap.case('stock_qemu_in_the_unstable_chroot', False, e)
+            return
+        tap.case('stock_qemu_in_the_unstable_chroot', True, qemu)
     built = guest.sid_image_and_module(tap)
     if built is None:
         return
@@ -210,16 +222,19 @@ def scenario(tap, _qemu, _image, sock_dir):
     guests = []
     try:
         guest.wait_ready(backend)
-        settings = generic_device_settings(tap, backend, socks)
-        if settings is None:
-            return
+        device = {}
+        if GENERIC:
+            settings = generic_device_settings(tap, backend, socks)
+            if settings is None:
+                return
         for i, s in enumerate(socks):
-            num_vqs, config_size = settings[s]
+            if GENERIC:
+                num_vqs, config_size = settings[s]
+                device = {'device': 'vhost-user-test-device-pci',
+                          'device_opts': f',virtio-id=1,num_vqs={num_vqs},vq_size=1024,'
+                                         f'config_size={config_size}'}
             guests.append(guest.Guest(
-                qemu, sid_image, guest_script(i), [s], mem_mb=512,
-                device='vhost-user-test-device-pci',
-                device_opts=f',virtio-id=1,num_vqs={num_vqs},vq_size=1024,'
-                            f'config_size={config_size}',
+                qemu, sid_image, guest_script(i), [s], mem_mb=512, **device,
                 append='vur.modules=virtio_pci,ib_core,ib_uverbs',
                 files=guest.module_files(ko, sid_image), name=f'guest{i + 1}',
                 reboot=(i == 0)))
@@ -267,15 +282,24 @@ def run(tap, backend, guests, socks):
     tap.case('guest1_objects_before_the_reboot', before['qps'] >= 2 and before['pds'] >= 2,
              objects(before))
     t = time.monotonic()
+    since = len(backend.output())
     g1.send('go\n')
     ok = g1.wait_step(300) == 'boot'
     tap.case('guest1_booted_again', ok, '' if ok else g1.output()[-4000:])
     if not ok:
         return
     tap.diag(f'guest 1 back at its boot step {time.monotonic() - t:.1f} s after sysrq b')
-    # No RESET_DEVICE from this device: the first boot's objects are there.
-    stale = backend.device(socks[0])
-    tap.case('first_boot_objects_still_in_the_backend', stale['qps'] >= 2, objects(stale))
+    after = backend.device(socks[0])
+    reset = re.search(r'device reset[^\n]*', backend.output()[since:])
+    if GENERIC:
+        # No RESET_DEVICE from this device: the first boot's objects are there.
+        tap.case('first_boot_objects_still_in_the_backend', after['qps'] >= 2 and not reset,
+                 f'{objects(after)}; {reset[0] if reset else "no device reset"}')
+    else:
+        # The machine reset sent RESET_DEVICE: nothing of the first boot is left.
+        tap.case('device_reset_freed_the_first_boot_objects',
+                 reset is not None and all(after[k] == 0 for k in OBJECTS),
+                 f'{objects(after)}; {reset[0] if reset else "no device reset logged"}')
     g1.send('again\n')
     why = guest.barrier(guests, 600)
     tap.case('guests_ready_for_rc_pingpong_again', why is None, why or '')
@@ -295,4 +319,4 @@ def run(tap, backend, guests, socks):
 
 
 if __name__ == '__main__':
-    sys.exit(guest.run(scenario, patched_qemu=False))
+    sys.exit(guest.run(scenario, patched_qemu=not GENERIC))
