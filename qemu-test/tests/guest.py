@@ -38,28 +38,50 @@ def build(script, timeout, *args):
     return r.stdout.strip().splitlines()[-1]
 
 
+def qemu_version():
+    """The QEMU the scenarios run the device on: VUR_QEMU_VERSION, 7.2
+    (Debian 12's source with qemu-test/vhost-user-rdma.patch, on the host;
+    the default) or a newer one build-qemu.sh builds from Debian unstable's
+    source with the series qemu-test/qemu-VERSION/ (10.2), run in the
+    unstable chroot. meson registers the scenarios checked there a second
+    time with the suffix _qemuVERSION."""
+    return os.environ.get('VUR_QEMU_VERSION', '7.2')
+
+
 def build_qemu(timeout=1500):
-    """qemu-system-x86_64 with the device (minutes when cold, instant after).
-    VUR_QEMU=PATH takes a binary built elsewhere instead (local runs only:
-    it must be build-qemu.sh's output of the same patch)."""
+    """qemu-system-x86_64 with the device (minutes when cold, instant after):
+    a path, or a SidQemu for a version other than 7.2. VUR_QEMU=PATH takes a
+    7.2 binary built elsewhere instead (local runs only: it must be
+    build-qemu.sh's output of the same patch)."""
+    version = qemu_version()
+    if version != '7.2':
+        return SidQemu(version, build('build-qemu.sh', timeout, version))
     if os.environ.get('VUR_QEMU'):
         return os.environ['VUR_QEMU']
     return build('build-qemu.sh', timeout)
 
 
 class SidQemu:
-    """Debian unstable's QEMU as Debian packages it (qemu-system-x86:
-    11.1.3 in 2026-11), run in the chroot of scripts/sid-chroot.sh (it
-    links unstable's libraries) beside other commands there ('run
-    --shared'). What a Guest gives it (the image, its initramfs, the
-    vhost-user sockets) is bind-mounted at its own path; the backend runs on
-    the host."""
+    """A QEMU that links Debian unstable's libraries, run in the chroot of
+    scripts/sid-chroot.sh beside other commands there ('run --shared'):
+    unstable's packaged one (qemu-system-x86: 11.1.3 in 2026-11), or one
+    build-qemu.sh VERSION built there (@binary, with the firmware of the
+    chroot's packages). What a Guest gives it (the image, its initramfs,
+    the vhost-user sockets) is bind-mounted at its own path; the backend
+    runs on the host."""
 
-    def __init__(self, version):
+    def __init__(self, version, binary='qemu-system-x86_64'):
         self.version = version
+        self.binary = binary
 
     def command(self):
-        return [SID_CHROOT, 'run', '--shared', 'qemu-system-x86_64']
+        firmware = []
+        if self.binary != 'qemu-system-x86_64':
+            # The packaged QEMU's firmware path (its qemu-system-data,
+            # seabios and ipxe-qemu), which a build-tree QEMU does not have.
+            for d in ('/usr/share/qemu', '/usr/share/seabios', '/usr/lib/ipxe/qemu'):
+                firmware += ['-L', d]
+        return [SID_CHROOT, 'run', '--shared', self.binary, *firmware]
 
     def __str__(self):
         return self.version
@@ -200,6 +222,9 @@ class Guest:
             binds = {image, self.dir}
             binds |= {os.path.dirname(os.path.realpath(s)) for s in sockets}
             env = dict(os.environ, VUR_CHROOT_BIND=' '.join(sorted(binds)))
+            # QEMU 9.2 replaced the chardev's reconnect (s) by reconnect-ms.
+            chardev_opts = re.sub(r',reconnect=(\d+)',
+                                  lambda m: f',reconnect-ms={int(m[1]) * 1000}', chardev_opts)
         initrd = os.path.join(self.dir, 'initrd.img')
         initrd_with(os.path.join(image, 'initrd.img'),
                     {'test/run.sh': (0o755, script.encode()), **(files or {})}, initrd)
