@@ -14,6 +14,16 @@
 # change, rebuilds incrementally. Quiet: prints only the path of the binary,
 # as its last line, or the log of the step that failed.
 #   qemu-test/build-qemu.sh
+#
+# With a version, a newer QEMU from Debian unstable's source with the patch
+# series qemu-test/qemu-VERSION/*.patch (git format-patch files, applied in
+# order with patch -p1; 0000-cover-letter.patch says what it is), built in
+# the Debian unstable chroot (scripts/sid-chroot.sh) into
+# build-qemu-VERSION/. That binary links unstable's libraries: run it in the
+# chroot (scripts/sid-chroot.sh run --shared), with -L /usr/share/qemu
+# -L /usr/share/seabios -L /usr/lib/ipxe/qemu for the firmware of the
+# chroot's qemu-system-data, seabios and ipxe-qemu.
+#   qemu-test/build-qemu.sh 10.2
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -183,4 +193,120 @@ main() {
     echo "$binary"
 }
 
-main "$@"
+# Newer QEMUs: what the chroot needs to fetch, unpack and build the source,
+# and the firmware a build-tree QEMU finds with -L there.
+SID_PACKAGES=(
+    build-essential dpkg-dev ninja-build pkg-config python3 python3-venv
+    libglib2.0-dev libpixman-1-dev zlib1g-dev flex bison
+    qemu-system-data seabios ipxe-qemu
+)
+sid=$top/scripts/sid-chroot.sh
+
+# The unpacked tree of Debian unstable's newest QEMU $version.x source that
+# the archive serves (the newest version's files may answer 404 while an
+# older one's download), fetched once into $deps/src.
+fetch_sid_source() {
+    local v
+
+    if [ -x "$deps/src/configure" ]; then
+        return
+    fi
+    rm -rf "$deps" && mkdir -p "$deps"
+    for v in $("$sid" run --shared sh -c "apt-cache showsrc qemu | sed -n 's/^Version: //p'" |
+            grep -E "^([0-9]+:)?$(echo "$version" | sed 's/\./\\./g')\." | sort -rV); do
+        (cd "$deps" && "$sid" run --shared apt-get source -qq --download-only "qemu=$v") \
+            >"$log" 2>&1 || continue
+        (cd "$deps" && "$sid" run --shared dpkg-source -q -x "$(ls qemu_*.dsc | head -n 1)" src) \
+            >"$log" 2>&1 || fail "dpkg-source -x qemu=$v failed"
+        echo "$v" >"$deps/version"
+        return
+    done
+    fail "Debian unstable serves no QEMU $version source here"
+}
+
+# The patches of series folder $1 in order, without the cover letter (0000-).
+series_patches() {
+    ls "$1"/[0-9][0-9][0-9][0-9]-*.patch | grep -v '/0000-'
+}
+
+# Bring the tree to exactly the current series: undo the one applied before,
+# last patch first (so that only the files they touch change), or unpack
+# afresh if that fails.
+apply_series() {
+    local src=$deps/src applied=$deps/applied p
+
+    if [ -d "$applied" ] && diff -rq "$applied" "$series" >/dev/null 2>&1; then
+        return
+    fi
+    if [ -d "$applied" ]; then
+        for p in $(series_patches "$applied" | sort -r); do
+            patch -d "$src" -p1 -R -s -f --no-backup-if-mismatch -r - <"$p" >"$log" 2>&1 ||
+                { rm -rf "$src"; break; }
+        done
+        if [ ! -d "$src" ]; then
+            (cd "$deps" && "$sid" run --shared dpkg-source -q -x "$(ls qemu_*.dsc | head -n 1)" src) \
+                >"$log" 2>&1 || fail "dpkg-source -x failed"
+        fi
+    fi
+    rm -rf "$applied"
+    for p in $(series_patches "$series"); do
+        patch -d "$src" -p1 -s -f --no-backup-if-mismatch -r - <"$p" >"$log" 2>&1 ||
+            fail "$p does not apply to QEMU $(cat "$deps/version")"
+    done
+    cp -r "$series" "$applied"
+}
+
+main_sid() {
+    local want stamp src
+    local args=("${CONFIGURE_ARGS[@]}" --disable-install-blobs)
+
+    series=$top/qemu-test/qemu-$version
+    deps=$top/.deps/qemu-$version
+    build=$top/build-qemu-$version
+    binary=$build/qemu-system-x86_64
+    series_patches "$series" >/dev/null 2>&1 || fail "no patch series qemu-test/qemu-$version/"
+    [ -f "$header" ] || fail "run from a vhost-user-rdma checkout"
+    mkdir -p "$deps"
+    exec 9>"$deps.lock"
+    flock 9
+
+    want=$( { cat $(series_patches "$series") | sha256sum | cut -d' ' -f1
+              sha256sum "$header" | cut -d' ' -f1
+              echo "${args[*]} $(cat "$deps/version" 2>/dev/null)"; } | sha256sum | cut -d' ' -f1)
+    stamp=$build/.vhost-user-rdma.stamp
+    if [ -x "$binary" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
+        echo "$binary"
+        return
+    fi
+
+    "$sid" ensure "${SID_PACKAGES[@]}" >"$log" 2>&1 || fail "cannot install in the unstable chroot"
+    fetch_sid_source
+    apply_series
+    src=$deps/src
+    cmp -s "$header" "$src/linux-headers/linux/virtio_net_roce.h" ||
+        cp "$header" "$src/linux-headers/linux/virtio_net_roce.h"
+    if [ ! -f "$build/build.ninja" ] ||
+            [ "$(cat "$build/.configure-args" 2>/dev/null)" != "$src ${args[*]}" ]; then
+        rm -rf "$build" && mkdir -p "$build"
+        (cd "$build" && "$sid" run --shared "$src/configure" "${args[@]}") >"$log" 2>&1 ||
+            fail "configure failed"
+        echo "$src ${args[*]}" >"$build/.configure-args"
+    fi
+    rm -f "$stamp"
+    (cd "$build" && "$sid" run --shared ninja -j2 qemu-system-x86_64) >"$log" 2>&1 ||
+        fail "ninja failed"
+    [ -x "$binary" ] || fail "no $binary after ninja"
+    # The version may have been learnt just now: the stamp is made after.
+    want=$( { cat $(series_patches "$series") | sha256sum | cut -d' ' -f1
+              sha256sum "$header" | cut -d' ' -f1
+              echo "${args[*]} $(cat "$deps/version")"; } | sha256sum | cut -d' ' -f1)
+    echo "$want" >"$stamp"
+    echo "$binary"
+}
+
+version=${1:-7.2}
+if [ "$version" = 7.2 ]; then
+    main
+else
+    main_sid
+fi

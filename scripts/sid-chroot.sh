@@ -12,6 +12,12 @@
 #                                           current directory (the repository's
 #                                           root if outside it); the repository
 #                                           is bind-mounted at its own path
+#   scripts/sid-chroot.sh run --shared CMD [ARG...]
+#                                           the same for a CMD that only reads
+#                                           the chroot (e.g. a QEMU installed
+#                                           there): it runs beside other such
+#                                           commands, 'ensure' and 'upgrade'
+#                                           wait for it
 #   scripts/sid-chroot.sh upgrade           apt-get update and dist-upgrade
 #
 # Environment:
@@ -26,7 +32,7 @@
 #                      paths (space-separated)
 #
 # Every command holds a lock (flock on $VUR_CHROOT_DIR.lock), so concurrent
-# callers wait for each other. 'run' gives CMD /proc, /sys, /dev and its own
+# callers wait for each other ('run --shared' holds it shared). 'run' gives CMD /proc, /sys, /dev and its own
 # /tmp, /run and /dev/shm, mounted in a private mount namespace and unmounted
 # when it ends; nothing stays mounted on the host. Needs root (or sudo -n).
 set -euo pipefail
@@ -239,7 +245,12 @@ esac
 if [ "$cmd" != __inner ]; then
     mkdir -p "$(dirname "$dir")"
     exec 9>"$dir.lock"
-    flock 9
+    if [ "$cmd" = run ] && [ "${1:-}" = --shared ]; then
+        shift
+        flock -s 9
+    else
+        flock 9
+    fi
     exec unshare --mount --propagation private -- "$self" __inner "$cmd" "$@"
 fi
 cmd=$1

@@ -22,6 +22,7 @@
 #include "port/port_mgr.h"
 #include "options.h"
 #include "vhost/vdev.h"
+#include "vhost/vdev_config.h"
 
 RTE_LOG_REGISTER_SUFFIX(vur_logtype_app, app, INFO);
 

@@ -21,6 +21,7 @@
 #include "mgmt/dev_mgr.h"
 #include "port/port_mgr.h"
 #include "vhost/vdev.h"
+#include "vhost/vdev_config.h"
 
 #define MAC_FMT      "%02x:%02x:%02x:%02x:%02x:%02x"
 #define MAC_BYTES(m) (m)[0], (m)[1], (m)[2], (m)[3], (m)[4], (m)[5]
@@ -234,6 +235,15 @@ vur_dev_mgr_create(struct vur_dev_mgr *dm, const struct vur_dev_spec *s, char *w
 	}
 	dm->devs[dm->n_devs++] = dev;
 	dm->created++;
+	/*
+	 * What QEMU's generic vhost-user device (vhost-user-test-device-pci
+	 * since 10.2) must be told, as it cannot ask: one receive/transmit
+	 * pair (max_virtqueue_pairs is 1), the control queue, the CQs and the
+	 * QPs' pairs, and the configuration space's length.
+	 */
+	VUR_LOG(app, INFO, "%s: QEMU's generic device: virtio-id=1,num_vqs=%u,config_size=%zu",
+			s->path, virtio_net_roce_num_vqs(1, p.max_cqs, p.max_qps),
+			vur_config_len(p.rfc2_numbering));
 out:
 	pthread_mutex_unlock(&dm->lock);
 	return ret;

@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import struct
 import subprocess
@@ -24,6 +25,7 @@ RESULT = re.compile(r'VUR-RESULT (\S+) (ok|fail) ?([^\r\n]*)')
 DONE = re.compile(r'VUR-DONE (\d+)')
 STEP = re.compile(r'VUR-WAIT ?([^\r\n]*)')
 CTL = os.path.join(os.path.dirname(QEMU_TEST), 'backend', 'mgmt', 'vhost-user-rdma-ctl')
+SID_CHROOT = os.path.join(os.path.dirname(QEMU_TEST), 'scripts', 'sid-chroot.sh')
 
 
 def build(script, timeout, *args):
@@ -36,13 +38,68 @@ def build(script, timeout, *args):
     return r.stdout.strip().splitlines()[-1]
 
 
+def qemu_version():
+    """The QEMU the scenarios run the device on: VUR_QEMU_VERSION, 7.2
+    (Debian 12's source with qemu-test/vhost-user-rdma.patch, on the host;
+    the default) or a newer one build-qemu.sh builds from Debian unstable's
+    source with the series qemu-test/qemu-VERSION/ (10.2), run in the
+    unstable chroot. meson registers the scenarios checked there a second
+    time with the suffix _qemuVERSION."""
+    return os.environ.get('VUR_QEMU_VERSION', '7.2')
+
+
 def build_qemu(timeout=1500):
-    """qemu-system-x86_64 with the device (minutes when cold, instant after).
-    VUR_QEMU=PATH takes a binary built elsewhere instead (local runs only:
-    it must be build-qemu.sh's output of the same patch)."""
+    """qemu-system-x86_64 with the device (minutes when cold, instant after):
+    a path, or a SidQemu for a version other than 7.2. VUR_QEMU=PATH takes a
+    7.2 binary built elsewhere instead (local runs only: it must be
+    build-qemu.sh's output of the same patch)."""
+    version = qemu_version()
+    if version != '7.2':
+        return SidQemu(version, build('build-qemu.sh', timeout, version))
     if os.environ.get('VUR_QEMU'):
         return os.environ['VUR_QEMU']
     return build('build-qemu.sh', timeout)
+
+
+class SidQemu:
+    """A QEMU that links Debian unstable's libraries, run in the chroot of
+    scripts/sid-chroot.sh beside other commands there ('run --shared'):
+    unstable's packaged one (qemu-system-x86: 11.1.3 in 2026-11), or one
+    build-qemu.sh VERSION built there (@binary, with the firmware of the
+    chroot's packages). What a Guest gives it (the image, its initramfs,
+    the vhost-user sockets) is bind-mounted at its own path; the backend
+    runs on the host."""
+
+    def __init__(self, version, binary='qemu-system-x86_64'):
+        self.version = version
+        self.binary = binary
+
+    def command(self):
+        firmware = []
+        if self.binary != 'qemu-system-x86_64':
+            # The packaged QEMU's firmware path (its qemu-system-data,
+            # seabios and ipxe-qemu), which a build-tree QEMU does not have.
+            for d in ('/usr/share/qemu', '/usr/share/seabios', '/usr/lib/ipxe/qemu'):
+                firmware += ['-L', d]
+        return [SID_CHROOT, 'run', '--shared', self.binary, *firmware]
+
+    def __str__(self):
+        return self.version
+
+
+def stock_qemu(timeout=900):
+    """Debian unstable's packaged QEMU, installed into the unstable chroot
+    if missing (scripts/sid-chroot.sh ensure qemu-system-x86: a minute or
+    two the first time); a SidQemu."""
+    r = subprocess.run([SID_CHROOT, 'ensure', 'qemu-system-x86'], capture_output=True,
+                       text=True, timeout=timeout)
+    if r.returncode != 0:
+        raise RuntimeError(f'sid-chroot.sh ensure qemu-system-x86 failed:\n{r.stderr[-3000:]}')
+    r = subprocess.run([SID_CHROOT, 'run', '--shared', 'qemu-system-x86_64', '--version'],
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode != 0 or not r.stdout:
+        raise RuntimeError(f'qemu-system-x86_64 --version in the chroot: {r.stderr[-2000:]}')
+    return SidQemu(r.stdout.splitlines()[0])
 
 
 def kernel():
@@ -147,18 +204,32 @@ class Guest:
     (mode, bytes)}) go into the appended archive beside the script.
     @device_opts are more properties of each device (',queue-size=1024');
     @socket_opts ({socket: properties}) replace the default page-per-vq=on
-    of the device on that socket ('page-per-vq=off')."""
+    of the device on that socket ('page-per-vq=off'). @device is the QEMU
+    device (another one's properties go in @device_opts). @qemu is a path,
+    or a SidQemu: QEMU then runs in the unstable chroot, in a process group
+    of its own that close() kills."""
 
     def __init__(self, qemu, image, script, sockets, mem_mb=512, append='', extra=(),
                  chardev_opts='', name='guest', reboot=False, files=None, device_opts='',
-                 socket_opts=None):
+                 socket_opts=None, device='vhost-user-rdma-pci'):
         self.name = name
         self.steps = 0  # VUR-WAIT lines already answered (wait_step)
         self.dir = tempfile.mkdtemp(prefix='vurq-')
+        env = None
+        if isinstance(qemu, SidQemu):
+            # Paths as the chroot sees them: each bound at its own path.
+            image = os.path.realpath(image)
+            binds = {image, self.dir}
+            binds |= {os.path.dirname(os.path.realpath(s)) for s in sockets}
+            env = dict(os.environ, VUR_CHROOT_BIND=' '.join(sorted(binds)))
+            # QEMU 9.2 replaced the chardev's reconnect (s) by reconnect-ms.
+            chardev_opts = re.sub(r',reconnect=(\d+)',
+                                  lambda m: f',reconnect-ms={int(m[1]) * 1000}', chardev_opts)
         initrd = os.path.join(self.dir, 'initrd.img')
         initrd_with(os.path.join(image, 'initrd.img'),
                     {'test/run.sh': (0o755, script.encode()), **(files or {})}, initrd)
-        cmd = [qemu, '-accel', 'tcg', '-machine', 'q35', '-cpu', 'qemu64',
+        cmd = [*(qemu.command() if env else [qemu]),
+               '-accel', 'tcg', '-machine', 'q35', '-cpu', 'qemu64',
                '-m', f'{mem_mb}M', '-smp', '1',
                '-object', f'memory-backend-memfd,id=mem,size={mem_mb}M,share=on',
                '-numa', 'node,memdev=mem',
@@ -169,7 +240,7 @@ class Guest:
         for i, sock in enumerate(sockets):
             props = (socket_opts or {}).get(sock, 'page-per-vq=on')
             cmd += ['-chardev', f'socket,path={sock},id=vrdma{i}{chardev_opts}',
-                    '-device', f'vhost-user-rdma-pci,{props},chardev=vrdma{i}{device_opts}']
+                    '-device', f'{device},{props},chardev=vrdma{i}{device_opts}']
         cmd += list(extra)
         self.cmd = cmd
         # Append mode: QEMU's stdout shares this file's offset, which
@@ -178,9 +249,22 @@ class Guest:
         self.log = open(os.path.join(self.dir, 'console'), 'a+')
         self.started = time.monotonic()
         # stdin is the guest's console input (send()).
+        self.group = env is not None  # QEMU is not our child but its grandchild
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=self.log,
-                                     stderr=subprocess.STDOUT,
-                                     preexec_fn=harness.die_with_parent)
+                                     stderr=subprocess.STDOUT, env=env,
+                                     preexec_fn=harness.die_with_parent,
+                                     start_new_session=self.group)
+
+    def kill(self):
+        """Kill QEMU (and what runs it) and reap it."""
+        if self.group:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        else:
+            self.proc.kill()
+        self.proc.wait()
 
     def send(self, text):
         """Type @text on the guest's console."""
@@ -216,8 +300,7 @@ class Guest:
         try:
             return self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+            self.kill()
             return None
         finally:
             self.elapsed = time.monotonic() - self.started
@@ -241,9 +324,8 @@ class Guest:
                 self.proc.stdin.close()
             except BrokenPipeError:
                 pass  # QEMU is gone: what it was not sent no longer matters
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
+        if self.proc.poll() is None or self.group:
+            self.kill()  # a group's QEMU may outlive its parent
         self.log.close()
         shutil.rmtree(self.dir, ignore_errors=True)
 
@@ -423,13 +505,14 @@ def host_ping(addr, count=3, timeout=5):
     return answered
 
 
-def run(scenario):
+def run(scenario, patched_qemu=True):
     """Run @scenario(tap, qemu, image, sock_dir) as a test program: QEMU and
-    the image built first (one case), the vhost-user sockets in a fresh
-    folder that is removed after, the scenario's time as a diagnostic.
-    Prints TAP; returns the exit status."""
+    the image built first (one case; without @patched_qemu no QEMU is built
+    and qemu is None), the vhost-user sockets in a fresh folder that is
+    removed after, the scenario's time as a diagnostic. Prints TAP; returns
+    the exit status."""
     tap = Tap()
-    built = prepare(tap)
+    built = prepare(tap, patched_qemu)
     if built is None:
         return tap.done()
     t0 = time.monotonic()
@@ -442,15 +525,17 @@ def run(scenario):
     return tap.done()
 
 
-def prepare(tap):
-    """QEMU and the image, built if needed, as one case; (qemu, image) or None."""
+def prepare(tap, patched_qemu=True):
+    """QEMU (unless not @patched_qemu: None) and the image, built if needed,
+    as one case; (qemu, image) or None."""
     t = time.monotonic()
+    name = 'build_qemu_and_image' if patched_qemu else 'build_image'
     try:
-        built = build_qemu(), build_image()
+        built = build_qemu() if patched_qemu else None, build_image()
     except Exception as e:  # noqa: BLE001 - reported as a failed case
-        tap.case('build_qemu_and_image', False, e)
+        tap.case(name, False, e)
         return None
-    tap.case('build_qemu_and_image', True)
+    tap.case(name, True)
     tap.diag(f'build {time.monotonic() - t:.1f} s')
     return built
 
