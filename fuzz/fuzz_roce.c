@@ -30,6 +30,7 @@
 #include <rte_mbuf.h>
 
 #include "fuzz/fuzz_dev.h"
+#include "fuzz/fuzz_input.h"
 #include "transport/icrc.h"
 #include "transport/pkt.h"
 #include "transport/roce_hdr.h"
@@ -52,36 +53,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct vur_fuzz_dev dev;
-
-struct input {
-	const uint8_t *p;
-	size_t left;
-};
-
-static bool
-take(struct input *in, void *dst, size_t n)
-{
-	if (in->left < n)
-		return false;
-	memcpy(dst, in->p, n);
-	in->p += n;
-	in->left -= n;
-	return true;
-}
-
-static void
-put_be16(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void
-put_be32(uint8_t *p, uint32_t v)
-{
-	put_be16(p, v >> 16);
-	put_be16(p + 2, v);
-}
 
 /* The fields that make frame @f of @len bytes reach the transport, as @fix leaves them. */
 static void

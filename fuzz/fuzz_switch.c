@@ -39,6 +39,7 @@
 #include <rte_mbuf.h>
 
 #include "fuzz/fuzz_dev.h"
+#include "fuzz/fuzz_input.h"
 #include "net/net_dev.h"
 #include "net/net_state.h"
 #include "net/net_switch.h"
@@ -78,29 +79,6 @@ static const uint8_t macs[8][6] = {
 	{ 0x02, 0, 0, 0, 0, 0x09 }, /* a stranger behind the uplink */
 	{ 0x02, 0, 0, 0, 0, 0x0a }, /* another */
 };
-
-struct input {
-	const uint8_t *p;
-	size_t left;
-};
-
-static bool
-take(struct input *in, void *dst, size_t n)
-{
-	if (in->left < n)
-		return false;
-	memcpy(dst, in->p, n);
-	in->p += n;
-	in->left -= n;
-	return true;
-}
-
-static void
-put_be16(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
 
 /* The addresses, lengths and ICRC of frame @f that @fix does not keep raw. */
 static void

@@ -29,6 +29,7 @@
 #include <rte_mbuf.h>
 
 #include "fuzz/fuzz_dev.h"
+#include "fuzz/fuzz_input.h"
 #include "rdma/rdma_ops.h"
 #include "transport/transport.h"
 
@@ -49,22 +50,6 @@ enum obj { O_DMA, O_USER, O_FAST, O_MW1, O_MW2, O_OTHER_PD, O_DEAD, O_N };
 
 static struct vur_fuzz_dev dev;
 static uint32_t pd2, mrn[O_N], mwn[O_N], ahn;
-
-struct input {
-	const uint8_t *p;
-	size_t left;
-};
-
-static bool
-take(struct input *in, void *dst, size_t n)
-{
-	if (in->left < n)
-		return false;
-	memcpy(dst, in->p, n);
-	in->p += n;
-	in->left -= n;
-	return true;
-}
 
 static uint64_t
 fold(uint64_t a)
