@@ -68,7 +68,8 @@
 #define VIRTIO_NET_CTRL_ROCE_ATTACH_MCAST	24 /* VIRTIO_IB_DEVICE_MULTICAST */
 #define VIRTIO_NET_CTRL_ROCE_DETACH_MCAST	25 /* VIRTIO_IB_DEVICE_MULTICAST */
 #define VIRTIO_NET_CTRL_ROCE_RESET_OBJECTS	26 /* every RDMA object destroyed */
-#define VIRTIO_NET_CTRL_ROCE_NR_CMDS		27
+#define VIRTIO_NET_CTRL_ROCE_SETUP_RINGS	27 /* VIRTIO_IB_DEVICE_RINGS */
+#define VIRTIO_NET_CTRL_ROCE_NR_CMDS		28
 
 /* Limits the spec text fixes. */
 #define VIRTIO_NET_ROCE_MAX_QPS		16384
@@ -99,7 +100,8 @@ struct virtio_net_roce_config {
 	__le32 supported_tunnel_types;
 	__le32 max_rdma_qps;		/* VIRTIO_NET_F_ROCE */
 	__le32 max_rdma_cqs;		/* VIRTIO_NET_F_ROCE */
-	__le32 reserved;		/* zero */
+	__le16 rdma_ring_queues;	/* K: doorbell/event queue pairs; 0: no rings */
+	__le16 reserved;		/* zero */
 	__le64 roce_port_speed;		/* 100 Mb/s, VIRTIO_NET_F_ROCE_PORT_SPEED */
 };
 
@@ -151,6 +153,31 @@ static inline __u32 virtio_net_roce_num_vqs(__u32 n_pairs, __u32 max_cqs, __u32 
 	return 2 * n_pairs + 1 + max_cqs + 2 * max_qps;
 }
 
+/*
+ * With rdma_ring_queues K > 0, K doorbell/event pairs follow the QP pairs:
+ * rdma_doorbellq(k+1), which carries no buffers (a notification of it says
+ * "doorbell summary k changed"), then rdma_eventq(k+1), whose device-writable
+ * buffers receive struct virtio_rdma_event. A driver that does not use rings
+ * need not set them up.
+ */
+static inline __u32 virtio_net_roce_dbq_vq(__u32 n_pairs, __u32 max_cqs, __u32 max_qps,
+					   __u32 k)
+{
+	return virtio_net_roce_num_vqs(n_pairs, max_cqs, max_qps) + 2 * k;
+}
+
+static inline __u32 virtio_net_roce_eq_vq(__u32 n_pairs, __u32 max_cqs, __u32 max_qps,
+					  __u32 k)
+{
+	return virtio_net_roce_dbq_vq(n_pairs, max_cqs, max_qps, k) + 1;
+}
+
+static inline __u32 virtio_net_roce_num_vqs_rings(__u32 n_pairs, __u32 max_cqs,
+						  __u32 max_qps, __u32 ring_queues)
+{
+	return virtio_net_roce_num_vqs(n_pairs, max_cqs, max_qps) + 2 * ring_queues;
+}
+
 enum virtio_net_roce_vq_kind {
 	VIRTIO_NET_ROCE_VQ_NET,		/* receiveqN or transmitqN */
 	VIRTIO_NET_ROCE_VQ_CTRL,
@@ -158,6 +185,8 @@ enum virtio_net_roce_vq_kind {
 	VIRTIO_NET_ROCE_VQ_SQ,
 	VIRTIO_NET_ROCE_VQ_RQ,
 	VIRTIO_NET_ROCE_VQ_INVALID,	/* past the last queue */
+	VIRTIO_NET_ROCE_VQ_DBQ,		/* rdma_doorbellqK */
+	VIRTIO_NET_ROCE_VQ_EQ,		/* rdma_eventqK */
 };
 
 /*
@@ -187,6 +216,24 @@ virtio_net_roce_vq_classify(__u32 vq, __u32 n_pairs, __u32 max_cqs,
 		*num = (vq - first_sq) / 2;
 		return (vq - first_sq) % 2 ? VIRTIO_NET_ROCE_VQ_RQ :
 					     VIRTIO_NET_ROCE_VQ_SQ;
+	}
+	*num = 0;
+	return VIRTIO_NET_ROCE_VQ_INVALID;
+}
+
+/* The same with K ring queue pairs after the QP pairs. */
+static inline enum virtio_net_roce_vq_kind
+virtio_net_roce_vq_classify_rings(__u32 vq, __u32 n_pairs, __u32 max_cqs,
+				  __u32 max_qps, __u32 ring_queues, __u32 *num)
+{
+	__u32 first = virtio_net_roce_num_vqs(n_pairs, max_cqs, max_qps);
+
+	if (vq < first)
+		return virtio_net_roce_vq_classify(vq, n_pairs, max_cqs, max_qps, num);
+	if (vq - first < 2 * ring_queues) {
+		*num = (vq - first) / 2;
+		return (vq - first) % 2 ? VIRTIO_NET_ROCE_VQ_EQ :
+					  VIRTIO_NET_ROCE_VQ_DBQ;
 	}
 	*num = 0;
 	return VIRTIO_NET_ROCE_VQ_INVALID;
@@ -269,6 +316,8 @@ enum virtio_ib_mtu {
 #define VIRTIO_IB_DEVICE_ATOMIC			(1 << 4)
 /* ATTACH_MCAST, DETACH_MCAST; UD sends to and receives from multicast groups */
 #define VIRTIO_IB_DEVICE_MULTICAST		(1 << 5)
+/* SETUP_RINGS; QPs, CQs and SRQs on rings in driver memory (rdma_ring_queues > 0) */
+#define VIRTIO_IB_DEVICE_RINGS			(1 << 6)
 
 /* atomic_cap of QUERY_DEVICE (IBTA 11.2.1.2) */
 #define VIRTIO_IB_ATOMIC_NONE	0
@@ -304,7 +353,10 @@ struct virtio_rdma_ack_query_device {
 	__le32 max_mcast_grp;	/* MULTICAST */
 	__le32 max_mcast_qp_attach;
 	__le32 max_total_mcast_qp_attach;
-	__le32 reserved[4];
+	__le32 max_ring_qp;	/* RINGS: QPs (and SRQs) on rings, numbered from max_rdma_qps */
+	__le32 max_ring_cq;	/* RINGS: CQs on rings, numbered from max_rdma_cqs */
+	__le32 max_ring_wr;	/* RINGS: entries of a send, receive or SRQ ring */
+	__le32 max_ring_cqe;	/* RINGS: entries of a CQ ring */
 };
 
 struct virtio_rdma_ack_query_port {
@@ -377,6 +429,29 @@ struct virtio_rdma_ack_alloc_mr {
 };
 
 /*
+ * Rings (VIRTIO_IB_DEVICE_RINGS). A ring is 1 << log_size entries of
+ * 1 << log_stride bytes in driver memory, read through an MR of the device:
+ * @addr is an address of the MR of @lkey (a multiple of the stride, the
+ * whole ring inside the MR), so every entry lies in one 4 KiB page. Indices
+ * are free-running __le32 counters; entry i is at addr + (i mod size) *
+ * stride. Each object also has a record of 128 bytes (128-byte aligned): the
+ * first 64 bytes written by the driver, the last 64 by the device.
+ */
+struct virtio_rdma_ring {
+	__le64 addr;
+	__le32 lkey;
+	__u8 log_size;		/* 0 to log2(max_ring_wr or max_ring_cqe) */
+	__u8 log_stride;	/* 6 to 12 */
+	__le16 reserved;
+};
+
+struct virtio_rdma_rec_ref {
+	__le64 addr;		/* 128-byte aligned, 128 bytes inside the MR */
+	__le32 lkey;		/* an MR with LOCAL_WRITE */
+	__le32 reserved;
+};
+
+/*
  * A shared receive queue takes a number from the QP numbers (2 to L-1) and
  * that number's rdma_receiveq as its receive virtqueue; no QP has it while
  * the SRQ lives, and its rdma_transmitq is not used.
@@ -385,7 +460,16 @@ struct virtio_rdma_cmd_create_srq {
 	__le32 pdn;
 	__le32 max_wr;		/* <= max_srq_wr and the virtqueue's size */
 	__le32 max_sge;		/* <= max_srq_sge */
-	__le32 reserved;
+	__le32 flags;		/* VIRTIO_RDMA_SRQ_F_* (zero: on a virtqueue) */
+};
+
+/* CREATE_SRQ with VIRTIO_RDMA_SRQ_F_RINGS; its number is one of the ring QPs'. */
+struct virtio_rdma_cmd_create_srq_rings {
+	struct virtio_rdma_cmd_create_srq srq;	/* max_wr <= the ring's entries */
+	struct virtio_rdma_ring ring;		/* struct virtio_rdma_rq_req entries */
+	struct virtio_rdma_rec_ref rec;		/* struct virtio_rdma_srq_rec */
+	__le16 eq;				/* for its limit event, < rdma_ring_queues */
+	__le16 reserved[3];
 };
 
 struct virtio_rdma_ack_create_srq {
@@ -424,6 +508,7 @@ struct virtio_rdma_qp_cap {
 };
 
 #define VIRTIO_RDMA_QP_F_SRQ	(1 << 0) /* receives from srqn; cap.max_recv_* are 0 */
+#define VIRTIO_RDMA_QP_F_RINGS	(1 << 1) /* struct virtio_rdma_cmd_create_qp_rings */
 
 struct virtio_rdma_cmd_create_qp {
 	__le32 pdn;
@@ -440,6 +525,100 @@ struct virtio_rdma_cmd_create_qp {
 
 struct virtio_rdma_ack_create_qp {
 	__le32 qpn;
+};
+
+/* CREATE_QP with VIRTIO_RDMA_QP_F_RINGS; the QP number is max_rdma_qps or more (GSI: 1). */
+struct virtio_rdma_cmd_create_qp_rings {
+	struct virtio_rdma_cmd_create_qp qp;
+	struct virtio_rdma_ring sq;	/* entries: struct virtio_rdma_sq_req and its SGEs */
+	struct virtio_rdma_ring rq;	/* struct virtio_rdma_rq_req; zero with F_SRQ */
+	struct virtio_rdma_rec_ref rec;	/* struct virtio_rdma_qp_rec */
+	__le16 dbq;			/* its doorbell queue, < rdma_ring_queues */
+	__le16 reserved[7];
+};
+
+struct virtio_rdma_qp_rec {
+	/* driver */
+	__le32 sq_prod;		/* send WRs posted */
+	__le32 rq_prod;		/* receive WRs posted */
+	__le32 drv_reserved[14];
+	/* device */
+	__le32 sq_cons;		/* send WRs whose entries the driver may reuse */
+	__le32 rq_cons;		/* receive WRs likewise */
+	__le32 sq_event;	/* ring the doorbell when sq_prod passes this (as used_event) */
+	__le32 dev_reserved[13];
+};
+
+#define VIRTIO_RDMA_CQ_F_RINGS	(1 << 0)
+
+/* CREATE_CQ with VIRTIO_RDMA_CQ_F_RINGS; the CQ number is max_rdma_cqs or more. */
+struct virtio_rdma_cmd_create_cq_rings {
+	__le32 cqe;		/* <= the ring's entries */
+	__le32 flags;		/* VIRTIO_RDMA_CQ_F_RINGS */
+	__le16 eq;		/* its event queue, < rdma_ring_queues */
+	__le16 reserved[3];
+	struct virtio_rdma_ring ring;	/* struct virtio_rdma_cq_req entries, log_stride >= 6 */
+	struct virtio_rdma_rec_ref rec;	/* struct virtio_rdma_cq_rec */
+};
+
+struct virtio_rdma_cq_rec {
+	/* driver */
+	__le32 cons;		/* CQEs consumed */
+	__le32 notify;		/* VIRTIO_IB_NOTIFY_* armed; the device clears it as it notifies */
+	__le32 drv_reserved[14];
+	/* device */
+	__le32 prod;		/* CQEs written */
+	__le32 dev_reserved[15];
+};
+
+#define VIRTIO_RDMA_SRQ_F_RINGS	(1 << 0)
+
+struct virtio_rdma_srq_rec {
+	/* driver */
+	__le32 prod;		/* receive WRs posted */
+	__le32 limit;		/* srq_limit armed; the device clears it as it reports it */
+	__le32 drv_reserved[14];
+	/* device */
+	__le32 cons;		/* receive WRs whose entries the driver may reuse */
+	__le32 dev_reserved[15];
+};
+
+/* SETUP_RINGS: where the doorbell summaries live, one per doorbell queue. */
+struct virtio_rdma_cmd_setup_rings {
+	__le64 addr;		/* 64-byte aligned, rdma_ring_queues summaries inside the MR */
+	__le32 lkey;		/* an MR with LOCAL_WRITE */
+	__le32 reserved;
+};
+
+/*
+ * Doorbell summary k. The driver sets bit (qpn mod 64) of bits[qpn / 64]
+ * (an atomic OR) when a QP of doorbell queue k needs the device, then
+ * notifies rdma_doorbellq(k+1) if @sleeping is set; the device takes the
+ * words with an atomic exchange.
+ */
+struct virtio_rdma_doorbell {
+	__le32 sleeping;	/* device: nonzero while it waits for a notification */
+	__le32 reserved[15];
+	__le64 bits[];		/* QP numbers 0 to max_rdma_qps + max_ring_qp - 1 */
+};
+
+/* The bytes of one summary; summary k is at addr + k * this. */
+static inline __u32 virtio_rdma_doorbell_size(__u32 max_qps, __u32 max_ring_qp)
+{
+	__u32 words = (max_qps + max_ring_qp + 63) / 64;
+
+	return (__u32)sizeof(struct virtio_rdma_doorbell) + ((words * 8 + 63) & ~63u);
+}
+
+/* Event queue entries (device-writable). */
+#define VIRTIO_RDMA_EV_CQ_COMP		0 /* @number's armed notification */
+#define VIRTIO_RDMA_EV_SRQ_LIMIT	1 /* SRQ @number fell below its armed limit */
+#define VIRTIO_RDMA_EV_CQ_ERR		2 /* CQ @number overran: it is in error */
+
+struct virtio_rdma_event {
+	__le32 type;		/* VIRTIO_RDMA_EV_* */
+	__le32 number;
+	__le32 reserved[2];
 };
 
 struct virtio_rdma_global_route {
@@ -738,7 +917,8 @@ VIRTIO_NET_ROCE_PIN_OFF(virtio_net_roce_config, supported_hash_types, 20);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_net_roce_config, supported_tunnel_types, 24);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_net_roce_config, max_rdma_qps, 28);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_net_roce_config, max_rdma_cqs, 32);
-VIRTIO_NET_ROCE_PIN_OFF(virtio_net_roce_config, reserved, 36);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_net_roce_config, rdma_ring_queues, 36);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_net_roce_config, reserved, 38);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_net_roce_config, roce_port_speed, 40);
 
 VIRTIO_NET_ROCE_PIN_SIZE(virtio_net_roce_config_rfc2, 40);
@@ -772,7 +952,10 @@ VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, vendor_part_id, 96);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, max_mcast_grp, 100);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, max_mcast_qp_attach, 104);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, max_total_mcast_qp_attach, 108);
-VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, reserved, 112);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, max_ring_qp, 112);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, max_ring_cq, 116);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, max_ring_wr, 120);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_device, max_ring_cqe, 124);
 
 VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_ack_query_port, 32);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ack_query_port, max_msg_sz, 4);
@@ -795,6 +978,11 @@ VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_dereg_mr, 4);
 VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_alloc_mr, 8);
 VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_ack_alloc_mr, 12);
 VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_create_srq, 16);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_create_srq, flags, 12);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_create_srq_rings, 56);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_create_srq_rings, ring, 16);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_create_srq_rings, rec, 32);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_create_srq_rings, eq, 48);
 VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_ack_create_srq, 4);
 VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_destroy_srq, 4);
 VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_alloc_mw, 8);
@@ -814,6 +1002,39 @@ VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_create_qp, cap, 16);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_create_qp, srqn, 40);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_create_qp, reserved, 44);
 VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_ack_create_qp, 4);
+
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_ring, 16);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ring, lkey, 8);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ring, log_size, 12);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_ring, log_stride, 13);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_rec_ref, 16);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_rec_ref, lkey, 8);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_create_qp_rings, 120);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_create_qp_rings, sq, 56);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_create_qp_rings, rq, 72);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_create_qp_rings, rec, 88);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_create_qp_rings, dbq, 104);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_qp_rec, 128);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_qp_rec, rq_prod, 4);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_qp_rec, sq_cons, 64);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_qp_rec, rq_cons, 68);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_qp_rec, sq_event, 72);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_create_cq_rings, 48);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_create_cq_rings, flags, 4);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_create_cq_rings, eq, 8);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_create_cq_rings, ring, 16);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_create_cq_rings, rec, 32);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cq_rec, 128);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cq_rec, notify, 4);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cq_rec, prod, 64);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_srq_rec, 128);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_srq_rec, limit, 4);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_srq_rec, cons, 64);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_setup_rings, 16);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_setup_rings, lkey, 8);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_doorbell, 64);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_doorbell, bits, 64);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_event, 16);
 
 VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_global_route, 24);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_global_route, flow_label, 16);
