@@ -174,6 +174,10 @@ vq_layout(void)
 		case VIRTIO_NET_ROCE_VQ_INVALID:
 			expect("invalid only past the end", vq >= total, 1);
 			break;
+		case VIRTIO_NET_ROCE_VQ_DBQ:
+		case VIRTIO_NET_ROCE_VQ_EQ:
+			expect("no ring queues without rdma_ring_queues", 0, 1);
+			break;
 		}
 		if (vq >= total)
 			expect("past the end is invalid", k, VIRTIO_NET_ROCE_VQ_INVALID);
