@@ -51,6 +51,9 @@ params_for(struct vur_app *app, unsigned int i, struct vur_dev_params *p)
 	p->port_speed = o->port_speed;
 	p->max_qps = o->max_qps;
 	p->max_cqs = o->max_cqs;
+	p->ring_queues = o->rfc2_numbering ? 0 : o->ring_queues; /* no config field there */
+	p->max_ring_qps = o->max_ring_qps;
+	p->max_ring_cqs = o->max_ring_cqs;
 	p->mtu = o->mtu;
 	p->loopback_mbps = o->loopback_mbps;
 	p->loop = &app->ctrl_loop;

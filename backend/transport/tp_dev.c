@@ -106,6 +106,8 @@ cq_bind(void *arg, struct vur_rdma_cq *cq)
 	if (cq->tp == NULL)
 		return -ENOMEM;
 	rte_ticketlock_init(&cq->tp->lock);
+	if (cq->rings != NULL)
+		return 0;
 	vur_tp_ring_bind(&cq->tp->ring, cq->vq, &cq->tp->lock);
 	cq->tp->ring.is_cq = true;
 	vur_tp_ring_activate(td, &cq->tp->ring, false);
@@ -130,7 +132,7 @@ qp_bind(void *arg, struct vur_rdma_qp *qp)
 
 	if (t == NULL)
 		return -ENOMEM;
-	t->nwqe = qp->sq_size;
+	t->nwqe = qp->rings != NULL ? 1 : qp->sq_size;
 	t->wqe = calloc(t->nwqe, sizeof(*t->wqe));
 	if (t->wqe == NULL) {
 		free(t);
@@ -143,6 +145,8 @@ qp_bind(void *arg, struct vur_rdma_qp *qp)
 		t->srq = ((struct vur_rdma_srq *)vur_pool_get(&td->rd->srqs, qp->srqn))->tp;
 	t->dp = td->nd->sw != NULL ? vur_switch_qp_dp(td->nd->sw, td->nd->slot, qp->obj.index) : 0;
 	qp->tp = t;
+	if (qp->rings != NULL)
+		return 0;
 	td->qp_bound[qp->obj.index / 64] |= 1ULL << (qp->obj.index % 64);
 	__atomic_fetch_add(&td->qp_count[t->dp], 1, __ATOMIC_RELAXED);
 	vur_tp_ring_bind(&t->sq, qp->sq_vq, &t->lock);
@@ -164,8 +168,10 @@ qp_unbind(void *arg, struct vur_rdma_qp *qp)
 
 	if (t == NULL)
 		return;
-	td->qp_bound[qp->obj.index / 64] &= ~(1ULL << (qp->obj.index % 64));
-	__atomic_fetch_sub(&td->qp_count[t->dp], 1, __ATOMIC_RELAXED);
+	if (qp->rings == NULL) {
+		td->qp_bound[qp->obj.index / 64] &= ~(1ULL << (qp->obj.index % 64));
+		__atomic_fetch_sub(&td->qp_count[t->dp], 1, __ATOMIC_RELAXED);
+	}
 	/*
 	 * ROCE-DEV-QP-16: outstanding WRs are forgotten, not completed nor
 	 * used; but the SRQ's WR it took goes back used (ROCE-DEV-SRQ-14).

@@ -33,6 +33,9 @@ struct vur_dev_params {
 	bool port_speed;
 	uint32_t max_qps;
 	uint32_t max_cqs;
+	uint32_t ring_queues; /* 0: no rings */
+	uint32_t max_ring_qps;
+	uint32_t max_ring_cqs;
 	uint16_t mtu;
 	uint8_t mac[6];
 	uint64_t loopback_mbps;
