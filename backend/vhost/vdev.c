@@ -991,6 +991,7 @@ vur_dev_stop(struct vur_dev *dev)
 void
 vur_dev_free(struct vur_dev *dev)
 {
+	vur_tp_fini(&dev->tp);
 	pthread_rwlock_destroy(&dev->lock);
 	free(dev);
 }
