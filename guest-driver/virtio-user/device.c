@@ -203,6 +203,7 @@ plan_queues(struct vur_user_dev *d, struct vur_user_config *cfg)
 		d->n_vqs = virtio_net_roce_num_vqs(1, d->max_cqs, d->max_qps);
 		/* ROCE-DRV-RING-1: the doorbell and event queues after the QP pairs */
 		d->rings.k = vuser_rings_plan(d, cfg->rdma_ring_queues);
+		d->rings.k_dev = cfg->rdma_ring_queues;
 		while (d->rings.k > 0 &&
 				(d->n_vqs + 2u * d->rings.k > VHOST_USER_VRING_IDX_MASK + 1 ||
 						(d->max_queue_pairs != 0 &&

@@ -138,13 +138,14 @@ vuser_rings_ready(struct vur_user_dev *d)
 	ret = vur_user_get_dma_mr(d, r->lib_pdn, VUR_USER_ACCESS_LOCAL_WRITE, &r->lib_mr);
 	if (ret < 0)
 		goto destroy_pd;
+	/* the device's K summaries, whether or not the driver uses each doorbell queue */
 	if (r->db.hva == NULL) {
 		ret = vuser_mem_alloc(
-				&d->mem, (size_t)r->k * r->db_stride, VUSER_PAGE_SIZE, &r->db);
+				&d->mem, (size_t)r->k_dev * r->db_stride, VUSER_PAGE_SIZE, &r->db);
 		if (ret < 0)
 			goto dereg_mr;
 	}
-	memset(r->db.hva, 0, (size_t)r->k * r->db_stride);
+	memset(r->db.hva, 0, (size_t)r->k_dev * r->db_stride);
 	memset(&c, 0, sizeof(c));
 	c.addr = htole64(r->db.gpa);
 	c.lkey = htole32(r->lib_mr.lkey);

@@ -104,7 +104,8 @@ struct vuser_pd_mr {
 };
 
 struct vuser_rings {
-	uint16_t k; /* doorbell/event queue pairs set up */
+	uint16_t k;     /* doorbell/event queue pairs set up */
+	uint16_t k_dev; /* the device's rdma_ring_queues: summaries in the doorbell area */
 	uint32_t first_vq;
 	uint32_t max_ring_qp, max_ring_cq, max_ring_wr, max_ring_cqe;
 	bool available; /* capability and K > 0 */
