@@ -144,7 +144,7 @@ idle_memory(struct vur_user_dev *d, const struct vur_user_qp_init_attr *ring)
 		free(qpn);
 		return 0;
 	}
-	init.cap.max_send_wr = init.cap.max_recv_wr = 64;
+	init.cap.max_send_wr = init.cap.max_recv_wr = 4; /* 4096 QPs fit 64 MiB of driver memory */
 	before = rss_kib(pid);
 	for (; n < IDLE_QPS && ret == 0; n++) {
 		ret = vur_user_create_qp(d, &init, &qpn[n]);
@@ -166,7 +166,7 @@ idle_memory(struct vur_user_dev *d, const struct vur_user_qp_init_attr *ring)
 		printf("backend memory: no /proc/%s/status\n", pid);
 		return 0;
 	}
-	printf("backend memory per idle ring QP (RC, RTS, 64 WRs each way): %.0f bytes "
+	printf("backend memory per idle ring QP (RC, RTS, 4 WRs each way): %.0f bytes "
 	       "(RSS %ld -> %ld KiB over %u QPs; %ld KiB after destroying them)\n",
 			(after - before) * 1024.0 / n, before, after, n, freed);
 	return 0;
