@@ -144,7 +144,11 @@ doorbells(struct vur_tp_dev *td, unsigned int dp, bool arm)
 	for (uint32_t k = 0; k < td->n_rq; k++) {
 		struct vur_tp_rq *q = &td->rq[k];
 
-		if (q->dp != dp || q->sleeping == arm)
+		/*
+		 * Written each time the thread is about to sleep (a SETUP_RINGS
+		 * since may have moved the summaries), cleared once awake.
+		 */
+		if (q->dp != dp || (!arm && !q->sleeping))
 			continue;
 		sleeping = sleeping_word(td, k);
 		if (sleeping != NULL)

@@ -294,6 +294,8 @@ fill_info(struct vur_dev *dev, struct vur_dev_info *info)
 	info->eth = dev->eth.stats;
 	vur_tp_stats_sum(&dev->tp, &info->rdma_tp);
 	vur_tp_rates(&dev->tp, &info->rdma_rates);
+	info->ring_events_pending = vur_tp_events_pending(&dev->tp);
+	info->ring_queues = dev->cfg_state.ring_queues;
 	info->rx_filter = dev->net;
 	pthread_rwlock_unlock(&dev->lock);
 }

@@ -101,6 +101,8 @@ struct vur_dev_info {
 	struct vur_net_dev_stats eth;
 	struct vur_tp_stats rdma_tp;
 	struct vur_tp_rates rdma_rates;
+	uint32_t ring_events_pending;   /* events of objects on rings waiting for a buffer */
+	uint32_t ring_queues;           /* rdma_ring_queues */
 	struct vur_net_state rx_filter; /* what the driver set (RX mode, tables) */
 };
 
