@@ -7,7 +7,12 @@
  * FETCH_AND_ADD, beside the single-core memcpy bandwidth of the same run.
  * It prints figures; it never fails on a timing.
  *
- *   rdma_bench SOCKET0 SOCKET1 [SECONDS_PER_FIGURE [all|bw|rate|rtt|srq|atomic]]
+ *   rdma_bench SOCKET0 SOCKET1 [SECONDS_PER_FIGURE [all|bw|rate|rtt|srq|atomic|layout]]
+ *
+ * The QPs and CQs are on rings in driver memory when the device offers
+ * them (issue 28), as virtio-user puts them by default; "layout" compares
+ * the 64 B SEND message rate and RC WRITE bandwidth of a pair on rings and
+ * of a pair on the RFC v2 virtqueues, taken in turn in the same run.
  *
  * With VUR_BENCH_PREFIX set to the backend's EAL file prefix, the message
  * rate comes with the data path's busy time (telemetry's /vur/switch
@@ -35,6 +40,7 @@
 #include "bench_util.h"
 #include "rdma_pair.h"
 #include "telemetry.h"
+#include "vur_rings.h"
 
 #define BUF_LEN   (4u << 20)
 #define MEM_SIZE  (16u << 20)
@@ -426,6 +432,87 @@ atomics(double secs)
 			r, DEPTH, rtt[LAT_N / 2], rtt[LAT_N * 99 / 100]);
 }
 
+/* The QPs and CQs the figures use: a pair and a CQ per side. */
+struct pair {
+	uint32_t qa, qb, cqa, cqb;
+};
+
+static void
+use(const struct pair *p)
+{
+	qa = p->qa;
+	qb = p->qb;
+	a.cqn = p->cqa;
+	b.cqn = p->cqb;
+}
+
+/* A pair of RC QPs with their CQs, in @layout (enum vur_user_layout). */
+static void
+pair_new(uint8_t layout, struct pair *p)
+{
+	struct vur_user_qp_init_attr ia = {
+		.qp_type = VUR_USER_QPT_RC,
+		.cap = { .max_send_wr = 32,
+				.max_recv_wr = 32,
+				.max_send_sge = 1,
+				.max_recv_sge = 1 },
+		.layout = layout,
+	};
+
+	if (vur_user_create_cq_ex(a.d, 4 * DEPTH, layout, &p->cqa) < 0 ||
+			vur_user_create_cq_ex(b.d, 4 * DEPTH, layout, &p->cqb) < 0)
+		fail("no CQs in layout %u", layout);
+	ia.pdn = a.pdn;
+	ia.send_cqn = ia.recv_cqn = p->cqa;
+	if (vur_user_create_qp(a.d, &ia, &p->qa) < 0)
+		fail("no QP in layout %u", layout);
+	ia.pdn = b.pdn;
+	ia.send_cqn = ia.recv_cqn = p->cqb;
+	if (vur_user_create_qp(b.d, &ia, &p->qb) < 0 ||
+			rdma_connect_qp(&a, p->qa, VUR_USER_QPT_RC, &b, p->qb, 7, 14, 7) < 0 ||
+			rdma_connect_qp(&b, p->qb, VUR_USER_QPT_RC, &a, p->qa, 7, 14, 7) < 0)
+		fail("no connected pair in layout %u", layout);
+}
+
+/*
+ * Rings against virtqueues in the same run: each figure taken on a pair of
+ * each layout in turn, twice (ABAB), so that a drift of the machine shows.
+ */
+static void
+layouts(double secs)
+{
+	static const char *const names[] = { "rings", "virtqueues" };
+	struct pair saved = { qa, qb, a.cqn, b.cqn }, p[2];
+	double r;
+
+	if (vur_user_ring_queues(a.d) == 0 || vur_user_ring_queues(b.d) == 0) {
+		printf("layout: the device offers no rings; nothing to compare\n");
+		return;
+	}
+	snprintf(figure, sizeof(figure), "setting up the two layouts");
+	pair_new(VUR_USER_LAYOUT_RINGS, &p[0]);
+	pair_new(VUR_USER_LAYOUT_VIRTQUEUES, &p[1]);
+	printf("rings vs virtqueues (%d WRs in flight, taken in turn, twice):\n", DEPTH);
+	for (int round = 0; round < 2; round++)
+		for (int l = 0; l < 2; l++) {
+			use(&p[l]);
+			snprintf(figure, sizeof(figure), "64 B SEND message rate on %s", names[l]);
+			r = rate(VUR_USER_WR_SEND, 64, secs);
+			printf("  %-10s 64 B SEND %9.0f messages/s", names[l], r);
+			line_open = true;
+			for (uint32_t len = 65536; len <= (1u << 20); len *= 16) {
+				snprintf(figure, sizeof(figure), "RC WRITE %u B on %s", len,
+						names[l]);
+				fflush(stdout);
+				r = rate(VUR_USER_WR_RDMA_WRITE, len, secs);
+				printf("  WRITE %7u B %6.2f GB/s", len, r * len / 1e9);
+			}
+			printf("\n");
+			line_open = false;
+		}
+	use(&saved);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -436,10 +523,11 @@ main(int argc, char **argv)
 	if (argc < 3 ||
 			(!all && strcmp(what, "bw") != 0 && strcmp(what, "rate") != 0 &&
 					strcmp(what, "rtt") != 0 && strcmp(what, "srq") != 0 &&
-					strcmp(what, "atomic") != 0)) {
+					strcmp(what, "atomic") != 0 &&
+					strcmp(what, "layout") != 0)) {
 		fprintf(stderr,
 				"usage: %s SOCKET0 SOCKET1 [SECONDS_PER_FIGURE "
-				"[all|bw|rate|rtt|srq|atomic]]\n",
+				"[all|bw|rate|rtt|srq|atomic|layout]]\n",
 				argv[0]);
 		return 2;
 	}
@@ -463,6 +551,8 @@ main(int argc, char **argv)
 		srq_rate(secs);
 	if (all || strcmp(what, "atomic") == 0)
 		atomics(secs);
+	if (all || strcmp(what, "layout") == 0)
+		layouts(secs);
 	vur_user_close(a.d);
 	vur_user_close(b.d);
 	return 0;

@@ -41,7 +41,8 @@ def short_run_prints_every_figure():
                            timeout=240)
         assert r.returncode == 0, (r.stdout, r.stderr)
         for what in ('WRITE', 'READ', 'SEND', 'message rate', 'SEND round trip    8 B',
-                     'SEND round trip 4096 B', 'through an SRQ', 'RC FETCH_AND_ADD'):
+                     'SEND round trip 4096 B', 'through an SRQ', 'RC FETCH_AND_ADD',
+                     'rings vs virtqueues'):
             assert what in r.stdout, (what, r.stdout)
         assert not NUMBER.search(r.stdout), r.stdout
     finally:

@@ -29,7 +29,8 @@ echo "backend control thread on CPU(s) ${ctrl_cpus:-?}; $(nproc) CPUs"
 for cpu in "$ctrl_cpu" $other_cpu; do
     echo "== client on CPU $cpu$([ "$cpu" = "$ctrl_cpu" ] && echo ' (same as the control thread)')"
     taskset -c "$cpu" "$dir/bench/ctrl_bench" "$tmp/sock" "${1:-5000}"
-    taskset -c "$cpu" "$dir/bench/qp_bench" "$tmp/sock" "$(( ${1:-5000} / 2 ))"
+    VUR_BENCH_BACKEND_PID=$pid taskset -c "$cpu" "$dir/bench/qp_bench" "$tmp/sock" \
+        "$(( ${1:-5000} / 2 ))"
 done
 
 # Ethernet frames device to device through the local switch (two client threads).

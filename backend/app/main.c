@@ -49,6 +49,9 @@ default_spec(const struct vur_options *o, struct vur_dev_spec *s)
 	s->port_speed = o->port_speed;
 	s->max_qps = o->max_qps;
 	s->max_cqs = o->max_cqs;
+	s->ring_queues = o->ring_queues;
+	s->max_ring_qps = o->max_ring_qps;
+	s->max_ring_cqs = o->max_ring_cqs;
 	s->mtu = o->mtu;
 }
 

@@ -24,6 +24,12 @@
 #define VUR_DEFAULT_MTU           1500
 #define VUR_DEFAULT_LOOPBACK_MBPS 100000ULL
 #define VUR_DEFAULT_LINK_POLL_MS  20
+/*
+ * Rings in driver memory (issue 28): 4 doorbell/event queue pairs fit
+ * beside 64 QPs and 64 CQs (195 + 8 virtqueues of the 256).
+ */
+#define VUR_DEFAULT_RING_QUEUES 4
+#define VUR_MAX_RING_OBJS       16384
 
 enum {
 	OPT_MAX_QPS = 256,
@@ -38,6 +44,9 @@ enum {
 	OPT_LINK_POLL_MS,
 	OPT_ADMIN_SOCKET,
 	OPT_NO_ADMIN,
+	OPT_RING_QUEUES,
+	OPT_MAX_RING_QPS,
+	OPT_MAX_RING_CQS,
 };
 
 static const struct option long_opts[] = {
@@ -45,6 +54,9 @@ static const struct option long_opts[] = {
 	{ "client", no_argument, NULL, 'c' },
 	{ "max-qps", required_argument, NULL, OPT_MAX_QPS },
 	{ "max-cqs", required_argument, NULL, OPT_MAX_CQS },
+	{ "ring-queues", required_argument, NULL, OPT_RING_QUEUES },
+	{ "max-ring-qps", required_argument, NULL, OPT_MAX_RING_QPS },
+	{ "max-ring-cqs", required_argument, NULL, OPT_MAX_RING_CQS },
 	{ "mtu", required_argument, NULL, OPT_MTU },
 	{ "mac", required_argument, NULL, OPT_MAC },
 	{ "loopback-speed", required_argument, NULL, OPT_LOOPBACK_SPEED },
@@ -95,8 +107,19 @@ vur_options_usage(FILE *out, const char *prog)
 			"      --max-qps N         RDMA queue pairs per device, QPN 0..N-1 "
 			"(default %d)\n"
 			"      --max-cqs N         RDMA completion queues per device (default %d)\n"
-			"                          3 + max-cqs + 2 * max-qps must not exceed %d "
-			"virtqueues\n"
+			"                          3 + max-cqs + 2 * max-qps + 2 * ring-queues "
+			"must not\n"
+			"                          exceed %d virtqueues\n"
+			"      --ring-queues K     doorbell/event queue pairs for QPs, CQs and "
+			"SRQs "
+			"on rings\n"
+			"                          in driver memory (0: no rings; off with\n"
+			"                          --rfc2-numbering) (default %d)\n"
+			"      --max-ring-qps N    QPs and SRQs on rings, numbered from max-qps, "
+			"1..%d\n"
+			"                          (default %d)\n"
+			"      --max-ring-cqs N    CQs on rings, numbered from max-cqs, 1..%d "
+			"(default %d)\n"
 			"      --mtu N             virtio-net MTU, 68..65535 (default %d)\n"
 			"      --mac XX:XX:XX:XX:XX:XX\n"
 			"                          MAC of the first device; the next get +1, +2, "
@@ -152,7 +175,9 @@ vur_options_usage(FILE *out, const char *prog)
 			"--member-speed net_tap1=200000\n"
 			"      an 802.3ad LAG of two 200G members: 400G, 200G when one is down\n",
 			prog, VUR_MAX_SOCKETS, VUR_DEFAULT_QPS, VUR_DEFAULT_CQS, VUR_MAX_VRINGS,
-			VUR_DEFAULT_MTU, VUR_DEFAULT_LOOPBACK_MBPS, VIRTIO_NET_F_ROCE_RFC2,
+			VUR_DEFAULT_RING_QUEUES, VUR_MAX_RING_OBJS, VUR_MAX_RING_OBJS,
+			VUR_MAX_RING_OBJS, VUR_MAX_RING_OBJS, VUR_DEFAULT_MTU,
+			VUR_DEFAULT_LOOPBACK_MBPS, VIRTIO_NET_F_ROCE_RFC2,
 			VIRTIO_NET_CTRL_ROCE_RFC2, VIRTIO_NET_F_ROCE, VIRTIO_NET_CTRL_ROCE,
 			VUR_MAX_UPLINK_OPTS, VUR_DEFAULT_LINK_POLL_MS, VUR_DEFAULT_ADMIN_SOCKET,
 			prog, prog);
@@ -231,6 +256,9 @@ set_defaults(struct vur_options *opts)
 	opts->port_speed = true;
 	opts->max_qps = VUR_DEFAULT_QPS;
 	opts->max_cqs = VUR_DEFAULT_CQS;
+	opts->ring_queues = VUR_DEFAULT_RING_QUEUES;
+	opts->max_ring_qps = VUR_MAX_RING_OBJS;
+	opts->max_ring_cqs = VUR_MAX_RING_OBJS;
 	opts->mtu = VUR_DEFAULT_MTU;
 	opts->loopback_mbps = VUR_DEFAULT_LOOPBACK_MBPS;
 	opts->link_poll_ms = VUR_DEFAULT_LINK_POLL_MS;
@@ -238,13 +266,23 @@ set_defaults(struct vur_options *opts)
 }
 
 static int
-check_layout(const struct vur_options *opts, FILE *err)
+check_layout(struct vur_options *opts, FILE *err)
 {
-	uint32_t vqs = virtio_net_roce_num_vqs(1, opts->max_cqs, opts->max_qps);
+	uint32_t k = opts->rfc2_numbering ? 0 : opts->ring_queues;
+	uint32_t vqs = virtio_net_roce_num_vqs_rings(1, opts->max_cqs, opts->max_qps, k);
+	uint32_t base = virtio_net_roce_num_vqs(1, opts->max_cqs, opts->max_qps);
 
+	/* a layout that worked before rings still does: the default K takes what is left */
+	if (!opts->ring_queues_given && vqs > VUR_MAX_VRINGS && base <= VUR_MAX_VRINGS) {
+		opts->ring_queues = (VUR_MAX_VRINGS - base) / 2;
+		return 0;
+	}
 	if (vqs > VUR_MAX_VRINGS) {
-		fprintf(err, "--max-qps %u and --max-cqs %u need %u virtqueues; at most %d fit\n",
-				opts->max_qps, opts->max_cqs, vqs, VUR_MAX_VRINGS);
+		fprintf(err,
+				"--max-qps %u, --max-cqs %u and --ring-queues %u need %u "
+				"virtqueues; "
+				"at most %d fit\n",
+				opts->max_qps, opts->max_cqs, k, vqs, VUR_MAX_VRINGS);
 		return -EINVAL;
 	}
 	return 0;
@@ -281,6 +319,22 @@ parse_one(struct vur_options *opts, int c, const char *arg, FILE *err)
 		ret = parse_u64(arg, 1, VIRTIO_NET_ROCE_MAX_CQS, &v, "--max-cqs", err);
 		if (ret == 0)
 			opts->max_cqs = v;
+		break;
+	case OPT_RING_QUEUES:
+		ret = parse_u64(arg, 0, VUR_MAX_VRINGS / 2, &v, "--ring-queues", err);
+		if (ret == 0)
+			opts->ring_queues = v;
+		opts->ring_queues_given = ret == 0;
+		break;
+	case OPT_MAX_RING_QPS:
+		ret = parse_u64(arg, 1, VUR_MAX_RING_OBJS, &v, "--max-ring-qps", err);
+		if (ret == 0)
+			opts->max_ring_qps = v;
+		break;
+	case OPT_MAX_RING_CQS:
+		ret = parse_u64(arg, 1, VUR_MAX_RING_OBJS, &v, "--max-ring-cqs", err);
+		if (ret == 0)
+			opts->max_ring_cqs = v;
 		break;
 	case OPT_MTU:
 		ret = parse_u64(arg, 68, 65535, &v, "--mtu", err);

@@ -28,6 +28,10 @@ struct vur_options {
 	bool port_speed;     /* offer VIRTIO_NET_F_ROCE_PORT_SPEED */
 	uint32_t max_qps;
 	uint32_t max_cqs;
+	uint32_t ring_queues;   /* K doorbell/event queue pairs (rings in driver memory); 0: none */
+	bool ring_queues_given; /* else the default, lowered to what the layout leaves room for */
+	uint32_t max_ring_qps;
+	uint32_t max_ring_cqs;
 	uint16_t mtu;
 	uint8_t base_mac[6];                      /* --mac: device i gets base_mac + i */
 	bool mac_given;                           /* else: vur_default_mac() per device */

@@ -71,6 +71,22 @@ layout_must_fit_vhost(void)
 	TAP_CHECK(PARSE(&o, "-s", "/a", "--max-qps", "126", "--max-cqs", "1") == 0);
 	TAP_CHECK(PARSE(&o, "-s", "/a", "--max-qps", "126", "--max-cqs", "2") == -EINVAL);
 	TAP_CHECK(PARSE(&o, "-s", "/a", "--max-qps", "16384") == -EINVAL);
+	/* the default ring queue pairs (4) fit beside 64 QPs and 64 CQs: 195 + 8 */
+	TAP_CHECK(PARSE(&o, "-s", "/a") == 0 && o.ring_queues == 4);
+	/* where they do not, the default gives way; asked for, they must fit */
+	TAP_CHECK(PARSE(&o, "-s", "/a", "--max-qps", "126", "--max-cqs", "1") == 0 &&
+			o.ring_queues == 0);
+	TAP_CHECK(PARSE(&o, "-s", "/a", "--max-qps", "124", "--max-cqs", "1") == 0 &&
+			o.ring_queues == 2);
+	TAP_CHECK(PARSE(&o, "-s", "/a", "--max-qps", "124", "--max-cqs", "1", "--ring-queues",
+				  "3") == -EINVAL);
+	TAP_CHECK(PARSE(&o, "-s", "/a", "--ring-queues", "0") == 0 && o.ring_queues == 0);
+	TAP_CHECK(PARSE(&o, "-s", "/a", "--ring-queues", "30") == 0);
+	TAP_CHECK(PARSE(&o, "-s", "/a", "--ring-queues", "31") == -EINVAL);
+	TAP_CHECK(PARSE(&o, "-s", "/a", "--max-ring-qps", "0") == -EINVAL);
+	TAP_CHECK(PARSE(&o, "-s", "/a", "--max-ring-cqs", "16385") == -EINVAL);
+	TAP_CHECK(PARSE(&o, "-s", "/a", "--max-ring-qps", "16", "--max-ring-cqs", "8") == 0 &&
+			o.max_ring_qps == 16 && o.max_ring_cqs == 8);
 }
 
 static void

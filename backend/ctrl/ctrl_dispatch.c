@@ -46,7 +46,7 @@ cmd_len_ok(const struct vur_ctrl_cmd *cmd, const uint8_t *data, uint32_t len)
 	uint64_t want;
 
 	if (cmd->var_elem == 0)
-		return len == cmd->cmd_len;
+		return len == cmd->cmd_len || (cmd->alt_len != 0 && len == cmd->alt_len);
 	if (len < cmd->cmd_len)
 		return false;
 	if (cmd->var_count_at == VUR_CTRL_VAR_ANY)
@@ -65,7 +65,10 @@ vur_ctrl_table_validate(const struct vur_ctrl_table *t)
 	for (i = 0; i < t->n_cmds; i++) {
 		c = &t->cmds[i];
 		if (c->handler == NULL || c->ack_len > VUR_CTRL_MAX_ACK_LEN ||
-				c->cmd_len > VUR_CTRL_MAX_CMD_LEN)
+				c->cmd_len > VUR_CTRL_MAX_CMD_LEN ||
+				(c->alt_len != 0 &&
+						(c->var_elem != 0 || c->alt_len <= c->cmd_len ||
+								c->alt_len > VUR_CTRL_MAX_CMD_LEN)))
 			return -EINVAL;
 		if (c->var_elem != 0 && c->var_count_at != VUR_CTRL_VAR_ANY &&
 				(uint64_t)c->var_count_at + sizeof(uint32_t) > c->cmd_len)

@@ -37,6 +37,7 @@ struct vur_ctrl_cmd {
 	uint8_t command;
 	const char *name;
 	uint32_t cmd_len;      /* exact length, or the fixed part when var_elem != 0 */
+	uint32_t alt_len;      /* fixed commands: another exact length (a second form), or 0 */
 	uint32_t var_elem;     /* size of each trailing element, 0 when fixed */
 	uint32_t var_count_at; /* offset of the le32 element count (var_elem != 0),
 				* or VUR_CTRL_VAR_ANY: any length >= cmd_len, the

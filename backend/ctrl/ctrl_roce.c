@@ -15,6 +15,8 @@
 #include "ctrl/ctrl_target.h"
 #include "rdma/rdma_ops.h"
 
+#define SZ(type) sizeof(struct virtio_rdma_##type)
+
 static struct vur_rdma_dev *
 rdma_of(void *ctx)
 {
@@ -48,7 +50,8 @@ query_device(void *ctx, const void *cmd, uint32_t len, void *ack)
 			VIRTIO_IB_DEVICE_MEM_MGT_EXTENSIONS | VIRTIO_IB_DEVICE_ATOMIC |
 			(l->max_mw != 0 ? VIRTIO_IB_DEVICE_MEM_WINDOW : 0) |
 			(l->max_srq != 0 ? VIRTIO_IB_DEVICE_SRQ : 0) |
-			(l->max_mcast_grp != 0 ? VIRTIO_IB_DEVICE_MULTICAST : 0));
+			(l->max_mcast_grp != 0 ? VIRTIO_IB_DEVICE_MULTICAST : 0) |
+			(l->ring_queues != 0 ? VIRTIO_IB_DEVICE_RINGS : 0));
 	a->atomic_cap = VIRTIO_IB_ATOMIC_GLOB;
 	a->max_mr_size = rte_cpu_to_le_64(l->max_mr_size);
 	a->page_size_cap = rte_cpu_to_le_64(VIRTIO_NET_ROCE_PAGE_SIZE); /* ROCE-DEV-ATTR-3 */
@@ -80,6 +83,11 @@ query_device(void *ctx, const void *cmd, uint32_t len, void *ack)
 	a->max_mcast_grp = rte_cpu_to_le_32(l->max_mcast_grp);
 	a->max_mcast_qp_attach = rte_cpu_to_le_32(l->max_mcast_qp_attach);
 	a->max_total_mcast_qp_attach = rte_cpu_to_le_32(l->max_total_mcast_qp_attach);
+	/* ROCE-DEV-RING-1: zero without rings */
+	a->max_ring_qp = rte_cpu_to_le_32(l->max_ring_qp);
+	a->max_ring_cq = rte_cpu_to_le_32(l->max_ring_cq);
+	a->max_ring_wr = rte_cpu_to_le_32(l->max_ring_wr);
+	a->max_ring_cqe = rte_cpu_to_le_32(l->max_ring_cqe);
 	return VIRTIO_NET_OK;
 }
 
@@ -222,6 +230,7 @@ dealloc_mw(void *ctx, const void *cmd, uint32_t len, void *ack)
 	return result(vur_rdma_dealloc_mw(rdma_of(ctx), rte_le_to_cpu_32(c->mwn)));
 }
 
+/* Two lengths (the table's alt_len): on a completion virtqueue, or on rings. */
 static uint8_t
 create_cq(void *ctx, const void *cmd, uint32_t len, void *ack)
 {
@@ -230,8 +239,10 @@ create_cq(void *ctx, const void *cmd, uint32_t len, void *ack)
 	uint32_t cqn;
 	int ret;
 
-	RTE_SET_USED(len);
-	ret = vur_rdma_create_cq(rdma_of(ctx), rte_le_to_cpu_32(c->cqe), &cqn);
+	if (len == SZ(cmd_create_cq_rings))
+		ret = vur_rdma_create_cq_rings(rdma_of(ctx), cmd, &cqn);
+	else
+		ret = vur_rdma_create_cq(rdma_of(ctx), rte_le_to_cpu_32(c->cqe), &cqn);
 	if (ret == 0)
 		a->cqn = rte_cpu_to_le_32(cqn);
 	return result(ret);
@@ -265,8 +276,10 @@ create_qp(void *ctx, const void *cmd, uint32_t len, void *ack)
 	uint32_t qpn;
 	int ret;
 
-	RTE_SET_USED(len);
-	ret = vur_rdma_create_qp(rdma_of(ctx), cmd, &qpn);
+	if (len == SZ(cmd_create_qp_rings))
+		ret = vur_rdma_create_qp_rings(rdma_of(ctx), cmd, &qpn);
+	else
+		ret = vur_rdma_create_qp(rdma_of(ctx), cmd, &qpn);
 	if (ret == 0)
 		a->qpn = rte_cpu_to_le_32(qpn);
 	return result(ret);
@@ -304,8 +317,10 @@ create_srq(void *ctx, const void *cmd, uint32_t len, void *ack)
 	uint32_t srqn;
 	int ret;
 
-	RTE_SET_USED(len);
-	ret = vur_rdma_create_srq(rdma_of(ctx), cmd, &srqn);
+	if (len == SZ(cmd_create_srq_rings))
+		ret = vur_rdma_create_srq_rings(rdma_of(ctx), cmd, &srqn);
+	else
+		ret = vur_rdma_create_srq(rdma_of(ctx), cmd, &srqn);
 	if (ret == 0)
 		a->srqn = rte_cpu_to_le_32(srqn);
 	return result(ret);
@@ -382,6 +397,15 @@ detach_mcast(void *ctx, const void *cmd, uint32_t len, void *ack)
 	return result(vur_rdma_detach_mcast(rdma_of(ctx), cmd));
 }
 
+/* ROCE-DEV-RING-19 */
+static uint8_t
+setup_rings(void *ctx, const void *cmd, uint32_t len, void *ack)
+{
+	RTE_SET_USED(len);
+	RTE_SET_USED(ack);
+	return result(vur_rdma_setup_rings(rdma_of(ctx), cmd));
+}
+
 /*
  * ROCE-DEV-INIT-4, -5: what a driver sends first, since a transport may
  * hand it a device that an earlier driver left objects in (QEMU's generic
@@ -417,7 +441,11 @@ reset_objects(void *ctx, const void *cmd, uint32_t len, void *ack)
 		.command = VIRTIO_NET_CTRL_ROCE_##id, .name = #id, .cmd_len = cmd_type,        \
 		.var_elem = elem, .var_count_at = count_at, .ack_len = ack_type, .handler = fn \
 	}
-#define SZ(type) sizeof(struct virtio_rdma_##type)
+#define CMD_ALT(id, cmd_type, alt_type, ack_type, fn)                                   \
+	{                                                                               \
+		.command = VIRTIO_NET_CTRL_ROCE_##id, .name = #id, .cmd_len = cmd_type, \
+		.alt_len = alt_type, .ack_len = ack_type, .handler = fn                 \
+	}
 
 /*
  * Every command of the RFC and ours (the verbs beyond RFC v2 as this device
@@ -426,7 +454,8 @@ reset_objects(void *ctx, const void *cmd, uint32_t len, void *ack)
 static const struct vur_ctrl_cmd roce_cmds[] = {
 	CMD(QUERY_DEVICE, 0, SZ(ack_query_device), query_device),
 	CMD(QUERY_PORT, 0, SZ(ack_query_port), query_port),
-	CMD(CREATE_CQ, SZ(cmd_create_cq), SZ(ack_create_cq), create_cq),
+	CMD_ALT(CREATE_CQ, SZ(cmd_create_cq), SZ(cmd_create_cq_rings), SZ(ack_create_cq),
+			create_cq),
 	CMD(DESTROY_CQ, SZ(cmd_destroy_cq), 0, destroy_cq),
 	CMD(CREATE_PD, 0, SZ(ack_create_pd), create_pd),
 	CMD(DESTROY_PD, SZ(cmd_destroy_pd), 0, destroy_pd),
@@ -435,7 +464,8 @@ static const struct vur_ctrl_cmd roce_cmds[] = {
 			offsetof(struct virtio_rdma_cmd_reg_user_mr, npages), SZ(ack_reg_user_mr),
 			reg_user_mr),
 	CMD(DEREG_MR, SZ(cmd_dereg_mr), 0, dereg_mr),
-	CMD(CREATE_QP, SZ(cmd_create_qp), SZ(ack_create_qp), create_qp),
+	CMD_ALT(CREATE_QP, SZ(cmd_create_qp), SZ(cmd_create_qp_rings), SZ(ack_create_qp),
+			create_qp),
 	CMD(MODIFY_QP, SZ(cmd_modify_qp), 0, modify_qp),
 	CMD(QUERY_QP, SZ(cmd_query_qp), SZ(ack_query_qp), query_qp),
 	CMD(DESTROY_QP, SZ(cmd_destroy_qp), 0, destroy_qp),
@@ -446,13 +476,15 @@ static const struct vur_ctrl_cmd roce_cmds[] = {
 	CMD(REQ_NOTIFY_CQ, SZ(cmd_req_notify), 0, req_notify_cq),
 	CMD(QUERY_PORT_SPEED, 0, SZ(ack_query_port_speed), query_port_speed),
 	CMD(ALLOC_MR, SZ(cmd_alloc_mr), SZ(ack_alloc_mr), alloc_mr),
-	CMD(CREATE_SRQ, SZ(cmd_create_srq), SZ(ack_create_srq), create_srq),
+	CMD_ALT(CREATE_SRQ, SZ(cmd_create_srq), SZ(cmd_create_srq_rings), SZ(ack_create_srq),
+			create_srq),
 	CMD(DESTROY_SRQ, SZ(cmd_destroy_srq), 0, destroy_srq),
 	CMD(ALLOC_MW, SZ(cmd_alloc_mw), SZ(ack_alloc_mw), alloc_mw),
 	CMD(DEALLOC_MW, SZ(cmd_dealloc_mw), 0, dealloc_mw),
 	CMD(ATTACH_MCAST, SZ(cmd_mcast), 0, attach_mcast),
 	CMD(DETACH_MCAST, SZ(cmd_mcast), 0, detach_mcast),
 	CMD(RESET_OBJECTS, 0, 0, reset_objects),
+	CMD(SETUP_RINGS, SZ(cmd_setup_rings), 0, setup_rings),
 };
 
 unsigned int

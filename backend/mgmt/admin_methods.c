@@ -257,12 +257,12 @@ set_member_speed(struct vur_admin *a, json_t *params, json_t **result, json_t **
 static json_t *
 qp_json(const struct vur_tp_qp_info *q)
 {
-	json_t *counters = json_object();
+	json_t *counters = json_object(), *o;
 
 	for (unsigned int i = 0; i < vur_tp_qp_stat_nfields; i++)
 		json_object_set_new(counters, vur_tp_qp_stat_fields[i].name,
 				json_integer((json_int_t)vur_tp_qp_stat(&q->stats, i)));
-	return json_pack("{s:I, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
+	o = json_pack("{s:I, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
 			"qpn", (json_int_t)q->qpn, "type", vur_tp_qp_type_name(q->type), "state",
 			vur_qp_state_name(q->state), "dest_qpn", (json_int_t)q->dest_qpn,
 			"data_path", (json_int_t)q->data_path, "sq_psn", (json_int_t)q->sq_psn,
@@ -270,6 +270,14 @@ qp_json(const struct vur_tp_qp_info *q)
 			"reads_out", (json_int_t)q->reads_out, "una", (json_int_t)q->una, "window",
 			(json_int_t)q->window, "rate_mbps", (json_int_t)q->rate_mbps, "srtt_us",
 			(json_int_t)q->srtt_us, "counters", counters);
+	/* its layout (issue 28): rings in driver memory or virtqueues */
+	json_object_set_new(o, "layout", json_string(q->rings ? "rings" : "virtqueues"));
+	json_object_set_new(o, "sq_entries", json_integer(q->sq_entries));
+	if (q->rings) {
+		json_object_set_new(o, "dbq", json_integer(q->dbq));
+		json_object_set_new(o, "active", json_boolean(q->active));
+	}
+	return o;
 }
 
 /* {"device": PATH} -> the device's bound QPs, lowest number first. */

@@ -168,6 +168,21 @@ check_path(const struct vur_dev_spec *s, char *why, size_t len)
 	return 0;
 }
 
+/*
+ * The doorbell/event queue pairs a device gets: none with RFC v2's numbering
+ * (its configuration has no field for them) or without RoCE, and no more
+ * than the virtqueues left beside the QPs' and CQs' leave room for.
+ */
+static uint32_t
+ring_queues(const struct vur_dev_spec *s)
+{
+	uint32_t vqs = virtio_net_roce_num_vqs(1, s->max_cqs, s->max_qps);
+
+	if (s->rfc2_numbering || s->no_roce || vqs >= VUR_MAX_VRINGS)
+		return 0;
+	return RTE_MIN(s->ring_queues, (VUR_MAX_VRINGS - vqs) / 2);
+}
+
 int
 vur_dev_mgr_create(struct vur_dev_mgr *dm, const struct vur_dev_spec *s, char *why, size_t len)
 {
@@ -179,6 +194,9 @@ vur_dev_mgr_create(struct vur_dev_mgr *dm, const struct vur_dev_spec *s, char *w
 		.port_speed = s->port_speed && !s->no_roce,
 		.max_qps = s->max_qps,
 		.max_cqs = s->max_cqs,
+		.ring_queues = ring_queues(s),
+		.max_ring_qps = s->max_ring_qps,
+		.max_ring_cqs = s->max_ring_cqs,
 		.mtu = s->mtu,
 		.loopback_mbps = dm->loopback_mbps,
 		.loop = dm->loop,
@@ -242,7 +260,8 @@ vur_dev_mgr_create(struct vur_dev_mgr *dm, const struct vur_dev_spec *s, char *w
 	 * QPs' pairs, and the configuration space's length.
 	 */
 	VUR_LOG(app, INFO, "%s: QEMU's generic device: virtio-id=1,num_vqs=%u,config_size=%zu",
-			s->path, virtio_net_roce_num_vqs(1, p.max_cqs, p.max_qps),
+			s->path,
+			virtio_net_roce_num_vqs_rings(1, p.max_cqs, p.max_qps, p.ring_queues),
 			vur_config_len(p.rfc2_numbering));
 out:
 	pthread_mutex_unlock(&dm->lock);

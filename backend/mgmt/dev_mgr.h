@@ -47,6 +47,10 @@ struct vur_dev_spec {
 	bool port_speed;     /* offer VIRTIO_NET_F_ROCE_PORT_SPEED */
 	uint32_t max_qps;
 	uint32_t max_cqs;
+	uint32_t ring_queues; /* K doorbell/event pairs, lowered to what the queues leave room for
+			       */
+	uint32_t max_ring_qps;
+	uint32_t max_ring_cqs;
 	uint16_t mtu;
 	bool mac_given; /* else derived from the host and the path (app/default_mac.c) */
 	uint8_t mac[6];

@@ -99,6 +99,9 @@ show_device(const char *cmd, const char *params, struct rte_tel_data *d)
 	vur_telemetry_add_rdma(d, &info.rdma_tp);
 	rte_tel_data_add_dict_uint(d, "rdma_paced_qps", info.rdma_rates.paced_qps);
 	rte_tel_data_add_dict_uint(d, "rdma_paced_mbps", info.rdma_rates.paced_mbps);
+	/* rings (issue 28): events waiting for an event queue buffer now */
+	rte_tel_data_add_dict_uint(d, "rdma_ring_events_pending", info.ring_events_pending);
+	rte_tel_data_add_dict_uint(d, "rdma_ring_queues", info.ring_queues);
 	return 0;
 }
 

@@ -52,6 +52,12 @@ vur_telemetry_add_rdma(struct rte_tel_data *d, const struct vur_tp_stats *st)
 		F(atomics),
 		F(atomic_replays),
 		F(mcast_rx),
+		F(ring_doorbells),
+		F(ring_db_ignored),
+		F(ring_db_handoffs),
+		F(ring_events),
+		F(ring_events_waited),
+		F(ring_broken),
 #undef F
 	};
 	char key[64];
@@ -89,6 +95,13 @@ qp_dict(const struct vur_tp_qp_info *q)
 	rte_tel_data_add_dict_uint(d, "window", q->window);
 	rte_tel_data_add_dict_uint(d, "rate_mbps", q->rate_mbps);
 	rte_tel_data_add_dict_uint(d, "srtt_us", q->srtt_us);
+	/* its layout (issue 28): rings in driver memory or virtqueues */
+	rte_tel_data_add_dict_string(d, "layout", q->rings ? "rings" : "virtqueues");
+	rte_tel_data_add_dict_uint(d, "sq_entries", q->sq_entries);
+	if (q->rings) {
+		rte_tel_data_add_dict_uint(d, "dbq", q->dbq);
+		rte_tel_data_add_dict_uint(d, "active", q->active);
+	}
 	for (unsigned int i = 0; i < vur_tp_qp_stat_nfields; i++)
 		rte_tel_data_add_dict_uint(
 				d, vur_tp_qp_stat_fields[i].name, vur_tp_qp_stat(&q->stats, i));

@@ -30,6 +30,10 @@ vur_rdma_create_cq(struct vur_rdma_dev *rd, uint32_t cqe, uint32_t *cqn)
 		if (size < cqe)
 			continue;
 		cq = vur_pool_alloc_at(&rd->cqs, c);
+		if (cq == NULL) {
+			VUR_RDMA_LOG(rd, ERR, "CREATE_CQ: no memory for CQ %u", c);
+			return -ENOMEM;
+		}
 		cq->cqe = cqe; /* ROCE-DEV-CQ-4: zeroed, so unarmed and not in error */
 		cq->vq = vq;
 		cq->vq_size = size;
@@ -55,6 +59,10 @@ vur_rdma_destroy_cq(struct vur_rdma_dev *rd, uint32_t cqn)
 	if (cq != NULL && cq->obj.refcnt == 0 && rd->env.hooks != NULL)
 		rd->env.hooks->cq_unbind(rd->env.hooks_arg, cq);
 	ret = vur_pool_free(&rd->cqs, cqn);
+	if (ret == 0) { /* ROCE-DEV-RING-17: not touched again, its MRs free */
+		vur_rdma_rings_free(rd, cq->rings);
+		cq->rings = NULL;
+	}
 
 	/* ROCE-DEV-CQ-5, -6 */
 	if (ret == -ENOENT)
@@ -73,6 +81,10 @@ vur_rdma_req_notify_cq(struct vur_rdma_dev *rd, uint32_t cqn, uint32_t flags)
 	if (cq == NULL) {
 		VUR_RDMA_LOG(rd, NOTICE, "REQ_NOTIFY_CQ: no CQ %u", cqn);
 		return -ENOENT;
+	}
+	if (cq->rings != NULL) { /* ROCE-DEV-RING-16: armed through its record */
+		VUR_RDMA_LOG(rd, NOTICE, "REQ_NOTIFY_CQ: CQ %u is on rings", cqn);
+		return -EINVAL;
 	}
 	if (cq->error) {
 		VUR_RDMA_LOG(rd, NOTICE, "REQ_NOTIFY_CQ: CQ %u is in error", cqn);

@@ -17,12 +17,13 @@
 #define PSN_LIMIT 0x1000000u /* 24-bit PSNs and QP numbers */
 
 static int
-check_caps(struct vur_rdma_dev *rd, const struct vur_rdma_qp_cap *cap)
+check_caps(struct vur_rdma_dev *rd, const struct vur_rdma_qp_cap *cap, bool rings)
 {
 	const struct vur_rdma_limits *l = &rd->limits;
+	uint32_t max_wr = rings ? l->max_ring_wr : l->max_qp_wr;
 
-	/* ROCE-DEV-QP-5 */
-	if (cap->max_send_wr > l->max_qp_wr || cap->max_recv_wr > l->max_qp_wr ||
+	/* ROCE-DEV-QP-5; on rings, the rings' limit (ROCE-DEV-RING-7) */
+	if (cap->max_send_wr > max_wr || cap->max_recv_wr > max_wr ||
 			cap->max_send_sge > l->max_sge || cap->max_recv_sge > l->max_sge ||
 			cap->max_inline_data > VIRTIO_NET_ROCE_MAX_INLINE) {
 		VUR_RDMA_LOG(rd, NOTICE,
@@ -72,6 +73,8 @@ bind_qp(struct vur_rdma_dev *rd, uint8_t type, const struct vur_rdma_qp_cap *cap
 				rq_size < cap->max_recv_wr)
 			continue;
 		qp = vur_pool_alloc_at(&rd->qps, q);
+		if (qp == NULL) /* no memory for its chunk */
+			return NULL;
 		qp->sq_vq = sq;
 		qp->rq_vq = rq;
 		qp->sq_size = sq_size;
@@ -81,10 +84,57 @@ bind_qp(struct vur_rdma_dev *rd, uint8_t type, const struct vur_rdma_qp_cap *cap
 	return NULL;
 }
 
+/* On rings (ROCE-DEV-RING-3, -7): the number and rings rings.c checked. */
+static struct vur_rdma_qp *
+bind_qp_rings(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_create_qp_rings *rc,
+		const struct vur_rdma_qp_cap *cap, int *ret)
+{
+	struct vur_rdma_rings *g = NULL;
+	struct vur_rdma_qp *qp;
+	uint32_t q;
+
+	*ret = vur_rdma_qp_rings(rd, rc, cap, &g, &q);
+	if (*ret < 0)
+		return NULL;
+	qp = vur_pool_alloc_at(&rd->qps, q);
+	if (qp == NULL) {
+		vur_rdma_rings_free(rd, g);
+		*ret = -ENOMEM;
+		return NULL;
+	}
+	qp->rings = g;
+	qp->sq_vq = qp->rq_vq = UINT32_MAX; /* none: QPN 1's stay unused (GSI) */
+	rd->ring_qps++;
+	return qp;
+}
+
+static void forget_rings(struct vur_rdma_dev *rd, struct vur_rdma_qp *qp);
+
+static int create_qp(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_create_qp *c,
+		const struct virtio_rdma_cmd_create_qp_rings *rc, uint32_t *qpn);
+
 int
 vur_rdma_create_qp(
 		struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_create_qp *c, uint32_t *qpn)
 {
+	return create_qp(rd, c, NULL, qpn);
+}
+
+int
+vur_rdma_create_qp_rings(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_create_qp_rings *c,
+		uint32_t *qpn)
+{
+	return create_qp(rd, &c->qp, c, qpn);
+}
+
+/* @rc: the command on rings (@c its first part), else NULL. */
+static int
+create_qp(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_create_qp *c,
+		const struct virtio_rdma_cmd_create_qp_rings *rc, uint32_t *qpn)
+{
+	uint32_t flags = rte_le_to_cpu_32(c->flags);
+	uint32_t known = VIRTIO_RDMA_QP_F_SRQ | (rc != NULL ? VIRTIO_RDMA_QP_F_RINGS : 0);
+	int ret = 0;
 	struct vur_rdma_qp_cap cap = {
 		.max_send_wr = rte_le_to_cpu_32(c->cap.max_send_wr),
 		.max_recv_wr = rte_le_to_cpu_32(c->cap.max_recv_wr),
@@ -113,13 +163,14 @@ vur_rdma_create_qp(
 		VUR_RDMA_LOG(rd, NOTICE, "CREATE_QP: sq_sig_all %u", c->sq_sig_all);
 		return -EINVAL;
 	}
-	/* ROCE-DEV-QP-19 */
-	if ((c->flags & ~VIRTIO_RDMA_QP_F_SRQ) ||
-			((c->flags & VIRTIO_RDMA_QP_F_SRQ) && rd->limits.max_srq == 0)) {
-		VUR_RDMA_LOG(rd, NOTICE, "CREATE_QP: flags 0x%x", c->flags);
+	/* ROCE-DEV-QP-19; ROCE-DEV-RING-7: F_RINGS exactly with the rings' length */
+	if ((flags & ~known) || ((flags & VIRTIO_RDMA_QP_F_SRQ) && rd->limits.max_srq == 0) ||
+			(rc != NULL && !(flags & VIRTIO_RDMA_QP_F_RINGS))) {
+		VUR_RDMA_LOG(rd, NOTICE, "CREATE_QP: flags 0x%x%s", flags,
+				flags & VIRTIO_RDMA_QP_F_RINGS ? " without the rings' length" : "");
 		return -EINVAL;
 	}
-	if (c->flags & VIRTIO_RDMA_QP_F_SRQ) {
+	if (flags & VIRTIO_RDMA_QP_F_SRQ) {
 		srq = vur_rdma_srq_for_qp(rd, c); /* ROCE-DEV-SRQ-5 */
 		if (srq == NULL)
 			return -EINVAL;
@@ -128,9 +179,15 @@ vur_rdma_create_qp(
 	rcq = usable_cq(rd, rte_le_to_cpu_32(c->recv_cqn));
 	if (scq == NULL || rcq == NULL)
 		return -ENOENT;
-	if (check_caps(rd, &cap) < 0)
+	if (check_caps(rd, &cap, rc != NULL) < 0)
 		return -EINVAL;
-	qp = bind_qp(rd, c->qp_type, &cap, srq != NULL);
+	if (rc != NULL) {
+		qp = bind_qp_rings(rd, rc, &cap, &ret);
+		if (qp == NULL)
+			return ret;
+	} else {
+		qp = bind_qp(rd, c->qp_type, &cap, srq != NULL);
+	}
 	if (qp == NULL) {
 		VUR_RDMA_LOG(rd, NOTICE,
 				"CREATE_QP: no free QP number with ready virtqueues of %u/%u "
@@ -148,6 +205,7 @@ vur_rdma_create_qp(
 	qp->srqn = srq != NULL ? srq->obj.index : 0;
 	if (rd->env.hooks != NULL && rd->env.hooks->qp_bind(rd->env.hooks_arg, qp) < 0) {
 		VUR_RDMA_LOG(rd, ERR, "CREATE_QP: no memory for QP %u", qp->obj.index);
+		forget_rings(rd, qp);
 		vur_pool_free(&rd->qps, qp->obj.index);
 		return -ENOMEM;
 	}
@@ -158,6 +216,17 @@ vur_rdma_create_qp(
 		vur_pool_ref(srq);
 	*qpn = qp->obj.index;
 	return 0;
+}
+
+/* A QP on rings lets go of them (ROCE-DEV-RING-14). */
+static void
+forget_rings(struct vur_rdma_dev *rd, struct vur_rdma_qp *qp)
+{
+	if (qp->rings == NULL)
+		return;
+	vur_rdma_rings_free(rd, qp->rings);
+	qp->rings = NULL;
+	rd->ring_qps--;
 }
 
 /* ROCE-DEV-QP-12: the range of every attribute in the mask. */
@@ -342,6 +411,7 @@ vur_rdma_destroy_qp(struct vur_rdma_dev *rd, uint32_t qpn)
 	vur_rdma_mcast_qp_gone(rd, qpn);
 	if (qp->srqn != 0)
 		vur_pool_unref(vur_pool_get(&rd->srqs, qp->srqn));
+	forget_rings(rd, qp);
 	vur_pool_free(&rd->qps, qpn);
 	return 0;
 }

@@ -44,6 +44,21 @@ vur_rdma_limits_default(struct vur_rdma_limits *l, uint32_t max_qps, uint32_t ma
 	l->max_total_mcast_qp_attach = 1024;
 }
 
+/* Issue 28's aims: QPs of 32k WRs, CQs of 4M CQEs (as mlx5), 16k of each. */
+#define VUR_MAX_RING_WR  32768u
+#define VUR_MAX_RING_CQE (1u << 22)
+
+void
+vur_rdma_limits_rings(
+		struct vur_rdma_limits *l, uint32_t k, uint32_t max_ring_qp, uint32_t max_ring_cq)
+{
+	l->ring_queues = k;
+	l->max_ring_qp = k != 0 ? RTE_MIN(max_ring_qp, (uint32_t)VIRTIO_NET_ROCE_MAX_QPS) : 0;
+	l->max_ring_cq = k != 0 ? RTE_MIN(max_ring_cq, (uint32_t)VIRTIO_NET_ROCE_MAX_QPS) : 0;
+	l->max_ring_wr = k != 0 ? VUR_MAX_RING_WR : 0;
+	l->max_ring_cqe = k != 0 ? VUR_MAX_RING_CQE : 0;
+}
+
 uint8_t
 vur_rdma_port_mtu(uint32_t eth_mtu)
 {
@@ -80,13 +95,13 @@ vur_rdma_dev_init(struct vur_rdma_dev *rd, const char *name, const struct vur_rd
 	if (vur_pool_init(&rd->pds, "pd", 1, l->max_pd, sizeof(struct vur_rdma_pd)) < 0 ||
 			vur_pool_init(&rd->mrs, "mr", 1, l->max_mr, sizeof(struct vur_rdma_mr)) <
 					0 ||
-			vur_pool_init(&rd->cqs, "cq", 0, l->max_cqs, sizeof(struct vur_rdma_cq)) <
-					0 ||
-			vur_pool_init(&rd->qps, "qp", 0, l->max_qps, sizeof(struct vur_rdma_qp)) <
-					0 ||
+			vur_pool_init(&rd->cqs, "cq", 0, l->max_cqs + l->max_ring_cq,
+					sizeof(struct vur_rdma_cq)) < 0 ||
+			vur_pool_init(&rd->qps, "qp", 0, l->max_qps + l->max_ring_qp,
+					sizeof(struct vur_rdma_qp)) < 0 ||
 			vur_pool_init(&rd->ahs, "ah", 1, l->max_ah, sizeof(struct vur_rdma_ah)) <
 					0 ||
-			vur_pool_init(&rd->srqs, "srq", 0, l->max_qps,
+			vur_pool_init(&rd->srqs, "srq", 0, l->max_qps + l->max_ring_qp,
 					sizeof(struct vur_rdma_srq)) < 0)
 		goto fail;
 	/* MWs share the MRs' key space: their indices follow the MRs' (ROCE-DEV-MR-16) */
@@ -147,6 +162,34 @@ unbind_cq(void *obj, void *arg)
 	rd->env.hooks->cq_unbind(rd->env.hooks_arg, obj);
 }
 
+/* The rings of every kind of object (the first member after the pool header differs). */
+static void
+free_qp_rings(void *obj, void *arg)
+{
+	struct vur_rdma_qp *qp = obj;
+
+	vur_rdma_rings_free(arg, qp->rings);
+	qp->rings = NULL;
+}
+
+static void
+free_cq_rings(void *obj, void *arg)
+{
+	struct vur_rdma_cq *cq = obj;
+
+	vur_rdma_rings_free(arg, cq->rings);
+	cq->rings = NULL;
+}
+
+static void
+free_srq_rings(void *obj, void *arg)
+{
+	struct vur_rdma_srq *srq = obj;
+
+	vur_rdma_rings_free(arg, srq->rings);
+	srq->rings = NULL;
+}
+
 void
 vur_rdma_dev_fini(struct vur_rdma_dev *rd)
 {
@@ -156,6 +199,14 @@ vur_rdma_dev_fini(struct vur_rdma_dev *rd)
 		vur_pool_foreach(&rd->srqs, unbind_srq, rd);
 	if (rd->env.hooks != NULL && rd->cqs.objs != NULL)
 		vur_pool_foreach(&rd->cqs, unbind_cq, rd);
+	if (rd->qps.objs != NULL)
+		vur_pool_foreach(&rd->qps, free_qp_rings, rd);
+	if (rd->cqs.objs != NULL)
+		vur_pool_foreach(&rd->cqs, free_cq_rings, rd);
+	if (rd->srqs.objs != NULL)
+		vur_pool_foreach(&rd->srqs, free_srq_rings, rd);
+	vur_rdma_rings_forget(rd); /* ROCE-DEV-RING-19 */
+	rd->ring_qps = 0;
 	if (rd->mrs.objs != NULL)
 		vur_pool_foreach(&rd->mrs, free_pages, NULL);
 	vur_pool_fini(&rd->ahs);

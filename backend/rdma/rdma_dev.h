@@ -69,6 +69,12 @@ struct vur_rdma_limits {
 	uint32_t max_mcast_grp; /* 0: no VIRTIO_IB_DEVICE_MULTICAST */
 	uint32_t max_mcast_qp_attach;
 	uint32_t max_total_mcast_qp_attach;
+	/* Rings in driver memory (rdma/rings.c); ring_queues 0: none, the rest 0 too */
+	uint32_t ring_queues;  /* K: doorbell/event queue pairs after the QP pairs */
+	uint32_t max_ring_qp;  /* QPs and SRQs on rings: numbers max_qps and on */
+	uint32_t max_ring_cq;  /* CQs on rings: numbers max_cqs and on */
+	uint32_t max_ring_wr;  /* entries of a send, receive or SRQ ring */
+	uint32_t max_ring_cqe; /* entries of a CQ ring */
 };
 
 struct vur_rdma_cq;
@@ -105,6 +111,9 @@ struct vur_rdma_env {
 	uint16_t (*vq_size)(void *arg, uint32_t vq);
 	/* Whether [@gpa, @gpa + @len) lies within one region of driver memory. */
 	bool (*mem_ok)(void *arg, uint64_t gpa, uint64_t len);
+	/* Host address of [@gpa, @gpa + @len) in one region, or NULL (records written at create).
+	 */
+	void *(*hva)(void *arg, uint64_t gpa, uint64_t len);
 	void *arg;
 	uint32_t n_pairs;                   /* virtio-net queue pairs before the control queue */
 	uint8_t port_mtu;                   /* enum virtio_ib_mtu: the port MTU */
@@ -156,6 +165,7 @@ struct vur_rdma_mr {
 	uint32_t max_pages;    /* fast MR: max_num_sg, the room in pages[] */
 	uint64_t *pages;       /* driver address of each page */
 	uint32_t mw_bound;     /* MWs bound to it (mw.c): no DEREG_MR, no invalidation */
+	uint32_t ring_refs;    /* rings, records and doorbell areas in it (rings.c): no DEREG_MR */
 	rte_ticketlock_t lock; /* fast MR: the fields above; every MR: mw_bound */
 };
 
@@ -186,8 +196,31 @@ struct vur_rdma_mw {
 	rte_ticketlock_t lock;
 };
 
+/*
+ * A ring or record in driver memory as CREATE or SETUP_RINGS checked it
+ * (rings.c): wholly inside its MR, aligned, with the access it needs, so
+ * the data path only masks indices. The MR stays (ring_refs) while it lives.
+ */
+struct vur_rdma_ring {
+	uint64_t addr; /* in the MR's addresses */
+	uint32_t lkey;
+	uint32_t pdn;       /* the MR's: the key is checked against it at each access */
+	uint32_t mrn;       /* its MR, busy meanwhile */
+	uint8_t log_size;   /* entries: 1 << log_size (a record: 0) */
+	uint8_t log_stride; /* bytes of an entry (a record: 128) */
+};
+
+/* What an object on rings has instead of virtqueues. */
+struct vur_rdma_rings {
+	struct vur_rdma_ring ring[2]; /* QP: send, receive; CQ, SRQ: ring[0] */
+	bool has_rq;                  /* a QP not on an SRQ */
+	struct vur_rdma_ring rec;     /* its record (struct virtio_rdma_*_rec) */
+	uint16_t q;                   /* QP: its doorbell queue; CQ, SRQ: its event queue */
+};
+
 struct vur_rdma_cq {
-	struct vur_pool_obj obj; /* refcnt: QPs that use it */
+	struct vur_pool_obj obj;      /* refcnt: QPs that use it */
+	struct vur_rdma_rings *rings; /* NULL: on a completion virtqueue */
 	uint32_t cqe;
 	uint32_t vq;          /* its completion virtqueue */
 	uint16_t vq_size;     /* as the virtqueue was when bound (ROCE-DEV-LIFE-2) */
@@ -233,9 +266,10 @@ struct vur_rdma_qp {
 	struct vur_rdma_qp_cap cap;
 	struct vur_rdma_qp_attr attr;
 	uint32_t sq_vq, rq_vq;
-	uint16_t sq_size, rq_size; /* as bound; rq_size 0 on an SRQ */
-	uint32_t srqn;             /* VIRTIO_RDMA_QP_F_SRQ: its SRQ (never 0 or 1), else 0 */
-	struct vur_tp_qp *tp;      /* the transport's, while bound */
+	uint16_t sq_size, rq_size;    /* as bound; rq_size 0 on an SRQ */
+	uint32_t srqn;                /* VIRTIO_RDMA_QP_F_SRQ: its SRQ (never 0 or 1), else 0 */
+	struct vur_rdma_rings *rings; /* VIRTIO_RDMA_QP_F_RINGS, else NULL */
+	struct vur_tp_qp *tp;         /* the transport's, while bound */
 };
 
 /*
@@ -247,9 +281,10 @@ struct vur_rdma_srq {
 	uint32_t pdn;
 	uint32_t max_wr;
 	uint32_t max_sge;
-	uint32_t vq;           /* the receive virtqueue of its number */
-	uint16_t vq_size;      /* as bound */
-	struct vur_tp_srq *tp; /* the transport's, while bound */
+	uint32_t vq;                  /* the receive virtqueue of its number */
+	uint16_t vq_size;             /* as bound */
+	struct vur_rdma_rings *rings; /* VIRTIO_RDMA_SRQ_F_RINGS, else NULL */
+	struct vur_tp_srq *tp;        /* the transport's, while bound */
 };
 
 struct vur_rdma_ah {
@@ -297,6 +332,12 @@ struct vur_rdma_dev {
 	uint32_t mcast_attached;          /* QP attachments over all groups */
 	struct vur_port_speed port;       /* written by the device under its lock */
 	struct vur_ratelimit log_rl;      /* refusals are guest-caused */
+	/* rings.c: SETUP_RINGS's doorbell summaries, and what takes ring numbers */
+	bool doorbells_set;
+	struct vur_rdma_ring doorbells; /* summary k at addr + k * doorbell_size */
+	uint32_t doorbell_size;         /* virtio_rdma_doorbell_size() of the limits */
+	uint32_t ring_qps;              /* live QPs on rings (SETUP_RINGS refused meanwhile) */
+	uint32_t ring_qp_hint, ring_cq_hint;
 };
 
 /* Live objects of each kind, for management. */
@@ -305,6 +346,9 @@ struct vur_rdma_counts {
 };
 
 void vur_rdma_limits_default(struct vur_rdma_limits *l, uint32_t max_qps, uint32_t max_cqs);
+/* K ring queue pairs (0: no rings), at most @max_ring_qp QPs and @max_ring_cq CQs on rings. */
+void vur_rdma_limits_rings(
+		struct vur_rdma_limits *l, uint32_t k, uint32_t max_ring_qp, uint32_t max_ring_cq);
 
 /* The IB MTU of the port for an Ethernet MTU (96 bytes of RoCE v2 headers). */
 uint8_t vur_rdma_port_mtu(uint32_t eth_mtu);

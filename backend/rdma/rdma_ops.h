@@ -165,4 +165,23 @@ void vur_rdma_mcast_qp_gone(struct vur_rdma_dev *rd, uint32_t qpn);
 int vur_rdma_mcast_init(struct vur_rdma_dev *rd);
 void vur_rdma_mcast_fini(struct vur_rdma_dev *rd);
 
+/*
+ * rings.c: rings in driver memory (VIRTIO_IB_DEVICE_RINGS). Each checks
+ * every address once; an object's rings hold their MRs until it goes.
+ */
+int vur_rdma_setup_rings(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_setup_rings *c);
+int vur_rdma_create_qp_rings(struct vur_rdma_dev *rd,
+		const struct virtio_rdma_cmd_create_qp_rings *c, uint32_t *qpn);
+/* CREATE_QP's ring checks, for @cap; the rings (MRs held) and the number in *@out, *@qpn. */
+int vur_rdma_qp_rings(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_create_qp_rings *c,
+		const struct vur_rdma_qp_cap *cap, struct vur_rdma_rings **out, uint32_t *qpn);
+int vur_rdma_create_cq_rings(struct vur_rdma_dev *rd,
+		const struct virtio_rdma_cmd_create_cq_rings *c, uint32_t *cqn);
+int vur_rdma_create_srq_rings(struct vur_rdma_dev *rd,
+		const struct virtio_rdma_cmd_create_srq_rings *c, uint32_t *srqn);
+/* Let go of @g (NULL: nothing) and of its MRs. */
+void vur_rdma_rings_free(struct vur_rdma_dev *rd, struct vur_rdma_rings *g);
+/* Forget SETUP_RINGS (RESET_OBJECTS, device reset). */
+void vur_rdma_rings_forget(struct vur_rdma_dev *rd);
+
 #endif /* VUR_RDMA_OPS_H */

@@ -32,6 +32,8 @@ bind_srq(struct vur_rdma_dev *rd, uint32_t max_wr)
 		if (size == 0 || size < max_wr)
 			continue;
 		srq = vur_pool_alloc_at(&rd->srqs, q);
+		if (srq == NULL) /* no memory for its chunk */
+			return NULL;
 		srq->vq = vq;
 		srq->vq_size = size;
 		return srq;
@@ -57,6 +59,10 @@ vur_rdma_create_srq(
 	if (pd == NULL) { /* ROCE-DEV-SRQ-1 */
 		VUR_RDMA_LOG(rd, NOTICE, "CREATE_SRQ: no PD %u", pdn);
 		return -ENOENT;
+	}
+	if (rte_le_to_cpu_32(c->flags) != 0) { /* ROCE-DEV-RING-7: F_RINGS needs its length */
+		VUR_RDMA_LOG(rd, NOTICE, "CREATE_SRQ: flags 0x%x", rte_le_to_cpu_32(c->flags));
+		return -EINVAL;
 	}
 	if (max_wr == 0 || max_wr > l->max_srq_wr || max_sge > l->max_srq_sge) { /* SRQ-2 */
 		VUR_RDMA_LOG(rd, NOTICE,
@@ -111,6 +117,8 @@ vur_rdma_destroy_srq(struct vur_rdma_dev *rd, uint32_t srqn)
 	if (rd->env.hooks != NULL)
 		rd->env.hooks->srq_unbind(rd->env.hooks_arg, srq);
 	vur_pool_unref(vur_pool_get(&rd->pds, srq->pdn));
+	vur_rdma_rings_free(rd, srq->rings); /* ROCE-DEV-RING-14 */
+	srq->rings = NULL;
 	vur_pool_free(&rd->srqs, srqn);
 	return 0;
 }

@@ -72,8 +72,9 @@ def features_and_config():
         assert f'{b.sock}: MAC {cfg[0:6].hex(":")} (derived from' in b.output(), b.output()
         status, pairs, mtu, speed = struct.unpack_from('<HHHI', cfg, 6)
         assert (status, pairs, mtu, speed) == (1, 1, 1500, 100000), (status, pairs, mtu, speed)
-        qps, cqs, rsvd, roce_speed = struct.unpack_from('<IIIQ', cfg, 28)
-        assert (qps, cqs, rsvd, roce_speed) == (64, 64, 0, 1000)
+        qps, cqs, rings, rsvd, roce_speed = struct.unpack_from('<IIHHQ', cfg, 28)
+        # rdma_ring_queues: 4 by default (ROCE-DEV-RING-1)
+        assert (qps, cqs, rings, rsvd, roce_speed) == (64, 64, 4, 0, 1000)
         assert fe.get_config(40, 8) == struct.pack('<Q', 1000)
         fe.close()
     finally:

@@ -58,8 +58,9 @@ COUNTERS = ('ctrl_requests', 'ctrl_errors', 'ctrl_bad_chains', 'ctrl_ring_broken
 def check_query_device(data):
     """The fields of struct virtio_rdma_ack_query_device a driver relies on."""
     cap, max_mr_size, page_size_cap = struct.unpack_from('<QQQ', data, 0)
-    # RC_RNR_NAK_GEN, MEM_MGT_EXTENSIONS, SRQ, MEM_WINDOW, ATOMIC, MULTICAST
-    assert cap == 0x3f, f'device_cap_flags {cap:#x}'
+    # RC_RNR_NAK_GEN, MEM_MGT_EXTENSIONS, SRQ, MEM_WINDOW, ATOMIC, MULTICAST;
+    # RINGS unless the backend runs without ring queues (--ring-queues 0)
+    assert cap & ~0x40 == 0x3f, f'device_cap_flags {cap:#x}'
     assert data[69] == 2, f'atomic_cap {data[69]}'      # GLOB: CPU atomics on driver memory
     assert page_size_cap == PAGE_SIZE, page_size_cap
     assert max_mr_size > 0
@@ -75,7 +76,10 @@ def check_query_device(data):
     assert (vendor, part) == (0x1af4, 0x1041), f'vendor {vendor:#x}, part {part:#x}'
     grp, qp_attach, total = struct.unpack_from('<III', data, 100)
     assert grp >= 1 and 1 <= qp_attach <= total, f'multicast limits {grp} {qp_attach} {total}'
-    assert data[112:ACK_QUERY_DEVICE] == bytes(ACK_QUERY_DEVICE - 112), 'reserved not zero'
+    # ROCE-DEV-RING-2: max_ring_qp, max_ring_cq, max_ring_wr, max_ring_cqe
+    rings = struct.unpack_from('<IIII', data, 112)
+    want = (16384, 16384, 32768, 1 << 22) if cap & 0x40 else (0, 0, 0, 0)
+    assert rings == want, f'max_ring_* {rings}'
 
 
 def wait_until(what, cond, timeout=10.0, step=0.02):

@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/queue.h>
 
 #include <rte_epoll.h>
 #include <rte_mbuf.h>
@@ -46,8 +47,38 @@
 #define VUR_TP_RD_SLOTS (2 * VUR_TP_MAX_RD_RES)
 #define VUR_TP_BURST    32 /* packets one QP builds per poll */
 
-/* A bound RDMA virtqueue. */
+/*
+ * A ring in driver memory (tp_drvring.c): entries and the object's record,
+ * both reached through their MR's key at each access (checked at create,
+ * so only the indices are masked here). @next counts entries taken (a
+ * send, receive or SRQ ring) or written (a CQ); @done those retired, which
+ * the end of the pass publishes as the device's index in the record.
+ */
+struct vur_tp_drvring {
+	struct vur_rdma_ring ring;
+	struct vur_rdma_ring rec;
+	uint32_t prod_off; /* the driver's index in the record (a CQ: its cons) */
+	uint32_t cons_off; /* the device's index the pass publishes (a CQ: prod) */
+	uint32_t next;
+	uint32_t done;
+	uint32_t published; /* @done (a CQ: @next) as last written to the record */
+	uint64_t *srq_done; /* an SRQ's entries completed ahead of @done (a bit each) */
+	bool cq_any;        /* a CQ: CQEs since the last publish */
+	bool cq_sol;        /* ... one of them solicited or an error */
+};
+
+/* An event of an event queue (tp_eventq.c), kept by its object, queued at most once. */
+struct vur_tp_event {
+	TAILQ_ENTRY(vur_tp_event) next;
+	uint32_t type;
+	uint32_t number;
+	bool queued;
+};
+
+/* A bound RDMA virtqueue, or a ring in driver memory (@drv). */
 struct vur_tp_ring {
+	bool drv;
+	struct vur_tp_drvring dr;
 	uint32_t vq;
 	bool active;  /* mapped and ready: the engine may touch it */
 	bool started; /* served since it was bound: its indices are the engine's */
@@ -68,6 +99,8 @@ struct vur_tp_ring {
 struct vur_tp_cq {
 	rte_ticketlock_t lock; /* its ring, armed and error (vur_tp_lock) */
 	struct vur_tp_ring ring;
+	struct vur_tp_event ev_comp, ev_err; /* on rings: CQ_COMP and CQ_ERR */
+	uint16_t eq;
 };
 
 /*
@@ -79,6 +112,7 @@ struct vur_tp_srq {
 	rte_ticketlock_t lock;
 	struct vur_rdma_srq *srq;
 	struct vur_tp_ring ring;
+	struct vur_tp_event ev_limit; /* on rings: SRQ_LIMIT */
 };
 
 struct vur_tp_sge {
@@ -179,6 +213,11 @@ struct vur_rd_res {
 struct vur_tp_qp {
 	rte_ticketlock_t lock; /* everything below, and the QP's state (vur_tp_lock) */
 	uint8_t dp;            /* the data-path thread that polls it */
+	/* on rings: in its thread's inbox or active list (tp_doorbell.c) */
+	uint8_t act_on; /* 0: neither; else set once, by whoever listed it */
+	uint8_t act_where;
+	TAILQ_ENTRY(vur_tp_qp) act;
+	struct vur_tp_dev *td; /* its engine (activation from vur_tp_qp_lock) */
 	struct vur_rdma_qp *qp;
 	struct vur_tp_ring sq, rq; /* rq is never activated on an SRQ */
 	struct vur_tp_srq *srq;    /* created on an SRQ: receive WRs come from there */
@@ -422,6 +461,82 @@ bool vur_tp_local_op_run(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_
  */
 bool vur_tp_recv_invalidate(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_pkt *p,
 		struct vur_tp_cqe *e);
+
+/*
+ * tp_drvring.c: rings in driver memory. A pop gives the next entry as a
+ * chain of one readable buffer (the same WR parsing as a virtqueue's);
+ * VUR_POP_BROKEN when the driver's index lies (more than the ring holds)
+ * or the ring cannot be reached any more.
+ */
+void vur_tp_drv_bind(struct vur_tp_ring *r, const struct vur_rdma_ring *ring,
+		const struct vur_rdma_ring *rec, uint32_t prod_off, uint32_t cons_off);
+enum vur_pop_result vur_tp_drv_pop(struct vur_tp_dev *td, struct vur_tp_ring *r,
+		struct vur_chain *c, const char **why);
+/* Entries the driver has made available and the device not taken; 0 when it lies. */
+uint32_t vur_tp_drv_avail(struct vur_tp_dev *td, struct vur_tp_ring *r);
+/* Whether the driver's index differs from what the device took (work, or a lie to find). */
+bool vur_tp_drv_moved(struct vur_tp_dev *td, struct vur_tp_ring *r);
+/* Entry @head retired: in order, or (an SRQ) when those before it are too. */
+void vur_tp_drv_retire(struct vur_tp_ring *r, uint16_t head);
+/* The device's index into the record (the pass's end); a CQ's notification then. */
+void vur_tp_drv_publish(struct vur_tp_dev *td, struct vur_tp_ring *r);
+/* A CQE into a CQ ring: false when it has no room (an overrun). */
+bool vur_tp_drv_cq_write(struct vur_tp_dev *td, struct vur_tp_ring *r,
+		const struct virtio_rdma_cq_req *w, bool solicited);
+/* The record's 32-bit word at @off (NULL when unreachable). */
+uint32_t *vur_tp_drv_rec(struct vur_tp_dev *td, const struct vur_tp_drvring *d, uint32_t off);
+/* A QP on rings back to RESET: indices 0, the device half of its record 0. */
+void vur_tp_drv_reset(struct vur_tp_dev *td, struct vur_tp_ring *r);
+/* Pop from either kind of ring. */
+static inline enum vur_pop_result
+vur_tp_ring_pop(struct vur_tp_dev *td, struct vur_tp_ring *r, struct vur_chain *c, const char **why)
+{
+	if (r->drv)
+		return vur_tp_drv_pop(td, r, c, why);
+	return vur_split_ring_pop(&r->ring, td->mem, c, why);
+}
+
+/*
+ * tp_doorbell.c: QPs on rings are polled by their thread only while on its
+ * active list: listed when a doorbell names them or another thread touches
+ * them (vur_tp_qp_lock), dropped when drained, sq_event written then.
+ */
+void vur_tp_qp_activate(struct vur_tp_dev *td, struct vur_tp_qp *t);
+void vur_tp_qp_deactivate(struct vur_tp_dev *td, struct vur_tp_qp *t);
+/* Thread @dp's part of vur_tp_poll for rings: doorbells, its active QPs, its event queues. */
+uint16_t vur_tp_rings_poll(struct vur_tp_dev *td, unsigned int dp, struct rte_mbuf **out,
+		uint16_t n, uint16_t max, uint64_t now_ns, bool arm, uint64_t *dl);
+/* One QP's pass (tp_dev.c), shared by both layouts. */
+uint16_t vur_tp_poll_qp(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **out,
+		uint16_t n, uint16_t max, uint64_t now_ns, bool arm, uint64_t *dl);
+void vur_tp_rings_start(struct vur_tp_dev *td);
+void vur_tp_rings_stop(struct vur_tp_dev *td);
+
+/*
+ * tp_eventq.c: event @ev (its object's) into event queue @eq, or kept in
+ * order until the driver gives buffers; at most once queued.
+ */
+void vur_tp_event_post(struct vur_tp_dev *td, uint16_t eq, struct vur_tp_event *ev);
+/* The events that waited, into the buffers that came (thread @dp's queues). */
+void vur_tp_events_drain(struct vur_tp_dev *td, unsigned int dp);
+/* An object goes: its events that wait go with it (control thread). */
+void vur_tp_event_cancel(struct vur_tp_dev *td, uint16_t eq, struct vur_tp_event *ev);
+
+/*
+ * Doorbell/event queue pair k (rdma_doorbellq(k+1), rdma_eventq(k+1)): the
+ * doorbell queue is only its kick (watched by thread @dp); the event queue
+ * is a virtqueue of device-writable buffers, written under @lock from any
+ * thread, its events waiting in @pending while it has none.
+ */
+struct vur_tp_rq {
+	uint8_t dp;
+	bool sleeping; /* the thread wrote sleeping = 1 in summary k */
+	struct vur_tp_ring dbq;
+	struct vur_tp_ring eq;
+	rte_ticketlock_t lock;
+	struct vur_tp_event_list pending;
+	uint32_t n_pending;
+};
 
 /* tp_ring.c: bound virtqueues, guarded by @lock (their QP's or CQ's). */
 void vur_tp_ring_bind(struct vur_tp_ring *r, uint32_t vq, rte_ticketlock_t *lock);

@@ -4,6 +4,8 @@
  * virtqueue, the notification when the CQ is armed for it, and the overrun
  * (IBTA has no CQ flow control, so a CQ without room is in error).
  */
+#include <string.h>
+
 #include "transport/tp.h"
 
 /* The notification goes with the CQEs, when the pass publishes them. */
@@ -70,8 +72,48 @@ overrun(struct vur_tp_dev *td, struct vur_rdma_cq *cq, const char *why)
 	/* once per CQ (it stays in error), so the list holds them all */
 	RTE_VERIFY(self->n_overrun < VUR_TP_CQ_MAX);
 	self->overrun[self->n_overrun++] = cq->obj.index;
+	if (cq->tp->ring.drv) { /* ROCE-DEV-RING-15: CQ_ERR to its event queue, once */
+		vur_tp_event_post(td, cq->tp->eq, &cq->tp->ev_err);
+		return;
+	}
 	if (cq->armed != 0) /* ROCE-DEV-OVR-4 */
 		notify(td, cq);
+}
+
+/* ROCE-DEV-CQE-3, -4, -6: error CQEs carry no length, immediate or source. */
+static void
+encode(struct virtio_rdma_cq_req *w, const struct vur_tp_cqe *e)
+{
+	memset(w, 0, sizeof(*w));
+	w->wr_id = rte_cpu_to_le_64(e->wr_id);
+	w->status = e->status;
+	w->opcode = e->opcode;
+	w->qp_num = rte_cpu_to_le_32(e->qp_num);
+	if (e->status == VIRTIO_IB_WC_SUCCESS) {
+		w->byte_len = rte_cpu_to_le_32(e->byte_len);
+		if (e->wc_flags & VIRTIO_IB_WC_WITH_INVALIDATE)
+			w->invalidate_rkey = rte_cpu_to_le_32(e->inv_rkey);
+		else
+			w->imm_data = e->imm;
+		w->src_qp = rte_cpu_to_le_32(e->src_qp);
+		w->wc_flags = rte_cpu_to_le_32(e->wc_flags);
+	}
+}
+
+/* ROCE-DEV-RING-15, -16: into the CQ's ring; the notification when the pass publishes. */
+static void
+post_ring(struct vur_tp_dev *td, struct vur_rdma_cq *cq, const struct vur_tp_cqe *e)
+{
+	struct vur_tp_ring *r = &cq->tp->ring;
+	struct virtio_rdma_cq_req w;
+
+	encode(&w, e);
+	if (!vur_tp_drv_cq_write(td, r, &w, e->solicited || e->status != VIRTIO_IB_WC_SUCCESS)) {
+		overrun(td, cq, "no room in its ring");
+		return;
+	}
+	vur_tp_ring_push(td, r, 0, sizeof(w)); /* listed for the publish */
+	vur_tp_stats(td)->cqes++;
 }
 
 static void
@@ -88,6 +130,10 @@ post(struct vur_tp_dev *td, struct vur_rdma_cq *cq, const struct vur_tp_cqe *e)
 	}
 	if (!r->active) {
 		overrun(td, cq, "its virtqueue is not ready");
+		return;
+	}
+	if (r->drv) {
+		post_ring(td, cq, e);
 		return;
 	}
 	switch (vur_split_ring_pop(&r->ring, td->mem, &chain, &why)) {
@@ -107,21 +153,7 @@ post(struct vur_tp_dev *td, struct vur_rdma_cq *cq, const struct vur_tp_cqe *e)
 		overrun(td, cq, why);
 		return;
 	}
-	/* ROCE-DEV-CQE-3, -4, -6: error CQEs carry no length, immediate or source. */
-	memset(&w, 0, sizeof(w));
-	w.wr_id = rte_cpu_to_le_64(e->wr_id);
-	w.status = e->status;
-	w.opcode = e->opcode;
-	w.qp_num = rte_cpu_to_le_32(e->qp_num);
-	if (e->status == VIRTIO_IB_WC_SUCCESS) {
-		w.byte_len = rte_cpu_to_le_32(e->byte_len);
-		if (e->wc_flags & VIRTIO_IB_WC_WITH_INVALIDATE)
-			w.invalidate_rkey = rte_cpu_to_le_32(e->inv_rkey);
-		else
-			w.imm_data = e->imm;
-		w.src_qp = rte_cpu_to_le_32(e->src_qp);
-		w.wc_flags = rte_cpu_to_le_32(e->wc_flags);
-	}
+	encode(&w, e);
 	vur_chain_write(&chain, 0, &w, sizeof(w));
 	vur_tp_ring_push(td, r, chain.head, sizeof(w));
 	vur_tp_stats(td)->cqes++;

@@ -108,6 +108,15 @@ cq_bind(void *arg, struct vur_rdma_cq *cq)
 	rte_ticketlock_init(&cq->tp->lock);
 	vur_tp_ring_bind(&cq->tp->ring, cq->vq, &cq->tp->lock);
 	cq->tp->ring.is_cq = true;
+	if (cq->rings != NULL) { /* ROCE-DEV-RING-15: the device writes prod, reads cons */
+		vur_tp_drv_bind(&cq->tp->ring, &cq->rings->ring[0], &cq->rings->rec,
+				offsetof(struct virtio_rdma_cq_rec, cons),
+				offsetof(struct virtio_rdma_cq_rec, prod));
+		cq->tp->eq = cq->rings->q;
+		cq->tp->ev_comp.type = VIRTIO_RDMA_EV_CQ_COMP;
+		cq->tp->ev_err.type = VIRTIO_RDMA_EV_CQ_ERR;
+		cq->tp->ev_comp.number = cq->tp->ev_err.number = cq->obj.index;
+	}
 	vur_tp_ring_activate(td, &cq->tp->ring, false);
 	return 0;
 }
@@ -118,8 +127,37 @@ cq_unbind(void *arg, struct vur_rdma_cq *cq)
 	if (cq->tp == NULL)
 		return;
 	vur_tp_ring_deactivate(arg, &cq->tp->ring);
+	if (cq->tp->ring.drv) { /* ROCE-DEV-RING-17: nothing of it afterwards */
+		vur_tp_event_cancel(arg, cq->tp->eq, &cq->tp->ev_comp);
+		vur_tp_event_cancel(arg, cq->tp->eq, &cq->tp->ev_err);
+	}
 	free(cq->tp);
 	cq->tp = NULL;
+}
+
+/*
+ * A QP on rings (ROCE-DEV-RING-8 wrote its record at create): its send and
+ * receive rings, and no poll until a doorbell or a packet lists it.
+ */
+static int
+bind_rings(struct vur_tp_dev *td, struct vur_tp_qp *t)
+{
+	const struct vur_rdma_rings *g = t->qp->rings;
+
+	vur_tp_ring_bind(&t->sq, UINT32_MAX, &t->lock);
+	vur_tp_drv_bind(&t->sq, &g->ring[0], &g->rec, offsetof(struct virtio_rdma_qp_rec, sq_prod),
+			offsetof(struct virtio_rdma_qp_rec, sq_cons));
+	t->sq.is_sq = true;
+	vur_tp_ring_bind(&t->rq, UINT32_MAX, &t->lock);
+	if (g->has_rq)
+		vur_tp_drv_bind(&t->rq, &g->ring[1], &g->rec,
+				offsetof(struct virtio_rdma_qp_rec, rq_prod),
+				offsetof(struct virtio_rdma_qp_rec, rq_cons));
+	t->sq.dp = t->rq.dp = t->dp;
+	vur_tp_ring_activate(td, &t->sq, false);
+	if (g->has_rq)
+		vur_tp_ring_activate(td, &t->rq, false);
+	return 0;
 }
 
 static int
@@ -131,18 +169,22 @@ qp_bind(void *arg, struct vur_rdma_qp *qp)
 	if (t == NULL)
 		return -ENOMEM;
 	t->nwqe = qp->sq_size;
-	t->wqe = calloc(t->nwqe, sizeof(*t->wqe));
-	if (t->wqe == NULL) {
+	/* on rings: made at its first send WR (tp_wq.c) */
+	t->wqe = qp->rings != NULL ? NULL : calloc(t->nwqe, sizeof(*t->wqe));
+	if (qp->rings == NULL && t->wqe == NULL) {
 		free(t);
 		return -ENOMEM;
 	}
 	rte_ticketlock_init(&t->lock);
 	vur_tp_qp_reset_state(t);
 	t->qp = qp;
+	t->td = td;
 	if (qp->srqn != 0)
 		t->srq = ((struct vur_rdma_srq *)vur_pool_get(&td->rd->srqs, qp->srqn))->tp;
 	t->dp = td->nd->sw != NULL ? vur_switch_qp_dp(td->nd->sw, td->nd->slot, qp->obj.index) : 0;
 	qp->tp = t;
+	if (qp->rings != NULL)
+		return bind_rings(td, t);
 	td->qp_bound[qp->obj.index / 64] |= 1ULL << (qp->obj.index % 64);
 	__atomic_fetch_add(&td->qp_count[t->dp], 1, __ATOMIC_RELAXED);
 	vur_tp_ring_bind(&t->sq, qp->sq_vq, &t->lock);
@@ -164,8 +206,12 @@ qp_unbind(void *arg, struct vur_rdma_qp *qp)
 
 	if (t == NULL)
 		return;
-	td->qp_bound[qp->obj.index / 64] &= ~(1ULL << (qp->obj.index % 64));
-	__atomic_fetch_sub(&td->qp_count[t->dp], 1, __ATOMIC_RELAXED);
+	if (qp->rings == NULL) {
+		td->qp_bound[qp->obj.index / 64] &= ~(1ULL << (qp->obj.index % 64));
+		__atomic_fetch_sub(&td->qp_count[t->dp], 1, __ATOMIC_RELAXED);
+	} else {
+		vur_tp_qp_deactivate(td, t); /* ROCE-DEV-RING-14: off every list */
+	}
 	/*
 	 * ROCE-DEV-QP-16: outstanding WRs are forgotten, not completed nor
 	 * used; but the SRQ's WR it took goes back used (ROCE-DEV-SRQ-14).
@@ -175,7 +221,8 @@ qp_unbind(void *arg, struct vur_rdma_qp *qp)
 		vur_tp_publish(td);
 	}
 	vur_tp_ring_deactivate(td, &t->sq);
-	vur_tp_ring_deactivate(td, &t->rq);
+	if (t->rq.drv || qp->rings == NULL)
+		vur_tp_ring_deactivate(td, &t->rq);
 	vur_tp_ooo_clear(&t->ooo);
 	vur_tp_ooo_clear(&t->rd_ooo);
 	free(t->wqe);
@@ -209,6 +256,8 @@ qp_modified(void *arg, struct vur_rdma_qp *qp, uint8_t old)
 	} else if (now == VIRTIO_IB_QPS_RTS && old == VIRTIO_IB_QPS_SQE) {
 		t->flush_pending = false;
 	}
+	if (qp->rings != NULL) /* its thread looks: WRs may wait for this state */
+		vur_tp_qp_activate(td, t);
 	vur_tp_publish(td);
 	wake(td);
 }
@@ -240,6 +289,19 @@ vur_tp_init(struct vur_tp_dev *td, struct vur_rdma_dev *rd, struct vur_net_dev *
 	td->rd = rd;
 	td->nd = nd;
 	td->vid = -1;
+	for (unsigned int i = 0; i < VUR_TP_MAX_THREADS; i++) {
+		rte_spinlock_init(&td->act[i].lock);
+		TAILQ_INIT(&td->act[i].inbox);
+		TAILQ_INIT(&td->act[i].active);
+	}
+}
+
+void
+vur_tp_fini(struct vur_tp_dev *td)
+{
+	free(td->rq);
+	td->rq = NULL;
+	td->n_rq = 0;
 }
 
 static void
@@ -257,9 +319,10 @@ activate_qp(void *obj, void *arg)
 	struct vur_rdma_qp *qp = obj;
 
 	if (qp->tp != NULL) {
-		vur_tp_ring_activate(arg, &qp->tp->sq, true);
-		if (qp->tp->srq == NULL)
-			vur_tp_ring_activate(arg, &qp->tp->rq, true);
+		/* on rings: no kick of its own, doorbells instead */
+		vur_tp_ring_activate(arg, &qp->tp->sq, qp->rings == NULL);
+		if (qp->tp->srq == NULL && (qp->rings == NULL || qp->rings->has_rq))
+			vur_tp_ring_activate(arg, &qp->tp->rq, qp->rings == NULL);
 	}
 }
 
@@ -280,6 +343,7 @@ vur_tp_start(struct vur_tp_dev *td, int vid)
 	vur_pool_foreach(&td->rd->cqs, activate_cq, td);
 	vur_tp_srq_start(td);
 	vur_pool_foreach(&td->rd->qps, activate_qp, td);
+	vur_tp_rings_start(td);
 	wake(td);
 	return 0;
 }
@@ -314,6 +378,7 @@ vur_tp_stop(struct vur_tp_dev *td)
 	if (td->rd->qps.objs != NULL)
 		vur_pool_foreach(&td->rd->qps, deactivate_qp, td);
 	vur_tp_srq_stop(td);
+	vur_tp_rings_stop(td);
 	td->active = false;
 	free(td->mem);
 	td->mem = NULL;
@@ -327,9 +392,9 @@ deadline(uint64_t *dl, uint64_t t)
 }
 
 /* One QP's timers, READ responses and requests: the packets in @out after @n. */
-static uint16_t
-poll_qp(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **out, uint16_t n, uint16_t max,
-		uint64_t now_ns, bool arm, uint64_t *dl)
+uint16_t
+vur_tp_poll_qp(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **out, uint16_t n,
+		uint16_t max, uint64_t now_ns, bool arm, uint64_t *dl)
 {
 	vur_tp_qp_lock(t);
 	vur_tp_timers(td, t, now_ns);
@@ -366,8 +431,10 @@ vur_tp_poll(struct vur_tp_dev *td, unsigned int dp, struct rte_mbuf **out, uint1
 		for (bits = td->qp_bound[w]; bits != 0; bits &= bits - 1) {
 			t = vur_tp_qp_get(td, w * 64 + (uint32_t)__builtin_ctzll(bits));
 			if (t != NULL && t->dp == dp)
-				n = poll_qp(td, t, out, n, max, now_ns, arm, deadline_ns);
+				n = vur_tp_poll_qp(td, t, out, n, max, now_ns, arm, deadline_ns);
 		}
+	if (td->n_rq != 0 || td->act[dp].n != 0)
+		n = vur_tp_rings_poll(td, dp, out, n, max, now_ns, arm, deadline_ns);
 	vur_tp_publish(td);
 	return n;
 }
@@ -537,7 +604,7 @@ vur_tp_qp_infos(struct vur_tp_dev *td, struct vur_tp_qp_info *out, unsigned int 
 {
 	unsigned int n = 0;
 
-	for (uint32_t q = 0; q < td->rd->limits.max_qps; q++) {
+	for (uint32_t q = 0; q < td->rd->limits.max_qps + td->rd->limits.max_ring_qp; q++) {
 		const struct vur_tp_qp *t = vur_tp_qp_get(td, q);
 
 		if (t == NULL)
@@ -558,6 +625,12 @@ vur_tp_qp_infos(struct vur_tp_dev *td, struct vur_tp_qp_info *out, unsigned int 
 				.rate_mbps = t->cc.rate,
 				.srtt_us = (uint32_t)RTE_MIN(
 						t->srtt_ns / 1000, (uint64_t)UINT32_MAX),
+				.rings = t->qp->rings != NULL,
+				.dbq = t->qp->rings != NULL ? t->qp->rings->q : 0,
+				.sq_entries = t->qp->rings != NULL
+						? 1u << t->qp->rings->ring[0].log_size
+						: t->qp->sq_size,
+				.active = t->act_on != 0,
 				.stats = t->stats,
 			};
 		n++;

@@ -17,7 +17,7 @@
 void
 vur_tp_ring_bind(struct vur_tp_ring *r, uint32_t vq, rte_ticketlock_t *lock)
 {
-	memset(r, 0, sizeof(*r));
+	memset(r, 0, sizeof(*r)); /* a virtqueue; vur_tp_drv_bind() after it for a ring */
 	r->vq = vq;
 	r->callfd = r->kickfd = -1;
 	r->lock = lock;
@@ -45,7 +45,10 @@ void
 vur_tp_ring_push(struct vur_tp_dev *td, struct vur_tp_ring *r, uint16_t head, uint32_t len)
 {
 	RTE_SET_USED(td);
-	vur_split_ring_push_later(&r->ring, head, len);
+	if (r->drv) /* the entry is free for the driver: its index goes out with the pass */
+		vur_tp_drv_retire(r, head);
+	else
+		vur_split_ring_push_later(&r->ring, head, len);
 	mark_dirty(r);
 }
 
@@ -63,10 +66,16 @@ vur_tp_ring_notify_cq(struct vur_tp_dev *td, struct vur_tp_ring *r)
  * never late, for its ROCE-DEV-WR-5 order.
  */
 static void
-publish(struct vur_tp_ring *r, uint32_t bit)
+publish(struct vur_tp_dev *td, struct vur_tp_ring *r, uint32_t bit)
 {
 	vur_tp_lock(r->lock);
 	r->dirty &= ~bit;
+	if (r->drv) {
+		if (r->active)
+			vur_tp_drv_publish(td, r);
+		vur_tp_unlock(r->lock);
+		return;
+	}
 	vur_split_ring_publish(&r->ring);
 	if (r->is_cq) {
 		/* ROCE-DEV-NOTIFY-3, -4: one-shot, whatever the driver's suppression says */
@@ -97,16 +106,16 @@ vur_tp_publish(struct vur_tp_dev *td)
 
 	for (uint16_t i = 0; i < n_sq; i++)
 		if (self->dirty[i]->is_sq)
-			publish(self->dirty[i], bit);
+			publish(td, self->dirty[i], bit);
 	vur_tp_cq_settle(td);
 	for (uint16_t i = 0; i < self->n_dirty; i++)
 		if (self->dirty[i]->is_cq)
-			publish(self->dirty[i], bit);
+			publish(td, self->dirty[i], bit);
 	vur_tp_srq_settle(td); /* SRQ WRs whose CQEs went just now (tp_srq.c) */
 	/* the rest, and send queues that QPs settled into ERR pushed to (listed again) */
 	for (uint16_t i = 0; i < self->n_dirty; i++)
 		if (!self->dirty[i]->is_cq && (!self->dirty[i]->is_sq || i >= n_sq))
-			publish(self->dirty[i], bit);
+			publish(td, self->dirty[i], bit);
 	self->n_dirty = 0;
 	if (self->wake != 0 && td->nd->sw != NULL)
 		vur_switch_nudge(td->nd->sw, self->wake);
@@ -121,6 +130,10 @@ vur_tp_ring_activate(struct vur_tp_dev *td, struct vur_tp_ring *r, bool kick)
 	uint16_t avail = 0, used = 0;
 	uint64_t features = 0;
 
+	if (r->drv) { /* nothing of librte_vhost's: served while the engine is */
+		r->active = td->active && !r->broken;
+		return;
+	}
 	if (r->active || r->broken || !td->active || rd->env.vq_size(rd->env.arg, r->vq) == 0)
 		return;
 	if (rte_vhost_get_vhost_vring(td->vid, (uint16_t)r->vq, &vr) != 0 || vr.desc == NULL ||
@@ -155,6 +168,10 @@ vur_tp_ring_deactivate(struct vur_tp_dev *td, struct vur_tp_ring *r)
 		return;
 	if (r->dirty) /* never between passes; the index handed over must count them */
 		vur_tp_publish(td);
+	if (r->drv) {
+		r->active = false;
+		return;
+	}
 	if (r->kick_watched)
 		vur_switch_unwatch_rdma_kick(td->nd->sw, r->dp, &r->kick_ev);
 	r->kick_watched = false;

@@ -23,6 +23,28 @@
 #include "rdma/rdma_ops.h"
 #include "transport/tp.h"
 
+/*
+ * ROCE-DEV-RING-18: an SRQ on rings whose driver armed a limit, now with
+ * fewer WRs available than it: the limit is cleared (compare-and-swap from
+ * the value read, so a re-arm meanwhile stands) and SRQ_LIMIT posted.
+ */
+static void
+limit_check(struct vur_tp_dev *td, struct vur_tp_srq *s)
+{
+	uint32_t *limit = vur_tp_drv_rec(
+			td, &s->ring.dr, offsetof(struct virtio_rdma_srq_rec, limit));
+	uint32_t v, armed;
+
+	if (limit == NULL)
+		return;
+	v = __atomic_load_n(limit, __ATOMIC_ACQUIRE);
+	armed = rte_le_to_cpu_32(v);
+	if (armed == 0 || vur_tp_drv_avail(td, &s->ring) >= armed)
+		return;
+	if (__atomic_compare_exchange_n(limit, &v, 0, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		vur_tp_event_post(td, s->srq->rings->q, &s->ev_limit);
+}
+
 enum vur_pop_result
 vur_tp_srq_pop(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_chain *chain,
 		const char **why)
@@ -35,7 +57,9 @@ vur_tp_srq_pop(struct vur_tp_dev *td, struct vur_tp_qp *t, struct vur_chain *cha
 	if (!s->ring.active) {
 		res = VUR_POP_EMPTY;
 	} else if (!s->ring.broken) {
-		res = vur_split_ring_pop(&s->ring.ring, td->mem, chain, why);
+		res = vur_tp_ring_pop(td, &s->ring, chain, why);
+		if (res == VUR_POP_OK && s->ring.drv)
+			limit_check(td, s);
 		if (res == VUR_POP_BROKEN) {
 			s->ring.broken = true;
 			VUR_TP_LOG(td, ERR, "SRQ %u: virtqueue broken: %s", s->srq->obj.index,
@@ -90,6 +114,18 @@ vur_tp_srq_bind(void *arg, struct vur_rdma_srq *srq)
 	rte_ticketlock_init(&s->lock);
 	s->srq = srq;
 	vur_tp_ring_bind(&s->ring, srq->vq, &s->lock);
+	if (srq->rings != NULL) {
+		vur_tp_drv_bind(&s->ring, &srq->rings->ring[0], &srq->rings->rec,
+				offsetof(struct virtio_rdma_srq_rec, prod),
+				offsetof(struct virtio_rdma_srq_rec, cons));
+		s->ring.dr.srq_done = calloc(((1u << srq->rings->ring[0].log_size) + 63) / 64, 8);
+		if (s->ring.dr.srq_done == NULL) {
+			free(s);
+			return -ENOMEM;
+		}
+		s->ev_limit.type = VIRTIO_RDMA_EV_SRQ_LIMIT;
+		s->ev_limit.number = srq->obj.index;
+	}
 	srq->tp = s;
 	/* no kick watched: its WRs are taken when messages come, not when posted */
 	vur_tp_ring_activate(arg, &s->ring, false);
@@ -113,6 +149,8 @@ vur_tp_srq_unbind(void *arg, struct vur_rdma_srq *srq)
 	 */
 	vur_tp_srq_settle(td);
 	while (s->ring.active && !s->ring.broken) {
+		if (s->ring.drv) /* ROCE-DEV-RING-14: nothing written back, never touched again */
+			break;
 		res = vur_split_ring_pop(&s->ring.ring, td->mem, &chain, &why);
 		if (res != VUR_POP_OK && res != VUR_POP_BAD_CHAIN)
 			break;
@@ -121,6 +159,9 @@ vur_tp_srq_unbind(void *arg, struct vur_rdma_srq *srq)
 	vur_tp_publish(td);
 	/* ROCE-DEV-LIFE-5: not touched again */
 	vur_tp_ring_deactivate(td, &s->ring);
+	if (s->ring.drv)
+		vur_tp_event_cancel(td, srq->rings->q, &s->ev_limit);
+	free(s->ring.dr.srq_done);
 	free(s);
 	srq->tp = NULL;
 }

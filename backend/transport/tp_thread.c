@@ -55,6 +55,9 @@ vur_tp_qp_lock(struct vur_tp_qp *t)
 	self->locked = t;
 	if ((unsigned int)t->dp + 1 != self->shard)
 		self->wake |= 1u << t->dp;
+	/* on rings: whatever touched it may have given it work its thread must poll */
+	if (t->qp->rings != NULL && __atomic_load_n(&t->act_on, __ATOMIC_RELAXED) == 0)
+		vur_tp_qp_activate(t->td, t);
 }
 
 void

@@ -6,6 +6,7 @@
  * on an SRQ takes its receive WRs from the SRQ instead (tp_srq.c).
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rdma/qp_state.h"
@@ -173,6 +174,29 @@ vur_tp_sq_sges_ok(struct vur_tp_dev *td, const struct vur_tp_qp *t, const struct
 	return true;
 }
 
+/*
+ * A QP on rings copies its send WRs into wqe[] as a virtqueue QP does, but
+ * makes it at its first WR, and smaller than its ring when that is large:
+ * the engine takes at most @nwqe WRs ahead of their completion, the rest
+ * wait in the ring. An idle QP thus costs no WR copies.
+ */
+#define VUR_TP_RING_WQES 128u
+
+static bool
+ring_wqes(struct vur_tp_dev *td, struct vur_tp_qp *t)
+{
+	uint32_t want;
+
+	if (t->wqe != NULL)
+		return true;
+	if (t->sq.broken || !vur_tp_drv_moved(td, &t->sq))
+		return false;
+	want = RTE_MIN(1u << t->sq.dr.ring.log_size, RTE_MAX(t->qp->cap.max_send_wr, 1u));
+	t->nwqe = RTE_MIN(want, VUR_TP_RING_WQES);
+	t->wqe = calloc(t->nwqe, sizeof(*t->wqe));
+	return t->wqe != NULL;
+}
+
 void
 vur_tp_sq_fetch(struct vur_tp_dev *td, struct vur_tp_qp *t)
 {
@@ -180,9 +204,11 @@ vur_tp_sq_fetch(struct vur_tp_dev *td, struct vur_tp_qp *t)
 	struct vur_swqe *w;
 	const char *why;
 
+	if (t->sq.drv && !ring_wqes(td, t))
+		return;
 	while (t->sq.active && !t->sq.broken && t->tail - t->head < t->nwqe) {
 		w = &t->wqe[t->tail % t->nwqe];
-		switch (vur_split_ring_pop(&t->sq.ring, td->mem, &chain, &why)) {
+		switch (vur_tp_ring_pop(td, &t->sq, &chain, &why)) {
 		case VUR_POP_EMPTY:
 			return;
 		case VUR_POP_BROKEN:
@@ -288,7 +314,7 @@ vur_tp_rq_take(struct vur_tp_dev *td, struct vur_tp_qp *t)
 	memset(w, 0, offsetof(struct vur_rwqe, sge));
 	/* ROCE-DEV-SRQ-9: on an SRQ, its next WR */
 	switch (t->srq != NULL ? vur_tp_srq_pop(td, t, &chain, &why)
-			       : vur_split_ring_pop(&t->rq.ring, td->mem, &chain, &why)) {
+			       : vur_tp_ring_pop(td, &t->rq, &chain, &why)) {
 	case VUR_POP_EMPTY:
 		return false;
 	case VUR_POP_BROKEN:
@@ -418,7 +444,7 @@ discard_ring(struct vur_tp_dev *td, struct vur_tp_ring *r)
 	if (!r->active || r->broken)
 		return;
 	for (;;) {
-		res = vur_split_ring_pop(&r->ring, td->mem, &chain, &why);
+		res = vur_tp_ring_pop(td, r, &chain, &why);
 		if (res != VUR_POP_OK && res != VUR_POP_BAD_CHAIN)
 			break;
 		ring_push(td, r, chain.head);
@@ -428,6 +454,17 @@ discard_ring(struct vur_tp_dev *td, struct vur_tp_ring *r)
 void
 vur_tp_qp_discard(struct vur_tp_dev *td, struct vur_tp_qp *t)
 {
+	if (t->qp->rings != NULL) { /* ROCE-DEV-RING-8: indices and record back to 0 */
+		if (t->rwqe_held && t->srq != NULL)
+			vur_tp_srq_push(td, t->srq, t->rwqe.head);
+		t->head = t->tail;
+		vur_tp_drv_reset(td, &t->sq);
+		if (t->rq.drv)
+			vur_tp_drv_reset(td, &t->rq);
+		t->sq.broken = t->rq.broken = false;
+		vur_tp_qp_reset_state(t);
+		return;
+	}
 	/* ROCE-DEV-QPS-5: used, in order, without CQEs. */
 	for (; t->head != t->tail; t->head++)
 		if (t->sq.active)

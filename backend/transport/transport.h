@@ -24,6 +24,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/queue.h>
+
+#include <rte_spinlock.h>
 
 #include <rte_mbuf.h>
 
@@ -78,6 +81,14 @@ struct vur_tp_stats {
 	uint64_t atomic_replays; /* duplicates answered from the saved result */
 
 	uint64_t mcast_rx; /* packets to a group a QP is attached to (one per packet) */
+
+	/* Rings in driver memory (issue 28). */
+	uint64_t ring_doorbells;     /* doorbell summary bits taken for QPs on rings */
+	uint64_t ring_db_ignored;    /* bits for no QP on rings of that doorbell queue */
+	uint64_t ring_db_handoffs;   /* QPs listed for another thread */
+	uint64_t ring_events;        /* events written into event queue buffers */
+	uint64_t ring_events_waited; /* events that waited for a buffer */
+	uint64_t ring_broken;        /* rings whose driver index lied: their object in error */
 };
 
 /*
@@ -129,11 +140,18 @@ struct vur_tp_qp_info {
 	uint32_t window;      /* RC: packets it may have unacknowledged (tp_window.h) */
 	uint32_t rate_mbps;   /* RC, UC: the rate congestion control allows; 0: the line rate */
 	uint32_t srtt_us;     /* RC: the smoothed round trip; 0 before the first */
+	bool rings;           /* on rings in driver memory, else on virtqueues */
+	uint16_t dbq;         /* on rings: its doorbell queue */
+	uint32_t sq_entries;  /* its send ring's or send virtqueue's entries */
+	bool active;          /* on rings: on its thread's active list (polled) */
 	struct vur_tp_qp_stats stats;
 };
 
 struct vur_tp_qp;
 struct vur_tp_ring;
+struct vur_tp_event;
+TAILQ_HEAD(vur_tp_qp_list, vur_tp_qp);
+TAILQ_HEAD(vur_tp_event_list, vur_tp_event);
 
 /* Data-path threads the engine tells apart (net_switch.h's VUR_SW_MAX_DP). */
 #define VUR_TP_MAX_THREADS 16
@@ -158,6 +176,22 @@ struct vur_tp_dev {
 	/* how many of them each data-path thread serves: a thread skips a device with none */
 	uint32_t qp_count[VUR_TP_MAX_THREADS];
 	struct vur_tp_stats_shard stats[VUR_TP_SHARDS];
+
+	/*
+	 * Rings in driver memory (tp_doorbell.c, tp_eventq.c): per thread, the
+	 * QPs on rings it polls (@active, its own) and those others listed for
+	 * it (@inbox, under @lock); the K doorbell/event queue pairs, made at
+	 * the first start; the threads that own one of them.
+	 */
+	struct vur_tp_act {
+		rte_spinlock_t lock;
+		struct vur_tp_qp_list inbox;
+		struct vur_tp_qp_list active;
+		uint32_t n; /* listed in either, for vur_tp_serves() */
+	} act[VUR_TP_MAX_THREADS];
+	struct vur_tp_rq *rq;
+	uint32_t n_rq;
+	uint32_t ring_dps;
 };
 
 const char *vur_tp_drop_name(enum vur_tp_drop why);
@@ -166,6 +200,8 @@ const char *vur_tp_drop_name(enum vur_tp_drop why);
 extern const struct vur_rdma_hooks vur_tp_hooks;
 
 void vur_tp_init(struct vur_tp_dev *td, struct vur_rdma_dev *rd, struct vur_net_dev *nd);
+/* What the engine keeps across connections (its ring queue pairs): the device goes. */
+void vur_tp_fini(struct vur_tp_dev *td);
 
 /*
  * The calling thread is data-path thread @id (below VUR_TP_MAX_THREADS): its
@@ -189,6 +225,9 @@ struct vur_tp_rates {
 /* The device's paced QPs now (the device lock held; a QP's rate read as it stands). */
 void vur_tp_rates(struct vur_tp_dev *td, struct vur_tp_rates *out);
 
+/* Events of objects on rings waiting for an event queue buffer now. */
+uint32_t vur_tp_events_pending(const struct vur_tp_dev *td);
+
 /* The device's counters: the sum of the shards. */
 void vur_tp_stats_sum(const struct vur_tp_dev *td, struct vur_tp_stats *out);
 
@@ -205,7 +244,9 @@ void vur_tp_stop(struct vur_tp_dev *td);
 static inline bool
 vur_tp_serves(const struct vur_tp_dev *td, unsigned int dp)
 {
-	return __atomic_load_n(&td->qp_count[dp], __ATOMIC_RELAXED) != 0;
+	return __atomic_load_n(&td->qp_count[dp], __ATOMIC_RELAXED) != 0 ||
+			(__atomic_load_n(&td->ring_dps, __ATOMIC_RELAXED) & (1u << dp)) ||
+			__atomic_load_n(&td->act[dp].n, __ATOMIC_RELAXED) != 0;
 }
 
 /*

@@ -309,6 +309,8 @@ fill_info(struct vur_dev *dev, struct vur_dev_info *info)
 	info->eth = dev->eth.stats;
 	vur_tp_stats_sum(&dev->tp, &info->rdma_tp);
 	vur_tp_rates(&dev->tp, &info->rdma_rates);
+	info->ring_events_pending = vur_tp_events_pending(&dev->tp);
+	info->ring_queues = dev->cfg_state.ring_queues;
 	info->rx_filter = dev->net;
 	pthread_rwlock_unlock(&dev->lock);
 }
@@ -385,6 +387,23 @@ env_mem_ok(void *arg, uint64_t gpa, uint64_t len)
 	return false;
 }
 
+/* The same, for what the control commands write: a record or a doorbell summary. */
+static void *
+env_hva(void *arg, uint64_t gpa, uint64_t len)
+{
+	const struct rte_vhost_memory *mem = ((struct vur_dev *)arg)->ctrlq.mem;
+	const struct rte_vhost_mem_region *r;
+	uint32_t i;
+
+	for (i = 0; mem != NULL && i < mem->nregions; i++) {
+		r = &mem->regions[i];
+		if (gpa >= r->guest_phys_addr && len <= r->size &&
+				gpa - r->guest_phys_addr <= r->size - len)
+			return (void *)(uintptr_t)(r->host_user_addr + (gpa - r->guest_phys_addr));
+	}
+	return NULL;
+}
+
 /* What QUERY_PORT_SPEED answers: the speed policy's last result. */
 static void
 set_rdma_port(struct vur_dev *dev)
@@ -404,6 +423,7 @@ reset_rdma(struct vur_dev *dev)
 	const struct vur_rdma_env env = {
 		.vq_size = env_vq_size,
 		.mem_ok = env_mem_ok,
+		.hva = env_hva,
 		.arg = dev,
 		.n_pairs = 1,
 		.port_mtu = vur_rdma_port_mtu(VUR_DEFAULT_ETH_MTU),
@@ -775,6 +795,7 @@ init_config(struct vur_dev *dev, const struct vur_dev_params *p)
 	st->mtu = p->mtu;
 	st->max_qps = p->max_qps;
 	st->max_cqs = p->max_cqs;
+	st->ring_queues = (uint16_t)p->ring_queues;
 	st->rfc2_numbering = p->rfc2_numbering;
 	/* No uplink yet: link up at the loopback speed (spec, Effective Port Speed). */
 	vur_speed_compute(NULL, 0, true, p->loopback_mbps, &dev->speed);
@@ -895,6 +916,7 @@ vur_dev_create(const struct vur_dev_params *p)
 	}
 	init_config(dev, p);
 	vur_rdma_limits_default(&dev->limits, p->max_qps, p->max_cqs);
+	vur_rdma_limits_rings(&dev->limits, p->ring_queues, p->max_ring_qps, p->max_ring_cqs);
 	dev->ctrl_table.cmds = dev->cmds;
 	dev->ctrl_table.n_cmds = vur_ctrl_roce_commands(p->rfc2_numbering, dev->cmds);
 	dev->ctrl_table.n_cmds += vur_ctrl_net_commands(dev->cmds + dev->ctrl_table.n_cmds);
@@ -999,6 +1021,7 @@ vur_dev_stop(struct vur_dev *dev)
 void
 vur_dev_free(struct vur_dev *dev)
 {
+	vur_tp_fini(&dev->tp);
 	pthread_rwlock_destroy(&dev->lock);
 	free(dev);
 }

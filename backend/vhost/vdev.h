@@ -34,6 +34,9 @@ struct vur_dev_params {
 	bool port_speed;
 	uint32_t max_qps;
 	uint32_t max_cqs;
+	uint32_t ring_queues; /* 0: no rings */
+	uint32_t max_ring_qps;
+	uint32_t max_ring_cqs;
 	uint16_t mtu;
 	uint8_t mac[6];
 	uint64_t loopback_mbps;
@@ -110,6 +113,8 @@ struct vur_dev_info {
 	struct vur_net_dev_stats eth;
 	struct vur_tp_stats rdma_tp;
 	struct vur_tp_rates rdma_rates;
+	uint32_t ring_events_pending;   /* events of objects on rings waiting for a buffer */
+	uint32_t ring_queues;           /* rdma_ring_queues */
 	struct vur_net_state rx_filter; /* what the driver set (RX mode, tables) */
 };
 

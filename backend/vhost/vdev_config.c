@@ -63,6 +63,7 @@ vur_config_build(const struct vur_config_state *st, uint8_t *buf)
 	c.duplex = VIRTIO_NET_DUPLEX_FULL;
 	c.max_rdma_qps = rte_cpu_to_le_32(st->max_qps);
 	c.max_rdma_cqs = rte_cpu_to_le_32(st->max_cqs);
+	c.rdma_ring_queues = rte_cpu_to_le_16(st->ring_queues);
 	c.roce_port_speed = rte_cpu_to_le_64(st->speed);
 
 	if (st->rfc2_numbering)

@@ -22,8 +22,9 @@ struct vur_config_state {
 	uint16_t mtu;
 	uint32_t max_qps;
 	uint32_t max_cqs;
-	uint64_t speed;      /* RoCE port speed, 100 Mb/s units */
-	bool rfc2_numbering; /* RFC v2's field offsets */
+	uint16_t ring_queues; /* rdma_ring_queues */
+	uint64_t speed;       /* RoCE port speed, 100 Mb/s units */
+	bool rfc2_numbering;  /* RFC v2's field offsets */
 };
 
 /* Length of the configuration space in the chosen numbering. */

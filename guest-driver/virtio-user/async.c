@@ -65,23 +65,36 @@ vuser_async_fini(struct vur_user_dev *d)
 	d->async.epoll_fd = d->async.pending_fd = -1;
 }
 
-static void
-push(struct vur_user_dev *d, uint32_t type)
+void vuser_async_push(struct vur_user_dev *d, uint32_t type, uint32_t element);
+
+/* Queue an event; from the caller's thread or the event queue thread (qlock). */
+void
+vuser_async_push(struct vur_user_dev *d, uint32_t type, uint32_t element)
 {
 	struct vuser_async *a = &d->async;
 	uint64_t one = 1;
 
+	pthread_mutex_lock(&a->qlock);
 	if (a->count == VUSER_ASYNC_QLEN) {
+		pthread_mutex_unlock(&a->qlock);
 		VUSER_LOG(WARNING, d->name, "async event %u lost: %u events not taken", type,
-				a->count);
+				VUSER_ASYNC_QLEN);
 		return;
 	}
 	a->q[(a->head + a->count) % VUSER_ASYNC_QLEN] = (struct vur_user_async_event){
 		.event_type = type,
 		.port_num = VIRTIO_NET_ROCE_PORT_NUM,
+		.element = element,
 	};
 	if (a->count++ == 0 && write(a->pending_fd, &one, sizeof(one)) < 0)
 		VUSER_LOG(ERR, d->name, "async eventfd: %s", strerror(errno));
+	pthread_mutex_unlock(&a->qlock);
+}
+
+static void
+push(struct vur_user_dev *d, uint32_t type)
+{
+	vuser_async_push(d, type, 0);
 }
 
 static bool
@@ -90,12 +103,16 @@ pop(struct vur_user_dev *d, struct vur_user_async_event *ev)
 	struct vuser_async *a = &d->async;
 	uint64_t count;
 
-	if (a->count == 0)
+	pthread_mutex_lock(&a->qlock);
+	if (a->count == 0) {
+		pthread_mutex_unlock(&a->qlock);
 		return false;
+	}
 	*ev = a->q[a->head];
 	a->head = (a->head + 1) % VUSER_ASYNC_QLEN;
 	if (--a->count == 0 && read(a->pending_fd, &count, sizeof(count)) < 0 && errno != EAGAIN)
 		VUSER_LOG(ERR, d->name, "async eventfd: %s", strerror(errno));
+	pthread_mutex_unlock(&a->qlock);
 	return true;
 }
 
@@ -170,6 +187,24 @@ left_ms(int64_t deadline)
 	return left > 0 ? (int)left : 0;
 }
 
+/* 0: nothing within @left ms; 1: an event queued; 2: the backend's channel. */
+static int
+wait_either(struct vur_user_dev *d, int left)
+{
+	struct pollfd p[2] = {
+		{ .fd = d->async.pending_fd, .events = POLLIN },
+		{ .fd = d->backend_fd, .events = POLLIN },
+	};
+	int ret;
+
+	ret = poll(p, d->backend_fd >= 0 ? 2 : 1, left);
+	if (ret < 0)
+		return errno == EINTR ? 1 : -errno;
+	if (ret == 0)
+		return 0;
+	return (p[0].revents & POLLIN) ? 1 : 2;
+}
+
 int
 vur_user_get_async_event(struct vur_user_dev *d, struct vur_user_async_event *ev, int timeout_ms)
 {
@@ -186,13 +221,13 @@ vur_user_get_async_event(struct vur_user_dev *d, struct vur_user_async_event *ev
 			break;
 		}
 		left = left_ms(deadline);
-		if (d->backend_fd < 0) {
-			/* Without the backend's channel nothing can come. */
-			poll(NULL, 0, left);
-			ret = 0;
+		/* events of the event queue thread come through pending_fd */
+		ret = wait_either(d, left);
+		if (ret <= 0)
 			break;
-		}
-		ret = vur_user_backend_event(d, left);
+		if (ret == 1)
+			continue;
+		ret = vur_user_backend_event(d, 0);
 		if (ret == VUR_USER_EVENT_CONFIG_CHANGE)
 			ret = config_changed(d);
 		else if (ret == VUR_USER_EVENT_NONE && left == 0)

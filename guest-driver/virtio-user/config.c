@@ -36,6 +36,8 @@ decode_config(const struct vur_user_dev *d, const void *raw, struct vur_user_con
 		return;
 	cfg->max_rdma_qps = le32toh(d->params.rfc2_numbering ? r->max_rdma_qps : c->max_rdma_qps);
 	cfg->max_rdma_cqs = le32toh(d->params.rfc2_numbering ? r->max_rdma_cqs : c->max_rdma_cqs);
+	if (!d->params.rfc2_numbering)
+		cfg->rdma_ring_queues = le16toh(c->rdma_ring_queues);
 	/* ROCE-DRV-CFG-2: not read without the feature. */
 	if (d->port_speed)
 		cfg->roce_port_speed = le64toh(

@@ -201,6 +201,17 @@ plan_queues(struct vur_user_dev *d, struct vur_user_config *cfg)
 		d->max_qps = cfg->max_rdma_qps;
 		d->max_cqs = cfg->max_rdma_cqs;
 		d->n_vqs = virtio_net_roce_num_vqs(1, d->max_cqs, d->max_qps);
+		/* ROCE-DRV-RING-1: the doorbell and event queues after the QP pairs */
+		d->rings.k = vuser_rings_plan(d, cfg->rdma_ring_queues);
+		d->rings.k_dev = cfg->rdma_ring_queues;
+		while (d->rings.k > 0 &&
+				(d->n_vqs + 2u * d->rings.k > VHOST_USER_VRING_IDX_MASK + 1 ||
+						(d->max_queue_pairs != 0 &&
+								d->n_vqs + 2u * d->rings.k >
+										2 * d->max_queue_pairs)))
+			d->rings.k--;
+		d->rings.first_vq = d->n_vqs;
+		d->n_vqs = virtio_net_roce_num_vqs_rings(1, d->max_cqs, d->max_qps, d->rings.k);
 		ret = vuser_rdma_q_init(d);
 		if (ret < 0)
 			return ret;
@@ -303,6 +314,7 @@ free_dev(struct vur_user_dev *d)
 {
 	uint32_t i;
 
+	vuser_eq_stop(d);
 	if (d->conn.sock >= 0)
 		close(d->conn.sock);
 	vuser_async_fini(d);
@@ -311,12 +323,16 @@ free_dev(struct vur_user_dev *d)
 	vuser_ctrl_release_all(d);
 	vuser_bufs_release_all(d);
 	vuser_rdma_q_fini(d);
+	vuser_rings_fini(d);
 	vuser_net_fini(d);
 	for (i = 0; i < d->n_setup; i++)
 		vuser_vq_free(d, &d->vqs[i]);
 	free(d->vqs);
 	vuser_mem_fini(&d->mem);
 	pthread_mutex_destroy(&d->async.lock);
+	pthread_mutex_destroy(&d->async.qlock);
+	pthread_mutex_destroy(&d->rings.lock);
+	pthread_mutex_destroy(&d->rings.ev_lock);
 	pthread_mutex_destroy(&d->buf_lock);
 	pthread_mutex_destroy(&d->ctrl_lock);
 	pthread_mutex_destroy(&d->conn_lock);
@@ -349,6 +365,11 @@ alloc_dev(const struct vur_user_params *p)
 	pthread_mutex_init(&d->ctrl_lock, NULL);
 	pthread_mutex_init(&d->buf_lock, NULL);
 	pthread_mutex_init(&d->async.lock, NULL);
+	pthread_mutex_init(&d->async.qlock, NULL);
+	pthread_mutex_init(&d->rings.lock, NULL);
+	pthread_mutex_init(&d->rings.ev_lock, NULL);
+	d->rings.epoll_fd = -1;
+	d->rings.stop_fd = -1;
 	return d;
 }
 
@@ -387,6 +408,8 @@ bring_up(struct vur_user_dev *d)
 		ret = vuser_net_init(d, cfg.mtu);
 	if (ret == 0)
 		ret = sync_backend(d);
+	if (ret == 0)
+		ret = vuser_rings_init(d);
 	return ret;
 }
 
@@ -408,8 +431,10 @@ vur_user_open(const struct vur_user_params *params, struct vur_user_dev **devp)
 		return ret;
 	}
 	VUSER_LOG(INFO, d->name,
-			"open: features 0x%" PRIx64 ", protocol 0x%" PRIx64 ", %u virtqueues",
-			d->features, d->protocol_features, d->n_vqs);
+			"open: features 0x%" PRIx64 ", protocol 0x%" PRIx64
+			", %u virtqueues, %u ring queue pairs%s",
+			d->features, d->protocol_features, d->n_vqs, d->rings.k,
+			d->rings.available && d->rings.dflt ? " (objects on rings)" : "");
 	*devp = d;
 	return 0;
 }

@@ -12,6 +12,7 @@
 
 #include "guest_mem.h"
 #include "net.h"
+#include "rings.h"
 #include "vhost_user_msg.h"
 #include "vring.h"
 #include "vur_user.h"
@@ -22,10 +23,11 @@
 /* Asynchronous events (async.c), under their own lock. */
 struct vuser_async {
 	pthread_mutex_t lock;
-	int epoll_fd;   /* what vur_user_async_fd() hands out */
-	int pending_fd; /* eventfd, readable while events are queued */
-	bool link_up;   /* as last reported */
-	uint64_t speed; /* as last reported, 100 Mb/s */
+	int epoll_fd;          /* what vur_user_async_fd() hands out */
+	int pending_fd;        /* eventfd, readable while events are queued */
+	pthread_mutex_t qlock; /* q, head, count: the event thread pushes too */
+	bool link_up;          /* as last reported */
+	uint64_t speed;        /* as last reported, 100 Mb/s */
 	struct vur_user_async_event q[VUSER_ASYNC_QLEN];
 	unsigned int head, count;
 };
@@ -61,11 +63,14 @@ struct vur_user_dev {
 	uint32_t max_cqs; /* M */
 
 	struct vuser_vq *vqs;
-	uint32_t n_vqs;          /* virtqueues the layout has */
-	struct vuser_qp **qps;   /* live QPs by number, max_qps entries (rdma_q.c) */
-	struct vuser_cq **cqs;   /* live CQs by number, max_cqs entries */
-	struct vuser_srq **srqs; /* live SRQs by number, max_qps entries */
-	uint32_t n_setup;        /* of which set up so far */
+	uint32_t n_vqs;           /* virtqueues the layout has */
+	struct vuser_qp **qps;    /* live QPs by number, max_qps entries (rdma_q.c) */
+	struct vuser_cq **cqs;    /* live CQs by number, max_cqs entries */
+	struct vuser_srq **srqs;  /* live SRQs by number, max_qps entries */
+	uint32_t n_setup;         /* of which set up so far */
+	uint32_t n_qp_slots;      /* entries of qps and srqs: max_qps + max_ring_qp */
+	uint32_t n_cq_slots;      /* entries of cqs: max_cqs + max_ring_cq */
+	struct vuser_rings rings; /* rings.c */
 
 	pthread_mutex_t ctrl_lock; /* one control command at a time */
 

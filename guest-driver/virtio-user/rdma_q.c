@@ -8,16 +8,48 @@
 #include "device.h"
 #include "log.h"
 #include "rdma_q.h"
+#include "rings.h"
 #include "virtqueue.h"
 
 int
 vuser_rdma_q_init(struct vur_user_dev *d)
 {
+	d->n_qp_slots = d->max_qps;
+	d->n_cq_slots = d->max_cqs;
 	d->qps = calloc(d->max_qps, sizeof(d->qps[0]));
 	d->cqs = calloc(d->max_cqs, sizeof(d->cqs[0]));
 	d->srqs = calloc(d->max_qps, sizeof(d->srqs[0]));
 	if (d->qps == NULL || d->cqs == NULL || d->srqs == NULL)
 		return -ENOMEM;
+	return 0;
+}
+
+/* Room for the ring objects' numbers, after the virtqueue ones. */
+int
+vuser_rdma_q_grow(struct vur_user_dev *d, uint32_t ring_qps, uint32_t ring_cqs)
+{
+	uint32_t nq = d->max_qps + ring_qps, nc = d->max_cqs + ring_cqs;
+	struct vuser_qp **qps = calloc(nq, sizeof(qps[0]));
+	struct vuser_cq **cqs = calloc(nc, sizeof(cqs[0]));
+	struct vuser_srq **srqs = calloc(nq, sizeof(srqs[0]));
+
+	if (qps == NULL || cqs == NULL || srqs == NULL) {
+		free(qps);
+		free(cqs);
+		free(srqs);
+		return -ENOMEM;
+	}
+	memcpy(qps, d->qps, d->n_qp_slots * sizeof(qps[0]));
+	memcpy(srqs, d->srqs, d->n_qp_slots * sizeof(srqs[0]));
+	memcpy(cqs, d->cqs, d->n_cq_slots * sizeof(cqs[0]));
+	free(d->qps);
+	free(d->cqs);
+	free(d->srqs);
+	d->qps = qps;
+	d->cqs = cqs;
+	d->srqs = srqs;
+	d->n_qp_slots = nq;
+	d->n_cq_slots = nc;
 	return 0;
 }
 
@@ -33,6 +65,8 @@ wq_free(struct vur_user_dev *d, struct vuser_wq *q)
 static void
 qp_free(struct vur_user_dev *d, struct vuser_qp *qp)
 {
+	if (qp->r != NULL)
+		vuser_rqp_free(d, qp->r);
 	wq_free(d, &qp->sq);
 	wq_free(d, &qp->rq);
 	free(qp);
@@ -43,24 +77,33 @@ cq_free(struct vur_user_dev *d, struct vuser_cq *cq)
 {
 	if (cq->cqes.hva != NULL)
 		vuser_mem_free(&d->mem, &cq->cqes);
+	if (cq->r != NULL)
+		vuser_rcq_free(d, cq->r);
 	pthread_mutex_destroy(&cq->lock);
 	free(cq);
+}
+
+static void
+srq_free(struct vur_user_dev *d, struct vuser_srq *srq)
+{
+	if (srq->r != NULL)
+		vuser_rsrq_free(d, srq->r);
+	wq_free(d, &srq->rq);
+	free(srq);
 }
 
 void
 vuser_rdma_q_fini(struct vur_user_dev *d)
 {
-	for (uint32_t i = 0; d->qps != NULL && i < d->max_qps; i++)
+	for (uint32_t i = 0; d->qps != NULL && i < d->n_qp_slots; i++)
 		if (d->qps[i] != NULL)
 			qp_free(d, d->qps[i]);
-	for (uint32_t i = 0; d->cqs != NULL && i < d->max_cqs; i++)
+	for (uint32_t i = 0; d->cqs != NULL && i < d->n_cq_slots; i++)
 		if (d->cqs[i] != NULL)
 			cq_free(d, d->cqs[i]);
-	for (uint32_t i = 0; d->srqs != NULL && i < d->max_qps; i++)
-		if (d->srqs[i] != NULL) {
-			wq_free(d, &d->srqs[i]->rq);
-			free(d->srqs[i]);
-		}
+	for (uint32_t i = 0; d->srqs != NULL && i < d->n_qp_slots; i++)
+		if (d->srqs[i] != NULL)
+			srq_free(d, d->srqs[i]);
 	free(d->qps);
 	free(d->cqs);
 	free(d->srqs);
@@ -72,13 +115,13 @@ vuser_rdma_q_fini(struct vur_user_dev *d)
 struct vuser_qp *
 vuser_qp_get(const struct vur_user_dev *d, uint32_t qpn)
 {
-	return d->qps != NULL && qpn < d->max_qps ? d->qps[qpn] : NULL;
+	return d->qps != NULL && qpn < d->n_qp_slots ? d->qps[qpn] : NULL;
 }
 
 struct vuser_cq *
 vuser_cq_get(const struct vur_user_dev *d, uint32_t cqn)
 {
-	return d->cqs != NULL && cqn < d->max_cqs ? d->cqs[cqn] : NULL;
+	return d->cqs != NULL && cqn < d->n_cq_slots ? d->cqs[cqn] : NULL;
 }
 
 int
@@ -121,6 +164,14 @@ vuser_cq_detach(struct vur_user_dev *d, uint32_t cqn)
 
 	if (cq == NULL)
 		return;
+	if (cq->r != NULL) {
+		/* the event thread finds CQs in the table */
+		pthread_mutex_lock(&d->rings.ev_lock);
+		d->cqs[cqn] = NULL;
+		pthread_mutex_unlock(&d->rings.ev_lock);
+		cq_free(d, cq);
+		return;
+	}
 	d->cqs[cqn] = NULL;
 	vuser_vq_reinit(d, cq->vq);
 	cq_free(d, cq);
@@ -191,15 +242,17 @@ vuser_qp_detach(struct vur_user_dev *d, uint32_t qpn)
 	if (qp == NULL)
 		return;
 	d->qps[qpn] = NULL;
-	vuser_vq_reinit(d, qp->sq.vq);
-	vuser_vq_reinit(d, qp->rq.vq);
+	if (qp->r == NULL) {
+		vuser_vq_reinit(d, qp->sq.vq);
+		vuser_vq_reinit(d, qp->rq.vq);
+	}
 	qp_free(d, qp);
 }
 
 struct vuser_srq *
 vuser_srq_get(const struct vur_user_dev *d, uint32_t srqn)
 {
-	return d->srqs != NULL && srqn < d->max_qps ? d->srqs[srqn] : NULL;
+	return d->srqs != NULL && srqn < d->n_qp_slots ? d->srqs[srqn] : NULL;
 }
 
 int
@@ -234,20 +287,26 @@ vuser_srq_detach(struct vur_user_dev *d, uint32_t srqn)
 
 	if (srq == NULL)
 		return;
+	if (srq->r != NULL) {
+		pthread_mutex_lock(&d->rings.ev_lock);
+		d->srqs[srqn] = NULL;
+		pthread_mutex_unlock(&d->rings.ev_lock);
+		srq_free(d, srq);
+		return;
+	}
 	d->srqs[srqn] = NULL;
 	vuser_vq_reinit(d, srq->rq.vq); /* ROCE-DRV-LIFE-5 */
-	wq_free(d, &srq->rq);
-	free(srq);
+	srq_free(d, srq);
 }
 
 void
 vuser_detach_all(struct vur_user_dev *d)
 {
-	for (uint32_t n = 0; d->qps != NULL && n < d->max_qps; n++) {
+	for (uint32_t n = 0; d->qps != NULL && n < d->n_qp_slots; n++) {
 		vuser_qp_detach(d, n);
 		vuser_srq_detach(d, n);
 	}
-	for (uint32_t n = 0; d->cqs != NULL && n < d->max_cqs; n++)
+	for (uint32_t n = 0; d->cqs != NULL && n < d->n_cq_slots; n++)
 		vuser_cq_detach(d, n);
 }
 

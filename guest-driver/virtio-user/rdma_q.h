@@ -20,6 +20,8 @@
 #include "guest_mem.h"
 #include "vur_verbs.h"
 
+struct virtio_rdma_cq_req;
+
 struct vur_user_dev;
 struct vuser_vq;
 
@@ -35,9 +37,14 @@ struct vuser_wq {
 	uint32_t *free; /* slot numbers, a stack */
 };
 
+struct vuser_rqp;
+struct vuser_rcq;
+struct vuser_rsrq;
+
 struct vuser_qp {
-	uint8_t type; /* enum vur_user_qp_type: which union member a send fills */
-	struct vuser_wq sq, rq;
+	uint8_t type;           /* enum vur_user_qp_type: which union member a send fills */
+	struct vuser_wq sq, rq; /* on rings: their locks and limits only */
+	struct vuser_rqp *r;    /* on rings (rings.h), else NULL */
 };
 
 /*
@@ -47,6 +54,7 @@ struct vuser_qp {
 struct vuser_srq {
 	struct vuser_wq rq;
 	uint32_t limit; /* 0: not armed */
+	struct vuser_rsrq *r;
 };
 
 struct vuser_cq {
@@ -54,11 +62,15 @@ struct vuser_cq {
 	struct vuser_vq *vq;
 	struct vuser_buf cqes; /* n buffers of one CQE each */
 	uint32_t n;
+	struct vuser_rcq *r;
 };
 
 /* The tables, at open when RoCE is negotiated, and their release at close. */
 int vuser_rdma_q_init(struct vur_user_dev *d);
 void vuser_rdma_q_fini(struct vur_user_dev *d);
+
+/* Room in the tables for @ring_qps QP numbers and @ring_cqs CQ numbers more (rings). */
+int vuser_rdma_q_grow(struct vur_user_dev *d, uint32_t ring_qps, uint32_t ring_cqs);
 
 /*
  * After CREATE_CQ: make @cqe buffers (at most the ring's size) available
@@ -95,6 +107,12 @@ int vuser_post_recv_wq(struct vur_user_dev *d, struct vuser_wq *q,
 
 /* SRQ @srq armed: used_event moved along with new WRs (q->lock held); verbs_srq.c. */
 void vuser_srq_rearm(struct vuser_srq *srq);
+
+/* What verbs_post.c and ring_post.c share: the checks and the wire layout of a WR. */
+int vuser_check_send(const struct vuser_wq *q, const struct vur_user_send_wr *wr);
+uint32_t vuser_send_to_wire(uint8_t qp_type, const struct vur_user_send_wr *wr, void *slot);
+uint32_t vuser_recv_to_wire(const struct vur_user_recv_wr *wr, void *slot);
+void vuser_wc_from_wire(const struct virtio_rdma_cq_req *w, struct vur_user_wc *wc);
 
 /* A free slot of @q, after taking back those the device used; NULL if none. */
 void *vuser_wq_slot(struct vur_user_dev *d, struct vuser_wq *q);

@@ -5,6 +5,7 @@
 
 #include "device.h"
 #include "rdma_q.h"
+#include "rings.h"
 #include "verbs.h"
 
 VUSER_SAME_VALUE(VUR_USER_NOTIFY_SOLICITED, VIRTIO_IB_NOTIFY_SOLICITED);
@@ -13,12 +14,23 @@ VUSER_SAME_VALUE(VUR_USER_NOTIFY_NEXT_COMPLETION, VIRTIO_IB_NOTIFY_NEXT_COMPLETI
 int
 vur_user_create_cq(struct vur_user_dev *d, uint32_t cqe, uint32_t *cqn)
 {
+	return vur_user_create_cq_ex(d, cqe, VUR_USER_LAYOUT_AUTO, cqn);
+}
+
+int
+vur_user_create_cq_ex(struct vur_user_dev *d, uint32_t cqe, uint8_t layout, uint32_t *cqn)
+{
 	struct virtio_rdma_cmd_create_cq c = { .cqe = htole32(cqe) };
 	struct virtio_rdma_ack_create_cq a;
 	int ret;
 
 	if (d == NULL || cqn == NULL)
 		return -EINVAL;
+	ret = vuser_rings_choose(d, layout);
+	if (ret < 0)
+		return ret;
+	if (ret == 1)
+		return vuser_rcq_create(d, cqe, cqn);
 	ret = vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_CREATE_CQ, &c, sizeof(c), &a, sizeof(a));
 	if (ret < 0)
 		return ret;
@@ -49,8 +61,12 @@ int
 vur_user_req_notify_cq(struct vur_user_dev *d, uint32_t cqn, uint32_t flags)
 {
 	struct virtio_rdma_cmd_req_notify c = { .cqn = htole32(cqn), .flags = htole32(flags) };
+	struct vuser_cq *cq;
 
 	if (d == NULL)
 		return -EINVAL;
+	cq = vuser_cq_get(d, cqn);
+	if (cq != NULL && cq->r != NULL)
+		return vuser_rcq_arm(d, cq->r, flags); /* ROCE-DRV-RING-6: in the record */
 	return vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_REQ_NOTIFY_CQ, &c, sizeof(c), NULL, 0);
 }

@@ -3,6 +3,8 @@
 #include <endian.h>
 #include <errno.h>
 
+#include "device.h"
+#include "rings.h"
 #include "verbs.h"
 
 int
@@ -26,5 +28,8 @@ vur_user_destroy_pd(struct vur_user_dev *d, uint32_t pdn)
 
 	if (d == NULL)
 		return -EINVAL;
+	/* the library's MR for the rings of the PD's QPs goes first */
+	if (d->rings.available)
+		vuser_rings_pd_release(d, pdn);
 	return vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_DESTROY_PD, &c, sizeof(c), NULL, 0);
 }

@@ -13,6 +13,7 @@
 
 #include "device.h"
 #include "rdma_q.h"
+#include "rings.h"
 #include "verbs.h"
 
 VUSER_SAME_VALUE(VUR_USER_WC_SEND, VIRTIO_IB_WC_SEND);
@@ -33,8 +34,8 @@ VUSER_SAME_VALUE(VUR_USER_WC_REG_MR, VIRTIO_IB_WC_REG_MR);
 VUSER_SAME_VALUE(VUR_USER_WC_BIND_MW, VIRTIO_IB_WC_BIND_MW);
 VUSER_SAME_VALUE(VUR_USER_WC_MW_BIND_ERR, VIRTIO_IB_WC_MW_BIND_ERR);
 
-static void
-wc_from_wire(const struct virtio_rdma_cq_req *w, struct vur_user_wc *wc)
+void
+vuser_wc_from_wire(const struct virtio_rdma_cq_req *w, struct vur_user_wc *wc)
 {
 	wc->wr_id = le64toh(w->wr_id);
 	wc->status = w->status;
@@ -69,6 +70,12 @@ vur_user_poll_cq(struct vur_user_dev *d, uint32_t cqn, struct vur_user_wc *wc, i
 
 	if (cq == NULL || wc == NULL || n < 0)
 		return -EINVAL;
+	if (cq->r != NULL) {
+		pthread_mutex_lock(&cq->lock);
+		k = vuser_rcq_poll(cq->r, wc, n);
+		pthread_mutex_unlock(&cq->lock);
+		return k;
+	}
 	ring = &cq->vq->ring;
 	pthread_mutex_lock(&cq->lock);
 	while (k < n) {
@@ -76,7 +83,7 @@ vur_user_poll_cq(struct vur_user_dev *d, uint32_t cqn, struct vur_user_wc *wc, i
 		if (ret <= 0)
 			break;
 		if (len == sizeof(struct virtio_rdma_cq_req))
-			wc_from_wire(cookie, &wc[k++]);
+			vuser_wc_from_wire(cookie, &wc[k++]);
 		else
 			ret = -EPROTO;
 		/* the same buffer, available again: a CQ keeps its cqe buffers */
@@ -98,6 +105,8 @@ vur_user_cq_event_fd(const struct vur_user_dev *d, uint32_t cqn)
 {
 	const struct vuser_cq *cq = d != NULL ? vuser_cq_get(d, cqn) : NULL;
 
+	if (cq != NULL && cq->r != NULL)
+		return vuser_rcq_event_fd((struct vur_user_dev *)(uintptr_t)d, cq->r);
 	return cq != NULL ? cq->vq->call_fd : -EINVAL;
 }
 

@@ -10,6 +10,7 @@
 
 #include "device.h"
 #include "rdma_q.h"
+#include "rings.h"
 #include "verbs.h"
 #include "virtqueue.h"
 
@@ -60,8 +61,8 @@ has_imm(uint8_t opcode)
 }
 
 /* What the library cannot express; the rest is the device's to judge. */
-static int
-check_send(const struct vuser_wq *q, const struct vur_user_send_wr *wr)
+int
+vuser_check_send(const struct vuser_wq *q, const struct vur_user_send_wr *wr)
 {
 	if (wr->send_flags & VUR_USER_SEND_INLINE)
 		return wr->inline_len > VIRTIO_NET_ROCE_MAX_INLINE ||
@@ -72,11 +73,11 @@ check_send(const struct vuser_wq *q, const struct vur_user_send_wr *wr)
 }
 
 /* The request in @slot; returns its length. */
-static uint32_t
-send_to_wire(const struct vuser_qp *qp, const struct vur_user_send_wr *wr, void *slot)
+uint32_t
+vuser_send_to_wire(uint8_t qp_type, const struct vur_user_send_wr *wr, void *slot)
 {
 	struct virtio_rdma_sq_req *r = slot;
-	bool ud = qp->type == VUR_USER_QPT_UD || qp->type == VUR_USER_QPT_GSI;
+	bool ud = qp_type == VUR_USER_QPT_UD || qp_type == VUR_USER_QPT_GSI;
 
 	memset(r, 0, sizeof(*r));
 	r->wr_id = htole64(wr->wr_id);
@@ -124,8 +125,8 @@ send_to_wire(const struct vuser_qp *qp, const struct vur_user_send_wr *wr, void 
 	return sizeof(*r) + wr->num_sge * sizeof(struct virtio_rdma_sge);
 }
 
-static uint32_t
-recv_to_wire(const struct vur_user_recv_wr *wr, void *slot)
+uint32_t
+vuser_recv_to_wire(const struct vur_user_recv_wr *wr, void *slot)
 {
 	struct virtio_rdma_rq_req *r = slot;
 
@@ -169,9 +170,11 @@ vur_user_post_send(struct vur_user_dev *d, uint32_t qpn, const struct vur_user_s
 			*bad = 0;
 		return -EINVAL;
 	}
+	if (qp->r != NULL)
+		return vuser_rqp_post_send(d, &qp->sq, qp->r, qp->type, wr, n, bad);
 	pthread_mutex_lock(&qp->sq.lock);
 	for (i = 0; i < n; i++) {
-		ret = check_send(&qp->sq, &wr[i]);
+		ret = vuser_check_send(&qp->sq, &wr[i]);
 		if (ret < 0)
 			break;
 		slot = vuser_wq_slot(d, &qp->sq);
@@ -179,7 +182,7 @@ vur_user_post_send(struct vur_user_dev *d, uint32_t qpn, const struct vur_user_s
 			ret = -ENOMEM;
 			break;
 		}
-		add(&qp->sq, slot, send_to_wire(qp, &wr[i], slot));
+		add(&qp->sq, slot, vuser_send_to_wire(qp->type, &wr[i], slot));
 	}
 	notify(&qp->sq, i);
 	pthread_mutex_unlock(&qp->sq.lock);
@@ -212,7 +215,7 @@ vuser_post_recv_wq(struct vur_user_dev *d, struct vuser_wq *q, const struct vur_
 			ret = -ENOMEM;
 			break;
 		}
-		add(q, slot, recv_to_wire(&wr[i], slot));
+		add(q, slot, vuser_recv_to_wire(&wr[i], slot));
 	}
 	if (srq != NULL && i > 0)
 		vuser_srq_rearm(srq); /* before the kick: the device may use them at once */
@@ -234,5 +237,7 @@ vur_user_post_recv(struct vur_user_dev *d, uint32_t qpn, const struct vur_user_r
 			*bad = 0;
 		return -EINVAL;
 	}
+	if (qp->r != NULL)
+		return vuser_rqp_post_recv(d, &qp->rq, qp->r, wr, n, bad);
 	return vuser_post_recv_wq(d, &qp->rq, wr, n, bad, NULL);
 }

@@ -10,6 +10,7 @@
 
 #include "device.h"
 #include "rdma_q.h"
+#include "rings.h"
 #include "verbs.h"
 
 VUSER_SAME_VALUE(VUR_USER_QPT_SMI, VIRTIO_IB_QPT_SMI);
@@ -81,6 +82,11 @@ vur_user_create_qp(struct vur_user_dev *d, const struct vur_user_qp_init_attr *a
 	cap_to_wire(&attr->cap, &c.cap);
 	c.flags = attr->flags;
 	c.srqn = htole32(attr->srqn);
+	ret = vuser_rings_choose(d, attr->layout);
+	if (ret < 0)
+		return ret;
+	if (ret == 1)
+		return vuser_rqp_create(d, attr, &c, qpn);
 	ret = vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_CREATE_QP, &c, sizeof(c), &a, sizeof(a));
 	if (ret < 0)
 		return ret;
@@ -137,6 +143,8 @@ vur_user_modify_qp(struct vur_user_dev *d, uint32_t qpn, const struct vur_user_q
 		uint32_t attr_mask)
 {
 	struct virtio_rdma_cmd_modify_qp c;
+	struct vuser_qp *qp;
+	int ret;
 
 	if (d == NULL || attr == NULL)
 		return -EINVAL;
@@ -144,7 +152,13 @@ vur_user_modify_qp(struct vur_user_dev *d, uint32_t qpn, const struct vur_user_q
 	c.qpn = htole32(qpn);
 	c.attr_mask = htole32(attr_mask);
 	modify_to_wire(attr, attr_mask, &c);
-	return vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_MODIFY_QP, &c, sizeof(c), NULL, 0);
+	ret = vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_MODIFY_QP, &c, sizeof(c), NULL, 0);
+	qp = vuser_qp_get(d, qpn);
+	/* ROCE-DRV-RING-3: after RESET the driver's indices start again at 0 */
+	if (ret == 0 && qp != NULL && qp->r != NULL && (attr_mask & VIRTIO_IB_QP_STATE) &&
+			attr->qp_state == VUR_USER_QPS_RESET)
+		vuser_rqp_reset(&qp->sq, &qp->rq, qp->r);
+	return ret;
 }
 
 int

@@ -68,6 +68,10 @@ vur_user_query_device(struct vur_user_dev *d, struct vur_user_device_attr *attr)
 	attr->max_mcast_grp = le32toh(a.max_mcast_grp);
 	attr->max_mcast_qp_attach = le32toh(a.max_mcast_qp_attach);
 	attr->max_total_mcast_qp_attach = le32toh(a.max_total_mcast_qp_attach);
+	attr->max_ring_qp = le32toh(a.max_ring_qp);
+	attr->max_ring_cq = le32toh(a.max_ring_cq);
+	attr->max_ring_wr = le32toh(a.max_ring_wr);
+	attr->max_ring_cqe = le32toh(a.max_ring_cqe);
 	attr->max_qp = d->max_qps;
 	attr->max_cq = d->max_cqs;
 	return 0;
@@ -143,7 +147,9 @@ vur_user_reset_objects(struct vur_user_dev *d)
 	if (d == NULL)
 		return -EINVAL;
 	ret = vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_RESET_OBJECTS, NULL, 0, NULL, 0);
-	if (ret == 0)
+	if (ret == 0) {
 		vuser_detach_all(d); /* ROCE-DRV-INIT-4 */
+		vuser_rings_reset(d);
+	}
 	return ret;
 }

@@ -10,11 +10,13 @@
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "device.h"
 #include "log.h"
 #include "rdma_q.h"
+#include "rings.h"
 #include "verbs.h"
 #include "virtqueue.h"
 
@@ -25,6 +27,13 @@ int
 vur_user_create_srq(struct vur_user_dev *d, uint32_t pdn, const struct vur_user_srq_attr *attr,
 		uint32_t *srqn)
 {
+	return vur_user_create_srq_ex(d, pdn, attr, VUR_USER_LAYOUT_AUTO, srqn);
+}
+
+int
+vur_user_create_srq_ex(struct vur_user_dev *d, uint32_t pdn, const struct vur_user_srq_attr *attr,
+		uint8_t layout, uint32_t *srqn)
+{
 	struct virtio_rdma_cmd_create_srq c;
 	struct virtio_rdma_ack_create_srq a;
 	struct virtio_rdma_cmd_destroy_srq x;
@@ -32,6 +41,11 @@ vur_user_create_srq(struct vur_user_dev *d, uint32_t pdn, const struct vur_user_
 
 	if (d == NULL || attr == NULL || srqn == NULL)
 		return -EINVAL;
+	ret = vuser_rings_choose(d, layout);
+	if (ret < 0)
+		return ret;
+	if (ret == 1)
+		return vuser_rsrq_create(d, pdn, attr, srqn);
 	memset(&c, 0, sizeof(c));
 	c.pdn = htole32(pdn);
 	c.max_wr = htole32(attr->max_wr);
@@ -60,7 +74,9 @@ vur_user_destroy_srq(struct vur_user_dev *d, uint32_t srqn)
 		return -EINVAL;
 	ret = vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_DESTROY_SRQ, &c, sizeof(c), NULL, 0);
 	srq = vuser_srq_get(d, srqn);
-	if (ret == 0 && srq != NULL) {
+	if (ret == 0 && srq != NULL && srq->r != NULL) {
+		vuser_srq_detach(d, srqn);
+	} else if (ret == 0 && srq != NULL) {
 		/* ROCE-DEV-SRQ-8: every WR used by the time the command completes */
 		if (vuser_vring_outstanding(&srq->rq.vq->ring) != 0) {
 			VUSER_LOG(ERR, d->name, "DESTROY_SRQ %u left %u WRs unused", srqn,
@@ -83,6 +99,8 @@ vur_user_post_srq_recv(struct vur_user_dev *d, uint32_t srqn, const struct vur_u
 			*bad = 0;
 		return -EINVAL;
 	}
+	if (srq->r != NULL)
+		return vuser_rsrq_post_recv(d, &srq->rq, srq->r, wr, n, bad);
 	return vuser_post_recv_wq(d, &srq->rq, wr, n, bad, srq);
 }
 
@@ -102,7 +120,12 @@ vuser_srq_rearm(struct vuser_srq *srq)
 static uint32_t
 count(struct vuser_srq *srq)
 {
-	struct vuser_vring *vr = &srq->rq.vq->ring;
+	struct vuser_vring *vr;
+
+	if (srq->r != NULL)
+		return srq->r->prod -
+				le32toh(__atomic_load_n(&srq->r->rec->cons, __ATOMIC_ACQUIRE));
+	vr = &srq->rq.vq->ring;
 
 	return (uint16_t)(vr->avail_idx -
 			le16toh(__atomic_load_n(&vr->used->idx, __ATOMIC_ACQUIRE)));
@@ -117,12 +140,39 @@ vur_user_arm_srq(struct vur_user_dev *d, uint32_t srqn, uint32_t srq_limit)
 		return -EINVAL;
 	pthread_mutex_lock(&srq->rq.lock);
 	srq->limit = srq_limit;
-	if (srq_limit != 0)
+	if (srq->r != NULL) {
+		/* ROCE-DRV-RING-8: armed in the record; the device clears it as it reports */
+		pthread_mutex_lock(&d->rings.ev_lock);
+		srq->r->limit_hit = false;
+		pthread_mutex_unlock(&d->rings.ev_lock);
+		__atomic_store_n(&srq->r->rec->limit, htole32(srq_limit), __ATOMIC_RELEASE);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	} else if (srq_limit != 0)
 		vuser_srq_rearm(srq);
 	else
 		vuser_vring_disable_notify(&srq->rq.vq->ring);
 	pthread_mutex_unlock(&srq->rq.lock);
 	return 0;
+}
+
+/* The event thread saw SRQ_LIMIT: once per arming. */
+static int
+rsrq_limit_reached(struct vur_user_dev *d, struct vuser_srq *srq)
+{
+	uint64_t n;
+	int ret;
+
+	pthread_mutex_lock(&srq->rq.lock);
+	pthread_mutex_lock(&d->rings.ev_lock);
+	if (srq->r->ev_fd >= 0 && read(srq->r->ev_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		VUSER_LOG(ERR, d->name, "SRQ eventfd: %s", strerror(errno));
+	ret = srq->r->limit_hit ? 1 : 0;
+	srq->r->limit_hit = false;
+	pthread_mutex_unlock(&d->rings.ev_lock);
+	if (ret == 1)
+		srq->limit = 0;
+	pthread_mutex_unlock(&srq->rq.lock);
+	return ret;
 }
 
 int
@@ -134,6 +184,8 @@ vur_user_srq_limit_reached(struct vur_user_dev *d, uint32_t srqn)
 
 	if (srq == NULL)
 		return -EINVAL;
+	if (srq->r != NULL)
+		return rsrq_limit_reached(d, srq);
 	pthread_mutex_lock(&srq->rq.lock);
 	if (read(srq->rq.vq->call_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
 		ret = -errno;
@@ -151,7 +203,19 @@ int
 vur_user_srq_event_fd(const struct vur_user_dev *d, uint32_t srqn)
 {
 	struct vuser_srq *srq = d != NULL ? vuser_srq_get(d, srqn) : NULL;
+	struct vur_user_dev *dd = (struct vur_user_dev *)(uintptr_t)d;
+	int fd;
 
+	if (srq != NULL && srq->r != NULL) {
+		pthread_mutex_lock(&dd->rings.ev_lock);
+		if (srq->r->ev_fd < 0)
+			srq->r->ev_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (srq->r->ev_fd >= 0 && srq->r->limit_hit)
+			eventfd_write(srq->r->ev_fd, 1);
+		fd = srq->r->ev_fd >= 0 ? srq->r->ev_fd : -errno;
+		pthread_mutex_unlock(&dd->rings.ev_lock);
+		return fd;
+	}
 	return srq != NULL ? srq->rq.vq->call_fd : -EINVAL;
 }
 

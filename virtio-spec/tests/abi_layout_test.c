@@ -174,10 +174,41 @@ vq_layout(void)
 		case VIRTIO_NET_ROCE_VQ_INVALID:
 			expect("invalid only past the end", vq >= total, 1);
 			break;
+		case VIRTIO_NET_ROCE_VQ_DBQ:
+		case VIRTIO_NET_ROCE_VQ_EQ:
+			expect("no ring queues without rdma_ring_queues", 0, 1);
+			break;
 		}
 		if (vq >= total)
 			expect("past the end is invalid", k, VIRTIO_NET_ROCE_VQ_INVALID);
 	}
+}
+
+/* With K ring queue pairs: the doorbell and event queues follow the QP pairs. */
+static void
+vq_layout_rings(void)
+{
+	const __u32 pairs = 1, cqs = 64, qps = 64, k = 4;
+	__u32 vq, num, first = virtio_net_roce_num_vqs(pairs, cqs, qps);
+	__u32 total = virtio_net_roce_num_vqs_rings(pairs, cqs, qps, k);
+	enum virtio_net_roce_vq_kind kind;
+
+	expect("num_vqs_rings", total, 195 + 8);
+	expect("dbq_vq(0)", virtio_net_roce_dbq_vq(pairs, cqs, qps, 0), 195);
+	expect("eq_vq(3)", virtio_net_roce_eq_vq(pairs, cqs, qps, 3), 202);
+	for (vq = first; vq < total + 2; vq++) {
+		kind = virtio_net_roce_vq_classify_rings(vq, pairs, cqs, qps, k, &num);
+		if (vq >= total) {
+			expect("past the rings is invalid", kind, VIRTIO_NET_ROCE_VQ_INVALID);
+		} else if (kind == VIRTIO_NET_ROCE_VQ_DBQ) {
+			expect("dbq round trip", virtio_net_roce_dbq_vq(pairs, cqs, qps, num), vq);
+		} else {
+			expect("eq kind", kind, VIRTIO_NET_ROCE_VQ_EQ);
+			expect("eq round trip", virtio_net_roce_eq_vq(pairs, cqs, qps, num), vq);
+		}
+	}
+	kind = virtio_net_roce_vq_classify_rings(first - 1, pairs, cqs, qps, k, &num);
+	expect("the last rq before the rings", kind, VIRTIO_NET_ROCE_VQ_RQ);
 }
 
 int
@@ -188,5 +219,6 @@ main(void)
 	byte_image();
 	numbering();
 	vq_layout();
+	vq_layout_rings();
 	return failures ? 1 : 0;
 }

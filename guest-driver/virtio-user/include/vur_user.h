@@ -104,6 +104,26 @@ struct vur_user_params {
 	 * and a frame of the device's MTU with two VLAN tags
 	 */
 	uint32_t net_rx_buf_size;
+	/**
+	 * Queue layout of new QPs, CQs and SRQs (enum vur_user_layout). With
+	 * VUR_USER_LAYOUT_AUTO (0, the default) the environment variable
+	 * VUR_USER_LAYOUT ("rings" or "virtqueues") decides, else the RFC v2
+	 * virtqueues (rings while receives posted in ERR are not flushed on
+	 * them: issue 28). Rings need a device that offers them
+	 * (rdma_ring_queues > 0 and VUR_USER_DEVICE_RINGS); their queues are
+	 * set up whenever offered, unless "virtqueues" was chosen. A create
+	 * flag overrides the choice per object.
+	 */
+	uint8_t layout;
+	/** event queue buffers per event queue; 0 for the default (64) */
+	uint16_t eq_buffers;
+};
+
+/** Queue layouts (struct vur_user_params.layout). */
+enum vur_user_layout {
+	VUR_USER_LAYOUT_AUTO = 0,
+	VUR_USER_LAYOUT_VIRTQUEUES = 1, /**< RFC v2: a virtqueue per CQ, two per QP */
+	VUR_USER_LAYOUT_RINGS = 2,      /**< rings in driver memory, doorbells, event queues */
 };
 
 /** The decoded configuration space, in host byte order. */
@@ -117,6 +137,7 @@ struct vur_user_config {
 	uint32_t max_rdma_qps;        /**< VIRTIO_NET_F_ROCE */
 	uint32_t max_rdma_cqs;        /**< VIRTIO_NET_F_ROCE */
 	uint64_t roce_port_speed;     /**< 100 Mb/s (VIRTIO_NET_F_ROCE_PORT_SPEED) */
+	uint16_t rdma_ring_queues;    /**< doorbell/event queue pairs; 0: no rings */
 };
 
 /** Events vur_user_backend_event() returns. */
@@ -221,7 +242,8 @@ uint8_t vur_user_roce_class(const struct vur_user_dev *dev);
 
 /**
  * @param dev an open device
- * @return the number of virtqueues set up (2N+1, plus M+2L with RoCE)
+ * @return the number of virtqueues set up (2N+1, plus M+2L with RoCE,
+ *         plus 2K doorbell and event queues with rings)
  */
 uint32_t vur_user_num_queues(const struct vur_user_dev *dev);
 

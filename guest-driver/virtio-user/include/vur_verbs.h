@@ -139,6 +139,8 @@ enum vur_user_device_cap_flags {
 	VUR_USER_DEVICE_ATOMIC = 1 << 4, /**< CMP_AND_SWP and FETCH_AND_ADD on RC */
 	/** ATTACH_MCAST, DETACH_MCAST, AHs to multicast groups (UD) */
 	VUR_USER_DEVICE_MULTICAST = 1 << 5,
+	/** QPs, CQs and SRQs on rings in driver memory (with rdma_ring_queues > 0) */
+	VUR_USER_DEVICE_RINGS = 1 << 6,
 };
 
 /** atomic_cap of QUERY_DEVICE, as enum ibv_atomic_cap. */
@@ -176,6 +178,10 @@ struct vur_user_device_attr {
 	uint32_t max_mcast_grp; /**< 0 without VUR_USER_DEVICE_MULTICAST */
 	uint32_t max_mcast_qp_attach;
 	uint32_t max_total_mcast_qp_attach;
+	uint32_t max_ring_qp;  /**< RINGS: QPs and SRQs on rings, numbered from max_qp */
+	uint32_t max_ring_cq;  /**< RINGS: CQs on rings, numbered from max_cq */
+	uint32_t max_ring_wr;  /**< RINGS: WRs of a ring QP's queue or a ring SRQ */
+	uint32_t max_ring_cqe; /**< RINGS: CQEs of a ring CQ */
 };
 
 /** QUERY_PORT, with the attributes the spec derives from the configuration. */
@@ -235,6 +241,13 @@ struct vur_user_qp_init_attr {
 	struct vur_user_qp_cap cap;
 	uint8_t flags; /**< enum vur_user_qp_create_flags, sent as is */
 	uint32_t srqn; /**< with VUR_USER_QP_F_SRQ: an SRQ of the same PD */
+	/**
+	 * enum vur_user_layout: VUR_USER_LAYOUT_AUTO (0) for the device's
+	 * default (vur_user_params.layout); RINGS puts the send and receive
+	 * queues on rings in driver memory (up to max_ring_wr WRs each, the
+	 * QP numbered from max_qp), VIRTQUEUES on the QP's virtqueues
+	 */
+	uint8_t layout;
 };
 
 /** CREATE_SRQ, and what vur_user_query_srq() gives back. */
@@ -283,6 +296,7 @@ struct vur_user_qp_attr {
 
 /** Asynchronous event types, numbered as enum ibv_event_type. */
 enum vur_user_async_event_type {
+	VUR_USER_ASYNC_CQ_ERR = 0, /**< a ring CQ overran (element: the CQ) */
 	VUR_USER_ASYNC_PORT_ACTIVE = 9,
 	VUR_USER_ASYNC_PORT_ERR = 10,
 	VUR_USER_ASYNC_DEVICE_SPEED_CHANGE = 20, /**< rdma-core 62 and later */
@@ -292,6 +306,7 @@ enum vur_user_async_event_type {
 struct vur_user_async_event {
 	uint32_t event_type; /**< enum vur_user_async_event_type */
 	uint8_t port_num;    /**< 1, the only port */
+	uint32_t element;    /**< the CQ of CQ_ERR */
 };
 
 /**
@@ -489,6 +504,22 @@ int vur_user_dealloc_mw(struct vur_user_dev *dev, uint32_t mwn);
 int vur_user_create_cq(struct vur_user_dev *dev, uint32_t cqe, uint32_t *cqn);
 
 /**
+ * CREATE_CQ in the layout @p layout (enum vur_user_layout; AUTO: the
+ * device's default, see vur_user_params.layout). On rings the CQ
+ * holds up to max_ring_cqe CQEs: a ring of @p cqe rounded up to a power of
+ * two, in driver memory, and a record; completion events come through an
+ * event queue (vur_user_cq_event_fd() works the same).
+ *
+ * @param dev   an open device with VIRTIO_NET_F_ROCE
+ * @param cqe    entries
+ * @param layout enum vur_user_layout
+ * @param cqn    receives the CQ number
+ * @return as vur_user_create_cq(), or -EOPNOTSUPP (rings asked for and
+ *         the device has none, or the library was opened without them)
+ */
+int vur_user_create_cq_ex(struct vur_user_dev *dev, uint32_t cqe, uint8_t layout, uint32_t *cqn);
+
+/**
  * DESTROY_CQ; then the library returns the completion virtqueue to its
  * initial state (ROCE-DRV-LIFE-2) and frees the CQE buffers.
  *
@@ -575,6 +606,16 @@ struct vur_user_recv_wr;
  */
 int vur_user_create_srq(struct vur_user_dev *dev, uint32_t pdn,
 		const struct vur_user_srq_attr *attr, uint32_t *srqn);
+
+/**
+ * CREATE_SRQ in the layout @p layout (enum vur_user_layout). On rings the limit is armed in the
+ * SRQ's record and reported through an event queue; vur_user_srq_event_fd() and
+ * vur_user_srq_limit_reached() work the same.
+ *
+ * @return as vur_user_create_srq(), or -EOPNOTSUPP
+ */
+int vur_user_create_srq_ex(struct vur_user_dev *dev, uint32_t pdn,
+		const struct vur_user_srq_attr *attr, uint8_t layout, uint32_t *srqn);
 
 /**
  * DESTROY_SRQ, refused (-EREMOTEIO) while QPs created on it are live. The

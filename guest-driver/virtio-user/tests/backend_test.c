@@ -21,12 +21,16 @@
 
 #include "child.h"
 #include "tap.h"
+#include "vur_rings.h"
 #include "vur_user.h"
 
 #define WAIT_MS 10000
 
-/* 3 + M + 2L virtqueues with the defaults M = L = 64 */
+/* 3 + M + 2L virtqueues with the defaults M = L = 64 (RFC v2: no ring queues) */
 #define DEFAULT_VQS "195 vrings"
+
+/* The same plus 2K doorbell and event queues, K as the driver took them */
+static char default_vqs[32] = DEFAULT_VQS;
 
 static const char *backend_bin;
 static struct child backend; /* the default backend, shared by the first cases */
@@ -88,7 +92,11 @@ open_negotiates_roce(void)
 	TAP_CHECK(vur_user_has_roce(dev));
 	TAP_CHECK(vur_user_has_port_speed(dev));
 	TAP_EQ(vur_user_roce_class(dev), VIRTIO_NET_CTRL_ROCE);
-	TAP_EQ(vur_user_num_queues(dev), virtio_net_roce_num_vqs(1, 64, 64));
+	/* the device offers rings (4 queue pairs); the driver takes up to one per CPU */
+	TAP_CHECK(vur_user_ring_queues(dev) >= 1 && vur_user_ring_queues(dev) <= 4);
+	TAP_EQ(vur_user_num_queues(dev),
+			virtio_net_roce_num_vqs_rings(1, 64, 64, vur_user_ring_queues(dev)));
+	snprintf(default_vqs, sizeof(default_vqs), "%u vrings", vur_user_num_queues(dev));
 	TAP_CHECK(vur_user_backend_fd(dev) >= 0);
 }
 
@@ -121,7 +129,7 @@ static void
 every_vring_ready(void)
 {
 	TAP_EQ(child_wait_log(&backend, "device started", 1, WAIT_MS), 0);
-	TAP_EQ(child_log_count(&backend, DEFAULT_VQS), 1);
+	TAP_EQ(child_log_count(&backend, default_vqs), 1);
 }
 
 static bool
@@ -214,7 +222,7 @@ reopen_gets_fresh_device(void)
 		return;
 	TAP_CHECK(vur_user_has_port_speed(dev));
 	TAP_EQ(child_wait_log(&backend, "device started", 2, WAIT_MS), 0);
-	TAP_EQ(child_log_count(&backend, DEFAULT_VQS), 2);
+	TAP_EQ(child_log_count(&backend, default_vqs), 2);
 	TAP_EQ(vur_user_read_config(dev, &cfg), 0);
 	TAP_EQ(cfg.max_rdma_qps, 64);
 }

@@ -11,13 +11,23 @@ rdma_ep_open(struct rdma_ep *e, const char *path, uint8_t last_octet, size_t buf
 		size_t mem_size)
 {
 	struct vur_user_params p;
+
+	vur_user_params_init(&p, path);
+	p.mem_size = mem_size;
+	return rdma_ep_open_params(e, &p, last_octet, buf_len);
+}
+
+int
+rdma_ep_open_params(struct rdma_ep *e, const struct vur_user_params *params, uint8_t last_octet,
+		size_t buf_len)
+{
+	struct vur_user_params p = *params;
 	struct vur_user_config cfg;
 	int ret;
 
 	memset(e, 0, sizeof(*e));
-	snprintf(e->path, sizeof(e->path), "%s", path);
-	vur_user_params_init(&p, e->path);
-	p.mem_size = mem_size;
+	snprintf(e->path, sizeof(e->path), "%s", params->path);
+	p.path = e->path;
 	ret = vur_user_open(&p, &e->d);
 	if (ret < 0)
 		return ret;

@@ -31,6 +31,10 @@ struct rdma_ep {
 int rdma_ep_open(struct rdma_ep *e, const char *path, uint8_t last_octet, size_t buf_len,
 		size_t mem_size);
 
+/* The same with every parameter of the open given (@p->path the socket). */
+int rdma_ep_open_params(struct rdma_ep *e, const struct vur_user_params *p, uint8_t last_octet,
+		size_t buf_len);
+
 /* @e's GID, PD, DMA MR and CQ, made anew (after RESET_OBJECTS). */
 int rdma_ep_objects(struct rdma_ep *e);
 

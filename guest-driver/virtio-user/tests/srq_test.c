@@ -20,6 +20,7 @@
 #include "rdma_e2e.h"
 #include "rdma_pair.h"
 #include "tap.h"
+#include "vur_rings.h"
 #include "vur_user.h"
 #include "vur_verbs.h"
 
@@ -71,6 +72,7 @@ static void
 refusals(void)
 {
 	struct vur_user_srq_attr sa = { .max_wr = 8, .max_sge = 1 };
+	struct vur_user_device_attr at;
 	struct vur_user_qp_init_attr ia;
 	uint32_t srqn, other_pd, qpn;
 
@@ -79,7 +81,9 @@ refusals(void)
 	TAP_EQ(vur_user_create_srq(b.d, b.pdn + 7, &sa, &srqn), -EREMOTEIO); /* SRQ-1 */
 	sa.max_wr = 0;
 	TAP_EQ(vur_user_create_srq(b.d, b.pdn, &sa, &srqn), -EREMOTEIO); /* SRQ-2 */
-	sa.max_wr = 1025;
+	/* beyond max_srq_wr on a virtqueue; beyond max_ring_wr on rings */
+	TAP_EQ(vur_user_query_device(b.d, &at), 0);
+	sa.max_wr = vur_user_ring_queues(b.d) > 0 ? at.max_ring_wr + 1 : 1025;
 	TAP_EQ(vur_user_create_srq(b.d, b.pdn, &sa, &srqn), -EREMOTEIO);
 	sa.max_wr = 8;
 	sa.max_sge = 17;

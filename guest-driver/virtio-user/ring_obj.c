@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * QPs, CQs and SRQs on rings: their rings and records set aside in driver
+ * memory, the CREATE command with the rings struct (ROCE-DRV-RING-2, -3),
+ * and their release after the destroy. The record starts zeroed: the
+ * driver half is the driver's, the device writes its half before it
+ * acknowledges the create.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "device.h"
+#include "log.h"
+#include "rdma_q.h"
+#include "rings.h"
+#include "verbs.h"
+
+#define REC_SIZE      128
+#define SQ_ENTRY(sge) (sizeof(struct virtio_rdma_sq_req) + (sge) * sizeof(struct virtio_rdma_sge))
+#define RQ_ENTRY(sge) (sizeof(struct virtio_rdma_rq_req) + (sge) * sizeof(struct virtio_rdma_sge))
+
+_Static_assert(sizeof(struct virtio_rdma_qp_rec) == REC_SIZE, "record");
+
+bool
+vuser_rings_qpn_ok(const struct vur_user_dev *d, uint32_t qpn, bool gsi)
+{
+	if (gsi)
+		return qpn == 1;
+	return qpn >= d->max_qps && qpn < d->max_qps + d->rings.max_ring_qp;
+}
+
+static void
+rec_ref(const struct vuser_buf *b, uint32_t lkey, struct virtio_rdma_rec_ref *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->addr = htole64(b->gpa);
+	w->lkey = htole32(lkey);
+}
+
+static void
+wq_plain(struct vuser_wq *q, uint32_t max_wr, uint32_t max_sge)
+{
+	pthread_mutex_init(&q->lock, NULL);
+	q->max_wr = max_wr;
+	q->max_sge = max_sge;
+}
+
+void
+vuser_rqp_free(struct vur_user_dev *d, struct vuser_rqp *r)
+{
+	pthread_mutex_lock(&d->rings.lock);
+	vuser_ring_free(d, &r->sq);
+	vuser_ring_free(d, &r->rq);
+	vuser_ringmem_free(d, &r->rec_mem);
+	d->rings.n_objects--;
+	pthread_mutex_unlock(&d->rings.lock);
+	free(r);
+}
+
+/* The rings, record and MR of a new QP (rings->lock held). */
+static int
+rqp_alloc(struct vur_user_dev *d, const struct vur_user_qp_init_attr *attr, struct vuser_rqp *r)
+{
+	const struct vur_user_qp_cap *c = &attr->cap;
+	int ret;
+
+	ret = vuser_rings_ready(d);
+	if (ret == 0)
+		ret = vuser_rings_pd_lkey(d, attr->pdn, &r->lkey);
+	if (ret == 0)
+		ret = vuser_ring_alloc(d, &r->sq, c->max_send_wr ? c->max_send_wr : 1,
+				SQ_ENTRY(c->max_send_sge));
+	if (ret == 0 && !(attr->flags & VUR_USER_QP_F_SRQ))
+		ret = vuser_ring_alloc(d, &r->rq, c->max_recv_wr ? c->max_recv_wr : 1,
+				RQ_ENTRY(c->max_recv_sge));
+	if (ret == 0)
+		ret = vuser_ringmem_alloc(d, REC_SIZE, &r->rec_mem);
+	if (ret < 0)
+		return ret;
+	r->rec = r->rec_mem.hva;
+	r->dbq = vuser_rings_next_queue(d);
+	r->max_send_wr = c->max_send_wr;
+	r->max_recv_wr = c->max_recv_wr;
+	d->rings.n_objects++;
+	return 0;
+}
+
+static int
+rqp_cmd(struct vur_user_dev *d, const struct virtio_rdma_cmd_create_qp *base, struct vuser_rqp *r,
+		uint32_t *qpn)
+{
+	struct virtio_rdma_cmd_create_qp_rings c;
+	struct virtio_rdma_ack_create_qp a;
+	int ret;
+
+	memset(&c, 0, sizeof(c));
+	c.qp = *base;
+	c.qp.flags = base->flags | VIRTIO_RDMA_QP_F_RINGS;
+	vuser_ring_to_wire(&r->sq, r->lkey, &c.sq);
+	vuser_ring_to_wire(&r->rq, r->lkey, &c.rq);
+	rec_ref(&r->rec_mem, r->lkey, &c.rec);
+	c.dbq = htole16(r->dbq);
+	ret = vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_CREATE_QP, &c, sizeof(c), &a, sizeof(a));
+	if (ret == 0)
+		*qpn = le32toh(a.qpn);
+	return ret;
+}
+
+int
+vuser_rqp_create(struct vur_user_dev *d, const struct vur_user_qp_init_attr *attr,
+		const struct virtio_rdma_cmd_create_qp *base, uint32_t *qpn)
+{
+	struct vuser_rqp *r = calloc(1, sizeof(*r));
+	struct virtio_rdma_cmd_destroy_qp x;
+	struct vuser_qp *qp;
+	uint32_t n = 0;
+	int ret;
+
+	if (r == NULL)
+		return -ENOMEM;
+	pthread_mutex_lock(&d->rings.lock);
+	ret = rqp_alloc(d, attr, r);
+	if (ret < 0) {
+		d->rings.n_objects++; /* rqp_free counts it down */
+		pthread_mutex_unlock(&d->rings.lock);
+		vuser_rqp_free(d, r);
+		return ret;
+	}
+	pthread_mutex_unlock(&d->rings.lock);
+	ret = rqp_cmd(d, base, r, &n);
+	if (ret == 0 &&
+			(!vuser_rings_qpn_ok(d, n, attr->qp_type == VUR_USER_QPT_GSI) ||
+					d->qps[n] != NULL || d->srqs[n] != NULL)) {
+		VUSER_LOG(ERR, d->name, "CREATE_QP on rings answered QP %u: not a free ring QP", n);
+		ret = -EPROTO;
+	}
+	if (ret == 0) {
+		qp = calloc(1, sizeof(*qp));
+		if (qp == NULL) {
+			x.qpn = htole32(n);
+			vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_DESTROY_QP, &x, sizeof(x), NULL, 0);
+			ret = -ENOMEM;
+		} else {
+			qp->type = attr->qp_type;
+			qp->r = r;
+			r->qpn = n;
+			wq_plain(&qp->sq, attr->cap.max_send_wr, attr->cap.max_send_sge);
+			wq_plain(&qp->rq, attr->cap.max_recv_wr, attr->cap.max_recv_sge);
+			d->qps[n] = qp;
+			*qpn = n;
+			return 0;
+		}
+	}
+	vuser_rqp_free(d, r);
+	return ret;
+}
+
+void
+vuser_rcq_free(struct vur_user_dev *d, struct vuser_rcq *r)
+{
+	pthread_mutex_lock(&d->rings.lock);
+	vuser_ring_free(d, &r->ring);
+	vuser_ringmem_free(d, &r->rec_mem);
+	d->rings.n_objects--;
+	pthread_mutex_unlock(&d->rings.lock);
+	if (r->ev_fd >= 0)
+		close(r->ev_fd);
+	free(r);
+}
+
+int
+vuser_rcq_create(struct vur_user_dev *d, uint32_t cqe, uint32_t *cqn)
+{
+	struct vuser_rcq *r = calloc(1, sizeof(*r));
+	struct virtio_rdma_cmd_create_cq_rings c;
+	struct virtio_rdma_cmd_destroy_cq x;
+	struct virtio_rdma_ack_create_cq a;
+	struct vuser_cq *cq;
+	uint32_t n;
+	int ret;
+
+	if (r == NULL)
+		return -ENOMEM;
+	r->ev_fd = -1;
+	pthread_mutex_lock(&d->rings.lock);
+	d->rings.n_objects++;
+	ret = vuser_rings_ready(d);
+	if (ret == 0)
+		ret = vuser_ring_alloc(
+				d, &r->ring, cqe ? cqe : 1, sizeof(struct virtio_rdma_cq_req));
+	if (ret == 0)
+		ret = vuser_ringmem_alloc(d, REC_SIZE, &r->rec_mem);
+	r->lkey = d->rings.lib_mr.lkey;
+	pthread_mutex_unlock(&d->rings.lock);
+	if (ret < 0)
+		goto free_r;
+	r->rec = r->rec_mem.hva;
+	r->eq = vuser_rings_next_queue(d);
+	memset(&c, 0, sizeof(c));
+	c.cqe = htole32(cqe);
+	c.flags = htole32(VIRTIO_RDMA_CQ_F_RINGS);
+	c.eq = htole16(r->eq);
+	vuser_ring_to_wire(&r->ring, r->lkey, &c.ring);
+	rec_ref(&r->rec_mem, r->lkey, &c.rec);
+	ret = vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_CREATE_CQ, &c, sizeof(c), &a, sizeof(a));
+	if (ret < 0)
+		goto free_r;
+	n = le32toh(a.cqn);
+	if (n < d->max_cqs || n >= d->n_cq_slots || d->cqs[n] != NULL) {
+		VUSER_LOG(ERR, d->name, "CREATE_CQ on rings answered CQ %u: not a free ring CQ", n);
+		ret = -EPROTO;
+		goto free_r;
+	}
+	cq = calloc(1, sizeof(*cq));
+	if (cq == NULL) {
+		x.cqn = a.cqn;
+		vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_DESTROY_CQ, &x, sizeof(x), NULL, 0);
+		ret = -ENOMEM;
+		goto free_r;
+	}
+	pthread_mutex_init(&cq->lock, NULL);
+	cq->n = cqe;
+	cq->r = r;
+	pthread_mutex_lock(&d->rings.ev_lock);
+	d->cqs[n] = cq;
+	pthread_mutex_unlock(&d->rings.ev_lock);
+	*cqn = n;
+	return 0;
+
+free_r:
+	vuser_rcq_free(d, r);
+	return ret;
+}
+
+void
+vuser_rsrq_free(struct vur_user_dev *d, struct vuser_rsrq *r)
+{
+	pthread_mutex_lock(&d->rings.lock);
+	vuser_ring_free(d, &r->ring);
+	vuser_ringmem_free(d, &r->rec_mem);
+	d->rings.n_objects--;
+	pthread_mutex_unlock(&d->rings.lock);
+	if (r->ev_fd >= 0)
+		close(r->ev_fd);
+	free(r);
+}
+
+int
+vuser_rsrq_create(struct vur_user_dev *d, uint32_t pdn, const struct vur_user_srq_attr *attr,
+		uint32_t *srqn)
+{
+	struct vuser_rsrq *r = calloc(1, sizeof(*r));
+	struct virtio_rdma_cmd_create_srq_rings c;
+	struct virtio_rdma_cmd_destroy_srq x;
+	struct virtio_rdma_ack_create_srq a;
+	struct vuser_srq *srq;
+	uint32_t n;
+	int ret;
+
+	if (r == NULL)
+		return -ENOMEM;
+	r->ev_fd = -1;
+	pthread_mutex_lock(&d->rings.lock);
+	d->rings.n_objects++;
+	ret = vuser_rings_ready(d);
+	if (ret == 0)
+		ret = vuser_rings_pd_lkey(d, pdn, &r->lkey);
+	if (ret == 0)
+		ret = vuser_ring_alloc(d, &r->ring, attr->max_wr ? attr->max_wr : 1,
+				RQ_ENTRY(attr->max_sge));
+	if (ret == 0)
+		ret = vuser_ringmem_alloc(d, REC_SIZE, &r->rec_mem);
+	pthread_mutex_unlock(&d->rings.lock);
+	if (ret < 0)
+		goto free_r;
+	r->rec = r->rec_mem.hva;
+	r->eq = vuser_rings_next_queue(d);
+	memset(&c, 0, sizeof(c));
+	c.srq.pdn = htole32(pdn);
+	c.srq.max_wr = htole32(attr->max_wr);
+	c.srq.max_sge = htole32(attr->max_sge);
+	c.srq.flags = htole32(VIRTIO_RDMA_SRQ_F_RINGS);
+	vuser_ring_to_wire(&r->ring, r->lkey, &c.ring);
+	rec_ref(&r->rec_mem, r->lkey, &c.rec);
+	c.eq = htole16(r->eq);
+	ret = vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_CREATE_SRQ, &c, sizeof(c), &a, sizeof(a));
+	if (ret < 0)
+		goto free_r;
+	n = le32toh(a.srqn);
+	if (!vuser_rings_qpn_ok(d, n, false) || d->qps[n] != NULL || d->srqs[n] != NULL) {
+		VUSER_LOG(ERR, d->name, "CREATE_SRQ on rings answered %u: not a free ring number",
+				n);
+		ret = -EPROTO;
+		goto free_r;
+	}
+	srq = calloc(1, sizeof(*srq));
+	if (srq == NULL) {
+		x.srqn = a.srqn;
+		vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_DESTROY_SRQ, &x, sizeof(x), NULL, 0);
+		ret = -ENOMEM;
+		goto free_r;
+	}
+	wq_plain(&srq->rq, attr->max_wr, attr->max_sge);
+	srq->r = r;
+	pthread_mutex_lock(&d->rings.ev_lock);
+	d->srqs[n] = srq;
+	pthread_mutex_unlock(&d->rings.ev_lock);
+	*srqn = n;
+	return 0;
+
+free_r:
+	vuser_rsrq_free(d, r);
+	return ret;
+}
