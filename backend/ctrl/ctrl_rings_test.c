@@ -210,7 +210,7 @@ destroy_qp(uint32_t qpn)
 	return send(VIRTIO_NET_CTRL_ROCE_DESTROY_QP, &d, sizeof(d), 1);
 }
 
-/* ROCE-DEV-RING-2: the capability and the max_ring_* fields iff K > 0. */
+/* ROCE-DEV-RING-1: the capability and the max_ring_* fields iff K > 0. */
 static void
 query_device_rings(void)
 {
@@ -234,13 +234,13 @@ query_device_rings(void)
 	TAP_CHECK(!(rte_le_to_cpu_64(qd.device_cap_flags) & VIRTIO_IB_DEVICE_RINGS));
 	TAP_CHECK(qd.max_ring_qp == 0 && qd.max_ring_cq == 0 && qd.max_ring_wr == 0 &&
 			qd.max_ring_cqe == 0);
-	/* ROCE-DEV-RING-19: no rings, no SETUP_RINGS */
+	/* ROCE-DEV-RING-2: no rings, no SETUP_RINGS */
 	TAP_CHECK(setup_rings(MEM_BASE, dma_mr(create_pd(), VIRTIO_IB_ACCESS_LOCAL_WRITE, NULL)) ==
 			VIRTIO_NET_ERR);
 	vur_rdma_dev_fini(&rd);
 }
 
-/* ROCE-DEV-RING-19, -6: SETUP_RINGS's checks, its writes, its MR busy, a second call. */
+/* ROCE-DEV-RING-3, -7: SETUP_RINGS's checks, its writes, its MR busy, a second call. */
 static void
 setup_rings_command(void)
 {
@@ -274,7 +274,7 @@ setup_rings_command(void)
 		memcpy(&sleeping, mem + k * size, 4);
 		TAP_CHECK(sleeping == 0); /* written 0 */
 	}
-	TAP_CHECK(dereg(mrn) == VIRTIO_NET_ERR); /* ROCE-DEV-RING-6 */
+	TAP_CHECK(dereg(mrn) == VIRTIO_NET_ERR); /* ROCE-DEV-RING-7 */
 	/* a second call replaces the first while no QP is on rings */
 	TAP_CHECK(setup_rings(MEM_BASE + 0x8000, dma_mr(pdn, VIRTIO_IB_ACCESS_LOCAL_WRITE, NULL)) ==
 			VIRTIO_NET_OK);
@@ -299,7 +299,7 @@ refused(const char *why, struct virtio_rdma_cmd_create_qp_rings *c)
 	TAP_CHECK(rd.qps.count == before);
 }
 
-/* ROCE-DEV-RING-7: every refusal of CREATE_QP on rings; RING-3 numbering; RING-8 record. */
+/* ROCE-DEV-RING-4, -5: every refusal of CREATE_QP on rings; RING-6 numbering; RING-8 record. */
 static void
 create_qp_rings_refusals(void)
 {
@@ -382,7 +382,7 @@ create_qp_rings_refusals(void)
 	refused("max_send_wr above max_ring_wr", &c);
 	TAP_CHECK(rd.qps.count == 0);
 
-	/* ROCE-DEV-RING-3: numbers from max_rdma_qps; RING-8: the device half zeroed */
+	/* ROCE-DEV-RING-6: numbers from max_rdma_qps; RING-8: the device half zeroed */
 	memset(rec, 0xff, sizeof(rec));
 	memcpy(mem + 0x30000 + 64, rec, 64);
 	TAP_CHECK(create_qp(&good) == VIRTIO_NET_OK && ack32() == 64);
@@ -399,7 +399,7 @@ create_qp_rings_refusals(void)
 	c.qp.qp_type = VIRTIO_IB_QPT_GSI; /* the GSI QP is QP 1, on rings too */
 	TAP_CHECK(create_qp(&c) == VIRTIO_NET_OK && ack32() == 1);
 	refused("a second GSI QP", &c);
-	TAP_CHECK(dereg(mrn) == VIRTIO_NET_ERR); /* ROCE-DEV-RING-6 */
+	TAP_CHECK(dereg(mrn) == VIRTIO_NET_ERR); /* ROCE-DEV-RING-7 */
 	TAP_CHECK(destroy_qp(64) == VIRTIO_NET_OK && destroy_qp(65) == VIRTIO_NET_OK &&
 			destroy_qp(1) == VIRTIO_NET_OK);
 	TAP_CHECK(dereg(mrn) == VIRTIO_NET_ERR); /* still the doorbell area's */
@@ -436,7 +436,7 @@ cq_cmd(struct virtio_rdma_cmd_create_cq_rings *c, uint32_t lkey)
 	c->rec.lkey = rte_cpu_to_le_32(lkey);
 }
 
-/* ROCE-DEV-RING-7, -15, -16, -17: CREATE_CQ on rings, REQ_NOTIFY_CQ, DESTROY_CQ. */
+/* ROCE-DEV-RING-4, -5, -19, -20: CREATE_CQ on rings, REQ_NOTIFY_CQ, DESTROY_CQ. */
 static void
 create_cq_rings(void)
 {
@@ -484,12 +484,12 @@ create_cq_rings(void)
 	CQ_REFUSED("record misaligned");
 	TAP_CHECK(rd.cqs.count == 0);
 #undef CQ_REFUSED
-	/* ROCE-DEV-RING-3: numbered from max_rdma_cqs, a virtqueue CQ from 0 beside it */
+	/* ROCE-DEV-RING-6: numbered from max_rdma_cqs, a virtqueue CQ from 0 beside it */
 	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE_CREATE_CQ, &good, sizeof(good), 5) == VIRTIO_NET_OK);
 	cqn = ack32();
 	TAP_CHECK(cqn == 64);
 	TAP_CHECK(create_cq_vq() == 0);
-	/* ROCE-DEV-RING-16 */
+	/* ROCE-DEV-RING-19 */
 	n.cqn = rte_cpu_to_le_32(cqn);
 	n.flags = rte_cpu_to_le_32(VIRTIO_IB_NOTIFY_NEXT_COMPLETION);
 	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE_REQ_NOTIFY_CQ, &n, sizeof(n), 1) == VIRTIO_NET_ERR);
@@ -500,7 +500,7 @@ create_cq_rings(void)
 	qp_cmd(&q, pdn, cqn, lkey);
 	q.qp.recv_cqn = 0;
 	TAP_CHECK(create_qp(&q) == VIRTIO_NET_OK);
-	/* ROCE-DEV-RING-17 */
+	/* ROCE-DEV-RING-20 */
 	d.cqn = rte_cpu_to_le_32(cqn);
 	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE_DESTROY_CQ, &d, sizeof(d), 1) == VIRTIO_NET_ERR);
 	TAP_CHECK(destroy_qp(64) == VIRTIO_NET_OK);
@@ -512,7 +512,7 @@ create_cq_rings(void)
 	vur_rdma_dev_fini(&rd);
 }
 
-/* ROCE-DEV-RING-7, -3: CREATE_SRQ on rings takes a ring QP number. */
+/* ROCE-DEV-RING-4, -6: CREATE_SRQ on rings takes a ring QP number. */
 static void
 create_srq_rings(void)
 {
@@ -561,7 +561,7 @@ create_srq_rings(void)
 	vur_rdma_dev_fini(&rd);
 }
 
-/* ROCE-DEV-RING-19: RESET_OBJECTS forgets SETUP_RINGS and every ring. */
+/* ROCE-DEV-RING-5, -20: RESET_OBJECTS forgets SETUP_RINGS and every ring. */
 static void
 reset_forgets_rings(void)
 {

@@ -397,7 +397,7 @@ detach_mcast(void *ctx, const void *cmd, uint32_t len, void *ack)
 	return result(vur_rdma_detach_mcast(rdma_of(ctx), cmd));
 }
 
-/* ROCE-DEV-RING-19 */
+/* ROCE-DEV-RING-3 */
 static uint8_t
 setup_rings(void *ctx, const void *cmd, uint32_t len, void *ack)
 {

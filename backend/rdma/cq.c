@@ -59,7 +59,7 @@ vur_rdma_destroy_cq(struct vur_rdma_dev *rd, uint32_t cqn)
 	if (cq != NULL && cq->obj.refcnt == 0 && rd->env.hooks != NULL)
 		rd->env.hooks->cq_unbind(rd->env.hooks_arg, cq);
 	ret = vur_pool_free(&rd->cqs, cqn);
-	if (ret == 0) { /* ROCE-DEV-RING-17: not touched again, its MRs free */
+	if (ret == 0) { /* ROCE-DEV-RING-20: not touched again, its MRs free */
 		vur_rdma_rings_free(rd, cq->rings);
 		cq->rings = NULL;
 	}

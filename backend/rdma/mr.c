@@ -290,7 +290,7 @@ vur_rdma_dereg_mr(struct vur_rdma_dev *rd, uint32_t mrn)
 		VUR_RDMA_LOG(rd, NOTICE, "DEREG_MR: MR %u has %u MWs bound", mrn, mr->mw_bound);
 		return -EBUSY;
 	}
-	if (mr->ring_refs != 0) { /* ROCE-DEV-RING-6 */
+	if (mr->ring_refs != 0) { /* ROCE-DEV-RING-7 */
 		VUR_RDMA_LOG(rd, NOTICE,
 				"DEREG_MR: MR %u holds %u rings or records of live objects", mrn,
 				mr->ring_refs);

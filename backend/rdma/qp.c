@@ -22,7 +22,7 @@ check_caps(struct vur_rdma_dev *rd, const struct vur_rdma_qp_cap *cap, bool ring
 	const struct vur_rdma_limits *l = &rd->limits;
 	uint32_t max_wr = rings ? l->max_ring_wr : l->max_qp_wr;
 
-	/* ROCE-DEV-QP-5; on rings, the rings' limit (ROCE-DEV-RING-7) */
+	/* ROCE-DEV-QP-5; on rings, the rings' limit (ROCE-DEV-RING-4) */
 	if (cap->max_send_wr > max_wr || cap->max_recv_wr > max_wr ||
 			cap->max_send_sge > l->max_sge || cap->max_recv_sge > l->max_sge ||
 			cap->max_inline_data > VIRTIO_NET_ROCE_MAX_INLINE) {
@@ -84,7 +84,7 @@ bind_qp(struct vur_rdma_dev *rd, uint8_t type, const struct vur_rdma_qp_cap *cap
 	return NULL;
 }
 
-/* On rings (ROCE-DEV-RING-3, -7): the number and rings rings.c checked. */
+/* On rings (ROCE-DEV-RING-6, -4): the number and rings rings.c checked. */
 static struct vur_rdma_qp *
 bind_qp_rings(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_create_qp_rings *rc,
 		const struct vur_rdma_qp_cap *cap, int *ret)
@@ -163,7 +163,7 @@ create_qp(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_create_qp *c,
 		VUR_RDMA_LOG(rd, NOTICE, "CREATE_QP: sq_sig_all %u", c->sq_sig_all);
 		return -EINVAL;
 	}
-	/* ROCE-DEV-QP-19; ROCE-DEV-RING-7: F_RINGS exactly with the rings' length */
+	/* ROCE-DEV-QP-19; ROCE-DEV-RING-4: F_RINGS exactly with the rings' length */
 	if ((flags & ~known) || ((flags & VIRTIO_RDMA_QP_F_SRQ) && rd->limits.max_srq == 0) ||
 			(rc != NULL && !(flags & VIRTIO_RDMA_QP_F_RINGS))) {
 		VUR_RDMA_LOG(rd, NOTICE, "CREATE_QP: flags 0x%x%s", flags,
@@ -218,7 +218,7 @@ create_qp(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_create_qp *c,
 	return 0;
 }
 
-/* A QP on rings lets go of them (ROCE-DEV-RING-14). */
+/* A QP on rings lets go of them (ROCE-DEV-RING-20). */
 static void
 forget_rings(struct vur_rdma_dev *rd, struct vur_rdma_qp *qp)
 {

@@ -205,7 +205,7 @@ vur_rdma_dev_fini(struct vur_rdma_dev *rd)
 		vur_pool_foreach(&rd->cqs, free_cq_rings, rd);
 	if (rd->srqs.objs != NULL)
 		vur_pool_foreach(&rd->srqs, free_srq_rings, rd);
-	vur_rdma_rings_forget(rd); /* ROCE-DEV-RING-19 */
+	vur_rdma_rings_forget(rd); /* ROCE-DEV-RING-20 */
 	rd->ring_qps = 0;
 	if (rd->mrs.objs != NULL)
 		vur_pool_foreach(&rd->mrs, free_pages, NULL);

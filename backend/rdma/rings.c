@@ -6,10 +6,10 @@
  * inside an MR of the right kind, PD and access, aligned to its stride (so
  * no entry crosses a 4 KiB page), the record likewise; the data path then
  * only masks indices. Each ring, record and doorbell area holds its MR
- * (ring_refs: DEREG_MR refused, ROCE-DEV-RING-6) until its object goes.
+ * (ring_refs: DEREG_MR refused, ROCE-DEV-RING-7) until its object goes.
  *
  * Numbers: QPs and SRQs on rings take max_qps and on (a GSI QP stays 1),
- * CQs on rings max_cqs and on (ROCE-DEV-RING-3).
+ * CQs on rings max_cqs and on (ROCE-DEV-RING-6).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -27,7 +27,7 @@
 #define MAX_STRIDE 12 /* an entry never crosses a 4 KiB page */
 #define QPN_GSI    1
 
-/* Entry sizes (ROCE-DEV-RING-7): the request and its s/g list in one entry. */
+/* Entry sizes (ROCE-DEV-RING-4): the request and its s/g list in one entry. */
 static uint32_t
 sq_entry(uint32_t sge)
 {
@@ -81,7 +81,7 @@ in_mr(struct vur_rdma_dev *rd, const struct vur_rdma_mr *mr, uint64_t addr, uint
 }
 
 /*
- * ROCE-DEV-RING-4, -5: [@addr, @addr + @len) of the MR of @lkey, for a
+ * ROCE-DEV-RING-4: [@addr, @addr + @len) of the MR of @lkey, for a
  * ring or record of PD @pdn (0: any PD), @write: LOCAL_WRITE needed.
  */
 static struct vur_rdma_mr *
@@ -121,7 +121,7 @@ keep(struct vur_rdma_ring *r, const struct vur_rdma_mr *mr, uint64_t addr, uint3
 }
 
 /*
- * ROCE-DEV-RING-4, -7: a ring of at most @max entries of at least
+ * ROCE-DEV-RING-4: a ring of at most @max entries of at least
  * @min_entry bytes.
  */
 static int
@@ -157,7 +157,7 @@ check_ring(struct vur_rdma_dev *rd, const char *what, const struct virtio_rdma_r
 	return 0;
 }
 
-/* ROCE-DEV-RING-5: 128 bytes, 128-aligned, LOCAL_WRITE. */
+/* ROCE-DEV-RING-4: 128 bytes, 128-aligned, LOCAL_WRITE. */
 static int
 check_rec(struct vur_rdma_dev *rd, const char *what, const struct virtio_rdma_rec_ref *w,
 		uint32_t pdn, struct vur_rdma_ring *r)
@@ -224,7 +224,7 @@ rec_reset(struct vur_rdma_dev *rd, const struct vur_rdma_ring *rec)
 	return 0;
 }
 
-/* The rings of an object go with it: their MRs are free to go (ROCE-DEV-RING-14). */
+/* The rings of an object go with it: their MRs are free to go (ROCE-DEV-RING-20). */
 void
 vur_rdma_rings_free(struct vur_rdma_dev *rd, struct vur_rdma_rings *g)
 {
@@ -244,7 +244,7 @@ rings_on(struct vur_rdma_dev *rd, const char *what)
 	return true;
 }
 
-/* ROCE-DEV-RING-19 */
+/* ROCE-DEV-RING-3 */
 int
 vur_rdma_setup_rings(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_setup_rings *c)
 {
@@ -296,7 +296,7 @@ number_free(uint32_t index, void *arg)
 	return vur_pool_get(&rd->qps, index) == NULL && vur_pool_get(&rd->srqs, index) == NULL;
 }
 
-/* ROCE-DEV-RING-3: the QP or SRQ number a new object on rings takes, or UINT32_MAX. */
+/* ROCE-DEV-RING-6: the QP or SRQ number a new object on rings takes, or UINT32_MAX. */
 static uint32_t
 ring_number(struct vur_rdma_dev *rd, bool gsi)
 {
@@ -308,7 +308,7 @@ ring_number(struct vur_rdma_dev *rd, bool gsi)
 			&rd->ring_qp_hint, number_free, rd);
 }
 
-/* ROCE-DEV-RING-7: what CREATE_QP on rings adds to CREATE_QP's checks. */
+/* ROCE-DEV-RING-4: what CREATE_QP on rings adds to CREATE_QP's checks. */
 int
 vur_rdma_qp_rings(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_create_qp_rings *c,
 		const struct vur_rdma_qp_cap *cap, struct vur_rdma_rings **out, uint32_t *qpn)
@@ -375,7 +375,7 @@ vur_rdma_qp_rings(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_create_q
 	return 0;
 }
 
-/* ROCE-DEV-RING-7, -15: CREATE_CQ on rings. */
+/* ROCE-DEV-RING-4, -15: CREATE_CQ on rings. */
 int
 vur_rdma_create_cq_rings(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_create_cq_rings *c,
 		uint32_t *cqn)
@@ -432,7 +432,7 @@ vur_rdma_create_cq_rings(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_c
 	return 0;
 }
 
-/* ROCE-DEV-RING-7, -18: CREATE_SRQ on rings. */
+/* ROCE-DEV-RING-4, -17: CREATE_SRQ on rings. */
 int
 vur_rdma_create_srq_rings(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_create_srq_rings *c,
 		uint32_t *srqn)

@@ -60,7 +60,7 @@ vur_rdma_create_srq(
 		VUR_RDMA_LOG(rd, NOTICE, "CREATE_SRQ: no PD %u", pdn);
 		return -ENOENT;
 	}
-	if (rte_le_to_cpu_32(c->flags) != 0) { /* ROCE-DEV-RING-7: F_RINGS needs its length */
+	if (rte_le_to_cpu_32(c->flags) != 0) { /* ROCE-DEV-RING-4: F_RINGS needs its length */
 		VUR_RDMA_LOG(rd, NOTICE, "CREATE_SRQ: flags 0x%x", rte_le_to_cpu_32(c->flags));
 		return -EINVAL;
 	}
@@ -117,7 +117,7 @@ vur_rdma_destroy_srq(struct vur_rdma_dev *rd, uint32_t srqn)
 	if (rd->env.hooks != NULL)
 		rd->env.hooks->srq_unbind(rd->env.hooks_arg, srq);
 	vur_pool_unref(vur_pool_get(&rd->pds, srq->pdn));
-	vur_rdma_rings_free(rd, srq->rings); /* ROCE-DEV-RING-14 */
+	vur_rdma_rings_free(rd, srq->rings); /* ROCE-DEV-RING-20 */
 	srq->rings = NULL;
 	vur_pool_free(&rd->srqs, srqn);
 	return 0;

@@ -76,7 +76,7 @@ def check_query_device(data):
     assert (vendor, part) == (0x1af4, 0x1041), f'vendor {vendor:#x}, part {part:#x}'
     grp, qp_attach, total = struct.unpack_from('<III', data, 100)
     assert grp >= 1 and 1 <= qp_attach <= total, f'multicast limits {grp} {qp_attach} {total}'
-    # ROCE-DEV-RING-2: max_ring_qp, max_ring_cq, max_ring_wr, max_ring_cqe
+    # ROCE-DEV-RING-1: max_ring_qp, max_ring_cq, max_ring_wr, max_ring_cqe
     rings = struct.unpack_from('<IIII', data, 112)
     want = (16384, 16384, 32768, 1 << 22) if cap & 0x40 else (0, 0, 0, 0)
     assert rings == want, f'max_ring_* {rings}'

@@ -127,7 +127,7 @@ cq_unbind(void *arg, struct vur_rdma_cq *cq)
 	if (cq->tp == NULL)
 		return;
 	vur_tp_ring_deactivate(arg, &cq->tp->ring);
-	if (cq->tp->ring.drv) { /* ROCE-DEV-RING-17: nothing of it afterwards */
+	if (cq->tp->ring.drv) { /* ROCE-DEV-RING-20: nothing of it afterwards */
 		vur_tp_event_cancel(arg, cq->tp->eq, &cq->tp->ev_comp);
 		vur_tp_event_cancel(arg, cq->tp->eq, &cq->tp->ev_err);
 	}
@@ -210,7 +210,7 @@ qp_unbind(void *arg, struct vur_rdma_qp *qp)
 		td->qp_bound[qp->obj.index / 64] &= ~(1ULL << (qp->obj.index % 64));
 		__atomic_fetch_sub(&td->qp_count[t->dp], 1, __ATOMIC_RELAXED);
 	} else {
-		vur_tp_qp_deactivate(td, t); /* ROCE-DEV-RING-14: off every list */
+		vur_tp_qp_deactivate(td, t); /* ROCE-DEV-RING-20: off every list */
 	}
 	/*
 	 * ROCE-DEV-QP-16: outstanding WRs are forgotten, not completed nor

@@ -7,16 +7,16 @@
  * doorbell queues this thread owns), or when another thread touches it
  * (vur_tp_qp_lock: a packet gave it READ responses to send, an ACK freed
  * its window); a thread that finds work for another thread's QP puts it in
- * that thread's inbox and wakes it (ROCE-DEV-RING-10). The owner polls it
+ * that thread's inbox and wakes it (ROCE-DEV-RING-13). The owner polls it
  * until it is drained, then writes sq_event (the index it consumed up to),
  * a full barrier, reads sq_prod again, and drops it only if nothing came.
  *
- * Sleeping (ROCE-DEV-RING-10): before the thread sleeps it stores sleeping
+ * Sleeping (ROCE-DEV-RING-13): before the thread sleeps it stores sleeping
  * = 1 in each summary it owns, a full barrier, then takes the bits once
  * more; awake, it stores sleeping = 0. A driver that set a bit and then
  * (after its own full barrier) saw sleeping = 0 knows a thread will look.
  * Bits for a number that is no QP on rings of that doorbell queue are
- * ignored and counted (ROCE-DEV-RING-22).
+ * ignored and counted (ROCE-DEV-RING-14).
  */
 #include <rte_atomic.h>
 #include <rte_spinlock.h>
@@ -184,7 +184,7 @@ drained(struct vur_tp_dev *td, struct vur_tp_qp *t)
 
 /*
  * Drop @t (held) if drained: sq_event = what it consumed, a full barrier,
- * sq_prod again (ROCE-DEV-RING-10). Returns whether it was dropped.
+ * sq_prod again (ROCE-DEV-RING-12). Returns whether it was dropped.
  */
 static bool
 try_drop(struct vur_tp_dev *td, struct vur_tp_qp *t)

@@ -10,9 +10,9 @@
  * Indices are free-running 32-bit counters. The driver's are loaded with
  * acquire (the entry it wrote before is then visible) and read once per
  * decision; ours are stored with release after the entries or CQEs they
- * publish (ROCE-DEV-RING-9, -11, -12, -15). A driver index that claims
+ * publish (ROCE-DEV-RING-9, -11, -15). A driver index that claims
  * more than the ring holds lies: the ring is broken, and only its object
- * suffers (ROCE-DEV-RING-22).
+ * suffers (ROCE-DEV-RING-10).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -91,7 +91,7 @@ vur_tp_drv_avail(struct vur_tp_dev *td, struct vur_tp_ring *r)
 
 	if (!load_idx(td, d, d->prod_off, &prod))
 		return 0;
-	/* ROCE-DEV-RING-9, -12: more than the ring holds beyond what we retired is a lie */
+	/* ROCE-DEV-RING-10: more than the ring holds beyond what we retired is a lie */
 	if (prod - d->done > size || d->next - d->done > prod - d->done)
 		return 0;
 	return prod - d->next;

@@ -3,9 +3,9 @@
  * Event queues (issue 28): CQ_COMP, SRQ_LIMIT and CQ_ERR of objects on
  * rings, one struct virtio_rdma_event per device-writable buffer of
  * rdma_eventq(k+1), used with length 16 and notified as any used buffer
- * (ROCE-DEV-RING-20). With no buffer the event waits, in order, in the
+ * (ROCE-DEV-RING-18). With no buffer the event waits, in order, in the
  * queue's pending list and goes when the driver gives buffers: the
- * queue's kick wakes its thread, which drains it (ROCE-DEV-RING-21). Each
+ * queue's kick wakes its thread, which drains it (ROCE-DEV-RING-18). Each
  * object owns its events and one is queued at most once, so the list is
  * bounded by the objects and no event is lost (a second CQ_COMP while the
  * first waits says nothing new). Any thread posts, under the queue's lock

@@ -275,7 +275,7 @@ send_walk(void)
 	teardown();
 }
 
-/* ROCE-DEV-RING-9, -22: a send index beyond the ring: that QP in ERR, another unharmed. */
+/* ROCE-DEV-RING-9, -10: a send index beyond the ring: that QP in ERR, another unharmed. */
 static void
 lying_send_index(void)
 {
@@ -304,7 +304,7 @@ lying_send_index(void)
 	teardown();
 }
 
-/* ROCE-DEV-RING-12: receive WRs at packet arrival; a lying rq_prod; rq_cons after the CQE. */
+/* ROCE-DEV-RING-10, -11: receive WRs at packet arrival; a lying rq_prod; rq_cons after the CQE. */
 static void
 receive_walk(void)
 {
@@ -328,7 +328,7 @@ receive_walk(void)
 	teardown();
 }
 
-/* ROCE-DEV-RING-16, -20: an armed CQ: one CQ_COMP per arm, into an event buffer. */
+/* ROCE-DEV-RING-16, -18: an armed CQ: one CQ_COMP per arm, into an event buffer. */
 static void
 cq_notification(void)
 {
@@ -360,7 +360,7 @@ cq_notification(void)
 	teardown();
 }
 
-/* ROCE-DEV-RING-15, -21: a full CQ overruns; CQ_ERR waits for a buffer, then goes. */
+/* ROCE-DEV-RING-15, -18: a full CQ overruns; CQ_ERR waits for a buffer, then goes. */
 static void
 cq_overrun_event_waits(void)
 {
@@ -387,7 +387,7 @@ cq_overrun_event_waits(void)
 	teardown();
 }
 
-/* ROCE-DEV-RING-10, -22: summary bits taken, foreign ones ignored, sleeping, sq_event. */
+/* ROCE-DEV-RING-12, -13, -14: summary bits taken, foreign ones ignored, sleeping, sq_event. */
 static void
 doorbells_and_sleeping(void)
 {
@@ -435,7 +435,7 @@ reset_zeroes_record(void)
 	teardown();
 }
 
-/* ROCE-DEV-RING-18: an SRQ's cons counts only the WRs before the first not yet done. */
+/* ROCE-DEV-RING-17: an SRQ's cons counts only the WRs before the first not yet done. */
 static void
 srq_retires_in_order(void)
 {

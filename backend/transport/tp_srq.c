@@ -24,7 +24,7 @@
 #include "transport/tp.h"
 
 /*
- * ROCE-DEV-RING-18: an SRQ on rings whose driver armed a limit, now with
+ * ROCE-DEV-RING-17: an SRQ on rings whose driver armed a limit, now with
  * fewer WRs available than it: the limit is cleared (compare-and-swap from
  * the value read, so a re-arm meanwhile stands) and SRQ_LIMIT posted.
  */
@@ -149,7 +149,7 @@ vur_tp_srq_unbind(void *arg, struct vur_rdma_srq *srq)
 	 */
 	vur_tp_srq_settle(td);
 	while (s->ring.active && !s->ring.broken) {
-		if (s->ring.drv) /* ROCE-DEV-RING-14: nothing written back, never touched again */
+		if (s->ring.drv) /* ROCE-DEV-RING-20: nothing written back, never touched again */
 			break;
 		res = vur_split_ring_pop(&s->ring.ring, td->mem, &chain, &why);
 		if (res != VUR_POP_OK && res != VUR_POP_BAD_CHAIN)

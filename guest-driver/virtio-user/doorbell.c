@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The doorbell of a send queue on rings (ROCE-DRV-RING-4): after sq_prod
+ * The doorbell of a send queue on rings (ROCE-DRV-RING-3): after sq_prod
  * moved from @old to @new, ring only if the device asked, i.e. sq_prod
  * passed sq_event (virtio's vring_need_event in 32 bits); then set the QP's
  * bit in its doorbell summary and, if the device thread watching it sleeps,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The event queues rdma_eventqK (ROCE-DRV-RING-7): device-writable buffers
+ * The event queues rdma_eventqK (ROCE-DRV-RING-6): device-writable buffers
  * of one struct virtio_rdma_event each, kept available; a thread of the
  * library takes the events as a guest's interrupt handler would and hands
  * them on: CQ_COMP to the CQ's completion event descriptor, SRQ_LIMIT to

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * QPs, CQs and SRQs on rings: their rings and records set aside in driver
- * memory, the CREATE command with the rings struct (ROCE-DRV-RING-2, -3),
+ * memory, the CREATE command with the rings struct (ROCE-DRV-RING-5),
  * and their release after the destroy. The record starts zeroed: the
  * driver half is the driver's, the device writes its half before it
  * acknowledges the create.

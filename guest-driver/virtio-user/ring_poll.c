@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Completions on rings (ROCE-DRV-RING-6): CQEs read between the driver's
+ * Completions on rings (ROCE-DRV-RING-4): CQEs read between the driver's
  * consumer index and the device's producer index (acquire), the consumer
  * index stored back (release) so that the device has room again. Arming
  * is a store to the record's notify and a full barrier; the caller polls

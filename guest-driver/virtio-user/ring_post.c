@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Posting to rings (ROCE-DRV-RING-4, -5): each WR written whole into its
+ * Posting to rings (ROCE-DRV-RING-3, -2): each WR written whole into its
  * entry as the spec's request (the same bytes as in a virtqueue slot),
  * then, after a release barrier, the producer index in the record; a send
  * queue then rings its doorbell if the device asked (doorbell.c). A queue

@@ -67,6 +67,6 @@ vur_user_req_notify_cq(struct vur_user_dev *d, uint32_t cqn, uint32_t flags)
 		return -EINVAL;
 	cq = vuser_cq_get(d, cqn);
 	if (cq != NULL && cq->r != NULL)
-		return vuser_rcq_arm(d, cq->r, flags); /* ROCE-DRV-RING-6: in the record */
+		return vuser_rcq_arm(d, cq->r, flags); /* ROCE-DRV-RING-4: in the record */
 	return vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_REQ_NOTIFY_CQ, &c, sizeof(c), NULL, 0);
 }

@@ -154,7 +154,7 @@ vur_user_modify_qp(struct vur_user_dev *d, uint32_t qpn, const struct vur_user_q
 	modify_to_wire(attr, attr_mask, &c);
 	ret = vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_MODIFY_QP, &c, sizeof(c), NULL, 0);
 	qp = vuser_qp_get(d, qpn);
-	/* ROCE-DRV-RING-3: after RESET the driver's indices start again at 0 */
+	/* ROCE-DRV-RING-5: after RESET the driver's indices start again at 0 */
 	if (ret == 0 && qp != NULL && qp->r != NULL && (attr_mask & VIRTIO_IB_QP_STATE) &&
 			attr->qp_state == VUR_USER_QPS_RESET)
 		vuser_rqp_reset(&qp->sq, &qp->rq, qp->r);

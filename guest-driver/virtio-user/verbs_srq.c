@@ -141,7 +141,7 @@ vur_user_arm_srq(struct vur_user_dev *d, uint32_t srqn, uint32_t srq_limit)
 	pthread_mutex_lock(&srq->rq.lock);
 	srq->limit = srq_limit;
 	if (srq->r != NULL) {
-		/* ROCE-DRV-RING-8: armed in the record; the device clears it as it reports */
+		/* ROCE-DEV-RING-17: armed in the record; the device clears it as it reports */
 		pthread_mutex_lock(&d->rings.ev_lock);
 		srq->r->limit_hit = false;
 		pthread_mutex_unlock(&d->rings.ev_lock);

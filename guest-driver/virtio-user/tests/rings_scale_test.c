@@ -5,14 +5,14 @@
  * explicitly) and 1 GiB of EAL memory (-m 1024):
  *
  *   qps_16k_cqs_16k  16384 ring CQs and 16384 ring QPs on one device
- *                    (DEV-RING-1, -2), each QP on its own CQ; RC traffic
+ *                    (DEV-RING-1, -6), each QP on its own CQ; RC traffic
  *                    on a random sample of them towards QPs of the other
  *                    device, WRITE and SEND with every byte checked; the
  *                    creation and destruction times printed (not judged).
  *   cq_1m            a CQ of 1M CQEs filled by 1M signaled 8-byte WRITEs
  *                    without a poll, then drained: every CQE in order,
- *                    SUCCESS (DEV-RING-8, -10: room is prod - cons < size;
- *                    DRV-RING-6).
+ *                    SUCCESS (DEV-RING-11, -15: room is prod - cons < size;
+ *                    DRV-RING-4).
  */
 #include <endian.h>
 #include <errno.h>

@@ -7,18 +7,18 @@
  * the conformance requirements it covers (ROCE-DEV-RING-n, ROCE-DRV-RING-n,
  * numbered in the order of the design note's rules):
  *
- *   discovery_and_numbering  DEV-RING-1, -2; DRV-RING-1
- *   deep_queues              DEV-RING-8; DRV-RING-4, -5
- *   create_refused           DEV-RING-3
- *   mr_busy                  DEV-RING-4, -15
- *   lying_producer           DEV-RING-7
- *   cq_cons_beyond_prod      DEV-RING-10; DRV-RING-7
- *   doorbell_bits_ignored    DEV-RING-9
- *   cq_events                DEV-RING-11; DRV-RING-6
- *   srq_limit_once           DEV-RING-12; DRV-RING-8
- *   events_wait_for_buffers  DEV-RING-14; DRV-RING-7
- *   doorbell_wakes_sleeper   DEV-RING-6; DRV-RING-4
- *   reset_forgets_setup      DEV-RING-13, -5; DRV-RING-3, -9
+ *   discovery_and_numbering  DEV-RING-1, -6; DRV-RING-1
+ *   deep_queues              DEV-RING-11; DRV-RING-3, -2
+ *   create_refused           DEV-RING-4
+ *   mr_busy                  DEV-RING-7
+ *   lying_producer           DEV-RING-10
+ *   cq_cons_beyond_prod      DEV-RING-15; DRV-RING-6
+ *   doorbell_bits_ignored    DEV-RING-14
+ *   cq_events                DEV-RING-16; DRV-RING-4
+ *   srq_limit_once           DEV-RING-17; DEV-RING-17
+ *   events_wait_for_buffers  DEV-RING-18; DRV-RING-6
+ *   doorbell_wakes_sleeper   DEV-RING-13; DRV-RING-3
+ *   reset_forgets_setup      DEV-RING-20, -8; DEV-RING-5; DRV-RING-5
  */
 #include <endian.h>
 #include <errno.h>
@@ -159,7 +159,7 @@ count(const struct rdma_ep *e, const char *name)
 	return rdma_e2e_counter(&e2e, e, name);
 }
 
-/* DEV-RING-1, -2; DRV-RING-1: discovery, numbering, both layouts on one device. */
+/* DEV-RING-1, -6; DRV-RING-1: discovery, numbering, both layouts on one device. */
 static void
 discovery_and_numbering(void)
 {
@@ -237,7 +237,7 @@ discovery_and_numbering(void)
 	TAP_EQ(vur_user_destroy_cq(b.d, cq2), 0);
 }
 
-/* DEV-RING-8; DRV-RING-4, -5: a QP of 4096 WRs and a CQ of 8192, full and drained. */
+/* DEV-RING-11; DRV-RING-3, -2: a QP of 4096 WRs and a CQ of 8192, full and drained. */
 static void
 deep_queues(void)
 {
@@ -366,7 +366,7 @@ raw_create_qp(const struct virtio_rdma_cmd_create_qp_rings *c, uint32_t len)
 		TAP_EQ(count(&a, "qps"), qps_);                         \
 	} while (0)
 
-/* DEV-RING-3: every CREATE check refuses and creates nothing. */
+/* DEV-RING-4: every CREATE check refuses and creates nothing. */
 static void
 create_refused(void)
 {
@@ -477,7 +477,7 @@ create_refused(void)
 	TAP_EQ(vur_user_destroy_pd(a.d, other_pd), 0);
 }
 
-/* DEV-RING-4, -15: an MR holding a live ring is busy; after the destroy it is not. */
+/* DEV-RING-7: an MR holding a live ring is busy; after the destroy it is not. */
 static void
 mr_busy(void)
 {
@@ -516,7 +516,7 @@ mr_busy(void)
 	TAP_EQ(vur_user_destroy_pd(a.d, pd2), 0);
 }
 
-/* DEV-RING-7: a producer index beyond the ring breaks only its own QP. */
+/* DEV-RING-10: a producer index beyond the ring breaks only its own QP. */
 static void
 lying_producer(void)
 {
@@ -590,7 +590,7 @@ cq_err_event(struct rdma_ep *e, uint32_t cqn)
 	return false;
 }
 
-/* DEV-RING-10; DRV-RING-7: cons beyond prod is an overrun of that CQ only. */
+/* DEV-RING-15; DRV-RING-6: cons beyond prod is an overrun of that CQ only. */
 static void
 cq_cons_beyond_prod(void)
 {
@@ -633,7 +633,7 @@ cq_cons_beyond_prod(void)
 	TAP_EQ(vur_user_destroy_cq(a.d, cq2), 0);
 }
 
-/* DEV-RING-9: bits for a destroyed QP, a virtqueue QP or a number out of range are ignored. */
+/* DEV-RING-14: bits for a destroyed QP, a virtqueue QP or a number out of range are ignored. */
 static void
 doorbell_bits_ignored(void)
 {
@@ -678,7 +678,7 @@ events_of(struct rdma_ep *e, uint32_t cqn)
 	return vur_user_cq_ring_info(e->d, cqn, &info) == 0 ? info.events : UINT64_MAX;
 }
 
-/* DEV-RING-11; DRV-RING-6: one CQ_COMP per arm; SOLICITED; no arm, no event. */
+/* DEV-RING-16; DRV-RING-4: one CQ_COMP per arm; SOLICITED; no arm, no event. */
 static void
 cq_events(void)
 {
@@ -744,7 +744,7 @@ cq_events(void)
 	TAP_EQ(vur_user_destroy_cq(b.d, cqb), 0);
 }
 
-/* DEV-RING-12; DRV-RING-8: the SRQ limit event, once per arm. */
+/* DEV-RING-17; DEV-RING-17: the SRQ limit event, once per arm. */
 static void
 srq_limit_once(void)
 {
@@ -806,7 +806,7 @@ srq_limit_once(void)
 	TAP_EQ(vur_user_destroy_srq(b.d, srqn), 0);
 }
 
-/* DEV-RING-14; DRV-RING-7: with no event buffer the events wait, and none is lost. */
+/* DEV-RING-18; DRV-RING-6: with no event buffer the events wait, and none is lost. */
 static void
 events_wait_for_buffers(void)
 {
@@ -873,7 +873,7 @@ events_wait_for_buffers(void)
 	}
 }
 
-/* DEV-RING-6; DRV-RING-4: a post wakes the sleeping data path through the doorbell queue. */
+/* DEV-RING-13; DRV-RING-3: a post wakes the sleeping data path through the doorbell queue. */
 static void
 doorbell_wakes_sleeper(void)
 {
@@ -893,7 +893,8 @@ doorbell_wakes_sleeper(void)
 	TAP_EQ(vur_user_destroy_qp(b.d, qb), 0);
 }
 
-/* DEV-RING-13, -5; DRV-RING-3, -9: RESET_OBJECTS forgets SETUP_RINGS; RESET zeroes indices. */
+/* DEV-RING-20, -8; DEV-RING-5; DRV-RING-5: RESET_OBJECTS forgets SETUP_RINGS; RESET zeroes indices.
+ */
 static void
 reset_forgets_setup(void)
 {
