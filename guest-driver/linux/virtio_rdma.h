@@ -89,7 +89,7 @@ struct virtio_rdma_port {
  * it, and whether its page holds no other virtqueue's doorbell and nothing
  * else (then a process may map it).
  */
-struct virtio_rdma_doorbell {
+struct virtio_rdma_vq_notify {
 	phys_addr_t addr;
 	u16 off;			/* queue_notify_off */
 	bool own_page;
@@ -102,7 +102,7 @@ struct virtio_rdma_dev {
 	struct virtqueue **vqs;		/* nvqs: the layout of the spec */
 	u32 nvqs;
 	char (*vq_names)[16];
-	struct virtio_rdma_doorbell *doorbells;	/* nvqs, or NULL */
+	struct virtio_rdma_vq_notify *doorbells;	/* nvqs, or NULL */
 	struct virtio_rdma_ctrl ctrl;
 	struct virtio_rdma_port port;
 	bool has_port_speed;		/* VIRTIO_NET_F_ROCE_PORT_SPEED negotiated */
