@@ -11,7 +11,7 @@ vhost-user device, no patch:
             vq_size=1024,config_size=C,page-per-vq=on
 
 N and C are what the backend logs for each socket ("QEMU's generic device:
-virtio-id=1,num_vqs=195,config_size=48" for its defaults); the test checks
+virtio-id=1,num_vqs=203,config_size=48" for its defaults); the test checks
 them against the wire ABI's layout (2 x 1 pair + 1 + CQs + 2 x QPs) and
 uses them. QEMU runs in the chroot (it links unstable's libraries; `run
 --shared`), the backend on the host; the socket folder, the image and each
@@ -192,10 +192,10 @@ def objects(d):
 def generic_device_settings(tap, backend, socks):
     """The num_vqs and config_size the backend logs for each socket, checked
     against the layout of the wire ABI (one pair, the control queue, 64 CQs,
-    64 QPs: 195) and the configuration's size (48); {socket: (num_vqs,
+    64 QPs, 4 doorbell/event pairs: 203) and the configuration's size (48); {socket: (num_vqs,
     config_size)}, or None."""
     found = {m[1]: (int(m[2]), int(m[3])) for m in SETTINGS.finditer(backend.output())}
-    want = (2 * 1 + 1 + 64 + 2 * 64, 48)
+    want = (2 * 1 + 1 + 64 + 2 * 64 + 2 * 4, 48)  # and 4 doorbell/event pairs (rings)
     ok = all(found.get(s) == want for s in socks)
     tap.case('backend_logs_the_generic_device_settings', ok,
              f'{found}, want {want} for each of {socks}')
