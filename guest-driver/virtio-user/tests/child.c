@@ -69,8 +69,11 @@ child_start(struct child *c, const char *bin, const struct child_opts *o)
 
 	argv[n++] = bin;
 	argv[n++] = "--no-huge";
-	argv[n++] = "-m";
-	argv[n++] = "128";
+	/* the caller's -m replaces ours: DPDK 25.11's EAL refuses a second one */
+	if (!(o->eal_args != NULL && o->eal_args[0] != NULL && strcmp(o->eal_args[0], "-m") == 0)) {
+		argv[n++] = "-m";
+		argv[n++] = "128";
+	}
 	argv[n++] = "--no-pci";
 	argv[n++] = "--file-prefix";
 	argv[n++] = c->prefix;
