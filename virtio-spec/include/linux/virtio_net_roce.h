@@ -546,7 +546,8 @@ struct virtio_rdma_qp_rec {
 	__le32 sq_cons;		/* send WRs whose entries the driver may reuse */
 	__le32 rq_cons;		/* receive WRs likewise */
 	__le32 sq_event;	/* ring the doorbell when sq_prod passes this (as used_event) */
-	__le32 dev_reserved[13];
+	__le32 rq_notify;	/* non-zero in ERR: ring the doorbell after posting receives */
+	__le32 dev_reserved[12];
 };
 
 #define VIRTIO_RDMA_CQ_F_RINGS	(1 << 0)
