@@ -161,7 +161,9 @@ esac
 # run NAME EXPECT GIDOPT TOOL...: one tool between the guests, the server on
 # guest 1; ok when it exits 0 and its output has EXPECT (if not empty).
 run() {
-    _run=$1 _expect=$2 _gidopt=$3 _tmo=
+    # every tool bounded: a hang becomes this run's result (exit 124 and
+    # its log), not a barrier timeout that hides which side stopped
+    _run=$1 _expect=$2 _gidopt=$3 _tmo="timeout 150"
     shift 3
     _ok() { [ -z "$_expect" ] || grep -q "$_expect" /tmp/$_run.log; }
     _res() {
