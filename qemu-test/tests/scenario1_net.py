@@ -21,7 +21,9 @@ BACKEND = sys.argv[1]
 MAC = '02:76:75:72:00:01'  # not QEMU's default 52:54:00:12:34:56
 SPEED = 40000  # Mb/s; the backend's loopback speed (no uplink)
 MAX_QPS, MAX_CQS = 64, 64
-NUM_VQS = 3 + MAX_CQS + 2 * MAX_QPS  # virtio_net_roce_num_vqs(1, cqs, qps)
+RING_QUEUES = 4  # the backend's default rdma_ring_queues
+# virtio_net_roce_num_vqs_rings(1, cqs, qps, ring_queues)
+NUM_VQS = 3 + MAX_CQS + 2 * MAX_QPS + 2 * RING_QUEUES
 
 # Runs in the guest after init loaded virtio_pci and virtio_net.
 GUEST_SCRIPT = r'''

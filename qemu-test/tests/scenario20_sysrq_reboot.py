@@ -12,10 +12,11 @@ vhost-user device, no patch:
 
 N and C are what the backend logs for each socket ("QEMU's generic device:
 virtio-id=1,num_vqs=203,config_size=48" for its defaults); the test checks
-them against the wire ABI's layout (2 x 1 pair + 1 + CQs + 2 x QPs) and
-uses them. QEMU runs in the chroot (it links unstable's libraries; `run
---shared`), the backend on the host; the socket folder, the image and each
-guest's initramfs are bind-mounted into the chroot at their own paths.
+them against the wire ABI's layout (2 x 1 pair + 1 + CQs + 2 x QPs + 2 x
+ring queue pairs) and uses them. QEMU runs in the chroot (it links
+unstable's libraries; `run --shared`), the backend on the host; the socket
+folder, the image and each guest's initramfs are bind-mounted into the
+chroot at their own paths.
 Otherwise: vhost-user-rdma-pci on the QEMU of guest.build_qemu() (7.2 by
 default).
 
