@@ -46,7 +46,7 @@ install_packages() {
 # The repository (the caller's $top) is bind-mounted at /vur in the chroot,
 # for the command's inputs and outputs.
 in_sid() {
-    local dir=${VUR_SID_CHROOT:-/var/cache/vhost-user-rdma/chroot-sid} mirror
+    local dir=${VUR_SID_CHROOT:-/var/cache/vhost-user-rdma/chroot-sid} mirror deps
 
     as_root mkdir -p "$(dirname "$dir")"
     (
@@ -63,10 +63,15 @@ in_sid() {
                 as_root tee "$dir.new/etc/apt/apt.conf.d/90vhost-user-rdma" >/dev/null
             as_root mv "$dir.new" "$dir"
         fi
+        # A git worktree may link .deps to another checkout's: bind that
+        # at its own path too, so the link resolves in the chroot.
+        deps=
+        [ -L "${top:?}/.deps" ] && deps=$(readlink -f "$top/.deps")
         as_root unshare --mount --propagation private -- sh -c \
             'mkdir -p "$0/vur" && mount --bind "$1" "$0/vur" && mount -t proc proc "$0/proc" &&
-             shift && exec chroot "$0" /usr/bin/env -i \
+             if [ -n "$2" ]; then mkdir -p "$0$2" && mount --bind "$2" "$0$2"; fi &&
+             shift 2 && exec chroot "$0" /usr/bin/env -i \
                 PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
-                DEBIAN_FRONTEND=noninteractive "$@"' "$dir" "${top:?}" "$@"
+                DEBIAN_FRONTEND=noninteractive "$@"' "$dir" "${top:?}" "$deps" "$@"
     )
 }

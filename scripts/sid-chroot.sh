@@ -218,6 +218,11 @@ run() {
     have_chroot || die "no chroot in $dir: run '$0 ensure' first"
     mount_basics
     mount_one "$repo" --bind "$repo"
+    # A git worktree may link .deps to another checkout's: bind its target.
+    if [ -L "$repo/.deps" ]; then
+        b=$(readlink -f "$repo/.deps")
+        mount_one "$b" --bind "$b"
+    fi
     for b in ${VUR_CHROOT_BIND:-}; do
         [ -d "$b" ] || die "VUR_CHROOT_BIND: no directory $b"
         b=$(cd "$b" && pwd)
