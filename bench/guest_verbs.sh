@@ -7,8 +7,9 @@
 #   - the reference: Linux soft-RoCE (rdma_rxe) in each guest over a plain
 #     virtio-net device of the same backend, the transport inside the guest
 #     (qemu-test scenario 8).
-# Each runs `ibv_rc_pingpong -s 4096 -n ITERS` and `ib_write_bw -s 65536`
-# between the guests; the figures go to standard output. Needs root (taps,
+# Each runs `ibv_rc_pingpong -s 4096 -n ITERS`, `ib_write_bw -s 65536`,
+# `ib_atomic_bw -n 200` (FETCH_AND_ADD) and `ib_atomic_lat -n 100 -A
+# CMP_AND_SWAP` between the guests; the figures go to standard output. Needs root (taps,
 # the chroot); builds QEMU, the images, the module and the provider first
 # (minutes the first time). TCG makes every figure slow: compare the two.
 #   bench/guest_verbs.sh [ITERS]
@@ -46,6 +47,6 @@ keep=0
 trap '[ "$keep" = 1 ] || rm -rf "$tmp"' EXIT
 python3 qemu-test/tests/scenario12_verbs_pingpong.py "$backend" "$pingpong" >"$tmp/device.tap" || true
 python3 qemu-test/tests/scenario8_rxe.py "$backend" >"$tmp/rxe.tap" || true
-echo "ibv_rc_pingpong -s 4096 -n $iters and ib_write_bw -s 65536 between two TCG guests"
+echo "ibv_rc_pingpong -s 4096 -n $iters, ib_write_bw -s 65536, ib_atomic_bw, ib_atomic_lat between two TCG guests"
 figures "virtio_rdma (transport in the backend)" "$tmp/device.tap"
 figures "rdma_rxe over virtio-net (transport in the guest)" "$tmp/rxe.tap"

@@ -22,7 +22,8 @@ import guest
 import harness
 
 BACKEND = sys.argv[1]
-# bench/guest_verbs.sh asks for more (VUR_PP_ITERS) and for ib_write_bw (VUR_PP_BW=1).
+# bench/guest_verbs.sh asks for more (VUR_PP_ITERS) and for ib_write_bw,
+# ib_atomic_bw and ib_atomic_lat (VUR_PP_BW=1).
 ITERS = int(os.environ.get('VUR_PP_ITERS', '10'))
 BW = os.environ.get('VUR_PP_BW') == '1'
 MODULES = 'virtio_pci,virtio_net,crc32_generic,ib_uverbs,rdma_rxe'
@@ -54,24 +55,32 @@ else
     vur_step server_listening
     vur_pingpong_client rc_pingpong_client @ITERS@ $pp @PEER@
 fi
-if [ "@BW@" = 1 ]; then
-    bw="ib_write_bw -F -d rxe0 -x ${gid:-0} -s 65536 -n 200"
+# bw_run NAME TOOL...: a perftest tool between the guests (bench only)
+bw_run() {
+    _n=$1
+    shift
     if [ "@ROLE@" = server ]; then
-        $bw >/tmp/bw.log 2>&1 &
-        pid=$!
+        "$@" >/tmp/$_n.log 2>&1 &
+        _pid=$!
         sleep 1
-        vur_step bw_server_listening
-        wait $pid
-        vur_result write_bw_server $([ $? = 0 ] && echo ok || echo fail) "$(tail -n 3 /tmp/bw.log | tr '\n' '|')"
+        vur_step ${_n}_server_listening
+        wait $_pid
+        vur_result ${_n}_server $([ $? = 0 ] && echo ok || echo fail) "$(tail -n 3 /tmp/$_n.log | tr '\n' '|')"
     else
-        vur_step bw_server_listening
-        st=1
-        for try in 1 2 3 4 5; do
-            $bw @PEER@ >/tmp/bw.log 2>&1 && { st=0; break; }
+        vur_step ${_n}_server_listening
+        _st=1
+        for _try in 1 2 3 4 5; do
+            "$@" @PEER@ >/tmp/$_n.log 2>&1 && { _st=0; break; }
             sleep 1
         done
-        vur_result write_bw_client $([ $st = 0 ] && echo ok || echo fail) "$(tail -n 3 /tmp/bw.log | tr '\n' '|')"
+        vur_result ${_n}_client $([ $_st = 0 ] && echo ok || echo fail) "$(tail -n 3 /tmp/$_n.log | tr '\n' '|')"
     fi
+}
+if [ "@BW@" = 1 ]; then
+    bw_run write_bw ib_write_bw -F -d rxe0 -x ${gid:-0} -s 65536 -n 200
+    # the reference for the device's atomics (scenario 12 runs the same)
+    bw_run atomic_bw ib_atomic_bw -F -d rxe0 -x ${gid:-0} -n 200
+    bw_run atomic_lat ib_atomic_lat -F -d rxe0 -x ${gid:-0} -n 100 -A CMP_AND_SWAP
 fi
 vur_step done
 '''
@@ -95,8 +104,8 @@ def scenario(tap, qemu, image, sock_dir):
                                       append=f'vur.modules={MODULES}',
                                       name=f'guest{i + 1}'))
         why = guest.barrier(guests, 180) or guest.barrier(guests, 240 + ITERS * 0.2)
-        if why is None and BW:
-            why = guest.barrier(guests, 600)
+        for _ in range(3 if BW else 0):
+            why = why or guest.barrier(guests, 600)
         tap.case('both_guests_ran_rc_pingpong', why is None, why or '')
         if why is None:
             for s in socks:
