@@ -143,11 +143,16 @@ handle_set_config(struct vur_dev *dev, struct vur_vhost_msg *msg)
  * Messages that remap guest memory or rewire a vring. librte_vhost handles
  * them while the device may be running; the control queue stops touching
  * guest memory before and picks up the new mapping after (as SPDK does).
+ * RESET_OWNER unmaps the memory table without a destroy_device call when
+ * librte_vhost never saw the device running (this backend serves queues
+ * one by one before that): fuzz_vhost found the Ethernet transmit queue
+ * still polled on the unmapped ring.
  */
 static bool
 remaps_rings(uint32_t request)
 {
 	switch (request) {
+	case VUR_VHOST_USER_RESET_OWNER:
 	case VUR_VHOST_USER_SET_MEM_TABLE:
 	case VUR_VHOST_USER_SET_VRING_NUM:
 	case VUR_VHOST_USER_SET_VRING_ADDR:
