@@ -20,6 +20,7 @@
 
 #include "common/ratelimit.h"
 #include "rdma/pool.h"
+#include "rdma/quota.h"
 
 /*
  * Largest user MR. Its page list travels in one control command, so this
@@ -338,6 +339,10 @@ struct vur_rdma_dev {
 	uint32_t doorbell_size;         /* virtio_rdma_doorbell_size() of the limits */
 	uint32_t ring_qps;              /* live QPs on rings (SETUP_RINGS refused meanwhile) */
 	uint32_t ring_qp_hint, ring_cq_hint;
+	/* quota.h: the device's quota (NULL: none), what counts against it */
+	struct vur_rdma_quota *quota;
+	uint64_t pinned_bytes; /* pages of live user MRs */
+	uint64_t qp_wrs;       /* max_send_wr + max_recv_wr of live QPs */
 };
 
 /* Live objects of each kind, for management. */
