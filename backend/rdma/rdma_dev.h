@@ -19,6 +19,7 @@
 #include <linux/virtio_net_roce.h>
 
 #include "common/ratelimit.h"
+#include "rdma/addr_policy.h"
 #include "rdma/pool.h"
 #include "rdma/quota.h"
 
@@ -343,6 +344,8 @@ struct vur_rdma_dev {
 	struct vur_rdma_quota *quota;
 	uint64_t pinned_bytes; /* pages of live user MRs */
 	uint64_t qp_wrs;       /* max_send_wr + max_recv_wr of live QPs */
+	/* addr_policy.h: the GIDs the administrator allows (NULL: any) */
+	struct vur_addr_policy *policy;
 };
 
 /* Live objects of each kind, for management. */

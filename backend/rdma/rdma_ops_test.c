@@ -1158,6 +1158,37 @@ quotas(void)
 	vur_rdma_dev_fini(&rd);
 }
 
+/* ROCE-DEV-POLICY-1..3: ADD_GID of an address the administrator does not allow. */
+static void
+gid_policy(void)
+{
+	const char *allowed[] = { "10.0.0.7" };
+	struct vur_addr_policy p = { .mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 } };
+	uint8_t v4[16], other[16], ll[16];
+	char why[64];
+
+	TAP_CHECK(vur_addr_parse_gid("10.0.0.7", v4) == 0);
+	TAP_CHECK(vur_addr_parse_gid("10.0.0.8", other) == 0);
+	TAP_CHECK(vur_addr_parse_gid("fe80::5054:ff:fe12:3456", ll) == 0);
+	TAP_CHECK(vur_addr_policy_set(&p, allowed, 1, why, sizeof(why)) == 0);
+	setup();
+	rd.policy = &p;
+	TAP_CHECK(vur_rdma_add_gid(&rd, 0, other) == -EACCES && p.refused_gids == 1);
+	TAP_CHECK(!rd.gids[0].valid);
+	TAP_CHECK(vur_rdma_add_gid(&rd, 0, ll) == 0); /* POLICY-2: its own MAC's */
+	TAP_CHECK(vur_rdma_add_gid(&rd, 1, v4) == 0);
+	/* POLICY-3: a set changed live keeps the GIDs stored, checks the next ones */
+	TAP_CHECK(vur_addr_policy_set(&p, NULL, 0, why, sizeof(why)) == 0);
+	TAP_CHECK(vur_rdma_add_gid(&rd, 2, other) == 0);
+	allowed[0] = "10.0.0.9";
+	TAP_CHECK(vur_addr_policy_set(&p, allowed, 1, why, sizeof(why)) == 0);
+	TAP_CHECK(rd.gids[1].valid && rd.gids[2].valid);
+	TAP_CHECK(vur_rdma_add_gid(&rd, 3, v4) == -EACCES && p.refused_gids == 2);
+	/* RESET_OBJECTS keeps the policy */
+	TAP_CHECK(vur_rdma_dev_reset(&rd) == 0 && rd.policy == &p);
+	vur_rdma_dev_fini(&rd);
+}
+
 int
 main(void)
 {
@@ -1178,5 +1209,6 @@ main(void)
 	TAP_RUN(mcast_rules);
 	TAP_RUN(mcast_address_vectors);
 	TAP_RUN(quotas);
+	TAP_RUN(gid_policy);
 	return tap_done();
 }
