@@ -165,6 +165,22 @@ doorbells(struct vur_tp_dev *td, unsigned int dp, bool arm)
 	return taken;
 }
 
+/*
+ * Whether the device takes @t's send WRs in its state: to send them, or to
+ * flush them (ERR, SQE: ROCE-DEV-QPS-6, -8). In those states a post found
+ * after sq_event is written must be served (ROCE-DEV-RING-12): a QP that
+ * went to ERR while the driver posted would otherwise keep that WR.
+ */
+static bool
+takes_sends(struct vur_tp_qp *t)
+{
+	uint8_t state = t->qp->attr.state;
+
+	return !t->sq.broken &&
+			(vur_tp_state_sends(state) || state == VIRTIO_IB_QPS_ERR ||
+					state == VIRTIO_IB_QPS_SQE);
+}
+
 /* Whether QP @t (held) has nothing to do until a driver, a packet or a control command says. */
 static bool
 drained(struct vur_tp_dev *td, struct vur_tp_qp *t)
@@ -178,8 +194,12 @@ drained(struct vur_tp_dev *td, struct vur_tp_qp *t)
 	for (unsigned int i = 0; i < VUR_TP_RD_SLOTS; i++)
 		if (t->res[i].valid && t->res[i].next_pkt < t->res[i].npkts)
 			return false;
+	/* receives posted in ERR before rq_notify was seen (ROCE-DEV-RING-22) */
+	if (state == VIRTIO_IB_QPS_ERR && t->rq.drv && !t->rq.broken &&
+			vur_tp_drv_moved(td, &t->rq))
+		return false;
 	/* a state that takes no send WR: a MODIFY_QP lists it again */
-	return !vur_tp_state_sends(state) || t->sq.broken || !vur_tp_drv_moved(td, &t->sq);
+	return !takes_sends(t) || !vur_tp_drv_moved(td, &t->sq);
 }
 
 /*
@@ -197,7 +217,7 @@ try_drop(struct vur_tp_dev *td, struct vur_tp_qp *t)
 	if (ev != NULL)
 		__atomic_store_n(ev, rte_cpu_to_le_32(t->sq.dr.next), __ATOMIC_RELAXED);
 	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (vur_tp_state_sends(t->qp->attr.state) && !t->sq.broken && vur_tp_drv_moved(td, &t->sq))
+	if (takes_sends(t) && vur_tp_drv_moved(td, &t->sq))
 		return false;
 	t->act_on = 0;
 	return true;
