@@ -496,6 +496,8 @@ err_rereads_sq_prod(void)
 	wr32(QP_REC + 0, 1); /* sq_prod; no bit: sq_event said the device watches */
 	vur_tp_rings_poll(&td, 0, out, 0, 0, 1000, false, &dl);
 	TAP_CHECK(t->act_on == 1 && rd32(QP_REC + 72) == 0); /* sq_event, re-read: kept */
+	TAP_CHECK(dl == 1000); /* and no sleep: the flush makes no packet to keep it awake */
+	dl = 0;
 	vur_tp_rings_poll(&td, 0, out, 0, 32, 1000, false, &dl);
 	vur_tp_publish(&td);
 	TAP_CHECK(rd32(QP_REC + 64) == 1 && rd32(CQ_REC + 64) == 1);
