@@ -17,6 +17,11 @@ count as skipped, never as passed, and each prints one line
 (a crash, a sanitizer report, a timeout) counts one failure more. An
 expected failure (meson's should_fail, TAP's "not ok # TODO") is a pass.
 
+A failed test prints "failed: TEST: CASES" (its failed cases, or how it
+ended) and the lines of its output up to each failed case (or its last lines
+if none failed), each as "failed: TEST | LINE", so that the end of a long run
+(often all a CI page keeps) says why.
+
 The last line is "N passed, N failed, N skipped". Exit status 1 if anything
 failed, or if anything was skipped while CI is set (CI=true): in CI every
 test must run.
@@ -31,6 +36,8 @@ PASS = ('OK', 'EXPECTEDFAIL')
 PLAN = re.compile(r'^1\.\.(\d+)(?:[ \t]*#[ \t]*[Ss][Kk][Ii][Pp]\w*[: \t]*(.*?))?[ \t]*$', re.M)
 CASE = re.compile(r'^(not ok|ok)\b[ \t]*\d*[ \t]*(?:-[ \t]*)?([^#\n]*?)[ \t]*'
                   r'(?:#[ \t]*(.*?))?[ \t]*$', re.M)
+TAIL_LINES = 25   # the output shown of one failed test, at most
+CASE_CONTEXT = 12  # the lines shown before a failed case
 DIRECTIVE = re.compile(r'(skip\w*|todo)\b[: \t]*(.*)', re.I)
 
 
@@ -64,6 +71,25 @@ def skip_reason(out):
     return lines[-1] if lines else 'no reason given'
 
 
+def failure_notes(t, failed_cases):
+    """Lines naming failed test @t and its @failed_cases, then what its output
+    says about them: the lines up to each failed case (its diagnostics come
+    before it), or the output's end when no case failed (a crash, a timeout)."""
+    what = ', '.join(failed_cases) or '%s (exit status %s)' % (t['result'],
+                                                             t.get('returncode', '?'))
+    notes = ['failed: %s: %s' % (t['name'], what)]
+    lines = ((t.get('stdout') or '') + (t.get('stderr') or '')).rstrip('\n').splitlines()
+    shown = []
+    if failed_cases:
+        for i, line in enumerate(lines):
+            if line.startswith('not ok'):
+                shown += lines[max(0, i - CASE_CONTEXT):i + 1]
+    else:
+        shown = lines[-TAIL_LINES:]
+    notes += ['failed: %s | %s' % (t['name'], line[:300]) for line in shown[:TAIL_LINES]]
+    return notes
+
+
 def summarize(log):
     counts = {'pass': 0, 'fail': 0, 'skip': 0}
     notes = []
@@ -77,14 +103,18 @@ def summarize(log):
                 if result == 'skip':
                     notes.append('skipped: %s - %s: %s'
                                   % (t['name'], name or '?', reason or 'no reason given'))
-            if t['result'] not in PASS + ('SKIP',) and \
-                    not any(r == 'fail' for r, _, _ in found):
+            failed = [n or '?' for r, n, _ in found if r == 'fail']
+            if t['result'] not in PASS + ('SKIP',) and not failed:
                 counts['fail'] += 1    # the test itself failed (crash, sanitizer, timeout)
+            if failed or t['result'] not in PASS + ('SKIP',):
+                notes += failure_notes(t, failed)
         elif t['result'] == 'SKIP':
             counts['skip'] += 1
             notes.append('skipped: %s: %s' % (t['name'], skip_reason(out)))
         else:
             counts['pass' if t['result'] in PASS else 'fail'] += 1
+            if t['result'] not in PASS:
+                notes += failure_notes(t, [])
     return counts, notes
 
 

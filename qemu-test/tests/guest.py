@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 
 import harness  # backend/tests: the test helpers every test shares
 
@@ -425,7 +426,8 @@ def wait_ready(backend, timeout=20):
     a backend that died, and a tap's kernel side is set up after). Raises
     when it does not come."""
     if not wait_log(backend, r'device\(s\) ready', timeout):
-        raise RuntimeError('the backend did not become ready:\n' + backend.output()[-3000:])
+        raise RuntimeError(f'the backend did not become ready (exit status {backend.proc.poll()}):\n'
+                           + backend.output()[-3000:])
 
 
 def ctl(admin, *args, timeout=30):
@@ -529,6 +531,10 @@ def run(scenario, patched_qemu=True):
     sock_dir = tempfile.mkdtemp(prefix='vurq-')
     try:
         scenario(tap, *built, sock_dir)
+    except Exception:  # noqa: BLE001 - a failed case that says where, not a bare traceback
+        # Without this the test ends with no TAP plan and meson shows only
+        # "ERROR exit status 1" in CI's summary: the line that raised is lost.
+        tap.case('scenario_ran_to_its_end', False, traceback.format_exc())
     finally:
         shutil.rmtree(sock_dir, ignore_errors=True)
     tap.diag(f'scenario {time.monotonic() - t0:.1f} s')

@@ -107,6 +107,19 @@ def crash_after_passing_cases_is_a_failure():
 
 
 @case
+def a_failure_says_which_case_and_how_its_output_ended():
+    out = expect([test('t', 'FAIL', 'ok 1 - a\n# the reason\nnot ok 2 - b\n1..2\n'),
+                  test('c', 'ERROR', '\n'.join('line %d' % i for i in range(100)))],
+                 '1 passed, 2 failed, 0 skipped', status=1,
+                 lines=['failed: vhost-user-rdma:unit / t: b',
+                        'failed: vhost-user-rdma:unit / t | # the reason',
+                        'failed: vhost-user-rdma:unit / c: ERROR (exit status 1)',
+                        'failed: vhost-user-rdma:unit / c | line 99'])
+    assert 'failed: vhost-user-rdma:unit / c | line 74' not in out, out
+    assert 'failed: vhost-user-rdma:unit / c | line 75' in out, out
+
+
+@case
 def todo_is_an_expected_failure():
     expect([test('t', 'OK', 'not ok 1 - a # TODO later\nok 2 - b # TODO done\n1..2\n')],
            '1 passed, 1 failed, 0 skipped', status=1)
