@@ -86,11 +86,15 @@ def telemetry(prefix, command):
     process on EAL file prefix @prefix."""
     path = os.path.join(run_dir(), 'dpdk', prefix, 'dpdk_telemetry.v2')
     with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
-        s.settimeout(5)
-        s.connect(path)
-        s.recv(16384)  # the greeting
-        s.send(command.encode())
-        return json.loads(s.recv(65536).decode())
+        # Generous: CI's two cores may be busy with a TCG guest and ASan.
+        s.settimeout(15)
+        try:
+            s.connect(path)
+            s.recv(16384)  # the greeting
+            s.send(command.encode())
+            return json.loads(s.recv(65536).decode())
+        except (OSError, ValueError) as e:
+            raise RuntimeError(f'telemetry {command} to {prefix}: {e!r}') from e
 
 
 class Backend:
