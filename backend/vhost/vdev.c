@@ -319,6 +319,7 @@ fill_info(struct vur_dev *dev, struct vur_dev_info *info)
 	info->rx_filter = dev->net;
 	info->quota = dev->quota;
 	info->policy = dev->policy;
+	vur_txrate_read(&dev->txrate, &info->rate_bps, &info->rate_pps, &info->rate);
 	for (int k = 0; k < VUR_QUOTA_N; k++)
 		info->quota_used[k] = dev->rdma_ready ? vur_rdma_quota_used(&dev->rdma, k) : 0;
 	pthread_rwlock_unlock(&dev->lock);
@@ -939,6 +940,11 @@ vur_dev_create(const struct vur_dev_params *p)
 	vur_net_dev_init(&dev->eth, &dev->lock, dev->path, &dev->net, &dev->rdma);
 	vur_tp_init(&dev->tp, &dev->rdma, &dev->eth);
 	dev->eth.tp = &dev->tp;
+	rte_spinlock_init(&dev->txrate.lock);
+	dev->eth.txrate = &dev->txrate;
+	ret = vur_txrate_set(&dev->txrate, p->rate_bps, p->rate_pps, vur_txrate_now_ns());
+	if (ret < 0)
+		goto free_dev;
 	if (vur_ctrl_table_validate(&dev->ctrl_table) != 0) {
 		ret = -EINVAL;
 		goto free_dev;
@@ -975,6 +981,13 @@ vur_dev_set_quota(struct vur_dev *dev, const uint64_t max[VUR_QUOTA_N])
 	pthread_rwlock_wrlock(&dev->lock);
 	memcpy(dev->quota.max, max, sizeof(dev->quota.max));
 	pthread_rwlock_unlock(&dev->lock);
+}
+
+int
+vur_dev_set_rate(struct vur_dev *dev, uint64_t bps, uint64_t pps)
+{
+	/* its own lock: the data path takes the buckets under the device's read lock */
+	return vur_txrate_set(&dev->txrate, bps, pps, vur_txrate_now_ns());
 }
 
 void
