@@ -300,7 +300,7 @@ def bad_admin_input_gets_clear_errors():
         assert r['quota']['qps']['max'] == 0 and r['quota']['pinned_bytes']['max'] == 4096
         r = ctl(b, 'device-quota', b.sock)
         assert r.returncode == 2 and 'give at least one' in r.stderr, r
-        # transmit limits (issue 25, ROCE-DEV-RATE-3): wrong types, out of range, no device
+        # transmit limits (issue 25): wrong types, out of range, no device
         for q in ({'bogus': 1}, {'bps': -1}, {'bps': 'x'}, {'bps': 1.5e8}, {'bps': 999},
                   {'bps': 400 * 10**9 + 1}, {'pps': 10**9 + 1}, {'pps': True}, [1], 7):
             assert error_code(rpc(b, 'set_device_rate', {'device': b.sock, 'rate': q})) \

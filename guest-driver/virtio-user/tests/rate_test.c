@@ -2,10 +2,12 @@
 /*
  * Per-device transmit limits (issue 25) through the real vhost-user
  * protocol: RDMA WRITEs from device a to device b, a's bandwidth limited
- * over the admin RPC: the goodput within 10% of the limit, the limit
- * changed live and followed, a packet-rate limit likewise; nothing lost for
- * it (no retransmission: the requester waits, ROCE-DEV-RATE-1), the waits
- * counted in telemetry; bad limits refused cleanly (ROCE-DEV-RATE-3).
+ * over the admin RPC: the goodput within 10% of the limit (ROCE-DEV-RATE-2;
+ * the limit counts headers: 58 bytes per 1024-byte packet here), the limit
+ * changed live and followed (ROCE-DEV-RATE-3), a packet-rate limit
+ * likewise; nothing lost for it (no retransmission, no error: the requester
+ * waits, ROCE-DEV-RATE-1), the waits counted in telemetry; bad limits
+ * refused cleanly by the admin RPC.
  *
  * The limits are well below what the engine reaches unlimited under ASan
  * on a shared 2-core machine (printed as a diagnostic).
@@ -106,7 +108,7 @@ bandwidth(void)
 	TAP_EQ(counter("rate_dropped"), 0);
 }
 
-/* Changed while traffic runs: the next second follows the new limit. */
+/* ROCE-DEV-RATE-3: changed while WRs wait, none fails; the next seconds follow the new limit. */
 static void
 live_change(void)
 {
@@ -135,7 +137,7 @@ packet_rate(void)
 	TAP_EQ(counter("rate_pps"), 0);
 }
 
-/* ROCE-DEV-RATE-3: refused, the device's limits unchanged. */
+/* The admin RPC refuses bad limits; the device's stay. */
 static void
 bad_input(void)
 {
