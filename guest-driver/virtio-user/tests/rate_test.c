@@ -19,11 +19,15 @@
 #include <string.h>
 
 #include "admin.h"
+#include "eth_util.h"
+#include "vur_net.h"
 #include "rdma_e2e.h"
 
 #define MEM_SIZE (8 << 20)
 #define BUF_LEN  (1 << 20)
 #define DEPTH    16 /* WRITEs outstanding */
+/* 1000-byte frames in the bucket the backend gives 1 MB/s (common/txrate.h: 288 KiB) */
+#define VUR_TXRATE_BURST_FRAMES (288 * 1024 / 1000)
 
 static struct rdma_e2e t;
 static struct rdma_ep a, b;
@@ -137,6 +141,44 @@ packet_rate(void)
 	TAP_EQ(counter("rate_pps"), 0);
 }
 
+/*
+ * ROCE-DEV-RATE-4: frames of the transmit queue over the limit are dropped
+ * and counted, their buffers returned (every send completes); what went is
+ * one bucket plus the limit over the time it took.
+ */
+static void
+ethernet_policed(void)
+{
+	uint64_t tx0, drop0, tx, drop, start, ms;
+	uint8_t frame[1000];
+	int sent = 0;
+
+	if (!rdma_e2e_ready(&a, &b))
+		return;
+	TAP_EQ(set_rate("{\"bps\": 8000000, \"pps\": 0}"), 0); /* 1 MB/s, a 288 KiB bucket */
+	tx0 = counter("eth_tx_frames");
+	drop0 = counter("rate_dropped");
+	start = rdma_now_ms();
+	for (int i = 0; i < 1000; i++) {
+		eth_frame(frame, sizeof(frame), b.mac, a.mac, (uint32_t)i);
+		sent += vur_user_net_send(a.d, frame, sizeof(frame)) == 0;
+	}
+	TAP_EQ(sent, 1000);
+	/* every chain consumed: the counters add up once the queue is empty */
+	drop = eth_wait_counter(t.backend.prefix, a.path, "rate_dropped", drop0 + 1, 5000) - drop0;
+	for (int i = 0; i < 500 &&
+			counter("eth_tx_frames") - tx0 + (counter("rate_dropped") - drop0) < 1000;
+			i++)
+		poll(NULL, 0, 10);
+	ms = rdma_now_ms() - start;
+	tx = counter("eth_tx_frames") - tx0;
+	drop = counter("rate_dropped") - drop0;
+	printf("# %" PRIu64 " frames went, %" PRIu64 " dropped in %" PRIu64 " ms\n", tx, drop, ms);
+	TAP_EQ(tx + drop, 1000);
+	TAP_CHECK(drop > 0);
+	TAP_CHECK(tx <= VUR_TXRATE_BURST_FRAMES + ms + 1);
+}
+
 /* The admin RPC refuses bad limits; the device's stay. */
 static void
 bad_input(void)
@@ -185,6 +227,7 @@ main(int argc, char **argv)
 	TAP_RUN(bandwidth);
 	TAP_RUN(live_change);
 	TAP_RUN(packet_rate);
+	TAP_RUN(ethernet_policed);
 	TAP_RUN(bad_input);
 	tap_case_failed = 0;
 	rdma_e2e_stop(&t, &a, &b);
