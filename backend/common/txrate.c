@@ -133,7 +133,8 @@ vur_txrate_take(struct vur_txrate *r, uint32_t bytes, uint32_t pkts, uint64_t no
 		return true;
 	rte_spinlock_lock(&r->lock);
 	ok = take_locked(r, bytes, pkts, now_ns, &ready);
-	if (!ok)
+	/* a wait counts once, not each poll that finds it still waiting */
+	if (!ok && (ready_ns == NULL || *ready_ns == 0))
 		r->stats.deferred++;
 	rte_spinlock_unlock(&r->lock);
 	if (!ok && ready_ns != NULL)

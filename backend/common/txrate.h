@@ -35,7 +35,7 @@
 #define VUR_TXRATE_MIN_PKTS  128u
 
 struct vur_txrate_stats {
-	uint64_t deferred; /* times a packet had to wait for tokens (RDMA) */
+	uint64_t deferred; /* waits for tokens (RDMA): one per wait, however often polled */
 	uint64_t dropped;  /* frames dropped over the limit (Ethernet) */
 	uint64_t dropped_bytes;
 };
@@ -57,8 +57,10 @@ int vur_txrate_set(struct vur_txrate *r, uint64_t bps, uint64_t pps, uint64_t no
 
 /*
  * Shaping: take tokens for @pkts packets of @bytes in all at @now_ns, or
- * none; when none, *@ready_ns (when not NULL) is when they will be there,
- * and it counts a deferral.
+ * none; when none, *@ready_ns (when not NULL) is when they will be there.
+ * A refusal counts a deferral when *@ready_ns was 0 on entry: the caller
+ * keeps it while it waits and clears it when tokens were taken, so that
+ * polls during one wait count once.
  */
 bool vur_txrate_take(struct vur_txrate *r, uint32_t bytes, uint32_t pkts, uint64_t now_ns,
 		uint64_t *ready_ns);

@@ -133,6 +133,22 @@ charge_drains(void)
 	TAP_CHECK(vur_txrate_take(&r, 1000, 1, T0 + 2 * MS, &ready));
 }
 
+/* A wait is one deferral, however often it is polled while the caller keeps *ready. */
+static void
+deferral_counts_once(void)
+{
+	struct vur_txrate r = { 0 };
+	uint64_t ready = 0;
+
+	TAP_CHECK(vur_txrate_set(&r, 8000000, 0, T0) == 0);
+	vur_txrate_charge(&r, 1 << 30, 1, T0);
+	for (int i = 0; i < 10; i++)
+		TAP_CHECK(!vur_txrate_take(&r, 1000, 1, T0 + (uint64_t)i * 1000, &ready));
+	TAP_CHECK(r.stats.deferred == 1);
+	ready = 0; /* taken meanwhile: the next wait counts again */
+	TAP_CHECK(!vur_txrate_take(&r, 1000, 1, T0 + 20000, &ready) && r.stats.deferred == 2);
+}
+
 static void
 bad_limits(void)
 {
@@ -164,6 +180,7 @@ main(void)
 	TAP_RUN(police_drops_and_counts);
 	TAP_RUN(oversized_packet_goes);
 	TAP_RUN(charge_drains);
+	TAP_RUN(deferral_counts_once);
 	TAP_RUN(bad_limits);
 	rte_eal_cleanup();
 	return tap_done();
