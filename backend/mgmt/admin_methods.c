@@ -13,6 +13,7 @@
 #include <rte_eth_bond.h>
 
 #include "mgmt/admin_methods.h"
+#include "mgmt/admin_rate.h"
 #include "mgmt/admin_rpc.h"
 #include "mgmt/dev_mgr.h"
 #include "port/port_mgr.h"
@@ -175,6 +176,7 @@ device_json(struct vur_port_mgr *pm, const struct vur_dev_info *info)
 	if (d != NULL) {
 		settings_json(d, info);
 		json_object_set_new(d, "quota", quota_json(info));
+		json_object_set_new(d, "rate", vur_admin_rate_json(info));
 		json_object_set_new(d, "allowed_ips", addresses_json(&info->policy));
 		json_object_set_new(d, "refused_gids",
 				json_integer((json_int_t)info->policy.refused_gids));
@@ -419,7 +421,7 @@ parse_mac(const char *text, uint8_t mac[6])
 	"\"XX:XX:XX:XX:XX:XX\", \"mtu\"?: N, \"max_qps\"?: N, \"max_cqs\"?: N, \"roce\"?: " \
 	"BOOL, \"port_speed_feature\"?: BOOL, \"rfc2_numbering\"?: BOOL, \"up\"?: BOOL, "   \
 	"\"quota\"?: {\"qps\"|\"cqs\"|\"mrs\"|\"pinned_bytes\"|\"wrs\": N}, "               \
-	"\"allowed_ips\"?: [IP, ...]}"
+	"\"allowed_ips\"?: [IP, ...], \"rate\"?: " VUR_ADMIN_RATE_USAGE "}"
 
 /*
  * {"device": PATH, and optionally "client", "mac", "mtu", "max_qps",
@@ -436,7 +438,7 @@ create_device(struct vur_admin *a, json_t *params, json_t **result, json_t **err
 	int client = -1, roce = -1, speed = -1, rfc2 = -1, up = 1;
 	struct vur_dev_info info;
 	const char *path, *mac = NULL;
-	json_t *quota = NULL, *ips = NULL;
+	json_t *quota = NULL, *ips = NULL, *rate = NULL;
 	struct vur_dev_spec s;
 	json_error_t err;
 	char why[256];
@@ -449,11 +451,12 @@ create_device(struct vur_admin *a, json_t *params, json_t **result, json_t **err
 	if (params == NULL ||
 			json_unpack_ex(params, &err, JSON_STRICT,
 					"{s:s, s?b, s?s, s?I, s?I, s?I, s?b, s?b, s?b, s?b, s?o, "
-					"s?o}",
+					"s?o, s?o}",
 					"device", &path, "client", &client, "mac", &mac, "mtu",
 					&mtu, "max_qps", &qps, "max_cqs", &cqs, "roce", &roce,
 					"port_speed_feature", &speed, "rfc2_numbering", &rfc2, "up",
-					&up, "quota", &quota, "allowed_ips", &ips) != 0) {
+					&up, "quota", &quota, "allowed_ips", &ips, "rate",
+					&rate) != 0) {
 		*error = vur_admin_error(VUR_RPC_INVALID_PARAMS, "%s: " CREATE_USAGE,
 				params == NULL ? "no params" : err.text);
 		return VUR_RPC_INVALID_PARAMS;
@@ -487,6 +490,8 @@ create_device(struct vur_admin *a, json_t *params, json_t **result, json_t **err
 		parse_quota(quota, s.quota, why, sizeof(why));
 	if (why[0] == '\0' && ips != NULL)
 		parse_addresses(ips, &s.policy, why, sizeof(why));
+	if (why[0] == '\0' && rate != NULL)
+		vur_admin_parse_rate(rate, &s.rate_bps, &s.rate_pps, why, sizeof(why));
 	if (why[0] != '\0') {
 		*error = vur_admin_error(VUR_RPC_INVALID_PARAMS, "%s", why);
 		return VUR_RPC_INVALID_PARAMS;
@@ -622,6 +627,48 @@ set_device_addresses(struct vur_admin *a, json_t *params, json_t **result, json_
 	return 0;
 }
 
+/*
+ * {"device": PATH, "rate": {"bps"?: N, "pps"?: N}} -> the device as
+ * get_devices shows it. What is left out stays; 0 is unlimited; the buckets
+ * start full, the counters are kept.
+ */
+static int
+set_device_rate(struct vur_admin *a, json_t *params, json_t **result, json_t **error)
+{
+	struct vur_dev_info info;
+	const char *path;
+	json_error_t err;
+	json_t *rate;
+	char why[256];
+
+	if (a->dm == NULL) {
+		*error = vur_admin_error(-ENOTSUP, "this backend manages no device at runtime");
+		return -ENOTSUP;
+	}
+	if (params == NULL ||
+			json_unpack_ex(params, &err, JSON_STRICT, "{s:s, s:o}", "device", &path,
+					"rate", &rate) != 0) {
+		*error = vur_admin_error(VUR_RPC_INVALID_PARAMS,
+				"expected {\"device\": PATH, \"rate\": " VUR_ADMIN_RATE_USAGE "}");
+		return VUR_RPC_INVALID_PARAMS;
+	}
+	if (vur_dev_info(path, 0, &info) != 0) {
+		*error = vur_admin_error(-ENODEV, "no device %s", path);
+		return -ENODEV;
+	}
+	if (vur_admin_parse_rate(rate, &info.rate_bps, &info.rate_pps, why, sizeof(why)) != 0) {
+		*error = vur_admin_error(VUR_RPC_INVALID_PARAMS, "%s", why);
+		return VUR_RPC_INVALID_PARAMS;
+	}
+	if (vur_dev_mgr_set_rate(a->dm, path, info.rate_bps, info.rate_pps) != 0 ||
+			vur_dev_info(path, 0, &info) != 0) {
+		*error = vur_admin_error(-ENODEV, "no device %s", path);
+		return -ENODEV;
+	}
+	*result = device_json(a->pm, &info);
+	return 0;
+}
+
 static int rpc_get_methods(struct vur_admin *a, json_t *params, json_t **result, json_t **error);
 
 static const struct {
@@ -637,6 +684,7 @@ static const struct {
 	{ "set_device_addresses", set_device_addresses },
 	{ "set_device_link", set_device_link },
 	{ "set_device_quota", set_device_quota },
+	{ "set_device_rate", set_device_rate },
 	{ "set_member_link", set_member_link },
 	{ "set_member_speed", set_member_speed },
 };

@@ -208,6 +208,8 @@ vur_dev_mgr_create(struct vur_dev_mgr *dm, const struct vur_dev_spec *s, char *w
 	RTE_BUILD_BUG_ON(sizeof(s->quota) != sizeof(p.quota));
 	memcpy(p.quota, s->quota, sizeof(p.quota));
 	p.policy = s->policy;
+	p.rate_bps = s->rate_bps;
+	p.rate_pps = s->rate_pps;
 	ret = vur_dev_spec_check(s, why, len);
 	if (ret != 0)
 		return ret;
@@ -319,6 +321,19 @@ vur_dev_mgr_set_quota(struct vur_dev_mgr *dm, const char *path, const uint64_t *
 		vur_dev_set_quota(dm->devs[i], max);
 	pthread_mutex_unlock(&dm->lock);
 	return i >= 0 ? 0 : -ENODEV;
+}
+
+int
+vur_dev_mgr_set_rate(struct vur_dev_mgr *dm, const char *path, uint64_t bps, uint64_t pps)
+{
+	int i, ret = -ENODEV;
+
+	pthread_mutex_lock(&dm->lock);
+	i = dm->stopping ? -1 : find(dm, path);
+	if (i >= 0)
+		ret = vur_dev_set_rate(dm->devs[i], bps, pps);
+	pthread_mutex_unlock(&dm->lock);
+	return ret;
 }
 
 int

@@ -61,6 +61,7 @@ struct vur_dev_spec {
 	bool admin_down;               /* created with its link administratively down */
 	uint64_t quota[VUR_QUOTA_N];   /* 0: none */
 	struct vur_addr_policy policy; /* the allowed addresses (n = 0: any) */
+	uint64_t rate_bps, rate_pps;   /* transmit limits (common/txrate.h); 0: none */
 };
 
 struct vur_dev_mgr {
@@ -119,6 +120,12 @@ int vur_dev_mgr_set_quota(struct vur_dev_mgr *dm, const char *path, const uint64
  */
 int vur_dev_mgr_set_addresses(
 		struct vur_dev_mgr *dm, const char *path, const struct vur_addr_policy *next);
+
+/*
+ * Set the transmit limits (common/txrate.h, 0: none) of the device serving
+ * @path while it runs. Returns 0, -ENODEV or -EINVAL.
+ */
+int vur_dev_mgr_set_rate(struct vur_dev_mgr *dm, const char *path, uint64_t bps, uint64_t pps);
 
 /* The ports started: devices created from now on get their speed from @pm. */
 void vur_dev_mgr_set_ports(struct vur_dev_mgr *dm, struct vur_port_mgr *pm);

@@ -115,6 +115,12 @@ show_device(const char *cmd, const char *params, struct rte_tel_data *d)
 		snprintf(key, sizeof(key), "quota_%s_refused", vur_rdma_quota_name(k));
 		rte_tel_data_add_dict_uint(d, key, info.quota.refused[k]);
 	}
+	/* transmit limits (issue 25): 0 unlimited; RDMA waits, Ethernet frames are dropped */
+	rte_tel_data_add_dict_uint(d, "rate_bps", info.rate_bps);
+	rte_tel_data_add_dict_uint(d, "rate_pps", info.rate_pps);
+	rte_tel_data_add_dict_uint(d, "rate_deferred", info.rate.deferred);
+	rte_tel_data_add_dict_uint(d, "rate_dropped", info.rate.dropped);
+	rte_tel_data_add_dict_uint(d, "rate_dropped_bytes", info.rate.dropped_bytes);
 	return 0;
 }
 

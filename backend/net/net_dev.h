@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "common/ratelimit.h"
+#include "common/txrate.h"
 #include "vring/split_ring.h"
 
 #define VUR_NET_RX_VQ 0 /* receiveq1 */
@@ -82,6 +83,7 @@ struct vur_net_dev {
 	struct vur_net_vq txq;
 	struct vur_net_dev_stats stats;
 	struct vur_ratelimit log_rl;
+	struct vur_txrate *txrate; /* the device's transmit limits, shared with the engine */
 };
 
 /* Telemetry key of each drop reason. */

@@ -70,6 +70,10 @@ take_frame(struct vur_net_dev *nd, const struct vur_chain *c, struct rte_mempool
 		return NULL;
 	}
 	len = c->out_len - nd->hdr_len;
+	/* over the device's transmit limit: dropped, as a switch's policer does */
+	if (vur_txrate_limited(nd->txrate) &&
+			!vur_txrate_police(nd->txrate, len, vur_txrate_now_ns()))
+		return NULL;
 	m = copy_to_mbufs(c, nd->hdr_len, len, mp);
 	if (m == NULL) {
 		nd->stats.drops[VUR_NET_DROP_TX_NO_MBUF]++;

@@ -300,6 +300,25 @@ def bad_admin_input_gets_clear_errors():
         assert r['quota']['qps']['max'] == 0 and r['quota']['pinned_bytes']['max'] == 4096
         r = ctl(b, 'device-quota', b.sock)
         assert r.returncode == 2 and 'give at least one' in r.stderr, r
+        # transmit limits (issue 25): wrong types, out of range, no device
+        for q in ({'bogus': 1}, {'bps': -1}, {'bps': 'x'}, {'bps': 1.5e8}, {'bps': 999},
+                  {'bps': 400 * 10**9 + 1}, {'pps': 10**9 + 1}, {'pps': True}, [1], 7):
+            assert error_code(rpc(b, 'set_device_rate', {'device': b.sock, 'rate': q})) \
+                == -32602, q
+        assert error_code(rpc(b, 'set_device_rate', {'device': b.sock})) == -32602
+        assert error_code(rpc(b, 'set_device_rate',
+                              {'device': '/tmp/nope', 'rate': {'bps': 0}})) == -19
+        r = ctl_json(b, 'device-rate', b.sock, '--rate-bps', '200M')
+        assert r['rate']['bps'] == 200000000 and r['rate']['pps'] == 0, r['rate']
+        r = ctl_json(b, 'device-rate', b.sock, '--rate-pps', '5k')
+        assert r['rate']['bps'] == 200000000 and r['rate']['pps'] == 5000, r['rate']
+        assert b.device(b.sock)['rate_bps'] == 200000000
+        r = ctl_json(b, 'device-rate', b.sock, '--rate-bps', '0', '--rate-pps', '0')
+        assert r['rate']['bps'] == 0 and r['rate']['pps'] == 0, r['rate']
+        r = ctl(b, 'device-rate', b.sock, '--rate-bps', 'fast')
+        assert r.returncode == 2, r
+        r = ctl(b, 'device-rate', b.sock)
+        assert r.returncode == 2 and 'give --rate-bps' in r.stderr, r
         # allowed addresses (issue 25): not addresses, multicast, not a list, too many, no device
         for ips in (['10.0.0.256'], ['ff02::1'], ['224.0.0.1'], [7], '10.0.0.1', {},
                     ['10.0.1.%d' % i for i in range(17)]):

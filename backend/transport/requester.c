@@ -315,6 +315,32 @@ reads_incomplete(const struct vur_tp_qp *t)
 	return false;
 }
 
+/*
+ * The device's transmit limits (common/txrate.h): @segs packets of @w may
+ * go now, their tokens taken; else they wait (never dropped: that would
+ * cost the peer a retransmission) and the thread sleeps until the tokens
+ * return (t->rate_ready_ns, a deadline of vur_tp_poll_qp()).
+ */
+static bool
+rate_allows(struct vur_tp_dev *td, struct vur_tp_qp *t, const struct vur_swqe *w, uint32_t segs,
+		uint64_t now_ns)
+{
+	uint32_t pmtu = vur_tp_pmtu(td, t), pay;
+
+	if (!vur_txrate_limited(td->nd->txrate))
+		return true;
+	pay = vur_tp_wr_is_rd_atomic(w->opcode)
+			? 0
+			: RTE_MIN(segs * pmtu, w->length - w->next_pkt * pmtu);
+	/* on the wire each packet has its headers (Ethernet, IP, UDP, BTH, ICRC: 58 bytes+) */
+	if (vur_txrate_take(td->nd->txrate, pay + segs * VUR_TP_WIRE_HDR, segs, now_ns,
+			    &t->rate_ready_ns)) {
+		t->rate_ready_ns = 0;
+		return true;
+	}
+	return false;
+}
+
 /* Whether READ or atomic @w may send a request now: at most max_rd_atomic are out. */
 static bool
 read_req_allowed(const struct vur_tp_qp *t, const struct vur_swqe *w)
@@ -642,7 +668,8 @@ vur_tp_requester(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **o
 		while (n < max && w->next_pkt < w->npkts) {
 			segs = segments(td, t, w, w->next_pkt);
 			if (!read_req_allowed(t, w) || !window_allows(td, t, w, segs) ||
-					!vur_tp_cc_may_send(&t->cc, now_ns))
+					!vur_tp_cc_may_send(&t->cc, now_ns) ||
+					!rate_allows(td, t, w, segs, now_ns))
 				break;
 			m = build_packet(td, t, w, segs, now_ns);
 			if (m == NULL)

@@ -46,6 +46,7 @@
  */
 #define VUR_TP_RD_SLOTS (2 * VUR_TP_MAX_RD_RES)
 #define VUR_TP_BURST    32 /* packets one QP builds per poll */
+#define VUR_TP_WIRE_HDR 58 /* Ethernet, IPv4, UDP, BTH and ICRC: what a RoCE v2 packet adds */
 
 /*
  * A ring in driver memory (tp_drvring.c): entries and the object's record,
@@ -246,6 +247,7 @@ struct vur_tp_qp {
 	uint32_t rtt_psn;
 	uint64_t rtt_sent_ns;
 	uint64_t probe_deadline; /* 0: no probe due */
+	uint64_t rate_ready_ns;  /* the device's transmit limit let nothing go: tokens then */
 	bool probing;            /* the next packet is a probe, alone */
 	bool probe_out;          /* the probe went: nothing more until an answer */
 	bool peer_holds;         /* its responder was seen to hold what followed a gap */

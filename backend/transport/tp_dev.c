@@ -53,11 +53,15 @@ vur_tp_ext_pool(const struct vur_tp_dev *td)
 void
 vur_tp_send_reply(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf *m)
 {
+	uint32_t len = m->pkt_len; /* the outbox owns it once added */
+
 	if (td->nd->sw == NULL || vur_switch_outbox_add(td->nd->sw, td->nd->slot, m) < 0) {
 		vur_tp_drop(td, t, VUR_TP_DROP_NO_MBUF);
 		rte_pktmbuf_free(m);
 		return;
 	}
+	if (vur_txrate_limited(td->nd->txrate))
+		vur_txrate_charge(td->nd->txrate, len, 1, vur_txrate_now_ns());
 	VUR_TP_COUNT(td, t, tx_pkts, 1);
 }
 
@@ -391,6 +395,28 @@ deadline(uint64_t *dl, uint64_t t)
 		*dl = t;
 }
 
+/*
+ * READ responses and ACKs are answers: they go, and take the device's
+ * transmit tokens (common/txrate.h) so that its requests wait for them.
+ */
+static void
+charge_rate(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **m, uint16_t n,
+		uint64_t now_ns)
+{
+	uint32_t bytes = 0, pkts = 0, pmtu;
+
+	if (n == 0 || !vur_txrate_limited(td->nd->txrate))
+		return;
+	pmtu = vur_tp_pmtu(td, t);
+	for (uint16_t i = 0; i < n; i++) {
+		bytes += m[i]->pkt_len;
+		pkts += RTE_MAX(1u,
+				(m[i]->pkt_len + pmtu - 1) /
+						pmtu); /* a local packet holds several */
+	}
+	vur_txrate_charge(td->nd->txrate, bytes, pkts, now_ns);
+}
+
 /* One QP's timers, READ responses and requests: the packets in @out after @n. */
 uint16_t
 vur_tp_poll_qp(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **out, uint16_t n,
@@ -400,17 +426,25 @@ vur_tp_poll_qp(struct vur_tp_dev *td, struct vur_tp_qp *t, struct rte_mbuf **out
 	vur_tp_timers(td, t, now_ns);
 	vur_tp_cc_tick(&t->cc, vur_tp_line_mbps(td), now_ns);
 	t->sq.ring.no_kick = !arm;
-	if (n < max)
-		n += vur_tp_read_responses(td, t, out + n,
+	if (n < max) {
+		uint16_t k = vur_tp_read_responses(td, t, out + n,
 				RTE_MIN((uint16_t)(max - n), (uint16_t)VUR_TP_BURST));
+
+		charge_rate(td, t, out + n, k, now_ns);
+		n += k;
+	}
 	if (n < max)
 		n += vur_tp_requester(td, t, out + n,
 				RTE_MIN((uint16_t)(max - n), (uint16_t)VUR_TP_BURST), now_ns);
 	deadline(dl, t->retx_deadline);
 	deadline(dl, t->rnr_deadline);
 	deadline(dl, t->probe_deadline);
-	if (t->send != t->tail)
+	if (t->send != t->tail) {
 		deadline(dl, vur_tp_cc_wait(&t->cc)); /* paced: work when the rate allows */
+		/* the device's limit: when tokens return (passed: another reason holds it) */
+		if (t->rate_ready_ns > now_ns)
+			deadline(dl, t->rate_ready_ns);
+	}
 	vur_tp_qp_unlock(t);
 	return n;
 }

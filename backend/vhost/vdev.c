@@ -41,6 +41,11 @@ static struct vur_dev *devs[RTE_MAX_VHOST_DEVICE];
 #define VIRTIO_NET_F_STATUS_BIT  16
 #define VUR_DEFAULT_ETH_MTU      1500 /* without VIRTIO_NET_F_MTU */
 
+/* The vHCA port rule (below, beside the speed changes it joins). */
+static bool vhca_gids_present(const struct vur_dev *dev);
+static bool update_link(struct vur_dev *dev);
+static void recheck_port(void *arg);
+
 uint64_t
 vur_dev_offered_features(bool rfc2_numbering, bool port_speed)
 {
@@ -319,6 +324,7 @@ fill_info(struct vur_dev *dev, struct vur_dev_info *info)
 	info->rx_filter = dev->net;
 	info->quota = dev->quota;
 	info->policy = dev->policy;
+	vur_txrate_read(&dev->txrate, &info->rate_bps, &info->rate_pps, &info->rate);
 	for (int k = 0; k < VUR_QUOTA_N; k++)
 		info->quota_used[k] = dev->rdma_ready ? vur_rdma_quota_used(&dev->rdma, k) : 0;
 	pthread_rwlock_unlock(&dev->lock);
@@ -475,6 +481,7 @@ on_new_connection(int vid)
 		dev->negotiated = 0;
 		dev->mem_table = false;
 		reset_rdma(dev); /* a new frontend starts from nothing */
+		update_link(dev);
 	}
 	pthread_rwlock_unlock(&dev->lock);
 	if (busy >= 0) {
@@ -674,6 +681,7 @@ handle_reset_device(struct vur_dev *dev)
 		vur_rdma_dev_fini(&dev->rdma);
 	dev->negotiated = 0;
 	ret = reset_rdma(dev);
+	update_link(dev);
 	log_started(dev, update_started(dev));
 	pthread_rwlock_unlock(&dev->lock);
 	sync_datapath(dev);
@@ -930,15 +938,23 @@ vur_dev_create(const struct vur_dev_params *p)
 	dev->policy = p->policy;
 	memcpy(dev->policy.mac, p->mac, sizeof(dev->policy.mac)); /* ROCE-DEV-POLICY-2 */
 	dev->policy.refused_gids = 0;
+	dev->cfg_state.link_up = dev->speed.link_up && vhca_gids_present(dev);
 	vur_rdma_limits_default(&dev->limits, p->max_qps, p->max_cqs);
 	vur_rdma_limits_rings(&dev->limits, p->ring_queues, p->max_ring_qps, p->max_ring_cqs);
 	dev->ctrl_table.cmds = dev->cmds;
 	dev->ctrl_table.n_cmds = vur_ctrl_roce_commands(p->rfc2_numbering, dev->cmds);
 	dev->ctrl_table.n_cmds += vur_ctrl_net_commands(dev->cmds + dev->ctrl_table.n_cmds);
 	vur_ctrlq_init(&dev->ctrlq, &dev->lock, dev->path, p->loop);
+	dev->ctrlq.after = recheck_port;
+	dev->ctrlq.after_arg = dev;
 	vur_net_dev_init(&dev->eth, &dev->lock, dev->path, &dev->net, &dev->rdma);
 	vur_tp_init(&dev->tp, &dev->rdma, &dev->eth);
 	dev->eth.tp = &dev->tp;
+	rte_spinlock_init(&dev->txrate.lock);
+	dev->eth.txrate = &dev->txrate;
+	ret = vur_txrate_set(&dev->txrate, p->rate_bps, p->rate_pps, vur_txrate_now_ns());
+	if (ret < 0)
+		goto free_dev;
 	if (vur_ctrl_table_validate(&dev->ctrl_table) != 0) {
 		ret = -EINVAL;
 		goto free_dev;
@@ -977,6 +993,13 @@ vur_dev_set_quota(struct vur_dev *dev, const uint64_t max[VUR_QUOTA_N])
 	pthread_rwlock_unlock(&dev->lock);
 }
 
+int
+vur_dev_set_rate(struct vur_dev *dev, uint64_t bps, uint64_t pps)
+{
+	/* its own lock: the data path takes the buckets under the device's read lock */
+	return vur_txrate_set(&dev->txrate, bps, pps, vur_txrate_now_ns());
+}
+
 void
 vur_dev_set_addresses(struct vur_dev *dev, const struct vur_addr_policy *next)
 {
@@ -984,6 +1007,7 @@ vur_dev_set_addresses(struct vur_dev *dev, const struct vur_addr_policy *next)
 	dev->policy.n = next->n;
 	memcpy(dev->policy.gids, next->gids, sizeof(dev->policy.gids));
 	pthread_rwlock_unlock(&dev->lock);
+	recheck_port(dev); /* ROCE-DEV-POLICY-4: the port follows the new set */
 }
 
 const char *
@@ -992,15 +1016,80 @@ vur_dev_path(const struct vur_dev *dev)
 	return dev->path;
 }
 
-/* What of @old -> @new the driver of @negotiated features would see. */
+/*
+ * The vHCA rule (issue 25, ROCE-DEV-POLICY-4): with allowed addresses set,
+ * the port is ACTIVE only once the GID table holds the GID of every one of
+ * them, as a ConnectX virtual function's vHCA port is up only when the
+ * physical port is up and its virtual GID table holds the GIDs the host
+ * admin requested, and down otherwise (Mellanox OFED user manual, "Virtual
+ * Function InfiniBand Ports"). Device lock held.
+ */
 static bool
-guest_sees_change(uint64_t negotiated, const struct vur_speed_result *old,
-		const struct vur_speed_result *new)
+vhca_gids_present(const struct vur_dev *dev)
 {
-	if (old->link_up != new->link_up && (negotiated & VUR_NET_F(VIRTIO_NET_F_STATUS_BIT)))
+	uint32_t i, j;
+
+	if (dev->policy.n == 0)
 		return true;
-	return (negotiated & VUR_NET_F(VIRTIO_NET_F_ROCE_PORT_SPEED)) &&
-			vur_speed_changed(old, new);
+	if (!dev->rdma_ready)
+		return false;
+	for (i = 0; i < dev->policy.n; i++) {
+		for (j = 0; j < dev->rdma.limits.gid_tbl_len; j++)
+			if (dev->rdma.gids[j].valid &&
+					memcmp(dev->rdma.gids[j].raw, dev->policy.gids[i],
+							sizeof(dev->policy.gids[i])) == 0)
+				break;
+		if (j == dev->rdma.limits.gid_tbl_len)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Set the link the guest sees (VIRTIO_NET_S_LINK_UP, thus the RoCE port's
+ * state) from the uplinks and the vHCA rule. Whether it changed in a way
+ * the driver sees (VIRTIO_NET_F_STATUS). Device lock held.
+ */
+static bool
+update_link(struct vur_dev *dev)
+{
+	bool up = dev->speed.link_up && vhca_gids_present(dev);
+	bool changed = up != dev->cfg_state.link_up;
+
+	dev->cfg_state.link_up = up;
+	dev->eth.link_down = !up;
+	return changed && (dev->negotiated & VUR_NET_F(VIRTIO_NET_F_STATUS_BIT));
+}
+
+/* Tell the frontend of @vid that the configuration changed (not from a frontend's message). */
+static void
+notify_config(struct vur_dev *dev, int vid)
+{
+	/*
+	 * Without need_reply: QEMU does not read its backend channel while it
+	 * waits for the answer to one of its own messages: a reply awaited here
+	 * could block both sides.
+	 */
+	if (rte_vhost_backend_config_change(vid, false) != 0)
+		VUR_DEV_LOG(dev, WARNING, "cannot send the configuration change (vid %d)", vid);
+}
+
+/* The vHCA rule again, after commands or an address change: notify when the port changed. */
+static void
+recheck_port(void *arg)
+{
+	struct vur_dev *dev = arg;
+	bool notify;
+	int vid;
+
+	pthread_rwlock_wrlock(&dev->lock);
+	notify = update_link(dev) && driver_live(dev);
+	if (notify)
+		dev->config_changes++;
+	vid = dev->vid;
+	pthread_rwlock_unlock(&dev->lock);
+	if (notify)
+		notify_config(dev, vid);
 }
 
 int
@@ -1010,27 +1099,19 @@ vur_dev_set_speed(struct vur_dev *dev, const struct vur_speed_result *r)
 	int vid;
 
 	pthread_rwlock_wrlock(&dev->lock);
-	notify = driver_live(dev) && guest_sees_change(dev->negotiated, &dev->speed, r);
+	notify = (dev->negotiated & VUR_NET_F(VIRTIO_NET_F_ROCE_PORT_SPEED)) &&
+			vur_speed_changed(&dev->speed, r);
 	dev->speed = *r;
-	dev->cfg_state.link_up = r->link_up;
 	dev->cfg_state.speed = r->speed;
-	dev->eth.link_down = !r->link_up;
+	notify = (update_link(dev) || notify) && driver_live(dev);
 	if (dev->rdma_ready)
 		set_rdma_port(dev);
 	vid = dev->vid;
 	if (notify)
 		dev->config_changes++;
 	pthread_rwlock_unlock(&dev->lock);
-
-	/*
-	 * Without need_reply: QEMU does not read its backend channel while it
-	 * waits for the answer to one of its own messages: a reply awaited here
-	 * could block both sides.
-	 */
-	if (notify && rte_vhost_backend_config_change(vid, false) != 0) {
-		VUR_DEV_LOG(dev, WARNING, "cannot send the configuration change (vid %d)", vid);
-		return 0;
-	}
+	if (notify)
+		notify_config(dev, vid);
 	return notify;
 }
 

@@ -44,6 +44,7 @@ struct vur_dev_params {
 	struct vur_switch *sw;         /* the local switch (the data path); may be NULL */
 	uint64_t quota[VUR_QUOTA_N];   /* rdma/quota.h; 0: none */
 	struct vur_addr_policy policy; /* rdma/addr_policy.h: the allowed addresses */
+	uint64_t rate_bps, rate_pps;   /* common/txrate.h: transmit limits; 0: none */
 };
 
 struct vur_dev {
@@ -64,6 +65,7 @@ struct vur_dev {
 	struct vur_rdma_dev rdma;      /* fresh for every connection */
 	struct vur_rdma_quota quota;   /* the administrator's: kept across connections */
 	struct vur_addr_policy policy; /* likewise: the addresses it may use */
+	struct vur_txrate txrate;      /* likewise: its transmit rate limits */
 	bool rdma_ready;
 	/*
 	 * librte_vhost holds a memory table: SET_MEM_TABLE succeeded and no
@@ -123,6 +125,8 @@ struct vur_dev_info {
 	struct vur_rdma_quota quota;    /* its quotas and the commands they refused */
 	uint64_t quota_used[VUR_QUOTA_N];
 	struct vur_addr_policy policy; /* its allowed addresses and the ADD_GIDs refused */
+	uint64_t rate_bps, rate_pps;   /* its transmit limits (0: none) */
+	struct vur_txrate_stats rate;  /* what they deferred and dropped */
 };
 
 /*
@@ -164,6 +168,12 @@ void vur_dev_set_quota(struct vur_dev *dev, const uint64_t max[VUR_QUOTA_N]);
  * stored stay (ROCE-DEV-POLICY-3). Its MAC and refusal counter are kept.
  */
 void vur_dev_set_addresses(struct vur_dev *dev, const struct vur_addr_policy *next);
+
+/*
+ * Set @dev's transmit limits (common/txrate.h, 0: none) while it runs, with
+ * full buckets; the counters are kept. Returns 0 or -EINVAL.
+ */
+int vur_dev_set_rate(struct vur_dev *dev, uint64_t bps, uint64_t pps);
 
 /* Copy of the encoded configuration space, taken under the device lock. */
 size_t vur_dev_config_snapshot(struct vur_dev *dev, uint8_t *buf);

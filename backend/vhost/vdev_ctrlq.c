@@ -90,6 +90,8 @@ on_kick(int fd, void *arg)
 	if (q->active)
 		process(q);
 	pthread_rwlock_unlock(q->lock);
+	if (q->after != NULL)
+		q->after(q->after_arg);
 }
 
 int

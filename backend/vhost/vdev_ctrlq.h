@@ -42,6 +42,9 @@ struct vur_ctrlq {
 	uint64_t negotiated;
 	struct vur_ctrlq_stats stats;
 	struct vur_ratelimit log_rl; /* what the driver sends decides what we log */
+	/* after each batch, without the lock (the vHCA port rule: ADD_GID may bring the port up) */
+	void (*after)(void *arg);
+	void *after_arg;
 };
 
 void vur_ctrlq_init(struct vur_ctrlq *q, pthread_rwlock_t *lock, const char *name,
