@@ -930,6 +930,7 @@ vur_dev_create(const struct vur_dev_params *p)
 	dev->policy = p->policy;
 	memcpy(dev->policy.mac, p->mac, sizeof(dev->policy.mac)); /* ROCE-DEV-POLICY-2 */
 	dev->policy.refused_gids = 0;
+	dev->policy.refused_macs = 0;
 	vur_rdma_limits_default(&dev->limits, p->max_qps, p->max_cqs);
 	vur_rdma_limits_rings(&dev->limits, p->ring_queues, p->max_ring_qps, p->max_ring_cqs);
 	dev->ctrl_table.cmds = dev->cmds;
@@ -939,6 +940,7 @@ vur_dev_create(const struct vur_dev_params *p)
 	vur_net_dev_init(&dev->eth, &dev->lock, dev->path, &dev->net, &dev->rdma);
 	vur_tp_init(&dev->tp, &dev->rdma, &dev->eth);
 	dev->eth.tp = &dev->tp;
+	dev->eth.policy = &dev->policy; /* net/net_antispoof.h */
 	if (vur_ctrl_table_validate(&dev->ctrl_table) != 0) {
 		ret = -EINVAL;
 		goto free_dev;
@@ -983,6 +985,7 @@ vur_dev_set_addresses(struct vur_dev *dev, const struct vur_addr_policy *next)
 	pthread_rwlock_wrlock(&dev->lock);
 	dev->policy.n = next->n;
 	memcpy(dev->policy.gids, next->gids, sizeof(dev->policy.gids));
+	dev->policy.mac_pinned = next->mac_pinned;
 	pthread_rwlock_unlock(&dev->lock);
 }
 
