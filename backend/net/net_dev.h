@@ -30,19 +30,21 @@ struct vur_tp_dev;
 
 /* Why a frame to or from a device was dropped. */
 enum vur_net_drop {
-	VUR_NET_DROP_TX_BAD_CHAIN,   /* unusable descriptors (split_ring said why) */
-	VUR_NET_DROP_TX_BAD_LEN,     /* shorter than header + Ethernet header, or over the MTU */
-	VUR_NET_DROP_TX_BAD_HDR,     /* GSO or checksum offload never negotiated */
-	VUR_NET_DROP_TX_NO_MBUF,     /* packet buffers exhausted */
-	VUR_NET_DROP_RX_NOT_READY,   /* the receive queue is not ready */
-	VUR_NET_DROP_RX_FILTERED,    /* the receive filter (RX mode, MAC, VLAN) refused it */
-	VUR_NET_DROP_RX_NO_BUFFER,   /* no receive buffers, or not enough for the frame */
-	VUR_NET_DROP_RX_BAD_CHAIN,   /* unusable receive descriptors */
-	VUR_NET_DROP_RING_BROKEN,    /* a ring the driver corrupted */
-	VUR_NET_DROP_LINK_DOWN,      /* the device's link is down: nothing in, nothing out */
-	VUR_NET_DROP_RX_NO_MBUF,     /* no packet buffer to make an engine's packet whole */
-	VUR_NET_DROP_TX_SPOOFED_MAC, /* a source MAC not the device's (net_antispoof.h) */
-	VUR_NET_DROP_TX_SPOOFED_IP,  /* a source IP outside the allowed set (likewise) */
+	VUR_NET_DROP_TX_BAD_CHAIN, /* unusable descriptors (split_ring said why) */
+	VUR_NET_DROP_TX_BAD_LEN,   /* shorter than header + Ethernet header, or over the MTU */
+	VUR_NET_DROP_TX_BAD_HDR,   /* GSO or checksum offload never negotiated */
+	VUR_NET_DROP_TX_NO_MBUF,   /* packet buffers exhausted */
+	VUR_NET_DROP_RX_NOT_READY, /* the receive queue is not ready */
+	VUR_NET_DROP_RX_FILTERED,  /* the receive filter (RX mode, MAC, VLAN) refused it */
+	VUR_NET_DROP_RX_NO_BUFFER, /* no receive buffers, or not enough for the frame */
+	VUR_NET_DROP_RX_BAD_CHAIN, /* unusable receive descriptors */
+	VUR_NET_DROP_RING_BROKEN,  /* a ring the driver corrupted */
+	VUR_NET_DROP_LINK_DOWN,    /* the device's link is down: nothing in, nothing out */
+	VUR_NET_DROP_RX_NO_MBUF,   /* no packet buffer to make an engine's packet whole */
+	/* a source MAC not the device's (net_antispoof.h) */
+	VUR_NET_DROP_TX_SPOOFED_MAC,
+	/* a source IP outside the allowed set (likewise) */
+	VUR_NET_DROP_TX_SPOOFED_IP,
 	VUR_NET_DROP_COUNT
 };
 
@@ -72,11 +74,12 @@ struct vur_net_dev {
 	const char *name;       /* its socket path, for logs */
 	const struct vur_net_state *filter;
 	struct vur_rdma_dev *rdma;
-	struct vur_tp_dev *tp;                /* the RDMA engine, for RoCE v2 frames it owns */
-	const struct vur_addr_policy *policy; /* the device's: what its frames may carry */
-	bool roce;                            /* the driver negotiated VIRTIO_NET_F_ROCE */
-	struct vur_switch *sw;                /* NULL when not attached */
-	int slot;                             /* device port on the switch */
+	struct vur_tp_dev *tp; /* the RDMA engine, for RoCE v2 frames it owns */
+	/* the device's address policy: what its frames may carry (net_antispoof.h) */
+	const struct vur_addr_policy *policy;
+	bool roce;             /* the driver negotiated VIRTIO_NET_F_ROCE */
+	struct vur_switch *sw; /* NULL when not attached */
+	int slot;              /* device port on the switch */
 	int vid;
 	uint16_t hdr_len;   /* struct virtio_net_hdr(_mrg_rxbuf): 10 or 12 */
 	bool mrg_rxbuf;     /* VIRTIO_NET_F_MRG_RXBUF negotiated */

@@ -28,9 +28,11 @@ struct vur_addr_policy {
 	uint32_t n;                            /* 0: every GID allowed */
 	uint8_t gids[VUR_ADDR_POLICY_MAX][16]; /* the allowed addresses, as GIDs */
 	uint8_t mac[6];                        /* the device's: its link-local GID is allowed */
-	bool mac_pinned;       /* the guest may not change @mac (net/net_antispoof.h) */
-	uint64_t refused_gids; /* ADD_GIDs refused */
-	uint64_t refused_macs; /* MAC_ADDR_SETs refused (@mac_pinned) */
+	uint64_t refused_gids;                 /* ADD_GIDs refused */
+	/* the guest may not change @mac (net/net_antispoof.h) */
+	bool mac_pinned;
+	/* MAC_ADDR_SETs refused because of @mac_pinned */
+	uint64_t refused_macs;
 };
 
 /*
