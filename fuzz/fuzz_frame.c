@@ -3,7 +3,9 @@
  * What the switch reads of a frame a guest or an uplink sends
  * (net_frame.c), then its forwarding decision (net_fwd.c: the MAC table
  * learning, ageing and looking up) and a device's receive filter
- * (net_state.c) for the frame's destination.
+ * (net_state.c) for the frame's destination; a device's frame also goes
+ * through anti-spoofing (net_antispoof.c) under a policy of two addresses,
+ * the MAC pinned when the port is odd.
  *
  * An input is a list of frames, each: u8 port (a device's, or the uplink),
  * u8 clock step (2^(step % 48) ns), le16 length, the frame. Each frame is
@@ -16,6 +18,7 @@
 
 #include <rte_common.h>
 
+#include "net/net_antispoof.h"
 #include "net/net_fdb.h"
 #include "net/net_frame.h"
 #include "net/net_fwd.h"
@@ -29,6 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct vur_fdb fdb;
 static struct vur_net_state filter;
+static struct vur_addr_policy policy;
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -47,6 +51,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	vur_net_state_init(&filter, own, 1);
 	vur_net_state_set_features(&filter, UINT64_MAX);
+	if (policy.n == 0) {
+		static const char *const ips[] = { "10.0.0.7", "fd00::7" };
+		char why[64];
+
+		memcpy(policy.mac, own, sizeof(policy.mac));
+		if (vur_addr_policy_set(&policy, ips, 2, why, sizeof(why)) != 0)
+			abort();
+	}
 	for (int i = 0; i < MAX_FRAMES && size >= 4; i++) {
 		uint16_t port = data[0] % (VUR_SW_MAX_DEVS + 1);
 		uint32_t len = RTE_MIN((uint32_t)(data[2] | data[3] << 8) % (MAX_LEN + 1),
@@ -60,6 +72,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		data += 4 + len;
 		size -= 4 + len;
 		memset(&fi, 0, sizeof(fi));
+		if (port < VUR_SW_MAX_DEVS) {
+			policy.mac_pinned = port & 1;
+			vur_antispoof_check(
+					&policy, own, f, RTE_MIN(len, (uint32_t)VUR_ANTISPOOF_LEN));
+		}
 		if (vur_frame_parse(f, len, &fi) == 0) {
 			vur_fwd_decide(&fdb, port, &fi, (1ULL << N_DEVS) - 1, now, &out);
 			if (out.devs & ~((1ULL << N_DEVS) - 1))

@@ -93,6 +93,20 @@ mac_table_set(void *ctx, const void *cmd, uint32_t len, void *ack)
 	return VIRTIO_NET_OK;
 }
 
+/* ROCE-DEV-POLICY-7: a MAC the administrator pinned is the only one the driver may set. */
+static bool
+mac_refused(void *ctx, const uint8_t m[VUR_NET_ALEN])
+{
+	struct vur_rdma_dev *rd = ((struct vur_ctrl_target *)ctx)->rdma;
+	struct vur_addr_policy *p = rd != NULL ? rd->policy : NULL;
+
+	if (p == NULL || !p->mac_pinned || memcmp(m, p->mac, VUR_NET_ALEN) == 0)
+		return false;
+	/* counted, not logged: a guest could flood the log; the state stays as it was */
+	p->refused_macs++;
+	return true;
+}
+
 static uint8_t
 mac_addr_set(void *ctx, const void *cmd, uint32_t len, void *ack)
 {
@@ -103,7 +117,7 @@ mac_addr_set(void *ctx, const void *cmd, uint32_t len, void *ack)
 	RTE_SET_USED(len);
 	RTE_SET_USED(ack);
 	/* A station's own address: an individual one, and all zeroes is no address. */
-	if ((m[0] & 1) != 0 || memcmp(m, zero, VUR_NET_ALEN) == 0)
+	if ((m[0] & 1) != 0 || memcmp(m, zero, VUR_NET_ALEN) == 0 || mac_refused(ctx, m))
 		return VIRTIO_NET_ERR;
 	memcpy(ns->mac, m, VUR_NET_ALEN);
 	VUR_LOG_LIMITED(&ns->log_rl, dev_name(ctx), net, NOTICE,

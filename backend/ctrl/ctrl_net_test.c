@@ -355,6 +355,31 @@ mq_vq_pairs_set(void)
 			VUR_CTRL_REJ_HANDLER));
 }
 
+/* ROCE-DEV-POLICY-7: a pinned MAC is the only one MAC_ADDR_SET takes; a refusal is counted. */
+static void
+roce_dev_policy_7_pinned_mac(void)
+{
+	struct vur_addr_policy p = { .mac_pinned = true };
+
+	setup(1);
+	memcpy(p.mac, own, 6);
+	rd.policy = &p;
+	TAP_CHECK(refused(VIRTIO_NET_CTRL_MAC, VIRTIO_NET_CTRL_MAC_ADDR_SET, other, 6, ALL,
+			VUR_CTRL_REJ_HANDLER));
+	TAP_CHECK(p.refused_macs == 1 && memcmp(ns.mac, own, 6) == 0);
+	/* setting the pinned one again is harmless */
+	TAP_CHECK(send(VIRTIO_NET_CTRL_MAC, VIRTIO_NET_CTRL_MAC_ADDR_SET, own, 6, ALL) ==
+			VUR_CTRL_REJ_NONE);
+	TAP_CHECK(p.refused_macs == 1);
+	/* unpinned (allowed IPs alone): the driver sets what it likes */
+	p.mac_pinned = false;
+	p.n = 1;
+	TAP_CHECK(send(VIRTIO_NET_CTRL_MAC, VIRTIO_NET_CTRL_MAC_ADDR_SET, other, 6, ALL) ==
+			VUR_CTRL_REJ_NONE);
+	TAP_CHECK(memcmp(ns.mac, other, 6) == 0 && p.refused_macs == 1);
+	rd.policy = NULL;
+}
+
 int
 main(void)
 {
@@ -363,6 +388,7 @@ main(void)
 	TAP_RUN(mac_table_set);
 	TAP_RUN(mac_table_set_as_linux_sends_it);
 	TAP_RUN(mac_addr_set);
+	TAP_RUN(roce_dev_policy_7_pinned_mac);
 	TAP_RUN(vlan);
 	TAP_RUN(announce);
 	TAP_RUN(mq_vq_pairs_set);

@@ -154,6 +154,18 @@ parse_addresses(json_t *list, struct vur_addr_policy *p, char *why, size_t len)
 	return vur_addr_policy_set(p, texts, n, why, len);
 }
 
+/* Anti-spoofing (net/net_antispoof.h): the pinned MAC and what the policy refused. */
+static void
+antispoof_json(json_t *d, const struct vur_dev_info *info)
+{
+	json_object_set_new(d, "mac_pinned", json_boolean(info->policy.mac_pinned));
+	json_object_set_new(d, "refused_macs", json_integer((json_int_t)info->policy.refused_macs));
+	json_object_set_new(d, "spoofed_mac_drops",
+			json_integer((json_int_t)info->eth.drops[VUR_NET_DROP_TX_SPOOFED_MAC]));
+	json_object_set_new(d, "spoofed_ip_drops",
+			json_integer((json_int_t)info->eth.drops[VUR_NET_DROP_TX_SPOOFED_IP]));
+}
+
 static json_t *
 device_json(struct vur_port_mgr *pm, const struct vur_dev_info *info)
 {
@@ -180,6 +192,7 @@ device_json(struct vur_port_mgr *pm, const struct vur_dev_info *info)
 		json_object_set_new(d, "allowed_ips", addresses_json(&info->policy));
 		json_object_set_new(d, "refused_gids",
 				json_integer((json_int_t)info->policy.refused_gids));
+		antispoof_json(d, info);
 	}
 	return d;
 }
@@ -421,12 +434,12 @@ parse_mac(const char *text, uint8_t mac[6])
 	"\"XX:XX:XX:XX:XX:XX\", \"mtu\"?: N, \"max_qps\"?: N, \"max_cqs\"?: N, \"roce\"?: " \
 	"BOOL, \"port_speed_feature\"?: BOOL, \"rfc2_numbering\"?: BOOL, \"up\"?: BOOL, "   \
 	"\"quota\"?: {\"qps\"|\"cqs\"|\"mrs\"|\"pinned_bytes\"|\"wrs\": N}, "               \
-	"\"allowed_ips\"?: [IP, ...], \"rate\"?: " VUR_ADMIN_RATE_USAGE "}"
+	"\"allowed_ips\"?: [IP, ...], \"mac_pinned\"?: BOOL, \"rate\"?: " VUR_ADMIN_RATE_USAGE "}"
 
 /*
  * {"device": PATH, and optionally "client", "mac", "mtu", "max_qps",
  * "max_cqs", "roce", "port_speed_feature", "rfc2_numbering", "up", "quota",
- * "allowed_ips"} -> the new
+ * "allowed_ips", "mac_pinned"} -> the new
  * device as get_devices shows it. What is left out is the command line's.
  */
 static int
@@ -435,7 +448,7 @@ create_device(struct vur_admin *a, json_t *params, json_t **result, json_t **err
 	/* left out: no JSON number a client sends is taken as INT64_MIN here */
 	const json_int_t not_given = INT64_MIN;
 	json_int_t mtu = not_given, qps = not_given, cqs = not_given;
-	int client = -1, roce = -1, speed = -1, rfc2 = -1, up = 1;
+	int client = -1, roce = -1, speed = -1, rfc2 = -1, up = 1, pinned = 0;
 	struct vur_dev_info info;
 	const char *path, *mac = NULL;
 	json_t *quota = NULL, *ips = NULL, *rate = NULL;
@@ -451,12 +464,12 @@ create_device(struct vur_admin *a, json_t *params, json_t **result, json_t **err
 	if (params == NULL ||
 			json_unpack_ex(params, &err, JSON_STRICT,
 					"{s:s, s?b, s?s, s?I, s?I, s?I, s?b, s?b, s?b, s?b, s?o, "
-					"s?o, s?o}",
+					"s?o, s?b, s?o}",
 					"device", &path, "client", &client, "mac", &mac, "mtu",
 					&mtu, "max_qps", &qps, "max_cqs", &cqs, "roce", &roce,
 					"port_speed_feature", &speed, "rfc2_numbering", &rfc2, "up",
-					&up, "quota", &quota, "allowed_ips", &ips, "rate",
-					&rate) != 0) {
+					&up, "quota", &quota, "allowed_ips", &ips, "mac_pinned",
+					&pinned, "rate", &rate) != 0) {
 		*error = vur_admin_error(VUR_RPC_INVALID_PARAMS, "%s: " CREATE_USAGE,
 				params == NULL ? "no params" : err.text);
 		return VUR_RPC_INVALID_PARAMS;
@@ -498,6 +511,7 @@ create_device(struct vur_admin *a, json_t *params, json_t **result, json_t **err
 	}
 	s.mac_given = mac != NULL;
 	s.mac_source = "admin RPC";
+	s.policy.mac_pinned = pinned; /* the MAC it gets, given or derived */
 	if (mtu != not_given)
 		s.mtu = mtu;
 	if (qps != not_given)
@@ -586,9 +600,14 @@ set_device_quota(struct vur_admin *a, json_t *params, json_t **result, json_t **
 	return 0;
 }
 
+#define ADDRESSES_USAGE                                                                    \
+	"expected {\"device\": PATH, \"allowed_ips\"?: [IP, ...], \"mac_pinned\"?: BOOL} " \
+	"(one of them at least)"
+
 /*
- * {"device": PATH, "allowed_ips": [IP, ...]} -> the device as get_devices
- * shows it. [] allows every address; the GIDs the guest stored stay.
+ * {"device": PATH, "allowed_ips"?: [IP, ...], "mac_pinned"?: BOOL} -> the
+ * device as get_devices shows it. [] allows every address; the GIDs the
+ * guest stored stay; what is left out stays.
  */
 static int
 set_device_addresses(struct vur_admin *a, json_t *params, json_t **result, json_t **error)
@@ -596,7 +615,8 @@ set_device_addresses(struct vur_admin *a, json_t *params, json_t **result, json_
 	struct vur_dev_info info;
 	const char *path;
 	json_error_t err;
-	json_t *ips;
+	json_t *ips = NULL;
+	int pinned = -1;
 	char why[256];
 
 	if (a->dm == NULL) {
@@ -604,20 +624,22 @@ set_device_addresses(struct vur_admin *a, json_t *params, json_t **result, json_
 		return -ENOTSUP;
 	}
 	if (params == NULL ||
-			json_unpack_ex(params, &err, JSON_STRICT, "{s:s, s:o}", "device", &path,
-					"allowed_ips", &ips) != 0) {
-		*error = vur_admin_error(VUR_RPC_INVALID_PARAMS,
-				"expected {\"device\": PATH, \"allowed_ips\": [IP, ...]}");
+			json_unpack_ex(params, &err, JSON_STRICT, "{s:s, s?o, s?b}", "device",
+					&path, "allowed_ips", &ips, "mac_pinned", &pinned) != 0 ||
+			(ips == NULL && pinned < 0)) {
+		*error = vur_admin_error(VUR_RPC_INVALID_PARAMS, ADDRESSES_USAGE);
 		return VUR_RPC_INVALID_PARAMS;
 	}
 	if (vur_dev_info(path, 0, &info) != 0) {
 		*error = vur_admin_error(-ENODEV, "no device %s", path);
 		return -ENODEV;
 	}
-	if (parse_addresses(ips, &info.policy, why, sizeof(why)) != 0) {
+	if (ips != NULL && parse_addresses(ips, &info.policy, why, sizeof(why)) != 0) {
 		*error = vur_admin_error(VUR_RPC_INVALID_PARAMS, "%s", why);
 		return VUR_RPC_INVALID_PARAMS;
 	}
+	if (pinned >= 0)
+		info.policy.mac_pinned = pinned;
 	if (vur_dev_mgr_set_addresses(a->dm, path, &info.policy) != 0 ||
 			vur_dev_info(path, 0, &info) != 0) {
 		*error = vur_admin_error(-ENODEV, "no device %s", path);

@@ -104,6 +104,9 @@ show_device(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_uint(d, "rdma_ring_queues", info.ring_queues);
 	/* allowed addresses (issue 25): ADD_GIDs of others refused */
 	rte_tel_data_add_dict_uint(d, "refused_gids", info.policy.refused_gids);
+	/* anti-spoofing (issue 25); its drops are eth_drop_tx_spoofed_mac and _ip */
+	rte_tel_data_add_dict_uint(d, "mac_pinned", info.policy.mac_pinned);
+	rte_tel_data_add_dict_uint(d, "refused_macs", info.policy.refused_macs);
 	/* quotas (issue 25): quota_KIND (0: none), quota_KIND_used, quota_KIND_refused */
 	for (int k = 0; k < VUR_QUOTA_N; k++) {
 		char key[48];

@@ -28,6 +28,8 @@ static const char *const drop_names[VUR_NET_DROP_COUNT] = {
 	[VUR_NET_DROP_RX_NO_BUFFER] = "drop_rx_no_buffer",
 	[VUR_NET_DROP_RX_BAD_CHAIN] = "drop_rx_bad_chain",
 	[VUR_NET_DROP_RING_BROKEN] = "drop_ring_broken",
+	[VUR_NET_DROP_TX_SPOOFED_MAC] = "drop_tx_spoofed_mac",
+	[VUR_NET_DROP_TX_SPOOFED_IP] = "drop_tx_spoofed_ip",
 };
 
 const char *

@@ -23,6 +23,7 @@
 #define VUR_NET_TX_VQ 1 /* transmitq1 */
 
 struct rte_vhost_memory;
+struct vur_addr_policy;
 struct vur_net_state;
 struct vur_rdma_dev;
 struct vur_switch;
@@ -41,6 +42,10 @@ enum vur_net_drop {
 	VUR_NET_DROP_RING_BROKEN,  /* a ring the driver corrupted */
 	VUR_NET_DROP_LINK_DOWN,    /* the device's link is down: nothing in, nothing out */
 	VUR_NET_DROP_RX_NO_MBUF,   /* no packet buffer to make an engine's packet whole */
+	/* a source MAC not the device's (net_antispoof.h) */
+	VUR_NET_DROP_TX_SPOOFED_MAC,
+	/* a source IP outside the allowed set (likewise) */
+	VUR_NET_DROP_TX_SPOOFED_IP,
 	VUR_NET_DROP_COUNT
 };
 
@@ -71,6 +76,8 @@ struct vur_net_dev {
 	const struct vur_net_state *filter;
 	struct vur_rdma_dev *rdma;
 	struct vur_tp_dev *tp; /* the RDMA engine, for RoCE v2 frames it owns */
+	/* the device's address policy: what its frames may carry (net_antispoof.h) */
+	const struct vur_addr_policy *policy;
 	bool roce;             /* the driver negotiated VIRTIO_NET_F_ROCE */
 	struct vur_switch *sw; /* NULL when not attached */
 	int slot;              /* device port on the switch */

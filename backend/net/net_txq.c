@@ -6,6 +6,8 @@
 #include <rte_ether.h>
 
 #include "common/log.h"
+#include "net/net_antispoof.h"
+#include "net/net_state.h"
 #include "net/net_txq.h"
 
 /* Copy @len bytes of @c's readable part from @off into a chain of mbufs. */
@@ -36,6 +38,23 @@ copy_to_mbufs(const struct vur_chain *c, uint32_t off, uint32_t len, struct rte_
 		len -= n;
 	}
 	return head;
+}
+
+/* Whether the device's address policy drops the frame of @len bytes in @c (counted). */
+static bool
+spoofed(struct vur_net_dev *nd, const struct vur_chain *c, uint32_t len)
+{
+	uint8_t head[VUR_ANTISPOOF_LEN];
+	enum vur_spoof why;
+
+	len = RTE_MIN(len, (uint32_t)sizeof(head));
+	vur_chain_read(c, nd->hdr_len, head, len);
+	why = vur_antispoof_check(nd->policy, nd->filter->mac, head, len);
+	if (why == VUR_SPOOF_NONE)
+		return false;
+	nd->stats.drops[why == VUR_SPOOF_MAC ? VUR_NET_DROP_TX_SPOOFED_MAC
+					     : VUR_NET_DROP_TX_SPOOFED_IP]++;
+	return true;
 }
 
 /* Check one chain and copy its frame. NULL when dropped (and counted). */
@@ -70,6 +89,9 @@ take_frame(struct vur_net_dev *nd, const struct vur_chain *c, struct rte_mempool
 		return NULL;
 	}
 	len = c->out_len - nd->hdr_len;
+	/* ROCE-DEV-POLICY-4/5: without a policy, this one test is all a frame costs */
+	if (unlikely(vur_antispoof_active(nd->policy)) && spoofed(nd, c, len))
+		return NULL;
 	/* over the device's transmit limit: dropped, as a switch's policer does */
 	if (vur_txrate_limited(nd->txrate) &&
 			!vur_txrate_police(nd->txrate, len, vur_txrate_now_ns()))

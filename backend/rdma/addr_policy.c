@@ -69,9 +69,8 @@ vur_addr_policy_set(struct vur_addr_policy *p, const char *const *texts, unsigne
 	return 0;
 }
 
-/* fe80::/64 with the modified EUI-64 of @mac (RFC 4291 appendix A), as Linux forms it. */
-static void
-link_local_gid(const uint8_t mac[6], uint8_t gid[16])
+void
+vur_addr_link_local_gid(const uint8_t mac[6], uint8_t gid[16])
 {
 	memset(gid, 0, 16);
 	gid[0] = 0xfe;
@@ -95,6 +94,6 @@ vur_addr_policy_allows_gid(const struct vur_addr_policy *p, const uint8_t gid[16
 		return true;
 	if (in_set(p, p->n, gid))
 		return true;
-	link_local_gid(p->mac, ll);
+	vur_addr_link_local_gid(p->mac, ll);
 	return memcmp(ll, gid, 16) == 0;
 }

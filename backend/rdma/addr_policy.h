@@ -29,6 +29,10 @@ struct vur_addr_policy {
 	uint8_t gids[VUR_ADDR_POLICY_MAX][16]; /* the allowed addresses, as GIDs */
 	uint8_t mac[6];                        /* the device's: its link-local GID is allowed */
 	uint64_t refused_gids;                 /* ADD_GIDs refused */
+	/* the guest may not change @mac (net/net_antispoof.h) */
+	bool mac_pinned;
+	/* MAC_ADDR_SETs refused because of @mac_pinned */
+	uint64_t refused_macs;
 };
 
 /*
@@ -47,6 +51,9 @@ void vur_addr_format_gid(const uint8_t gid[16], char *buf, size_t len);
  */
 int vur_addr_policy_set(struct vur_addr_policy *p, const char *const *texts, unsigned int n,
 		char *why, size_t len);
+
+/* fe80::/64 with the modified EUI-64 of @mac (RFC 4291 appendix A), as Linux forms it. */
+void vur_addr_link_local_gid(const uint8_t mac[6], uint8_t gid[16]);
 
 /* Whether the driver may store @gid in its GID table under @p (NULL: no policy). */
 bool vur_addr_policy_allows_gid(const struct vur_addr_policy *p, const uint8_t gid[16]);

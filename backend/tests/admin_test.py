@@ -331,6 +331,19 @@ def bad_admin_input_gets_clear_errors():
         assert r['allowed_ips'] == ['10.0.0.7', 'fd00::7'] and r['refused_gids'] == 0, r
         assert ctl_json(b, 'device-addresses', b.sock)['allowed_ips'] == []
         assert b.device(b.sock)['refused_gids'] == 0
+        # a pinned MAC (ROCE-DEV-POLICY-7): set alone, the addresses stay
+        ctl_json(b, 'device-addresses', b.sock, '10.0.0.7')
+        r = ctl_json(b, 'device-addresses', b.sock, '--keep-ips', '--pin-mac')
+        assert r['mac_pinned'] is True and r['allowed_ips'] == ['10.0.0.7'], r
+        assert r['refused_macs'] == 0 and r['spoofed_mac_drops'] == 0, r
+        assert r['spoofed_ip_drops'] == 0, r
+        assert b.device(b.sock)['mac_pinned'] == 1
+        r = ctl_json(b, 'device-addresses', b.sock, '--unpin-mac')
+        assert r['mac_pinned'] is False and r['allowed_ips'] == [], r
+        assert error_code(rpc(b, 'set_device_addresses',
+                              {'device': b.sock, 'mac_pinned': 1})) == -32602
+        r = ctl(b, 'device-addresses', b.sock, '--keep-ips')
+        assert r.returncode == 2 and '--keep-ips' in r.stderr, r
         assert error_code(rpc(b, 'get_devices', [1])) == -32602
         assert error_code(rpc(b, 'get_qps', {})) == -32602
         assert error_code(rpc(b, 'get_qps', {'device': 1})) == -32602
@@ -401,8 +414,9 @@ def devices_at_runtime():
         assert d['allowed_ips'] == [], d
         assert ctl_json(b, 'delete-device', d1 + 'q') is True
         d = ctl_json(b, 'create-device', d1 + 'q', '--allowed-ip', '192.0.2.1',
-                     '--allowed-ip', '2001:db8::1')
+                     '--allowed-ip', '2001:db8::1', '--pin-mac')
         assert d['allowed_ips'] == ['192.0.2.1', '2001:db8::1'], d
+        assert d['mac_pinned'] is True, d
         assert error_code(rpc(b, 'create_device',
                               {'device': d1 + 'a', 'allowed_ips': ['nope']})) == -32602
         assert not os.path.exists(d1 + 'a')

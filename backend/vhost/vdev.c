@@ -939,6 +939,7 @@ vur_dev_create(const struct vur_dev_params *p)
 	memcpy(dev->policy.mac, p->mac, sizeof(dev->policy.mac)); /* ROCE-DEV-POLICY-2 */
 	dev->policy.refused_gids = 0;
 	dev->cfg_state.link_up = dev->speed.link_up && vhca_gids_present(dev);
+	dev->policy.refused_macs = 0;
 	vur_rdma_limits_default(&dev->limits, p->max_qps, p->max_cqs);
 	vur_rdma_limits_rings(&dev->limits, p->ring_queues, p->max_ring_qps, p->max_ring_cqs);
 	dev->ctrl_table.cmds = dev->cmds;
@@ -955,6 +956,7 @@ vur_dev_create(const struct vur_dev_params *p)
 	ret = vur_txrate_set(&dev->txrate, p->rate_bps, p->rate_pps, vur_txrate_now_ns());
 	if (ret < 0)
 		goto free_dev;
+	dev->eth.policy = &dev->policy; /* net/net_antispoof.h */
 	if (vur_ctrl_table_validate(&dev->ctrl_table) != 0) {
 		ret = -EINVAL;
 		goto free_dev;
@@ -1006,8 +1008,9 @@ vur_dev_set_addresses(struct vur_dev *dev, const struct vur_addr_policy *next)
 	pthread_rwlock_wrlock(&dev->lock);
 	dev->policy.n = next->n;
 	memcpy(dev->policy.gids, next->gids, sizeof(dev->policy.gids));
+	dev->policy.mac_pinned = next->mac_pinned;
 	pthread_rwlock_unlock(&dev->lock);
-	recheck_port(dev); /* ROCE-DEV-POLICY-4: the port follows the new set */
+	recheck_port(dev); /* ROCE-DEV-POLICY-8: the port follows the new set */
 }
 
 const char *
@@ -1017,7 +1020,7 @@ vur_dev_path(const struct vur_dev *dev)
 }
 
 /*
- * The vHCA rule (issue 25, ROCE-DEV-POLICY-4): with allowed addresses set,
+ * The vHCA rule (issue 25, ROCE-DEV-POLICY-8): with allowed addresses set,
  * the port is ACTIVE only once the GID table holds the GID of every one of
  * them, as a ConnectX virtual function's vHCA port is up only when the
  * physical port is up and its virtual GID table holds the GIDs the host

@@ -164,8 +164,9 @@ int vur_dev_set_speed(struct vur_dev *dev, const struct vur_speed_result *r);
 void vur_dev_set_quota(struct vur_dev *dev, const uint64_t max[VUR_QUOTA_N]);
 
 /*
- * Replace @dev's allowed addresses by those of @next while it runs; the GIDs
- * stored stay (ROCE-DEV-POLICY-3). Its MAC and refusal counter are kept.
+ * Replace @dev's allowed addresses and MAC pinning by those of @next while it
+ * runs; the GIDs stored stay (ROCE-DEV-POLICY-3). Its MAC and refusal
+ * counters are kept.
  */
 void vur_dev_set_addresses(struct vur_dev *dev, const struct vur_addr_policy *next);
 

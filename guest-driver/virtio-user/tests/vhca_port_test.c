@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The vHCA port rule (issue 25, ROCE-DEV-POLICY-4) through the real
+ * The vHCA port rule (issue 25, ROCE-DEV-POLICY-8) through the real
  * vhost-user protocol: a device with allowed addresses reports its link,
  * thus its RoCE port, up only while the GID table holds the GID of every
  * allowed address (the guest added them) and its uplinks are up; each
