@@ -58,7 +58,14 @@
 #define NEED_REPLY  0x20
 #define VERSION_1   0x1u /* the header's version bits */
 #define PAYLOAD_MAX (VUR_VHOST_CONFIG_HDR_SIZE + VUR_VHOST_USER_MAX_CONFIG_SIZE)
-#define WAIT_MS     2000
+/*
+ * How long a connection may take to appear (an input the backend refuses at
+ * once goes on against a closed socket after it), and to go after we close
+ * it: only a hang should exceed the latter, not a campaign niced beside
+ * builds on a loaded machine (2 s did, twice, in a 20-minute campaign).
+ */
+#define WAIT_CONNECT_MS    2000
+#define WAIT_DISCONNECT_MS 20000
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -177,7 +184,7 @@ static void
 wait_vid(bool connected)
 {
 	struct vur_dev_info info;
-	uint64_t until = now_ms() + WAIT_MS;
+	uint64_t until = now_ms() + (connected ? WAIT_CONNECT_MS : WAIT_DISCONNECT_MS);
 
 	for (;;) {
 		if (vur_dev_info(path, 0, &info) != 0)
