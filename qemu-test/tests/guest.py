@@ -97,10 +97,31 @@ class SidQemu:
         return self.version
 
 
+def patched_stock_qemu():
+    """VUR_QEMU_BINARY: a qemu-system-x86_64 built in the unstable chroot
+    (e.g. QEMU 10.2 with the series qemu-test/qemu-10.2-generic/) to run in
+    place of the packaged one; a SidQemu, or None when unset."""
+    binary = os.environ.get('VUR_QEMU_BINARY')
+    if not binary:
+        return None
+    binary = os.path.abspath(binary)
+    if not os.access(binary, os.X_OK):
+        raise RuntimeError(f'VUR_QEMU_BINARY: no executable {binary}')
+    r = subprocess.run([SID_CHROOT, 'run', '--shared', binary, '--version'],
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode != 0 or not r.stdout:
+        raise RuntimeError(f'{binary} --version in the chroot: {r.stderr[-2000:]}')
+    return SidQemu(r.stdout.splitlines()[0], binary)
+
+
 def stock_qemu(timeout=900):
     """Debian unstable's packaged QEMU, installed into the unstable chroot
     if missing (scripts/sid-chroot.sh ensure qemu-system-x86: a minute or
-    two the first time); a SidQemu."""
+    two the first time); a SidQemu. VUR_QEMU_BINARY overrides it
+    (patched_stock_qemu())."""
+    patched = patched_stock_qemu()
+    if patched is not None:
+        return patched
     r = subprocess.run([SID_CHROOT, 'ensure', 'qemu-system-x86'], capture_output=True,
                        text=True, timeout=timeout)
     if r.returncode != 0:

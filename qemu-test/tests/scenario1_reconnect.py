@@ -9,11 +9,19 @@ backend: the guest's control commands still complete, and the driver,
 probed again, reads the new speed. (Linux's virtio_net re-reads the speed
 on a configuration change only when the link bit changes.)
 
+VUR_QEMU_DEVICE=generic: the same on QEMU's generic vhost-user device
+(vhost-user-test-device-pci, with the num_vqs and config_size the backend
+logs) of the QEMU of guest.stock_qemu(): with VUR_QEMU_BINARY, a QEMU
+built with qemu-test/qemu-10.2-generic/ (and vectors=num_vqs+1), whose
+patch 3 sets a reconnected backend up again (the stock device does not:
+README "A stock QEMU").
+
 Usage: scenario1_reconnect.py PATH/TO/vhost-user-rdma
 Builds QEMU and the guest image first. Prints TAP.
 """
 
 import os
+import re
 import sys
 import time
 
@@ -22,6 +30,9 @@ import harness
 
 BACKEND = sys.argv[1]
 SPEED_BEFORE, SPEED_AFTER = 40000, 10000  # Mb/s, the two backends' loopback speeds
+GENERIC = os.environ.get('VUR_QEMU_DEVICE') == 'generic'
+# The settings line the backend logs for each socket.
+SETTINGS = re.compile(r"QEMU's generic device: (virtio-id=1,num_vqs=(\d+),config_size=\d+)")
 
 GUEST_SCRIPT = r'''
 . /lib/vur.sh
@@ -72,15 +83,42 @@ def start_backend(sock, speed, prefix):
     return b
 
 
+def generic_device(tap, backend):
+    """Guest() arguments for the generic device the backend describes, or
+    None (a failed case)."""
+    m = guest.wait_log(backend, SETTINGS, 10)
+    tap.case('backend_logs_the_generic_device_settings', m is not None,
+             m[1] if m else backend.output()[-2000:])
+    if m is None:
+        return None
+    opts = f',{m[1]},vq_size=1024'
+    if os.environ.get('VUR_QEMU_BINARY'):
+        # qemu-10.2-generic/'s "vectors": the stock device has none
+        opts += f',vectors={int(m[2]) + 1}'
+    return {'device': 'vhost-user-test-device-pci', 'device_opts': opts}
+
+
 def scenario(tap, qemu, image, sock_dir):
     sock = os.path.join(sock_dir, 'vhost-rdma0')
+    device = {}
+    if GENERIC:
+        try:
+            qemu = guest.stock_qemu()
+        except Exception as e:  # noqa: BLE001 - reported as a failed case
+            tap.case('stock_qemu_in_the_unstable_chroot', False, e)
+            return
+        tap.case('stock_qemu_in_the_unstable_chroot', True, qemu)
     first = start_backend(sock, SPEED_BEFORE, 'vurq2a')
     second = None
     g = None
     try:
+        if GENERIC:
+            device = generic_device(tap, first)
+            if device is None:
+                return
         script = (GUEST_SCRIPT.replace('@BEFORE@', str(SPEED_BEFORE))
                   .replace('@AFTER@', str(SPEED_AFTER)))
-        g = guest.Guest(qemu, image, script, [sock], chardev_opts=',reconnect=1')
+        g = guest.Guest(qemu, image, script, [sock], chardev_opts=',reconnect=1', **device)
         ready = g.wait_for(r'VUR-WAIT', 90) is not None
         tap.case('guest_up_on_first_backend', ready, '' if ready else g.output()[-4000:])
         if not ready:
@@ -110,4 +148,4 @@ def scenario(tap, qemu, image, sock_dir):
 
 
 if __name__ == '__main__':
-    sys.exit(guest.run(scenario))
+    sys.exit(guest.run(scenario, patched_qemu=not GENERIC))

@@ -17,6 +17,12 @@ ring queue pairs) and uses them. QEMU runs in the chroot (it links
 unstable's libraries; `run --shared`), the backend on the host; the socket
 folder, the image and each guest's initramfs are bind-mounted into the
 chroot at their own paths.
+VUR_QEMU_DEVICE=generic VUR_QEMU_BINARY=PATH: the same device on a QEMU
+built in the sid chroot with qemu-test/qemu-10.2-generic/ (README "The
+generic device series"), given vectors=N+1: the guest must get more than
+one MSI-X vector (the stock device gives it INTx), and the reboot's device
+reset must reach the backend as VHOST_USER_RESET_DEVICE, as with
+vhost-user-rdma-pci.
 Otherwise: vhost-user-rdma-pci on the QEMU of guest.build_qemu() (7.2 by
 default).
 
@@ -62,6 +68,10 @@ ITERS = 20
 OBJECTS = ('pds', 'mrs', 'cqs', 'qps', 'ahs')
 # generic: Debian unstable's packaged QEMU and its generic vhost-user device
 GENERIC = os.environ.get('VUR_QEMU_DEVICE') == 'generic'
+# generic on VUR_QEMU_BINARY, a QEMU with qemu-test/qemu-10.2-generic/: the
+# generic device with one MSI-X vector per virtqueue ("vectors"), which
+# forwards the device reset as VHOST_USER_RESET_DEVICE
+PATCHED_GENERIC = GENERIC and bool(os.environ.get('VUR_QEMU_BINARY'))
 
 # The settings line the backend logs for each socket.
 SETTINGS = re.compile(r"(\S+): QEMU's generic device: virtio-id=1,num_vqs=(\d+),"
@@ -136,6 +146,13 @@ insmod /lib/modules/$(uname -r)/extra/virtio_rdma.ko ||
 # QEMU's generic device has one MSI-X vector: virtio_pci falls back to INTx.
 vur_result "${boot}_interrupts" ok \
     "$(grep -i -E 'virtio|msi' /proc/interrupts | tr -s ' ' | head -4 | tr '\n' '|')"
+# More than one MSI-X vector: @MSIX@ (yes: one per virtqueue, "vectors").
+_msix=$(grep -c -E 'MSI.*virtio' /proc/interrupts)
+if [ "$([ "$_msix" -gt 1 ] && echo yes || echo no)" = @MSIX@ ]; then
+    vur_result "${boot}_msix_vectors" ok "$_msix"
+else
+    vur_result "${boot}_msix_vectors" fail "$_msix MSI-X vectors; more than one: want @MSIX@"
+fi
 if [ "$boot" = first ]; then
     device_up first "25.0 Gbps"
     sid ibv_asyncwatch -d "$IB" >/tmp/aw 2>&1 &
@@ -183,7 +200,8 @@ def guest_script(i):
             .replace('@PEER@', ADDRS[1 - i])
             .replace('@GID_V4@', f'{v4[0]:02x}{v4[1]:02x}:{v4[2]:02x}{v4[3]:02x}')
             .replace('@ITERS@', str(ITERS)).replace('@PORT@', str(PORT))
-            .replace('@WAITING_PORT@', str(WAITING_PORT)))
+            .replace('@WAITING_PORT@', str(WAITING_PORT))
+            .replace('@MSIX@', 'no' if GENERIC and not PATCHED_GENERIC else 'yes'))
 
 
 def objects(d):
@@ -234,6 +252,8 @@ def scenario(tap, qemu, _image, sock_dir):
                 device = {'device': 'vhost-user-test-device-pci',
                           'device_opts': f',virtio-id=1,num_vqs={num_vqs},vq_size=1024,'
                                          f'config_size={config_size}'}
+                if PATCHED_GENERIC:
+                    device['device_opts'] += f',vectors={num_vqs + 1}'
             guests.append(guest.Guest(
                 qemu, sid_image, guest_script(i), [s], mem_mb=512, **device,
                 append='vur.modules=virtio_pci,ib_core,ib_uverbs',
@@ -292,7 +312,7 @@ def run(tap, backend, guests, socks):
     tap.diag(f'guest 1 back at its boot step {time.monotonic() - t:.1f} s after sysrq b')
     after = backend.device(socks[0])
     reset = re.search(r'device reset[^\n]*', backend.output()[since:])
-    if GENERIC:
+    if GENERIC and not PATCHED_GENERIC:
         # No RESET_DEVICE from this device: the first boot's objects are there.
         tap.case('first_boot_objects_still_in_the_backend', after['qps'] >= 2 and not reset,
                  f'{objects(after)}; {reset[0] if reset else "no device reset"}')
