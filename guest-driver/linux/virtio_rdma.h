@@ -95,6 +95,32 @@ struct virtio_rdma_vq_notify {
 	bool own_page;
 };
 
+/*
+ * The rings layout (virtio_rdma_rings.c, virtio_rdma_eq.c): K doorbell and
+ * event queue pairs from vqs[first_vq]; on once SETUP_RINGS succeeded.
+ * Objects on rings are numbered from max_rdma_cqs (CQs) and max_rdma_qps
+ * (QPs, SRQs); cqs[], qps[] and srqs[] hold them by number minus that.
+ */
+struct virtio_rdma_rings {
+	u32 k;				/* pairs set up by find_vqs; 0: none */
+	u32 first_vq;
+	bool on;
+	u32 max_ring_qp;
+	u32 max_ring_cq;
+	u32 max_ring_wr;
+	u32 max_ring_cqe;
+	u32 pdn;			/* the driver's PD and DMA MR */
+	u32 mrn;
+	u32 lkey;
+	void *db;			/* the doorbell area, K summaries */
+	size_t db_len;			/* page aligned */
+	u32 db_stride;
+	struct virtio_rdma_event **ev;	/* K arrays of event buffers */
+	struct virtio_rdma_cq_res **cqs;	/* under dev->cq_lock */
+	struct virtio_rdma_qp_res **qps;	/* under dev->qp_lock */
+	struct virtio_rdma_srq_res **srqs;	/* under dev->qp_lock */
+};
+
 struct virtio_rdma_dev {
 	struct ib_device ib;		/* first: ib_alloc_device() */
 	struct virtio_device *vdev;
@@ -105,6 +131,7 @@ struct virtio_rdma_dev {
 	struct virtio_rdma_vq_notify *doorbells;	/* nvqs, or NULL */
 	struct virtio_rdma_ctrl ctrl;
 	struct virtio_rdma_port port;
+	struct virtio_rdma_rings rings;
 	bool has_port_speed;		/* VIRTIO_NET_F_ROCE_PORT_SPEED negotiated */
 	u32 max_rdma_qps;
 	u32 max_rdma_cqs;
@@ -409,6 +436,15 @@ void virtio_rdma_tx_done(struct virtqueue *vq);
 int virtio_rdma_dev_attr_init(struct virtio_rdma_dev *dev);
 int virtio_rdma_ib_register(struct virtio_rdma_dev *dev);
 void virtio_rdma_ib_unregister(struct virtio_rdma_dev *dev);
+
+/* virtio_rdma_rings.c, virtio_rdma_eq.c */
+u32 virtio_rdma_rings_plan(struct virtio_rdma_dev *dev);
+int virtio_rdma_rings_init(struct virtio_rdma_dev *dev);
+void virtio_rdma_rings_free(struct virtio_rdma_dev *dev);
+void virtio_rdma_doorbell_ring(struct virtio_rdma_dev *dev, u16 dbq, u32 qpn);
+int virtio_rdma_eqs_init(struct virtio_rdma_dev *dev);
+void virtio_rdma_eqs_free(struct virtio_rdma_dev *dev);
+void virtio_rdma_eq_done(struct virtqueue *vq);
 
 /* virtio_rdma_vq.c */
 int virtio_rdma_find_vqs(struct virtio_rdma_dev *dev);
