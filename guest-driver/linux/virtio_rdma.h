@@ -103,6 +103,7 @@ struct virtio_rdma_vq_notify {
  */
 struct virtio_rdma_rings {
 	u32 k;				/* pairs set up by find_vqs; 0: none */
+	u32 k_dev;			/* rdma_ring_queues: summaries in db */
 	u32 first_vq;
 	bool on;
 	u32 max_ring_qp;

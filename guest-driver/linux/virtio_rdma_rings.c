@@ -62,6 +62,7 @@ u32 virtio_rdma_rings_plan(struct virtio_rdma_dev *dev)
 	}
 	virtio_cread_le(dev->vdev, struct virtio_net_roce_config,
 			rdma_ring_queues, &k);
+	dev->rings.k_dev = k;
 	return min3((u32)k, num_online_cpus(), (u32)VIRTIO_RDMA_MAX_RING_QUEUES);
 }
 
@@ -141,7 +142,8 @@ int virtio_rdma_rings_init(struct virtio_rdma_dev *dev)
 	r->max_ring_cqe = le32_to_cpu(a->max_ring_cqe);
 	r->db_stride = virtio_rdma_doorbell_size(dev->max_rdma_qps,
 						 r->max_ring_qp);
-	r->db_len = PAGE_ALIGN((size_t)r->db_stride * r->k);
+	/* Summaries for all K the device has (it scans them all), used or not. */
+	r->db_len = PAGE_ALIGN((size_t)r->db_stride * r->k_dev);
 	r->db = alloc_pages_exact(r->db_len, GFP_KERNEL | __GFP_ZERO);
 	if (!r->db)
 		return -ENOMEM;
