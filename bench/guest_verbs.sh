@@ -28,13 +28,18 @@ pingpong=$dir/guest-driver/virtio-user/tools/vur-pingpong
 # from the guests' results), after the case's name.
 figures() {
     echo "== $1"
-    awk '/^(not )?ok / { sub(/^(not )?ok [0-9]+ - /, ""); name = $1; next }
-        /usec\/iter|BW average|t_typical/ && name ~ /pingpong|_bw|_lat/ {
-            n = split($0, part, "|")
-            for (i = 1; i <= n; i++)
-                if (part[i] ~ /iters in|^ *[0-9]+ +[0-9]+ +[0-9.]+/) {
-                    sub(/^[# ]*/, "", part[i]); printf "  %-36s %s\n", name, part[i]
-                }
+    # TAP puts a case's diagnostics before its ok line: keep them until then
+    awk '/usec\/iter|BW average|t_typical/ { held = held "\n" $0; next }
+        /^(not )?ok / {
+            sub(/^(not )?ok [0-9]+ - /, ""); name = $1
+            if (name ~ /pingpong|_bw|_lat/ && name !~ /^guest[0-9]+_step_/) {
+                n = split(held, part, "|")
+                for (i = 1; i <= n; i++)
+                    if (part[i] ~ /iters in|^[# ]*[0-9]+ +[0-9]+ +[0-9.]+/) {
+                        sub(/^[\n# ]*/, "", part[i]); printf "  %-36s %s\n", name, part[i]
+                    }
+            }
+            held = ""
         }' "$2"
     if grep -q '^not ok' "$2"; then
         echo "  (some cases failed: see $2)"

@@ -92,12 +92,13 @@ MODULES=(
 # Host tools copied with the libraries ldd lists (bookworm's, like the guest's):
 # besides the network tools, rdma-core's verbs tools and its soft-RoCE
 # provider, for a guest that runs Linux rxe over the device (scenarios 8, 9;
-# mckey, UD multicast through rdma_cm, 14; perftest's ib_write_bw for
-# bench/guest_verbs.sh).
+# mckey, UD multicast through rdma_cm, 14; perftest's ib_write_bw,
+# ib_atomic_bw and ib_atomic_lat for bench/guest_verbs.sh).
 TOOLS=(
     /usr/sbin/ethtool /usr/sbin/ip /usr/bin/rdma
     /usr/bin/ibv_devinfo /usr/bin/ibv_rc_pingpong /usr/bin/ibv_uc_pingpong
-    /usr/bin/ibv_ud_pingpong /usr/bin/ib_write_bw /usr/bin/mckey
+    /usr/bin/ibv_ud_pingpong /usr/bin/ib_write_bw /usr/bin/ib_atomic_bw
+    /usr/bin/ib_atomic_lat /usr/bin/mckey
     /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so
 )
 # Copied as they are: libibverbs finds its providers through these.

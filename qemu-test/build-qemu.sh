@@ -15,21 +15,27 @@
 # as its last line, or the log of the step that failed.
 #   qemu-test/build-qemu.sh
 #
-# With a version, a newer QEMU from Debian unstable's source with the patch
-# series qemu-test/qemu-VERSION/*.patch (git format-patch files, applied in
-# order with patch -p1; 0000-cover-letter.patch says what it is), built in
-# the Debian unstable chroot (scripts/sid-chroot.sh) into
-# build-qemu-VERSION/. That binary links unstable's libraries: run it in the
-# chroot (scripts/sid-chroot.sh run --shared), with -L /usr/share/qemu
-# -L /usr/share/seabios -L /usr/lib/ipxe/qemu for the firmware of the
-# chroot's qemu-system-data, seabios and ipxe-qemu.
+# With a version, a newer QEMU from Debian's source with the patch series
+# qemu-test/qemu-VERSION/*.patch (git format-patch files, applied in order
+# with patch -p1; 0000-cover-letter.patch says what it is), built in a chroot
+# of the Debian release that ships that QEMU (scripts/sid-chroot.sh with
+# VUR_CHROOT_SUITE) into build-qemu-VERSION/: 10.0 is Debian 13's QEMU, so
+# it is built in the trixie chroot, against the libraries and beside the
+# firmware (seabios, ipxe-qemu, qemu-system-data) it is packaged with there
+# (unstable has moved on to 10.2 and later and serves no 10.0 source); any
+# other version comes from unstable, in the sid chroot. The binary links
+# that chroot's libraries: run it there (VUR_CHROOT_SUITE=$(cat
+# build-qemu-VERSION/.chroot-suite) scripts/sid-chroot.sh run --shared),
+# with -L /usr/share/qemu -L /usr/share/seabios -L /usr/lib/ipxe/qemu for
+# the firmware of the chroot's qemu-system-data, seabios and ipxe-qemu.
 #   qemu-test/build-qemu.sh 10.2
+#   qemu-test/build-qemu.sh 10.0
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 
 PACKAGES=(
     build-essential dpkg-dev meson ninja-build pkg-config python3
-    libglib2.0-dev libpixman-1-dev zlib1g-dev flex bison
+    libglib2.0-dev libpixman-1-dev zlib1g-dev libfdt-dev flex bison
 )
 SRC_LIST=/etc/apt/sources.list.d/vhost-user-rdma-deb-src.sources
 
@@ -196,15 +202,32 @@ main() {
 # Newer QEMUs: what the chroot needs to fetch, unpack and build the source,
 # and the firmware a build-tree QEMU finds with -L there.
 SID_PACKAGES=(
-    build-essential dpkg-dev ninja-build pkg-config python3 python3-venv
-    libglib2.0-dev libpixman-1-dev zlib1g-dev flex bison
+    build-essential dpkg-dev meson ninja-build pkg-config python3 python3-venv
+    libglib2.0-dev libpixman-1-dev zlib1g-dev libfdt-dev flex bison
     qemu-system-data seabios ipxe-qemu
 )
 sid=$top/scripts/sid-chroot.sh
 
-# The unpacked tree of Debian unstable's newest QEMU $version.x source that
-# the archive serves (the newest version's files may answer 404 while an
-# older one's download), fetched once into $deps/src.
+# The Debian release whose QEMU source and firmware build and run $version:
+# Debian 13 (trixie) ships QEMU 10.0; the newer ones come from unstable.
+chroot_suite() {
+    case $version in
+    10.0) echo trixie ;;
+    *) echo sid ;;
+    esac
+}
+
+# apt-get source needs a deb-src entry for the chroot's own archive.
+chroot_deb_src() {
+    "$sid" run sh -c 'grep -rqs "^deb-src " /etc/apt/sources.list /etc/apt/sources.list.d/ && exit
+        awk '\''$1 == "deb" { $1 = "deb-src"; print }'\'' /etc/apt/sources.list \
+            >/etc/apt/sources.list.d/vhost-user-rdma-deb-src.list &&
+        apt-get update -qq'
+}
+
+# The unpacked tree of the chroot's newest QEMU $version.x source that the
+# archive serves (the newest version's files may answer 404 while an older
+# one's download), fetched once into $deps/src.
 fetch_sid_source() {
     local v
 
@@ -212,6 +235,7 @@ fetch_sid_source() {
         return
     fi
     rm -rf "$deps" && mkdir -p "$deps"
+    chroot_deb_src >"$log" 2>&1 || fail "cannot add a deb-src entry in the $VUR_CHROOT_SUITE chroot"
     for v in $("$sid" run --shared sh -c "apt-cache showsrc qemu | sed -n 's/^Version: //p'" |
             grep -E "^([0-9]+:)?$(echo "$version" | sed 's/\./\\./g')\." | sort -rV); do
         (cd "$deps" && "$sid" run --shared apt-get source -qq --download-only "qemu=$v") \
@@ -221,7 +245,7 @@ fetch_sid_source() {
         echo "$v" >"$deps/version"
         return
     done
-    fail "Debian unstable serves no QEMU $version source here"
+    fail "Debian $VUR_CHROOT_SUITE serves no QEMU $version source here"
 }
 
 # The patches of series folder $1 in order, without the cover letter (0000-).
@@ -264,6 +288,8 @@ main_sid() {
     deps=$top/.deps/qemu-$version
     build=$top/build-qemu-$version
     binary=$build/qemu-system-x86_64
+    VUR_CHROOT_SUITE=$(chroot_suite)
+    export VUR_CHROOT_SUITE
     series_patches "$series" >/dev/null 2>&1 || fail "no patch series qemu-test/qemu-$version/"
     [ -f "$header" ] || fail "run from a vhost-user-rdma checkout"
     mkdir -p "$deps"
@@ -279,7 +305,8 @@ main_sid() {
         return
     fi
 
-    "$sid" ensure "${SID_PACKAGES[@]}" >"$log" 2>&1 || fail "cannot install in the unstable chroot"
+    "$sid" ensure "${SID_PACKAGES[@]}" >"$log" 2>&1 ||
+        fail "cannot install in the $VUR_CHROOT_SUITE chroot"
     fetch_sid_source
     apply_series
     src=$deps/src
@@ -300,6 +327,8 @@ main_sid() {
     want=$( { cat $(series_patches "$series") | sha256sum | cut -d' ' -f1
               sha256sum "$header" | cut -d' ' -f1
               echo "${args[*]} $(cat "$deps/version")"; } | sha256sum | cut -d' ' -f1)
+    # Where to run it (guest.py's SidQemu reads it).
+    echo "$VUR_CHROOT_SUITE" >"$build/.chroot-suite"
     echo "$want" >"$stamp"
     echo "$binary"
 }

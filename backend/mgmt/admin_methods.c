@@ -68,6 +68,91 @@ settings_json(json_t *d, const struct vur_dev_info *info)
 			json_boolean(info->offered & (1ULL << VIRTIO_NET_F_ROCE_PORT_SPEED)));
 }
 
+/* {"qps": {"max": N, "used": N, "refused": N}, ...}; max 0: no quota. */
+static json_t *
+quota_json(const struct vur_dev_info *info)
+{
+	json_t *o = json_object();
+
+	for (int k = 0; k < VUR_QUOTA_N; k++)
+		json_object_set_new(o, vur_rdma_quota_name(k),
+				json_pack("{s:I, s:I, s:I}", "max", (json_int_t)info->quota.max[k],
+						"used", (json_int_t)info->quota_used[k], "refused",
+						(json_int_t)info->quota.refused[k]));
+	return o;
+}
+
+/*
+ * @q: {"qps"?: N, "cqs"?: N, "mrs"?: N, "pinned_bytes"?: N, "wrs"?: N}
+ * over @max (what is left out stays). Returns 0 or -EINVAL with @why.
+ */
+static int
+parse_quota(json_t *q, uint64_t max[VUR_QUOTA_N], char *why, size_t len)
+{
+	const char *key;
+	json_t *v;
+	int k;
+
+	if (!json_is_object(q)) {
+		snprintf(why, len, "quota: an object");
+		return -EINVAL;
+	}
+	json_object_foreach(q, key, v)
+	{
+		for (k = 0; k < VUR_QUOTA_N; k++)
+			if (strcmp(key, vur_rdma_quota_name(k)) == 0)
+				break;
+		if (k == VUR_QUOTA_N) {
+			snprintf(why, len,
+					"quota: no quota \"%s\" (qps, cqs, mrs, pinned_bytes, wrs)",
+					key);
+			return -EINVAL;
+		}
+		if (!json_is_integer(v) || json_integer_value(v) < 0) {
+			snprintf(why, len, "quota %s: a number >= 0 (0: none)", key);
+			return -EINVAL;
+		}
+		max[k] = (uint64_t)json_integer_value(v);
+	}
+	return 0;
+}
+
+/* ["10.0.0.7", "fd00::1"]: the allowed addresses, [] when any is. */
+static json_t *
+addresses_json(const struct vur_addr_policy *p)
+{
+	char text[VUR_ADDR_TEXT_LEN];
+	json_t *a = json_array();
+
+	for (uint32_t i = 0; i < p->n; i++) {
+		vur_addr_format_gid(p->gids[i], text, sizeof(text));
+		json_array_append_new(a, json_string(text));
+	}
+	return a;
+}
+
+/* @list: an array of IPv4/IPv6 address strings, into @p. Returns 0 or -EINVAL with @why. */
+static int
+parse_addresses(json_t *list, struct vur_addr_policy *p, char *why, size_t len)
+{
+	const char *texts[VUR_ADDR_POLICY_MAX + 1];
+	size_t i, n = json_is_array(list) ? json_array_size(list) : 0;
+
+	if (!json_is_array(list) || n > VUR_ADDR_POLICY_MAX) {
+		snprintf(why, len, "allowed_ips: an array of at most %d IPv4/IPv6 addresses",
+				VUR_ADDR_POLICY_MAX);
+		return -EINVAL;
+	}
+	for (i = 0; i < n; i++) {
+		texts[i] = json_string_value(json_array_get(list, i));
+		if (texts[i] == NULL) {
+			snprintf(why, len, "allowed_ips: strings only");
+			return -EINVAL;
+		}
+	}
+	return vur_addr_policy_set(p, texts, n, why, len);
+}
+
 static json_t *
 device_json(struct vur_port_mgr *pm, const struct vur_dev_info *info)
 {
@@ -87,8 +172,13 @@ device_json(struct vur_port_mgr *pm, const struct vur_dev_info *info)
 			info->total_members, "port_speed_negotiated",
 			(int)((info->negotiated >> VIRTIO_NET_F_ROCE_PORT_SPEED) & 1),
 			"config_changes", (json_int_t)info->config_changes);
-	if (d != NULL)
+	if (d != NULL) {
 		settings_json(d, info);
+		json_object_set_new(d, "quota", quota_json(info));
+		json_object_set_new(d, "allowed_ips", addresses_json(&info->policy));
+		json_object_set_new(d, "refused_gids",
+				json_integer((json_int_t)info->policy.refused_gids));
+	}
 	return d;
 }
 
@@ -327,11 +417,14 @@ parse_mac(const char *text, uint8_t mac[6])
 #define CREATE_USAGE                                                                        \
 	"expected {\"device\": ABSOLUTE_PATH, \"client\"?: BOOL, \"mac\"?: "                \
 	"\"XX:XX:XX:XX:XX:XX\", \"mtu\"?: N, \"max_qps\"?: N, \"max_cqs\"?: N, \"roce\"?: " \
-	"BOOL, \"port_speed_feature\"?: BOOL, \"rfc2_numbering\"?: BOOL, \"up\"?: BOOL}"
+	"BOOL, \"port_speed_feature\"?: BOOL, \"rfc2_numbering\"?: BOOL, \"up\"?: BOOL, "   \
+	"\"quota\"?: {\"qps\"|\"cqs\"|\"mrs\"|\"pinned_bytes\"|\"wrs\": N}, "               \
+	"\"allowed_ips\"?: [IP, ...]}"
 
 /*
  * {"device": PATH, and optionally "client", "mac", "mtu", "max_qps",
- * "max_cqs", "roce", "port_speed_feature", "rfc2_numbering", "up"} -> the new
+ * "max_cqs", "roce", "port_speed_feature", "rfc2_numbering", "up", "quota",
+ * "allowed_ips"} -> the new
  * device as get_devices shows it. What is left out is the command line's.
  */
 static int
@@ -343,6 +436,7 @@ create_device(struct vur_admin *a, json_t *params, json_t **result, json_t **err
 	int client = -1, roce = -1, speed = -1, rfc2 = -1, up = 1;
 	struct vur_dev_info info;
 	const char *path, *mac = NULL;
+	json_t *quota = NULL, *ips = NULL;
 	struct vur_dev_spec s;
 	json_error_t err;
 	char why[256];
@@ -354,11 +448,12 @@ create_device(struct vur_admin *a, json_t *params, json_t **result, json_t **err
 	}
 	if (params == NULL ||
 			json_unpack_ex(params, &err, JSON_STRICT,
-					"{s:s, s?b, s?s, s?I, s?I, s?I, s?b, s?b, s?b, s?b}",
+					"{s:s, s?b, s?s, s?I, s?I, s?I, s?b, s?b, s?b, s?b, s?o, "
+					"s?o}",
 					"device", &path, "client", &client, "mac", &mac, "mtu",
 					&mtu, "max_qps", &qps, "max_cqs", &cqs, "roce", &roce,
 					"port_speed_feature", &speed, "rfc2_numbering", &rfc2, "up",
-					&up) != 0) {
+					&up, "quota", &quota, "allowed_ips", &ips) != 0) {
 		*error = vur_admin_error(VUR_RPC_INVALID_PARAMS, "%s: " CREATE_USAGE,
 				params == NULL ? "no params" : err.text);
 		return VUR_RPC_INVALID_PARAMS;
@@ -388,6 +483,10 @@ create_device(struct vur_admin *a, json_t *params, json_t **result, json_t **err
 	else if ((qps != not_given && (qps < 0 || qps > UINT32_MAX)) ||
 			(cqs != not_given && (cqs < 0 || cqs > UINT32_MAX)))
 		snprintf(why, sizeof(why), "max_qps and max_cqs are positive numbers");
+	else if (quota != NULL)
+		parse_quota(quota, s.quota, why, sizeof(why));
+	if (why[0] == '\0' && ips != NULL)
+		parse_addresses(ips, &s.policy, why, sizeof(why));
 	if (why[0] != '\0') {
 		*error = vur_admin_error(VUR_RPC_INVALID_PARAMS, "%s", why);
 		return VUR_RPC_INVALID_PARAMS;
@@ -439,6 +538,90 @@ delete_device(struct vur_admin *a, json_t *params, json_t **result, json_t **err
 	return 0;
 }
 
+/*
+ * {"device": PATH, "quota": {"qps"?: N, "cqs"?: N, "mrs"?: N,
+ * "pinned_bytes"?: N, "wrs"?: N}} -> the device as get_devices shows it.
+ * What is left out stays; 0 removes a quota; live objects stay.
+ */
+static int
+set_device_quota(struct vur_admin *a, json_t *params, json_t **result, json_t **error)
+{
+	struct vur_dev_info info;
+	const char *path;
+	json_error_t err;
+	json_t *quota;
+	char why[256];
+
+	if (a->dm == NULL) {
+		*error = vur_admin_error(-ENOTSUP, "this backend manages no device at runtime");
+		return -ENOTSUP;
+	}
+	if (params == NULL ||
+			json_unpack_ex(params, &err, JSON_STRICT, "{s:s, s:o}", "device", &path,
+					"quota", &quota) != 0) {
+		*error = vur_admin_error(VUR_RPC_INVALID_PARAMS,
+				"expected {\"device\": PATH, \"quota\": {\"qps\"|\"cqs\"|\"mrs\"|"
+				"\"pinned_bytes\"|\"wrs\": N}}");
+		return VUR_RPC_INVALID_PARAMS;
+	}
+	if (vur_dev_info(path, 0, &info) != 0) {
+		*error = vur_admin_error(-ENODEV, "no device %s", path);
+		return -ENODEV;
+	}
+	if (parse_quota(quota, info.quota.max, why, sizeof(why)) != 0) {
+		*error = vur_admin_error(VUR_RPC_INVALID_PARAMS, "%s", why);
+		return VUR_RPC_INVALID_PARAMS;
+	}
+	if (vur_dev_mgr_set_quota(a->dm, path, info.quota.max) != 0 ||
+			vur_dev_info(path, 0, &info) != 0) {
+		*error = vur_admin_error(-ENODEV, "no device %s", path);
+		return -ENODEV;
+	}
+	*result = device_json(a->pm, &info);
+	return 0;
+}
+
+/*
+ * {"device": PATH, "allowed_ips": [IP, ...]} -> the device as get_devices
+ * shows it. [] allows every address; the GIDs the guest stored stay.
+ */
+static int
+set_device_addresses(struct vur_admin *a, json_t *params, json_t **result, json_t **error)
+{
+	struct vur_dev_info info;
+	const char *path;
+	json_error_t err;
+	json_t *ips;
+	char why[256];
+
+	if (a->dm == NULL) {
+		*error = vur_admin_error(-ENOTSUP, "this backend manages no device at runtime");
+		return -ENOTSUP;
+	}
+	if (params == NULL ||
+			json_unpack_ex(params, &err, JSON_STRICT, "{s:s, s:o}", "device", &path,
+					"allowed_ips", &ips) != 0) {
+		*error = vur_admin_error(VUR_RPC_INVALID_PARAMS,
+				"expected {\"device\": PATH, \"allowed_ips\": [IP, ...]}");
+		return VUR_RPC_INVALID_PARAMS;
+	}
+	if (vur_dev_info(path, 0, &info) != 0) {
+		*error = vur_admin_error(-ENODEV, "no device %s", path);
+		return -ENODEV;
+	}
+	if (parse_addresses(ips, &info.policy, why, sizeof(why)) != 0) {
+		*error = vur_admin_error(VUR_RPC_INVALID_PARAMS, "%s", why);
+		return VUR_RPC_INVALID_PARAMS;
+	}
+	if (vur_dev_mgr_set_addresses(a->dm, path, &info.policy) != 0 ||
+			vur_dev_info(path, 0, &info) != 0) {
+		*error = vur_admin_error(-ENODEV, "no device %s", path);
+		return -ENODEV;
+	}
+	*result = device_json(a->pm, &info);
+	return 0;
+}
+
 static int rpc_get_methods(struct vur_admin *a, json_t *params, json_t **result, json_t **error);
 
 static const struct {
@@ -451,7 +634,9 @@ static const struct {
 	{ "get_qps", get_qps },
 	{ "create_device", create_device },
 	{ "delete_device", delete_device },
+	{ "set_device_addresses", set_device_addresses },
 	{ "set_device_link", set_device_link },
+	{ "set_device_quota", set_device_quota },
 	{ "set_member_link", set_member_link },
 	{ "set_member_speed", set_member_speed },
 };

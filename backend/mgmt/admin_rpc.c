@@ -199,33 +199,38 @@ socket_alive(const struct sockaddr_un *addr)
 	return alive;
 }
 
+/*
+ * Listen on @path. The socket is bound under a temporary name and renamed
+ * into place once it listens, so whoever sees the path (a test, systemd, a
+ * script waiting for the file) can connect at once: bound in place, the
+ * path exists before listen() and a connect in between is refused.
+ */
 static int
 listen_on(const char *path)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	char tmp[sizeof(addr.sun_path)];
 	int s, ret;
 
 	if (strlen(path) >= sizeof(addr.sun_path))
 		return -ENAMETOOLONG;
 	strcpy(addr.sun_path, path);
+	if (socket_alive(&addr))
+		return -EADDRINUSE; /* another backend's: a dead one's is replaced */
+	/* a path too long for the suffix is bound in place, as it always was */
+	ret = snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
+	if (ret < 0 || (size_t)ret >= sizeof(tmp))
+		strcpy(tmp, path);
+	strcpy(addr.sun_path, tmp);
+	unlink(tmp);
 	s = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (s < 0)
 		return -errno;
-	if (bind(s, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
+	if (bind(s, (struct sockaddr *)&addr, sizeof(addr)) != 0 ||
+			listen(s, VUR_ADMIN_MAX_CONNS) != 0 ||
+			(strcmp(tmp, path) != 0 && rename(tmp, path) != 0)) {
 		ret = -errno;
-		if (ret != -EADDRINUSE || socket_alive(&addr)) {
-			close(s);
-			return ret;
-		}
-		unlink(path); /* left by a backend that died */
-		if (bind(s, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
-			ret = -errno;
-			close(s);
-			return ret;
-		}
-	}
-	if (listen(s, VUR_ADMIN_MAX_CONNS) != 0) {
-		ret = -errno;
+		unlink(tmp);
 		close(s);
 		return ret;
 	}

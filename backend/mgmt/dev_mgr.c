@@ -205,6 +205,9 @@ vur_dev_mgr_create(struct vur_dev_mgr *dm, const struct vur_dev_spec *s, char *w
 	struct vur_dev *dev;
 	int ret;
 
+	RTE_BUILD_BUG_ON(sizeof(s->quota) != sizeof(p.quota));
+	memcpy(p.quota, s->quota, sizeof(p.quota));
+	p.policy = s->policy;
 	ret = vur_dev_spec_check(s, why, len);
 	if (ret != 0)
 		return ret;
@@ -303,6 +306,33 @@ vur_dev_mgr_delete(struct vur_dev_mgr *dm, const char *path)
 	pthread_mutex_unlock(&dm->lock);
 	VUR_LOG(app, INFO, "%s: device deleted", path);
 	return 0;
+}
+
+int
+vur_dev_mgr_set_quota(struct vur_dev_mgr *dm, const char *path, const uint64_t *max)
+{
+	int i;
+
+	pthread_mutex_lock(&dm->lock);
+	i = dm->stopping ? -1 : find(dm, path);
+	if (i >= 0)
+		vur_dev_set_quota(dm->devs[i], max);
+	pthread_mutex_unlock(&dm->lock);
+	return i >= 0 ? 0 : -ENODEV;
+}
+
+int
+vur_dev_mgr_set_addresses(
+		struct vur_dev_mgr *dm, const char *path, const struct vur_addr_policy *next)
+{
+	int i;
+
+	pthread_mutex_lock(&dm->lock);
+	i = dm->stopping ? -1 : find(dm, path);
+	if (i >= 0)
+		vur_dev_set_addresses(dm->devs[i], next);
+	pthread_mutex_unlock(&dm->lock);
+	return i >= 0 ? 0 : -ENODEV;
 }
 
 void

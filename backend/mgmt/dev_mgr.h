@@ -25,6 +25,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rdma/addr_policy.h"
+#include "rdma/quota.h"
+
 struct vur_dev;
 struct vur_event_loop;
 struct vur_port_mgr;
@@ -54,8 +57,10 @@ struct vur_dev_spec {
 	uint16_t mtu;
 	bool mac_given; /* else derived from the host and the path (app/default_mac.c) */
 	uint8_t mac[6];
-	const char *mac_source; /* for the log when given: "--mac", "admin RPC" */
-	bool admin_down;        /* created with its link administratively down */
+	const char *mac_source;        /* for the log when given: "--mac", "admin RPC" */
+	bool admin_down;               /* created with its link administratively down */
+	uint64_t quota[VUR_QUOTA_N];   /* 0: none */
+	struct vur_addr_policy policy; /* the allowed addresses (n = 0: any) */
 };
 
 struct vur_dev_mgr {
@@ -101,6 +106,19 @@ int vur_dev_mgr_create(struct vur_dev_mgr *dm, const struct vur_dev_spec *s, cha
  * is freed after its current batch of events). Returns 0 or -ENODEV.
  */
 int vur_dev_mgr_delete(struct vur_dev_mgr *dm, const char *path);
+
+/*
+ * Set the quotas (rdma/quota.h, 0: none) of the device serving @path while
+ * it runs. Returns 0 or -ENODEV.
+ */
+int vur_dev_mgr_set_quota(struct vur_dev_mgr *dm, const char *path, const uint64_t *max);
+
+/*
+ * Set the allowed addresses (rdma/addr_policy.h) of the device serving
+ * @path while it runs. Returns 0 or -ENODEV.
+ */
+int vur_dev_mgr_set_addresses(
+		struct vur_dev_mgr *dm, const char *path, const struct vur_addr_policy *next);
 
 /* The ports started: devices created from now on get their speed from @pm. */
 void vur_dev_mgr_set_ports(struct vur_dev_mgr *dm, struct vur_port_mgr *pm);

@@ -102,6 +102,19 @@ show_device(const char *cmd, const char *params, struct rte_tel_data *d)
 	/* rings (issue 28): events waiting for an event queue buffer now */
 	rte_tel_data_add_dict_uint(d, "rdma_ring_events_pending", info.ring_events_pending);
 	rte_tel_data_add_dict_uint(d, "rdma_ring_queues", info.ring_queues);
+	/* allowed addresses (issue 25): ADD_GIDs of others refused */
+	rte_tel_data_add_dict_uint(d, "refused_gids", info.policy.refused_gids);
+	/* quotas (issue 25): quota_KIND (0: none), quota_KIND_used, quota_KIND_refused */
+	for (int k = 0; k < VUR_QUOTA_N; k++) {
+		char key[48];
+
+		snprintf(key, sizeof(key), "quota_%s", vur_rdma_quota_name(k));
+		rte_tel_data_add_dict_uint(d, key, info.quota.max[k]);
+		snprintf(key, sizeof(key), "quota_%s_used", vur_rdma_quota_name(k));
+		rte_tel_data_add_dict_uint(d, key, info.quota_used[k]);
+		snprintf(key, sizeof(key), "quota_%s_refused", vur_rdma_quota_name(k));
+		rte_tel_data_add_dict_uint(d, key, info.quota.refused[k]);
+	}
 	return 0;
 }
 

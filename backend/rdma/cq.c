@@ -21,6 +21,8 @@ vur_rdma_create_cq(struct vur_rdma_dev *rd, uint32_t cqe, uint32_t *cqn)
 				rd->limits.max_cqe);
 		return -EINVAL;
 	}
+	if (vur_rdma_quota_take(rd, VUR_QUOTA_CQS, 1, "CREATE_CQ") < 0) /* ROCE-DEV-QUOTA-2 */
+		return -EDQUOT;
 	/* ROCE-DEV-CQ-2, -3 */
 	for (c = 0; c < rd->limits.max_cqs; c++) {
 		if (vur_pool_get(&rd->cqs, c) != NULL)

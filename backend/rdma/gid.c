@@ -35,6 +35,16 @@ vur_rdma_add_gid(
 		VUR_RDMA_LOG(rd, NOTICE, "ADD_GID: zero or multicast GID at %u", index);
 		return -EINVAL;
 	}
+	/* ROCE-DEV-POLICY-1, -2: only the addresses the administrator allows */
+	if (!vur_addr_policy_allows_gid(rd->policy, gid)) {
+		char text[VUR_ADDR_TEXT_LEN];
+
+		rd->policy->refused_gids++;
+		vur_addr_format_gid(gid, text, sizeof(text));
+		VUR_RDMA_LOG(rd, NOTICE, "ADD_GID: %s at %u is not an address the device may use",
+				text, index);
+		return -EACCES;
+	}
 	memcpy(e->raw, gid, sizeof(e->raw));
 	e->valid = true;
 	return 0;

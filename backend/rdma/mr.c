@@ -149,9 +149,10 @@ check_pd_access(struct vur_rdma_dev *rd, const char *cmd, uint32_t pdn, uint32_t
 struct vur_rdma_mr *
 vur_rdma_mr_new(struct vur_rdma_dev *rd, const char *cmd, uint32_t pdn, uint32_t access, bool fast)
 {
-	struct vur_rdma_mr *mr = vur_pool_alloc(&rd->mrs); /* ROCE-DEV-MR-4 */
+	struct vur_rdma_mr *mr;
 	uint32_t slot;
 
+	mr = vur_pool_alloc(&rd->mrs); /* ROCE-DEV-MR-4 */
 	if (mr == NULL) {
 		VUR_RDMA_LOG(rd, NOTICE, "%s: max_mr (%u) MRs live", cmd, rd->limits.max_mr);
 		return NULL;
@@ -182,6 +183,8 @@ vur_rdma_get_dma_mr(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_get_dm
 	int ret;
 
 	ret = check_pd_access(rd, "GET_DMA_MR", pdn, access);
+	if (ret == 0) /* ROCE-DEV-QUOTA-3 */
+		ret = vur_rdma_quota_take(rd, VUR_QUOTA_MRS, 1, "GET_DMA_MR");
 	if (ret < 0)
 		return ret;
 	mr = vur_rdma_mr_new(rd, "GET_DMA_MR", pdn, access, false);
@@ -252,6 +255,12 @@ vur_rdma_reg_user_mr(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_reg_u
 	ret = check_pd_access(rd, "REG_USER_MR", pdn, access);
 	if (ret == 0)
 		ret = check_range(rd, iova, length, npages);
+	/* ROCE-DEV-QUOTA-3, -4: what it pins is its pages */
+	if (ret == 0)
+		ret = vur_rdma_quota_take(rd, VUR_QUOTA_MRS, 1, "REG_USER_MR");
+	if (ret == 0)
+		ret = vur_rdma_quota_take(rd, VUR_QUOTA_PINNED_BYTES,
+				(uint64_t)npages << VIRTIO_NET_ROCE_PAGE_SHIFT, "REG_USER_MR");
 	if (ret < 0)
 		return ret;
 	pages = malloc((size_t)npages * sizeof(*pages));
@@ -269,6 +278,7 @@ vur_rdma_reg_user_mr(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_reg_u
 	mr->length = length;
 	mr->npages = npages;
 	mr->pages = pages;
+	rd->pinned_bytes += (uint64_t)npages << VIRTIO_NET_ROCE_PAGE_SHIFT;
 	*mrp = mr;
 	return 0;
 
@@ -303,6 +313,8 @@ vur_rdma_dereg_mr(struct vur_rdma_dev *rd, uint32_t mrn)
 	 */
 	if (mr->fast)
 		rd->mr_last_rkey[mr->obj.index - rd->mrs.first] = mr->rkey;
+	if (!mr->fast && !mr->dma)
+		rd->pinned_bytes -= (uint64_t)mr->npages << VIRTIO_NET_ROCE_PAGE_SHIFT;
 	free(mr->pages);
 	mr->pages = NULL;
 	vur_pool_unref(vur_pool_get(&rd->pds, mr->pdn));

@@ -43,6 +43,8 @@ vur_rdma_alloc_mr(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_alloc_mr
 				rd->limits.max_fast_reg_page_list_len);
 		return -EINVAL;
 	}
+	if (vur_rdma_quota_take(rd, VUR_QUOTA_MRS, 1, "ALLOC_MR") < 0) /* ROCE-DEV-QUOTA-3 */
+		return -EDQUOT;
 	pages = calloc(max_num_sg, sizeof(*pages));
 	if (pages == NULL)
 		return -ENOMEM;

@@ -181,6 +181,12 @@ create_qp(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_create_qp *c,
 		return -ENOENT;
 	if (check_caps(rd, &cap, rc != NULL) < 0)
 		return -EINVAL;
+	/* ROCE-DEV-QUOTA-1, -5: the WRs its queues can hold count as outstanding */
+	if (vur_rdma_quota_take(rd, VUR_QUOTA_QPS, 1, "CREATE_QP") < 0 ||
+			vur_rdma_quota_take(rd, VUR_QUOTA_WRS,
+					(uint64_t)cap.max_send_wr + cap.max_recv_wr,
+					"CREATE_QP") < 0)
+		return -EDQUOT;
 	if (rc != NULL) {
 		qp = bind_qp_rings(rd, rc, &cap, &ret);
 		if (qp == NULL)
@@ -214,6 +220,7 @@ create_qp(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_create_qp *c,
 	vur_pool_ref(rcq);
 	if (srq != NULL)
 		vur_pool_ref(srq);
+	rd->qp_wrs += (uint64_t)cap.max_send_wr + cap.max_recv_wr;
 	*qpn = qp->obj.index;
 	return 0;
 }
@@ -412,6 +419,7 @@ vur_rdma_destroy_qp(struct vur_rdma_dev *rd, uint32_t qpn)
 	if (qp->srqn != 0)
 		vur_pool_unref(vur_pool_get(&rd->srqs, qp->srqn));
 	forget_rings(rd, qp);
+	rd->qp_wrs -= (uint64_t)qp->cap.max_send_wr + qp->cap.max_recv_wr;
 	vur_pool_free(&rd->qps, qpn);
 	return 0;
 }

@@ -232,11 +232,15 @@ vur_rdma_dev_reset(struct vur_rdma_dev *rd)
 	const struct vur_rdma_env env = rd->env;
 	const struct vur_port_speed port = rd->port;
 	const char *name = rd->name;
+	struct vur_rdma_quota *quota = rd->quota;
+	struct vur_addr_policy *policy = rd->policy;
 	int ret;
 
 	vur_rdma_dev_fini(rd);
 	ret = vur_rdma_dev_init(rd, name, &limits, &env);
-	rd->port = port; /* the port's, not the driver's */
+	rd->port = port;   /* the port's, not the driver's */
+	rd->quota = quota; /* the administrator's, likewise */
+	rd->policy = policy;
 	return ret;
 }
 

@@ -19,7 +19,9 @@
 #include <linux/virtio_net_roce.h>
 
 #include "common/ratelimit.h"
+#include "rdma/addr_policy.h"
 #include "rdma/pool.h"
+#include "rdma/quota.h"
 
 /*
  * Largest user MR. Its page list travels in one control command, so this
@@ -338,6 +340,12 @@ struct vur_rdma_dev {
 	uint32_t doorbell_size;         /* virtio_rdma_doorbell_size() of the limits */
 	uint32_t ring_qps;              /* live QPs on rings (SETUP_RINGS refused meanwhile) */
 	uint32_t ring_qp_hint, ring_cq_hint;
+	/* quota.h: the device's quota (NULL: none), what counts against it */
+	struct vur_rdma_quota *quota;
+	uint64_t pinned_bytes; /* pages of live user MRs */
+	uint64_t qp_wrs;       /* max_send_wr + max_recv_wr of live QPs */
+	/* addr_policy.h: the GIDs the administrator allows (NULL: any) */
+	struct vur_addr_policy *policy;
 };
 
 /* Live objects of each kind, for management. */

@@ -1098,6 +1098,97 @@ mcast_address_vectors(void)
 	vur_rdma_dev_fini(&rd);
 }
 
+/* ROCE-DEV-QUOTA-1..6: the administrator's quotas, below the device's limits. */
+static void
+quotas(void)
+{
+	struct vur_rdma_quota q = { .max = { [VUR_QUOTA_QPS] = 1,
+						    [VUR_QUOTA_CQS] = 1,
+						    [VUR_QUOTA_MRS] = 2,
+						    [VUR_QUOTA_PINNED_BYTES] = 2 * 4096,
+						    [VUR_QUOTA_WRS] = 40 } };
+	struct virtio_rdma_cmd_create_qp c;
+	struct vur_rdma_mr *mr = NULL, *mr2 = NULL;
+	uint32_t pdn, cqn, cqn2, qpn, qpn2;
+	struct reg_cmd r;
+
+	setup();
+	rd.quota = &q;
+	pdn = new_pd();
+	/* QUOTA-2: one CQ */
+	TAP_CHECK(vur_rdma_create_cq(&rd, 16, &cqn) == 0);
+	TAP_CHECK(vur_rdma_create_cq(&rd, 16, &cqn2) == -EDQUOT);
+	TAP_CHECK(rd.cqs.count == 1 && q.refused[VUR_QUOTA_CQS] == 1);
+	/* QUOTA-5: 16 + 16 WRs fit in 40, 16 + 32 do not */
+	create_qp_cmd(&c, pdn, VIRTIO_IB_QPT_RC, cqn);
+	c.cap.max_recv_wr = rte_cpu_to_le_32(32);
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == -EDQUOT);
+	TAP_CHECK(q.refused[VUR_QUOTA_WRS] == 1 && rd.qps.count == 0 && rd.qp_wrs == 0);
+	create_qp_cmd(&c, pdn, VIRTIO_IB_QPT_RC, cqn);
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == 0 && rd.qp_wrs == 32);
+	/* QUOTA-1: one QP */
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn2) == -EDQUOT);
+	TAP_CHECK(q.refused[VUR_QUOTA_QPS] == 1 && rd.qps.count == 1);
+	/* QUOTA-4: 3 pages pinned are above 2 pages' bytes; refused, nothing held */
+	for (int i = 0; i < 4; i++)
+		r.pages[i] = rte_cpu_to_le_64(MEM_BASE + 0x1000 * i);
+	TAP_CHECK(reg(&r, pdn, 0x10000, 0x3000, 3, &mr) == -EDQUOT);
+	TAP_CHECK(q.refused[VUR_QUOTA_PINNED_BYTES] == 1 && rd.pinned_bytes == 0);
+	TAP_CHECK(reg(&r, pdn, 0x10000, 0x2000, 2, &mr) == 0 && rd.pinned_bytes == 8192);
+	/* QUOTA-3: two MRs of any kind; a DMA MR pins nothing */
+	TAP_CHECK(dma_mr(pdn, 0, 0) != NULL);
+	dma_mr(pdn, 0, -EDQUOT);
+	TAP_CHECK(alloc_mr(pdn, 4, &mr2) == -EDQUOT);
+	TAP_CHECK(q.refused[VUR_QUOTA_MRS] == 2 && rd.mrs.count == 2);
+	/* freed objects give their share back */
+	if (mr != NULL)
+		TAP_CHECK(vur_rdma_dereg_mr(&rd, mr->obj.index) == 0 && rd.pinned_bytes == 0);
+	TAP_CHECK(vur_rdma_destroy_qp(&rd, qpn) == 0 && rd.qp_wrs == 0);
+	TAP_CHECK(vur_rdma_create_qp(&rd, &c, &qpn) == 0);
+	/* QUOTA-6: lowered below what is held, live objects stay, new ones are refused */
+	q.max[VUR_QUOTA_CQS] = 0; /* 0: no quota */
+	TAP_CHECK(vur_rdma_create_cq(&rd, 16, &cqn2) == 0);
+	q.max[VUR_QUOTA_CQS] = 1;
+	TAP_CHECK(rd.cqs.count == 2 && vur_rdma_quota_used(&rd, VUR_QUOTA_CQS) == 2);
+	TAP_CHECK(vur_rdma_create_cq(&rd, 16, &cqn2) == -EDQUOT);
+	/* RESET_OBJECTS keeps the quota, drops what counted against it */
+	TAP_CHECK(vur_rdma_dev_reset(&rd) == 0);
+	TAP_CHECK(rd.quota == &q && rd.qp_wrs == 0 && rd.pinned_bytes == 0);
+	TAP_CHECK(vur_rdma_create_cq(&rd, 16, &cqn2) == 0);
+	vur_rdma_dev_fini(&rd);
+}
+
+/* ROCE-DEV-POLICY-1..3: ADD_GID of an address the administrator does not allow. */
+static void
+gid_policy(void)
+{
+	const char *allowed[] = { "10.0.0.7" };
+	struct vur_addr_policy p = { .mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 } };
+	uint8_t v4[16], other[16], ll[16];
+	char why[64];
+
+	TAP_CHECK(vur_addr_parse_gid("10.0.0.7", v4) == 0);
+	TAP_CHECK(vur_addr_parse_gid("10.0.0.8", other) == 0);
+	TAP_CHECK(vur_addr_parse_gid("fe80::5054:ff:fe12:3456", ll) == 0);
+	TAP_CHECK(vur_addr_policy_set(&p, allowed, 1, why, sizeof(why)) == 0);
+	setup();
+	rd.policy = &p;
+	TAP_CHECK(vur_rdma_add_gid(&rd, 0, other) == -EACCES && p.refused_gids == 1);
+	TAP_CHECK(!rd.gids[0].valid);
+	TAP_CHECK(vur_rdma_add_gid(&rd, 0, ll) == 0); /* POLICY-2: its own MAC's */
+	TAP_CHECK(vur_rdma_add_gid(&rd, 1, v4) == 0);
+	/* POLICY-3: a set changed live keeps the GIDs stored, checks the next ones */
+	TAP_CHECK(vur_addr_policy_set(&p, NULL, 0, why, sizeof(why)) == 0);
+	TAP_CHECK(vur_rdma_add_gid(&rd, 2, other) == 0);
+	allowed[0] = "10.0.0.9";
+	TAP_CHECK(vur_addr_policy_set(&p, allowed, 1, why, sizeof(why)) == 0);
+	TAP_CHECK(rd.gids[1].valid && rd.gids[2].valid);
+	TAP_CHECK(vur_rdma_add_gid(&rd, 3, v4) == -EACCES && p.refused_gids == 2);
+	/* RESET_OBJECTS keeps the policy */
+	TAP_CHECK(vur_rdma_dev_reset(&rd) == 0 && rd.policy == &p);
+	vur_rdma_dev_fini(&rd);
+}
+
 int
 main(void)
 {
@@ -1117,5 +1208,7 @@ main(void)
 	TAP_RUN(mcast_gids);
 	TAP_RUN(mcast_rules);
 	TAP_RUN(mcast_address_vectors);
+	TAP_RUN(quotas);
+	TAP_RUN(gid_policy);
 	return tap_done();
 }

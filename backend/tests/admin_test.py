@@ -286,6 +286,32 @@ def bad_admin_input_gets_clear_errors():
                               {'device': b.sock, 'up': True, 'extra': 1})) == -32602
         assert error_code(rpc(b, 'set_member_speed',
                               {'member': 'net_tap0', 'speed_mbps': 2**32})) == -32602
+        # quotas (issue 25): unknown kinds, negative or non-integer numbers, no device
+        for q in ({'bogus': 1}, {'qps': -1}, {'mrs': 'x'}, {'wrs': 1.5}, [1]):
+            assert error_code(rpc(b, 'set_device_quota', {'device': b.sock, 'quota': q})) \
+                == -32602, q
+        assert error_code(rpc(b, 'set_device_quota', {'device': b.sock})) == -32602
+        assert error_code(rpc(b, 'set_device_quota',
+                              {'device': '/tmp/nope', 'quota': {'qps': 1}})) == -19
+        r = ctl_json(b, 'device-quota', b.sock, '--qps', '3', '--pinned-bytes', '4096')
+        assert r['quota']['qps'] == {'max': 3, 'used': 0, 'refused': 0}, r['quota']
+        assert r['quota']['pinned_bytes']['max'] == 4096 and r['quota']['cqs']['max'] == 0
+        r = ctl_json(b, 'device-quota', b.sock, '--qps', '0')
+        assert r['quota']['qps']['max'] == 0 and r['quota']['pinned_bytes']['max'] == 4096
+        r = ctl(b, 'device-quota', b.sock)
+        assert r.returncode == 2 and 'give at least one' in r.stderr, r
+        # allowed addresses (issue 25): not addresses, multicast, not a list, too many, no device
+        for ips in (['10.0.0.256'], ['ff02::1'], ['224.0.0.1'], [7], '10.0.0.1', {},
+                    ['10.0.1.%d' % i for i in range(17)]):
+            assert error_code(rpc(b, 'set_device_addresses',
+                                  {'device': b.sock, 'allowed_ips': ips})) == -32602, ips
+        assert error_code(rpc(b, 'set_device_addresses', {'device': b.sock})) == -32602
+        assert error_code(rpc(b, 'set_device_addresses',
+                              {'device': '/tmp/nope', 'allowed_ips': []})) == -19
+        r = ctl_json(b, 'device-addresses', b.sock, '10.0.0.7', 'FD00::7', '::ffff:10.0.0.7')
+        assert r['allowed_ips'] == ['10.0.0.7', 'fd00::7'] and r['refused_gids'] == 0, r
+        assert ctl_json(b, 'device-addresses', b.sock)['allowed_ips'] == []
+        assert b.device(b.sock)['refused_gids'] == 0
         assert error_code(rpc(b, 'get_devices', [1])) == -32602
         assert error_code(rpc(b, 'get_qps', {})) == -32602
         assert error_code(rpc(b, 'get_qps', {'device': 1})) == -32602
@@ -348,6 +374,23 @@ def devices_at_runtime():
         assert [x['device'] for x in ctl_json(b, 'devices')] == [b.sock, d1]
         t = b.device(d1)
         assert t['link_up'] == 0, t
+        assert t['quota_qps'] == 0 and t['quota_cqs_refused'] == 0, t
+        # quotas at creation (issue 25); a bad one refused and nothing made
+        d = ctl_json(b, 'create-device', d1 + 'q', '--cqs', '2', '--wrs', '100')
+        assert d['quota']['cqs']['max'] == 2 and d['quota']['wrs']['max'] == 100, d['quota']
+        assert b.device(d1 + 'q')['quota_wrs'] == 100
+        assert d['allowed_ips'] == [], d
+        assert ctl_json(b, 'delete-device', d1 + 'q') is True
+        d = ctl_json(b, 'create-device', d1 + 'q', '--allowed-ip', '192.0.2.1',
+                     '--allowed-ip', '2001:db8::1')
+        assert d['allowed_ips'] == ['192.0.2.1', '2001:db8::1'], d
+        assert error_code(rpc(b, 'create_device',
+                              {'device': d1 + 'a', 'allowed_ips': ['nope']})) == -32602
+        assert not os.path.exists(d1 + 'a')
+        assert ctl_json(b, 'delete-device', d1 + 'q') is True
+        assert error_code(rpc(b, 'create_device',
+                              {'device': d1 + 'q', 'quota': {'qps': -2}})) == -32602
+        assert not os.path.exists(d1 + 'q')
         # the command line's settings where the request says nothing
         d = rpc(b, 'create_device', {'device': d1 + 'b', 'roce': False})['result']
         assert d['mtu'] == 1500 and d['max_qps'] == 64 and d['roce'] is False, d

@@ -487,6 +487,8 @@ bool vur_tp_drv_cq_write(struct vur_tp_dev *td, struct vur_tp_ring *r,
 uint32_t *vur_tp_drv_rec(struct vur_tp_dev *td, const struct vur_tp_drvring *d, uint32_t off);
 /* A QP on rings back to RESET: indices 0, the device half of its record 0. */
 void vur_tp_drv_reset(struct vur_tp_dev *td, struct vur_tp_ring *r);
+/* A QP on rings entered ERR: rq_notify set, then a full barrier (ROCE-DEV-RING-22). */
+void vur_tp_drv_rq_notify(struct vur_tp_dev *td, struct vur_tp_ring *r);
 /* Pop from either kind of ring. */
 static inline enum vur_pop_result
 vur_tp_ring_pop(struct vur_tp_dev *td, struct vur_tp_ring *r, struct vur_chain *c, const char **why)

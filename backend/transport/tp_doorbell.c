@@ -165,6 +165,22 @@ doorbells(struct vur_tp_dev *td, unsigned int dp, bool arm)
 	return taken;
 }
 
+/*
+ * Whether the device takes @t's send WRs in its state: to send them, or to
+ * flush them (ERR, SQE: ROCE-DEV-QPS-6, -8). In those states a post found
+ * after sq_event is written must be served (ROCE-DEV-RING-12): a QP that
+ * went to ERR while the driver posted would otherwise keep that WR.
+ */
+static bool
+takes_sends(struct vur_tp_qp *t)
+{
+	uint8_t state = t->qp->attr.state;
+
+	return !t->sq.broken &&
+			(vur_tp_state_sends(state) || state == VIRTIO_IB_QPS_ERR ||
+					state == VIRTIO_IB_QPS_SQE);
+}
+
 /* Whether QP @t (held) has nothing to do until a driver, a packet or a control command says. */
 static bool
 drained(struct vur_tp_dev *td, struct vur_tp_qp *t)
@@ -178,27 +194,39 @@ drained(struct vur_tp_dev *td, struct vur_tp_qp *t)
 	for (unsigned int i = 0; i < VUR_TP_RD_SLOTS; i++)
 		if (t->res[i].valid && t->res[i].next_pkt < t->res[i].npkts)
 			return false;
+	/* receives posted in ERR before rq_notify was seen (ROCE-DEV-RING-22) */
+	if (state == VIRTIO_IB_QPS_ERR && t->rq.drv && !t->rq.broken &&
+			vur_tp_drv_moved(td, &t->rq))
+		return false;
 	/* a state that takes no send WR: a MODIFY_QP lists it again */
-	return !vur_tp_state_sends(state) || t->sq.broken || !vur_tp_drv_moved(td, &t->sq);
+	return !takes_sends(t) || !vur_tp_drv_moved(td, &t->sq);
 }
 
 /*
  * Drop @t (held) if drained: sq_event = what it consumed, a full barrier,
- * sq_prod again (ROCE-DEV-RING-12). Returns whether it was dropped.
+ * sq_prod again (ROCE-DEV-RING-12). Returns whether it was dropped; @again
+ * when it has work that makes no packet (a flush, a post found by the
+ * re-read): the pass must come back at once, not sleep on it.
  */
 static bool
-try_drop(struct vur_tp_dev *td, struct vur_tp_qp *t)
+try_drop(struct vur_tp_dev *td, struct vur_tp_qp *t, bool *again)
 {
+	uint8_t state = t->qp->attr.state;
 	uint32_t *ev;
 
-	if (!drained(td, t))
+	*again = false;
+	if (!drained(td, t)) {
+		*again = state == VIRTIO_IB_QPS_ERR || state == VIRTIO_IB_QPS_SQE;
 		return false;
+	}
 	ev = vur_tp_drv_rec(td, &t->sq.dr, offsetof(struct virtio_rdma_qp_rec, sq_event));
 	if (ev != NULL)
 		__atomic_store_n(ev, rte_cpu_to_le_32(t->sq.dr.next), __ATOMIC_RELAXED);
 	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (vur_tp_state_sends(t->qp->attr.state) && !t->sq.broken && vur_tp_drv_moved(td, &t->sq))
+	if (takes_sends(t) && vur_tp_drv_moved(td, &t->sq)) {
+		*again = true;
 		return false;
+	}
 	t->act_on = 0;
 	return true;
 }
@@ -209,6 +237,7 @@ vur_tp_rings_poll(struct vur_tp_dev *td, unsigned int dp, struct rte_mbuf **out,
 {
 	struct vur_tp_act *a = &td->act[dp];
 	struct vur_tp_qp *t, *next;
+	bool again;
 	uint32_t found;
 
 	found = doorbells(td, dp, arm);
@@ -223,10 +252,12 @@ vur_tp_rings_poll(struct vur_tp_dev *td, unsigned int dp, struct rte_mbuf **out,
 		next = TAILQ_NEXT(t, act);
 		n = vur_tp_poll_qp(td, t, out, n, max, now_ns, arm, dl);
 		vur_tp_qp_lock(t);
-		if (try_drop(td, t)) {
+		if (try_drop(td, t, &again)) {
 			TAILQ_REMOVE(&a->active, t, act);
 			t->act_where = 0;
 			__atomic_fetch_sub(&a->n, 1, __ATOMIC_RELAXED);
+		} else if (again && (*dl == 0 || now_ns < *dl)) {
+			*dl = now_ns; /* a pass that sends nothing would let the thread sleep */
 		}
 		vur_tp_qp_unlock(t);
 	}

@@ -219,6 +219,22 @@ vur_tp_drv_publish(struct vur_tp_dev *td, struct vur_tp_ring *r)
 		d->published = d->done;
 }
 
+/*
+ * ROCE-DEV-RING-22: the receive ring of a QP in ERR is not watched, so
+ * the driver rings after a post while rq_notify is non-zero; set before
+ * rq_prod is read (its fence pairs with the driver's after rq_prod).
+ * Written on each flush: cheap, and a RESET cleared it (ROCE-DEV-RING-8).
+ */
+void
+vur_tp_drv_rq_notify(struct vur_tp_dev *td, struct vur_tp_ring *r)
+{
+	uint32_t *p = vur_tp_drv_rec(td, &r->dr, offsetof(struct virtio_rdma_qp_rec, rq_notify));
+
+	if (p != NULL)
+		__atomic_store_n(p, rte_cpu_to_le_32(1), __ATOMIC_RELAXED);
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
 void
 vur_tp_drv_reset(struct vur_tp_dev *td, struct vur_tp_ring *r)
 {
@@ -227,7 +243,7 @@ vur_tp_drv_reset(struct vur_tp_dev *td, struct vur_tp_ring *r)
 	r->dr.next = r->dr.done = r->dr.published = 0;
 	if (r->dr.srq_done != NULL)
 		memset(r->dr.srq_done, 0, ((1u << r->dr.ring.log_size) + 63) / 64 * 8);
-	/* ROCE-DEV-RING-8: sq_cons, rq_cons, sq_event 0 (the driver zeroes its own) */
+	/* ROCE-DEV-RING-8: sq_cons, rq_cons, sq_event, rq_notify 0 (the driver zeroes its own) */
 	for (unsigned int i = 0; dev_half != NULL && i < REC_LEN / 8; i++)
 		__atomic_store_n(&dev_half[i], 0, __ATOMIC_RELEASE);
 }

@@ -421,6 +421,92 @@ doorbells_and_sleeping(void)
 	teardown();
 }
 
+/* CQE @i of the CQ ring. */
+static struct virtio_rdma_cq_req
+cqe_at(uint32_t i)
+{
+	struct virtio_rdma_cq_req c;
+
+	memcpy(&c, at(CQR + (i % 64) * 64), sizeof(c));
+	return c;
+}
+
+/*
+ * ROCE-DEV-RING-22: entering ERR sets rq_notify before the receives are
+ * flushed; a receive posted in ERR is flushed when its doorbell bit comes.
+ */
+static void
+err_flushes_receives(void)
+{
+	struct virtio_rdma_rq_req r = { .wr_id = rte_cpu_to_le_64(0x81) };
+	uint64_t bits = rte_cpu_to_le_64(1ULL << 8), dl = 0;
+	struct rte_mbuf *out[32];
+
+	setup();
+	qp->attr.state = VIRTIO_IB_QPS_RTS;
+	memcpy(at(RQ), &r, sizeof(r));
+	wr32(QP_REC + 4, 1); /* rq_prod: one receive, not taken (no packet) */
+	TAP_CHECK(rd32(QP_REC + 76) == 0);
+	qp->attr.state = VIRTIO_IB_QPS_ERR;
+	vur_tp_hooks.qp_modified(&td, qp, VIRTIO_IB_QPS_RTS);
+	vur_tp_publish(&td);
+	TAP_CHECK(rd32(QP_REC + 76) != 0); /* rq_notify */
+	TAP_CHECK(rd32(QP_REC + 68) == 1 && rd32(CQ_REC + 64) == 1);
+	TAP_CHECK(rte_le_to_cpu_64(cqe_at(0).wr_id) == 0x81 &&
+			cqe_at(0).status == VIRTIO_IB_WC_WR_FLUSH_ERR);
+	vur_tp_rings_poll(&td, 0, out, 0, 32, 1000, false, &dl);
+	TAP_CHECK(t->act_on == 0); /* nothing left: not watched */
+	/* the driver posts in ERR, sees rq_notify and rings: flushed at the bit */
+	r.wr_id = rte_cpu_to_le_64(0x82);
+	memcpy(at(RQ + 128), &r, sizeof(r));
+	wr32(QP_REC + 4, 2);
+	memcpy(at(DB + 64), &bits, 8);
+	vur_tp_rings_poll(&td, 0, out, 0, 32, 1000, false, &dl);
+	vur_tp_publish(&td);
+	TAP_CHECK(rd32(QP_REC + 68) == 2 && rd32(CQ_REC + 64) == 2);
+	TAP_CHECK(rte_le_to_cpu_64(cqe_at(1).wr_id) == 0x82 &&
+			cqe_at(1).status == VIRTIO_IB_WC_WR_FLUSH_ERR);
+	TAP_CHECK(t->act_on == 0);
+	/* RESET clears it (ROCE-DEV-RING-8) */
+	qp->attr.state = VIRTIO_IB_QPS_RESET;
+	vur_tp_hooks.qp_modified(&td, qp, VIRTIO_IB_QPS_ERR);
+	TAP_CHECK(rd32(QP_REC + 76) == 0);
+	teardown();
+}
+
+/*
+ * ROCE-DEV-RING-12 in ERR: a send posted after the flush took the ring,
+ * while the driver still saw the old sq_event (no doorbell), is found by
+ * the re-read after sq_event and flushed, not left. A pass whose output
+ * is full (max 0) skips the requester and comes straight to the drop.
+ */
+static void
+err_rereads_sq_prod(void)
+{
+	struct rte_mbuf *out[32];
+	uint64_t dl = 0;
+
+	setup();
+	qp->attr.state = VIRTIO_IB_QPS_RTS;
+	vur_tp_hooks.qp_modified(&td, qp, VIRTIO_IB_QPS_RTR);
+	qp->attr.state = VIRTIO_IB_QPS_ERR;
+	vur_tp_hooks.qp_modified(&td, qp, VIRTIO_IB_QPS_RTS); /* flushed, listed */
+	TAP_CHECK(t->act_on == 1);
+	post_send(SQ, 0, 0x91);
+	wr32(QP_REC + 0, 1); /* sq_prod; no bit: sq_event said the device watches */
+	vur_tp_rings_poll(&td, 0, out, 0, 0, 1000, false, &dl);
+	TAP_CHECK(t->act_on == 1 && rd32(QP_REC + 72) == 0); /* sq_event, re-read: kept */
+	TAP_CHECK(dl == 1000); /* and no sleep: the flush makes no packet to keep it awake */
+	dl = 0;
+	vur_tp_rings_poll(&td, 0, out, 0, 32, 1000, false, &dl);
+	vur_tp_publish(&td);
+	TAP_CHECK(rd32(QP_REC + 64) == 1 && rd32(CQ_REC + 64) == 1);
+	TAP_CHECK(rte_le_to_cpu_64(cqe_at(0).wr_id) == 0x91 &&
+			cqe_at(0).status == VIRTIO_IB_WC_WR_FLUSH_ERR);
+	TAP_CHECK(t->act_on == 0 && rd32(QP_REC + 72) == 1);
+	teardown();
+}
+
 /* ROCE-DEV-RING-8: RESET zeroes the device half of the record and the indices. */
 static void
 reset_zeroes_record(void)
@@ -430,7 +516,8 @@ reset_zeroes_record(void)
 	t->sq.dr.next = t->sq.dr.done = 5;
 	qp->attr.state = VIRTIO_IB_QPS_RESET;
 	vur_tp_hooks.qp_modified(&td, qp, VIRTIO_IB_QPS_INIT);
-	TAP_CHECK(rd32(QP_REC + 64) == 0 && rd32(QP_REC + 72) == 0 && rd32(QP_REC + 124) == 0);
+	TAP_CHECK(rd32(QP_REC + 64) == 0 && rd32(QP_REC + 72) == 0 && rd32(QP_REC + 76) == 0 &&
+			rd32(QP_REC + 124) == 0);
 	TAP_CHECK(t->sq.dr.next == 0 && t->sq.dr.done == 0);
 	teardown();
 }
@@ -506,6 +593,8 @@ main(void)
 	TAP_RUN(cq_notification);
 	TAP_RUN(cq_overrun_event_waits);
 	TAP_RUN(doorbells_and_sleeping);
+	TAP_RUN(err_flushes_receives);
+	TAP_RUN(err_rereads_sq_prod);
 	TAP_RUN(reset_zeroes_record);
 	TAP_RUN(srq_retires_in_order);
 	TAP_RUN(idle_costs);

@@ -427,6 +427,8 @@ vur_tp_qp_flush(struct vur_tp_dev *td, struct vur_tp_qp *t)
 	t->retx_deadline = t->rnr_deadline = t->probe_deadline = 0;
 	if (state != VIRTIO_IB_QPS_ERR)
 		return;
+	if (t->rq.drv) /* ROCE-DEV-RING-22: rq_notify, a full barrier, then rq_prod */
+		vur_tp_drv_rq_notify(td, &t->rq);
 	flush_rq(td, t);
 	t->in_write = false;
 	memset(t->res, 0, sizeof(t->res));

@@ -143,11 +143,16 @@ handle_set_config(struct vur_dev *dev, struct vur_vhost_msg *msg)
  * Messages that remap guest memory or rewire a vring. librte_vhost handles
  * them while the device may be running; the control queue stops touching
  * guest memory before and picks up the new mapping after (as SPDK does).
+ * RESET_OWNER unmaps the memory table without a destroy_device call when
+ * librte_vhost never saw the device running (this backend serves queues
+ * one by one before that): fuzz_vhost found the Ethernet transmit queue
+ * still polled on the unmapped ring.
  */
 static bool
 remaps_rings(uint32_t request)
 {
 	switch (request) {
+	case VUR_VHOST_USER_RESET_OWNER:
 	case VUR_VHOST_USER_SET_MEM_TABLE:
 	case VUR_VHOST_USER_SET_VRING_NUM:
 	case VUR_VHOST_USER_SET_VRING_ADDR:
@@ -312,6 +317,10 @@ fill_info(struct vur_dev *dev, struct vur_dev_info *info)
 	info->ring_events_pending = vur_tp_events_pending(&dev->tp);
 	info->ring_queues = dev->cfg_state.ring_queues;
 	info->rx_filter = dev->net;
+	info->quota = dev->quota;
+	info->policy = dev->policy;
+	for (int k = 0; k < VUR_QUOTA_N; k++)
+		info->quota_used[k] = dev->rdma_ready ? vur_rdma_quota_used(&dev->rdma, k) : 0;
 	pthread_rwlock_unlock(&dev->lock);
 }
 
@@ -433,6 +442,8 @@ reset_rdma(struct vur_dev *dev)
 
 	memset(dev->vq_ready, 0, sizeof(dev->vq_ready));
 	dev->rdma_ready = vur_rdma_dev_init(&dev->rdma, dev->path, &dev->limits, &env) == 0;
+	dev->rdma.quota = &dev->quota;
+	dev->rdma.policy = &dev->policy;
 	set_rdma_port(dev);
 	dev->target.rdma = &dev->rdma;
 	vur_net_state_init(&dev->net, dev->cfg_state.mac, 1);
@@ -915,6 +926,10 @@ vur_dev_create(const struct vur_dev_params *p)
 		return NULL;
 	}
 	init_config(dev, p);
+	memcpy(dev->quota.max, p->quota, sizeof(dev->quota.max));
+	dev->policy = p->policy;
+	memcpy(dev->policy.mac, p->mac, sizeof(dev->policy.mac)); /* ROCE-DEV-POLICY-2 */
+	dev->policy.refused_gids = 0;
 	vur_rdma_limits_default(&dev->limits, p->max_qps, p->max_cqs);
 	vur_rdma_limits_rings(&dev->limits, p->ring_queues, p->max_ring_qps, p->max_ring_cqs);
 	dev->ctrl_table.cmds = dev->cmds;
@@ -952,6 +967,23 @@ free_dev:
 	free(dev);
 	rte_errno = -ret;
 	return NULL;
+}
+
+void
+vur_dev_set_quota(struct vur_dev *dev, const uint64_t max[VUR_QUOTA_N])
+{
+	pthread_rwlock_wrlock(&dev->lock);
+	memcpy(dev->quota.max, max, sizeof(dev->quota.max));
+	pthread_rwlock_unlock(&dev->lock);
+}
+
+void
+vur_dev_set_addresses(struct vur_dev *dev, const struct vur_addr_policy *next)
+{
+	pthread_rwlock_wrlock(&dev->lock);
+	dev->policy.n = next->n;
+	memcpy(dev->policy.gids, next->gids, sizeof(dev->policy.gids));
+	pthread_rwlock_unlock(&dev->lock);
 }
 
 const char *

@@ -40,8 +40,10 @@ struct vur_dev_params {
 	uint16_t mtu;
 	uint8_t mac[6];
 	uint64_t loopback_mbps;
-	struct vur_event_loop *loop; /* the control thread */
-	struct vur_switch *sw;       /* the local switch (the data path); may be NULL */
+	struct vur_event_loop *loop;   /* the control thread */
+	struct vur_switch *sw;         /* the local switch (the data path); may be NULL */
+	uint64_t quota[VUR_QUOTA_N];   /* rdma/quota.h; 0: none */
+	struct vur_addr_policy policy; /* rdma/addr_policy.h: the allowed addresses */
 };
 
 struct vur_dev {
@@ -59,7 +61,9 @@ struct vur_dev {
 	uint64_t config_changes;       /* notifications sent to the frontend */
 
 	struct vur_rdma_limits limits;
-	struct vur_rdma_dev rdma; /* fresh for every connection */
+	struct vur_rdma_dev rdma;      /* fresh for every connection */
+	struct vur_rdma_quota quota;   /* the administrator's: kept across connections */
+	struct vur_addr_policy policy; /* likewise: the addresses it may use */
 	bool rdma_ready;
 	/*
 	 * librte_vhost holds a memory table: SET_MEM_TABLE succeeded and no
@@ -116,6 +120,9 @@ struct vur_dev_info {
 	uint32_t ring_events_pending;   /* events of objects on rings waiting for a buffer */
 	uint32_t ring_queues;           /* rdma_ring_queues */
 	struct vur_net_state rx_filter; /* what the driver set (RX mode, tables) */
+	struct vur_rdma_quota quota;    /* its quotas and the commands they refused */
+	uint64_t quota_used[VUR_QUOTA_N];
+	struct vur_addr_policy policy; /* its allowed addresses and the ADD_GIDs refused */
 };
 
 /*
@@ -145,6 +152,18 @@ const char *vur_dev_path(const struct vur_dev *dev);
  * VIRTIO_NET_F_ROCE_PORT_SPEED was. Returns 1 when it notified, else 0.
  */
 int vur_dev_set_speed(struct vur_dev *dev, const struct vur_speed_result *r);
+
+/*
+ * Set @dev's quotas (0: none) while it runs; objects live stay
+ * (ROCE-DEV-QUOTA-6). The refusal counters are kept.
+ */
+void vur_dev_set_quota(struct vur_dev *dev, const uint64_t max[VUR_QUOTA_N]);
+
+/*
+ * Replace @dev's allowed addresses by those of @next while it runs; the GIDs
+ * stored stay (ROCE-DEV-POLICY-3). Its MAC and refusal counter are kept.
+ */
+void vur_dev_set_addresses(struct vur_dev *dev, const struct vur_addr_policy *next);
 
 /* Copy of the encoded configuration space, taken under the device lock. */
 size_t vur_dev_config_snapshot(struct vur_dev *dev, uint8_t *buf);

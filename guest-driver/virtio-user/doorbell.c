@@ -46,3 +46,17 @@ vuser_doorbell_post(struct vur_user_dev *d, uint16_t dbq, uint32_t qpn, uint32_t
 	if ((uint32_t)(new_prod - ev - 1) < (uint32_t)(new_prod - old))
 		vuser_doorbell_ring(d, dbq, qpn);
 }
+
+/*
+ * ROCE-DRV-RING-7: a QP in ERR flushes receives only when told (the device
+ * does not watch rq_prod); it sets rq_notify, fence, reads rq_prod; we
+ * wrote rq_prod, fence, read rq_notify: one of us sees the other.
+ */
+void
+vuser_doorbell_post_recv(struct vur_user_dev *d, uint16_t dbq, uint32_t qpn,
+		const struct virtio_rdma_qp_rec *rec)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST); /* rq_prod stored before rq_notify is read */
+	if (__atomic_load_n(&rec->rq_notify, __ATOMIC_RELAXED) != 0)
+		vuser_doorbell_ring(d, dbq, qpn);
+}

@@ -3,7 +3,8 @@
  * Posting to rings (ROCE-DRV-RING-3, -2): each WR written whole into its
  * entry as the spec's request (the same bytes as in a virtqueue slot),
  * then, after a release barrier, the producer index in the record; a send
- * queue then rings its doorbell if the device asked (doorbell.c). A queue
+ * queue then rings its doorbell if the device asked, a receive queue if
+ * the QP is in ERR (ROCE-DRV-RING-7; doorbell.c). A queue
  * holds at most its cap WRs outstanding, counted from the device's
  * consumer index; an index that says more is refused as a full queue.
  */
@@ -69,10 +70,11 @@ vuser_rqp_post_send(struct vur_user_dev *d, struct vuser_wq *q, struct vuser_rqp
 	return ret;
 }
 
+/* @r: the QP whose receive ring this is (its doorbell, ROCE-DRV-RING-7); NULL for an SRQ */
 static int
-post_recv(struct vuser_wq *q, struct vuser_ring *ring, uint32_t *prod_p, __le32 *prod_rec,
-		const __le32 *cons_rec, const struct vur_user_recv_wr *wr, unsigned int n,
-		unsigned int *bad)
+post_recv(struct vur_user_dev *d, struct vuser_rqp *r, struct vuser_wq *q, struct vuser_ring *ring,
+		uint32_t *prod_p, __le32 *prod_rec, const __le32 *cons_rec,
+		const struct vur_user_recv_wr *wr, unsigned int n, unsigned int *bad)
 {
 	uint32_t prod, cons;
 	unsigned int i;
@@ -99,8 +101,11 @@ post_recv(struct vuser_wq *q, struct vuser_ring *ring, uint32_t *prod_p, __le32 
 		prod++;
 	}
 	if (prod != *prod_p) {
-		store_le32(prod_rec, prod); /* no doorbell: the device reads it as packets come */
+		/* no doorbell unless the QP is in ERR: the device reads it as packets come */
+		store_le32(prod_rec, prod);
 		*prod_p = prod;
+		if (r != NULL)
+			vuser_doorbell_post_recv(d, r->dbq, r->qpn, r->rec);
 	}
 	pthread_mutex_unlock(&q->lock);
 	if (ret < 0 && bad != NULL)
@@ -112,21 +117,20 @@ int
 vuser_rqp_post_recv(struct vur_user_dev *d, struct vuser_wq *q, struct vuser_rqp *r,
 		const struct vur_user_recv_wr *wr, unsigned int n, unsigned int *bad)
 {
-	(void)d;
 	if (r->rq.hva == NULL) { /* a QP on an SRQ */
 		if (bad != NULL)
 			*bad = 0;
 		return n > 0 ? -EINVAL : 0;
 	}
-	return post_recv(q, &r->rq, &r->rq_prod, &r->rec->rq_prod, &r->rec->rq_cons, wr, n, bad);
+	return post_recv(d, r, q, &r->rq, &r->rq_prod, &r->rec->rq_prod, &r->rec->rq_cons, wr, n,
+			bad);
 }
 
 int
 vuser_rsrq_post_recv(struct vur_user_dev *d, struct vuser_wq *q, struct vuser_rsrq *r,
 		const struct vur_user_recv_wr *wr, unsigned int n, unsigned int *bad)
 {
-	(void)d;
-	return post_recv(q, &r->ring, &r->prod, &r->rec->prod, &r->rec->cons, wr, n, bad);
+	return post_recv(d, NULL, q, &r->ring, &r->prod, &r->rec->prod, &r->rec->cons, wr, n, bad);
 }
 
 /* The QP went to RESET: the device zeroed its half, the driver starts again from 0. */

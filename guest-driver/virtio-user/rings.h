@@ -178,6 +178,9 @@ vuser_ring_entry(const struct vuser_ring *r, uint32_t i)
 void vuser_doorbell_post(struct vur_user_dev *d, uint16_t dbq, uint32_t qpn, uint32_t old,
 		uint32_t new_prod, const struct virtio_rdma_qp_rec *rec);
 void vuser_doorbell_ring(struct vur_user_dev *d, uint16_t dbq, uint32_t qpn);
+/* doorbell.c: after rq_prod moved, ring if the device asked (the QP is in ERR). */
+void vuser_doorbell_post_recv(struct vur_user_dev *d, uint16_t dbq, uint32_t qpn,
+		const struct virtio_rdma_qp_rec *rec);
 
 /* eventq.c: buffers and the thread at open; the thread stopped at close. */
 int vuser_eq_start(struct vur_user_dev *d);

@@ -41,9 +41,10 @@ def build(script, timeout, *args):
 def qemu_version():
     """The QEMU the scenarios run the device on: VUR_QEMU_VERSION, 7.2
     (Debian 12's source with qemu-test/vhost-user-rdma.patch, on the host;
-    the default) or a newer one build-qemu.sh builds from Debian unstable's
-    source with the series qemu-test/qemu-VERSION/ (10.2), run in the
-    unstable chroot. meson registers the scenarios checked there a second
+    the default) or a newer one build-qemu.sh builds from Debian's source
+    with the series qemu-test/qemu-VERSION/, run in the chroot it was built
+    in (10.2: unstable's, in the sid chroot; 10.0: Debian 13's, in the
+    trixie chroot). meson registers the scenarios checked there a second
     time with the suffix _qemuVERSION."""
     return os.environ.get('VUR_QEMU_VERSION', '7.2')
 
@@ -62,17 +63,25 @@ def build_qemu(timeout=1500):
 
 
 class SidQemu:
-    """A QEMU that links Debian unstable's libraries, run in the chroot of
+    """A QEMU that links a newer Debian's libraries, run in a chroot of
     scripts/sid-chroot.sh beside other commands there ('run --shared'):
     unstable's packaged one (qemu-system-x86: 11.1.3 in 2026-11), or one
-    build-qemu.sh VERSION built there (@binary, with the firmware of the
-    chroot's packages). What a Guest gives it (the image, its initramfs,
-    the vhost-user sockets) is bind-mounted at its own path; the backend
-    runs on the host."""
+    build-qemu.sh VERSION built in the chroot it names in the build tree's
+    .chroot-suite (@binary, with the firmware of that chroot's packages;
+    sid when the file is missing, as in trees built before it existed).
+    What a Guest gives it (the image, its initramfs, the vhost-user
+    sockets) is bind-mounted at its own path; the backend runs on the
+    host."""
 
     def __init__(self, version, binary='qemu-system-x86_64'):
         self.version = version
         self.binary = binary
+        self.suite = 'sid'
+        try:
+            with open(os.path.join(os.path.dirname(binary), '.chroot-suite')) as f:
+                self.suite = f.read().strip() or 'sid'
+        except OSError:
+            pass
 
     def command(self):
         firmware = []
@@ -228,7 +237,7 @@ class Guest:
     @socket_opts ({socket: properties}) replace the default page-per-vq=on
     of the device on that socket ('page-per-vq=off'). @device is the QEMU
     device (another one's properties go in @device_opts). @qemu is a path,
-    or a SidQemu: QEMU then runs in the unstable chroot, in a process group
+    or a SidQemu: QEMU then runs in its chroot, in a process group
     of its own that close() kills."""
 
     def __init__(self, qemu, image, script, sockets, mem_mb=512, append='', extra=(),
@@ -244,7 +253,8 @@ class Guest:
             image = os.path.realpath(image)
             binds = {image, self.dir}
             binds |= {os.path.dirname(os.path.realpath(s)) for s in sockets}
-            env = dict(os.environ, VUR_CHROOT_BIND=' '.join(sorted(binds)))
+            env = dict(os.environ, VUR_CHROOT_BIND=' '.join(sorted(binds)),
+                       VUR_CHROOT_SUITE=qemu.suite)
             # QEMU 9.2 replaced the chardev's reconnect (s) by reconnect-ms.
             chardev_opts = re.sub(r',reconnect=(\d+)',
                                   lambda m: f',reconnect-ms={int(m[1]) * 1000}', chardev_opts)

@@ -194,7 +194,9 @@ run() {
             FI_LOG_LEVEL=warn $_tmo sid "$@" $_cli >/tmp/$_run.log 2>&1
             _st=$?
             [ $_st = 0 ] && break
-            grep -q -i "couldn't connect\|connection refused\|REJECTED\|unreachable" /tmp/$_run.log || break
+            # perftest names a rejection by number: "Unexpected CM event bl blka 8"
+            _retry="couldn't connect\|connection refused\|REJECTED\|unreachable\|CM event bl blka 8$"
+            grep -q -i "$_retry" /tmp/$_run.log || break
             sleep 1
         done
         _res $_st

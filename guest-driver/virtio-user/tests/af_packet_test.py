@@ -100,16 +100,23 @@ def rpc(b, method):
     return json.loads(buf)['result']
 
 
-def pingpong_us(server_sock, client_sock):
-    """One vur-pingpong RC run (-c: every byte checked, -e: on CQ events): its usec/iter."""
+def pingpong_us(server_sock, client_sock, state):
+    """One vur-pingpong RC run (-c: every byte checked, -e: on CQ events): its
+    usec/iter. @state() describes the backends, for a run that hangs."""
     ns = ['ip', 'netns', 'exec', NS[0]]
     args = [PINGPONG, '-n', str(ITERS), '-s', '64', '-c', '-e']
     srv = subprocess.Popen([*ns, *args, '-d', server_sock], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True)
     try:
         assert 'local address' in srv.stdout.readline()  # it listens
-        cli = subprocess.run([*ns, *args, '-d', client_sock, '127.0.0.1'],
-                             capture_output=True, text=True, timeout=60)
+        try:
+            cli = subprocess.run([*ns, *args, '-d', client_sock, '127.0.0.1'],
+                                 capture_output=True, text=True, timeout=60)
+        except subprocess.TimeoutExpired as e:
+            # what each end and each device had done when it stopped
+            srv.kill()
+            raise AssertionError(f'client hung; client: {e.stdout!r} {e.stderr!r}; '
+                                 f'server: {srv.communicate()[0]!r}; {state()}') from None
         srv_out = srv.communicate(timeout=60)[0]
     finally:
         srv.kill()
@@ -152,7 +159,13 @@ def main():
 
         @case
         def rc_pingpong_over_the_wire_below_5ms():
-            runs = [pingpong_us(backends[0].sock, backends[1].sock) for _ in range(3)]
+            def state():
+                try:
+                    return [(uplink(b), b.device()) for b in backends]
+                except Exception as e:  # noqa: BLE001 (a description, whatever fails)
+                    return f'backends not readable: {e!r}'
+
+            runs = [pingpong_us(backends[0].sock, backends[1].sock, state) for _ in range(3)]
             for b in backends:
                 _, up = uplink(b)
                 assert up['rx_frames'] >= 3 * ITERS and up['tx_frames'] >= 3 * ITERS, up

@@ -158,7 +158,8 @@ child_wait_socket(struct child *c, int timeout_ms)
 	if (ino < 0)
 		return -errno;
 	/* Watch first, then look: a socket made in between is not missed. */
-	inotify_add_watch(ino, c->dir, IN_CREATE);
+	inotify_add_watch(
+			ino, c->dir, IN_CREATE | IN_MOVED_TO); /* the admin socket is renamed in */
 	for (;;) {
 		if (all_sockets_exist(c)) {
 			ret = 0;

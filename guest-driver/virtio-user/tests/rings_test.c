@@ -18,6 +18,7 @@
  *   srq_limit_once           DEV-RING-17; DEV-RING-17
  *   events_wait_for_buffers  DEV-RING-18; DRV-RING-6
  *   doorbell_wakes_sleeper   DEV-RING-13; DRV-RING-3
+ *   err_flushes_posts        DEV-RING-22, -12, -8; DRV-RING-7
  *   reset_forgets_setup      DEV-RING-20, -8; DEV-RING-5; DRV-RING-5
  */
 #include <endian.h>
@@ -893,6 +894,65 @@ doorbell_wakes_sleeper(void)
 	TAP_EQ(vur_user_destroy_qp(b.d, qb), 0);
 }
 
+/*
+ * DEV-RING-22, -12; DRV-RING-7: a QP in ERR flushes what is posted after,
+ * receives (rq_notify and the doorbell) as sends (sq_event), the device
+ * asleep or busy; RESET zeroes rq_notify (DEV-RING-8).
+ */
+static void
+err_flushes_posts(void)
+{
+	struct vur_user_qp_attr at = { .qp_state = VUR_USER_QPS_ERR };
+	struct vur_user_sge s = rdma_sge(&a, 0, 64);
+	struct vur_user_send_wr w;
+	struct vur_user_ring_info info;
+	struct virtio_rdma_qp_rec *rec;
+	struct vur_user_wc wc;
+	unsigned int recvs = 0, sends = 0;
+	uint32_t qa, qb;
+
+	if (!rdma_e2e_ready(&a, &b))
+		return;
+	TAP_EQ(qp_new(&a, VUR_USER_QPT_RC, a.cqn, a.cqn, 64, VUR_USER_LAYOUT_RINGS, &qa), 0);
+	TAP_EQ(qp_new(&b, VUR_USER_QPT_RC, b.cqn, b.cqn, 4, VUR_USER_LAYOUT_RINGS, &qb), 0);
+	if (!rc_connect(qa, qb))
+		return;
+	TAP_CHECK(write_checked(qa, a.cqn, 0, 64, 0xc00));
+	TAP_EQ(vur_user_qp_ring_info(a.d, qa, &info), 0);
+	rec = info.rec;
+	TAP_EQ(le32toh(rec->rq_notify), 0);
+	TAP_EQ(vur_user_modify_qp(a.d, qa, &at, VUR_USER_QP_STATE), 0);
+	TAP_CHECK(le32toh(rec->rq_notify) != 0);
+	poll(NULL, 0, 150); /* idle: the data path goes to sleep */
+	TAP_EQ(rdma_post_recv(&a, qa, 0xc01, &s, 1), 0);
+	EXPECT_ON(&a, a.cqn, 0xc01, VUR_USER_WC_WR_FLUSH_ERR);
+	poll(NULL, 0, 150);
+	w = rdma_req(0xc02, VUR_USER_WR_SEND, VUR_USER_SEND_SIGNALED, &s, 1);
+	TAP_EQ(rdma_post_send(&a, qa, &w), 0);
+	EXPECT_ON(&a, a.cqn, 0xc02, VUR_USER_WC_WR_FLUSH_ERR);
+	/* posted while the device flushes: none left behind (at most two pairs out) */
+	for (unsigned int i = 0; i < 200; i++) {
+		w.wr_id = 0xd000 + i;
+		TAP_EQ(rdma_post_send(&a, qa, &w), 0);
+		TAP_EQ(rdma_post_recv(&a, qa, 0xe000 + i, &s, 1), 0);
+		while (recvs + sends < 2 * i && next_cqe(&a, a.cqn, &wc) == 1) {
+			TAP_EQ(wc.status, VUR_USER_WC_WR_FLUSH_ERR);
+			wc.wr_id >= 0xe000 ? recvs++ : sends++;
+		}
+	}
+	while ((recvs < 200 || sends < 200) && next_cqe(&a, a.cqn, &wc) == 1) {
+		TAP_EQ(wc.status, VUR_USER_WC_WR_FLUSH_ERR);
+		wc.wr_id >= 0xe000 ? recvs++ : sends++;
+	}
+	TAP_EQ(recvs, 200);
+	TAP_EQ(sends, 200);
+	at.qp_state = VUR_USER_QPS_RESET;
+	TAP_EQ(vur_user_modify_qp(a.d, qa, &at, VUR_USER_QP_STATE), 0);
+	TAP_EQ(le32toh(rec->rq_notify), 0);
+	TAP_EQ(vur_user_destroy_qp(a.d, qa), 0);
+	TAP_EQ(vur_user_destroy_qp(b.d, qb), 0);
+}
+
 /* DEV-RING-20, -8; DEV-RING-5; DRV-RING-5: RESET_OBJECTS forgets SETUP_RINGS; RESET zeroes indices.
  */
 static void
@@ -978,6 +1038,7 @@ main(int argc, char **argv)
 	RUN(cq_events);
 	RUN(srq_limit_once);
 	RUN(doorbell_wakes_sleeper);
+	RUN(err_flushes_posts);
 	RUN(reset_forgets_setup);
 	RUN(events_wait_for_buffers);
 	TAP_RUN(devices_close);
