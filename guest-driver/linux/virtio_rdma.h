@@ -95,6 +95,35 @@ struct virtio_rdma_vq_notify {
 	bool own_page;
 };
 
+/*
+ * The rings layout (virtio_rdma_rings.c, virtio_rdma_eq.c): K doorbell and
+ * event queue pairs from vqs[first_vq]; on once SETUP_RINGS succeeded.
+ * Objects on rings are numbered from max_rdma_cqs (CQs) and max_rdma_qps
+ * (QPs, SRQs); cqs[], qps[] and srqs[] hold them by number minus that.
+ */
+struct virtio_rdma_rings {
+	u32 k;				/* pairs set up by find_vqs; 0: none */
+	u32 k_dev;			/* rdma_ring_queues: summaries in db */
+	u32 first_vq;
+	bool on;
+	u32 max_ring_qp;
+	u32 max_ring_cq;
+	u32 max_ring_wr;
+	u32 max_ring_cqe;
+	u32 pdn;			/* the driver's PD and DMA MR */
+	u32 mrn;
+	u32 lkey;
+	void *db;			/* the doorbell area, K summaries */
+	size_t db_len;			/* page aligned */
+	u32 db_stride;
+	u32 next_eq;			/* under dev->res_lock: the next object's */
+	u32 live_cqs;			/* under dev->res_lock: CQs on rings */
+	struct virtio_rdma_event **ev;	/* K arrays of event buffers */
+	struct virtio_rdma_cq_res **cqs;	/* under dev->cq_lock */
+	struct virtio_rdma_qp_res **qps;	/* under dev->qp_lock */
+	struct virtio_rdma_srq_res **srqs;	/* under dev->qp_lock */
+};
+
 struct virtio_rdma_dev {
 	struct ib_device ib;		/* first: ib_alloc_device() */
 	struct virtio_device *vdev;
@@ -105,6 +134,7 @@ struct virtio_rdma_dev {
 	struct virtio_rdma_vq_notify *doorbells;	/* nvqs, or NULL */
 	struct virtio_rdma_ctrl ctrl;
 	struct virtio_rdma_port port;
+	struct virtio_rdma_rings rings;
 	bool has_port_speed;		/* VIRTIO_NET_F_ROCE_PORT_SPEED negotiated */
 	u32 max_rdma_qps;
 	u32 max_rdma_cqs;
@@ -217,7 +247,12 @@ struct virtio_rdma_cq_res {
 	struct delayed_work wrap_work;	/* kernel CQ: events near used->idx 0 */
 	struct ib_cq *ibcq;		/* under dev->cq_lock; NULL once destroyed */
 	bool error_reported;
-	struct virtio_rdma_uq ring;
+	struct virtio_rdma_uq ring;	/* on rings: only ring.k.lock */
+	/* A kernel CQ on rings (virtio_rdma_cq_rings.c): rmem non-NULL. */
+	void *rmem;			/* its record, then its ring */
+	size_t rmem_len;		/* page aligned */
+	u32 rsize;			/* ring entries, a power of two */
+	u32 rcons;			/* CQEs consumed, under ring.k.lock */
 	struct virtio_rdma_zombie zombie;
 };
 
@@ -410,6 +445,26 @@ int virtio_rdma_dev_attr_init(struct virtio_rdma_dev *dev);
 int virtio_rdma_ib_register(struct virtio_rdma_dev *dev);
 void virtio_rdma_ib_unregister(struct virtio_rdma_dev *dev);
 
+/* virtio_rdma_rings.c, virtio_rdma_eq.c */
+u32 virtio_rdma_rings_plan(struct virtio_rdma_dev *dev);
+int virtio_rdma_rings_init(struct virtio_rdma_dev *dev);
+void virtio_rdma_rings_free(struct virtio_rdma_dev *dev);
+void virtio_rdma_doorbell_ring(struct virtio_rdma_dev *dev, u16 dbq, u32 qpn);
+int virtio_rdma_eqs_init(struct virtio_rdma_dev *dev);
+void virtio_rdma_eqs_free(struct virtio_rdma_dev *dev);
+void virtio_rdma_eq_done(struct virtqueue *vq);
+
+/* virtio_rdma_cq_rings.c */
+u32 virtio_rdma_cq_rings_max_cqe(struct virtio_rdma_dev *dev);
+int virtio_rdma_cq_rings_create(struct virtio_rdma_dev *dev,
+				struct virtio_rdma_cq_res *cq, u32 cqe);
+void virtio_rdma_cq_rings_free(struct virtio_rdma_cq_res *cq);
+int virtio_rdma_cq_rings_poll(struct virtio_rdma_cq_res *cq, int ne,
+			      struct ib_wc *wc);
+bool virtio_rdma_cq_rings_pending(struct virtio_rdma_cq_res *cq);
+int virtio_rdma_cq_rings_arm(struct virtio_rdma_cq_res *cq,
+			     enum ib_cq_notify_flags f);
+
 /* virtio_rdma_vq.c */
 int virtio_rdma_find_vqs(struct virtio_rdma_dev *dev);
 void virtio_rdma_del_vqs(struct virtio_rdma_dev *dev);
@@ -519,6 +574,9 @@ bool virtio_rdma_needs_reset(struct virtio_rdma_dev *dev);
 void virtio_rdma_kq_init(struct virtio_rdma_uq *u, u32 max_wr, u32 max_sge,
 			 u32 max_inline);
 bool virtio_rdma_kcq_pending(struct virtio_rdma_cq_res *cq);
+bool virtio_rdma_cqe_to_wc(struct virtio_rdma_dev *dev,
+			   const struct virtio_rdma_cq_req *cqe,
+			   struct ib_wc *wc);
 void virtio_rdma_kqp_reset(struct virtio_rdma_qp_res *qp);
 int virtio_rdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			  const struct ib_send_wr **bad_wr);

@@ -18,6 +18,7 @@ static void cq_zombie_free(struct virtio_rdma_zombie *z)
 		container_of(z, struct virtio_rdma_cq_res, zombie);
 
 	virtio_rdma_uq_free(&cq->ring);
+	virtio_rdma_cq_rings_free(cq);
 	kfree(cq);
 }
 
@@ -34,7 +35,13 @@ static void cq_release(struct kref *ref)
 
 	mutex_lock(&dev->res_lock);
 	spin_lock_irq(&dev->cq_lock);
-	dev->cqs[cq->cqn] = NULL;
+	if (cq->rmem) {
+		if (dev->rings.cqs)
+			dev->rings.cqs[cq->cqn - dev->max_rdma_cqs] = NULL;
+		WRITE_ONCE(dev->rings.live_cqs, dev->rings.live_cqs - 1);
+	} else {
+		dev->cqs[cq->cqn] = NULL;
+	}
 	spin_unlock_irq(&dev->cq_lock);
 	if (!dev->dead)
 		ret = virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_DESTROY_CQ,
@@ -50,10 +57,11 @@ static void cq_release(struct kref *ref)
 	if (ret)	/* not live at the device: nothing uses the queue */
 		dev_warn(&dev->vdev->dev, "CQ %u: DESTROY_CQ %d\n", cq->cqn, ret);
 	/* ROCE-DRV-LIFE-2: initial state before the next create command. */
-	virtio_rdma_uq_reset(&cq->ring);
+	if (!cq->rmem)
+		virtio_rdma_uq_reset(&cq->ring);
 	mutex_unlock(&dev->res_lock);
-	virtio_rdma_uq_free(&cq->ring);
-	kfree(cq);
+	/* On rings: the device no longer reads them (ROCE-DEV-RING-20). */
+	cq_zombie_free(&cq->zombie);
 }
 
 void virtio_rdma_cq_put(struct virtio_rdma_cq_res *cq)
@@ -143,6 +151,29 @@ static void cq_watch_wrap(struct virtio_rdma_cq_res *cq)
 				      msecs_to_jiffies(CQ_WRAP_POLL_MS));
 }
 
+static int create_kcq_rings(struct virtio_rdma_dev *dev, struct ib_cq *ibcq,
+			    u32 cqe)
+{
+	struct virtio_rdma_cq_res *cq;
+	int ret;
+
+	cq = kzalloc(sizeof(*cq), GFP_KERNEL);
+	if (!cq)
+		return -ENOMEM;
+	kref_init(&cq->ref);
+	cq->dev = dev;
+	cq->ibcq = ibcq;
+	cq->kernel = true;
+	ret = virtio_rdma_cq_rings_create(dev, cq, cqe);
+	if (ret) {
+		kfree(cq);
+		return ret;
+	}
+	to_vcq(ibcq)->res = cq;
+	ibcq->cqe = cq->rsize;
+	return 0;
+}
+
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
 int virtio_rdma_create_cq(struct ib_cq *ibcq,
 			  const struct ib_cq_init_attr *attr,
@@ -168,8 +199,11 @@ int virtio_rdma_create_cq(struct ib_cq *ibcq,
 	if (attr->flags)
 		return -EOPNOTSUPP;
 	num = virtqueue_get_vring_size(dev->vqs[virtio_rdma_cq_vq(dev, 0)]);
-	if (!attr->cqe || attr->cqe > num)
+	if (!attr->cqe || (attr->cqe > num && (udata || !dev->rings.on)))
 		return -EINVAL;
+	/* With the rings layout on, every kernel CQ goes on rings. */
+	if (!udata && dev->rings.on)
+		return create_kcq_rings(dev, ibcq, attr->cqe);
 	cq = kzalloc(sizeof(*cq), GFP_KERNEL);
 	if (!cq)
 		return -ENOMEM;
@@ -219,7 +253,7 @@ int virtio_rdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	spin_lock_irq(&dev->cq_lock);
 	cq->ibcq = NULL;
 	spin_unlock_irq(&dev->cq_lock);
-	if (cq->kernel)
+	if (cq->kernel && !cq->rmem)
 		cancel_delayed_work_sync(&cq->wrap_work);
 	virtio_rdma_uq_unpublish(&cq->ring);
 	virtio_rdma_cq_put(cq);
@@ -279,6 +313,8 @@ int virtio_rdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags f)
 	};
 	int ret;
 
+	if (cq->rmem)
+		return virtio_rdma_cq_rings_arm(cq, f);
 	cmd.flags = cpu_to_le32((f & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED ?
 				VIRTIO_IB_NOTIFY_SOLICITED :
 				VIRTIO_IB_NOTIFY_NEXT_COMPLETION);

@@ -655,8 +655,9 @@ static void wc_network_type(struct virtio_rdma_qp_res *qp, struct ib_wc *wc)
  * One CQE into @wc. False if its QP is gone (a CQE left from a destroyed
  * QP): the caller drops it.
  */
-static bool cqe_to_wc(struct virtio_rdma_dev *dev,
-		      const struct virtio_rdma_cq_req *cqe, struct ib_wc *wc)
+bool virtio_rdma_cqe_to_wc(struct virtio_rdma_dev *dev,
+			   const struct virtio_rdma_cq_req *cqe,
+			   struct ib_wc *wc)
 {
 	u32 qpn = le32_to_cpu(cqe->qp_num);
 	u32 flags = le32_to_cpu(cqe->wc_flags);
@@ -722,13 +723,16 @@ int virtio_rdma_poll_cq(struct ib_cq *ibcq, int ne, struct ib_wc *wc)
 {
 	struct virtio_rdma_cq_res *cq = to_vcq(ibcq)->res;
 	struct virtio_rdma_uq *u = &cq->ring;
-	const struct vring *vr = kq_vring(u);
 	struct virtio_rdma_cq_req *cqe;
+	const struct vring *vr;
 	unsigned long flags;
 	u16 used_idx;
 	int n = 0;
 	u32 id;
 
+	if (cq->rmem)
+		return virtio_rdma_cq_rings_poll(cq, ne, wc);
+	vr = kq_vring(u);
 	spin_lock_irqsave(&u->k.lock, flags);
 	used_idx = kq_used_idx(u);
 	if ((u16)(used_idx - u->k.last_used) > u->num) {
@@ -739,7 +743,7 @@ int virtio_rdma_poll_cq(struct ib_cq *ibcq, int ne, struct ib_wc *wc)
 		return -EIO;
 	}
 	while (n < ne && (cqe = cq_next(u, used_idx, &id))) {
-		if (cqe_to_wc(cq->dev, cqe, &wc[n]))
+		if (virtio_rdma_cqe_to_wc(cq->dev, cqe, &wc[n]))
 			n++;
 		u->k.last_used++;
 		/* The slot back to the device (ROCE-DRV-OVR-1). */
@@ -760,6 +764,8 @@ bool virtio_rdma_kcq_pending(struct virtio_rdma_cq_res *cq)
 	unsigned long flags;
 	bool pending;
 
+	if (cq->rmem)
+		return virtio_rdma_cq_rings_pending(cq);
 	spin_lock_irqsave(&u->k.lock, flags);
 	pending = kq_used_idx(u) != u->k.last_used;
 	spin_unlock_irqrestore(&u->k.lock, flags);

@@ -94,7 +94,7 @@ static void virtio_rdma_check_rings(struct virtio_rdma_dev *dev)
 			 "VIRTIO_F_ACCESS_PLATFORM: the device translates addresses; no user CQs and QPs\n");
 		return;
 	}
-	for (i = VIRTIO_RDMA_VQ_CTRL + 1; i < dev->nvqs; i++) {
+	for (i = VIRTIO_RDMA_VQ_CTRL + 1; i < dev->rings.first_vq; i++) {
 		const struct vring *vr = virtqueue_get_vring(dev->vqs[i]);
 
 		/* The ring where virt_to_phys() finds it (no DMA remapping). */
@@ -288,6 +288,9 @@ static int virtio_rdma_probe(struct virtio_device *vdev)
 	ret = virtio_rdma_dev_attr_init(dev);
 	if (ret)
 		goto err_del_vqs;
+	ret = virtio_rdma_rings_init(dev);
+	if (ret)
+		goto err_del_vqs;
 	ret = virtio_rdma_port_init(dev);
 	if (ret)
 		goto err_del_vqs;
@@ -327,6 +330,7 @@ err_del_vqs:
 	virtio_reset_device(vdev);
 	virtio_rdma_netdev_free_bufs(dev);
 	virtio_rdma_ctrl_detach(dev);
+	virtio_rdma_rings_free(dev);
 	virtio_rdma_del_vqs(dev);
 err_free_netdev:
 	free_netdev(dev->netdev);
@@ -360,6 +364,7 @@ static void virtio_rdma_remove(struct virtio_device *vdev)
 	virtio_rdma_zombies_free(dev);
 	virtio_rdma_netdev_free_bufs(dev);
 	virtio_rdma_ctrl_detach(dev);
+	virtio_rdma_rings_free(dev);
 	virtio_rdma_del_vqs(dev);
 
 	free_netdev(dev->netdev);

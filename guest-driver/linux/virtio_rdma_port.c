@@ -317,16 +317,27 @@ static ssize_t speed_flags_show(struct ib_device *ibdev, u32 port_num,
 	return sysfs_emit(buf, "0x%x\n", READ_ONCE(dev->port.flags));
 }
 
+/* Live kernel CQs on rings: shows that layout=rings really is used. */
+static ssize_t ring_cqs_show(struct ib_device *ibdev, u32 port_num,
+			     struct ib_port_attribute *attr, char *buf)
+{
+	struct virtio_rdma_dev *dev = to_vdev_rdma(ibdev);
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(dev->rings.live_cqs));
+}
+
 static IB_PORT_ATTR_RO(effective_speed);
 static IB_PORT_ATTR_RO(speed_change_events);
 static IB_PORT_ATTR_RO(speed_flags);
 static IB_PORT_ATTR_RO(port_state_events);
+static IB_PORT_ATTR_RO(ring_cqs);
 
 static struct attribute *virtio_rdma_port_attrs[] = {
 	&ib_port_attr_effective_speed.attr,
 	&ib_port_attr_speed_change_events.attr,
 	&ib_port_attr_speed_flags.attr,
 	&ib_port_attr_port_state_events.attr,
+	&ib_port_attr_ring_cqs.attr,
 	NULL,
 };
 

@@ -33,9 +33,10 @@ static const char *vq_name(struct virtio_rdma_dev *dev, u32 i)
 {
 	u32 n;
 
-	switch (virtio_net_roce_vq_classify(i, VIRTIO_RDMA_N_PAIRS,
-					    dev->max_rdma_cqs,
-					    dev->max_rdma_qps, &n)) {
+	switch (virtio_net_roce_vq_classify_rings(i, VIRTIO_RDMA_N_PAIRS,
+						  dev->max_rdma_cqs,
+						  dev->max_rdma_qps,
+						  dev->rings.k, &n)) {
 	case VIRTIO_NET_ROCE_VQ_NET:
 		return i % 2 ? "output.0" : "input.0";
 	case VIRTIO_NET_ROCE_VQ_CTRL:
@@ -48,6 +49,12 @@ static const char *vq_name(struct virtio_rdma_dev *dev, u32 i)
 		break;
 	case VIRTIO_NET_ROCE_VQ_RQ:
 		snprintf(dev->vq_names[i], sizeof(dev->vq_names[i]), "rq.%u", n);
+		break;
+	case VIRTIO_NET_ROCE_VQ_DBQ:
+		snprintf(dev->vq_names[i], sizeof(dev->vq_names[i]), "db.%u", n);
+		break;
+	case VIRTIO_NET_ROCE_VQ_EQ:
+		snprintf(dev->vq_names[i], sizeof(dev->vq_names[i]), "eq.%u", n);
 		break;
 	default:
 		return NULL;
@@ -78,10 +85,12 @@ static vq_callback_t *vq_callback(u32 i)
  * device binds a CQ or QP number to virtqueues that are enabled and in
  * their initial state (ROCE-DRV-LIFE-1).
  */
-int virtio_rdma_find_vqs(struct virtio_rdma_dev *dev)
+static int find_vqs(struct virtio_rdma_dev *dev, u32 k)
 {
-	u32 n = virtio_net_roce_num_vqs(VIRTIO_RDMA_N_PAIRS, dev->max_rdma_cqs,
-					dev->max_rdma_qps);
+	u32 n = virtio_net_roce_num_vqs_rings(VIRTIO_RDMA_N_PAIRS,
+					      dev->max_rdma_cqs,
+					      dev->max_rdma_qps, k);
+	u32 first_ring = n - 2 * k;
 	u32 first_sq = virtio_net_roce_sq_vq(VIRTIO_RDMA_N_PAIRS,
 					     dev->max_rdma_cqs, 0);
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
@@ -100,6 +109,8 @@ int virtio_rdma_find_vqs(struct virtio_rdma_dev *dev)
 		return -EPROTO;
 	}
 	dev->nvqs = n;
+	dev->rings.k = k;
+	dev->rings.first_vq = first_ring;
 	dev->vqs = kcalloc(n, sizeof(*dev->vqs), GFP_KERNEL);
 	dev->vq_names = kcalloc(n, sizeof(*dev->vq_names), GFP_KERNEL);
 	if (!dev->vqs || !dev->vq_names)
@@ -113,7 +124,9 @@ int virtio_rdma_find_vqs(struct virtio_rdma_dev *dev)
 		info[i].callback = vq_callback(i);
 		if (i > VIRTIO_RDMA_VQ_CTRL && i < first_sq)
 			info[i].callback = virtio_rdma_cq_done;
-		else if (i > first_sq && (i - first_sq) % 2)
+		else if (i >= first_ring && (i - first_ring) % 2)
+			info[i].callback = virtio_rdma_eq_done;
+		else if (i > first_sq && i < first_ring && (i - first_sq) % 2)
 			info[i].callback = virtio_rdma_rq_done;
 	}
 	ret = virtio_find_vqs(dev->vdev, n, dev->vqs, info, NULL);
@@ -131,7 +144,9 @@ int virtio_rdma_find_vqs(struct virtio_rdma_dev *dev)
 		callbacks[i] = vq_callback(i);
 		if (i > VIRTIO_RDMA_VQ_CTRL && i < first_sq)
 			callbacks[i] = virtio_rdma_cq_done;
-		else if (i > first_sq && (i - first_sq) % 2)
+		else if (i >= first_ring && (i - first_ring) % 2)
+			callbacks[i] = virtio_rdma_eq_done;
+		else if (i > first_sq && i < first_ring && (i - first_sq) % 2)
 			callbacks[i] = virtio_rdma_rq_done;
 	}
 	ret = virtio_find_vqs(dev->vdev, n, dev->vqs, callbacks, names, NULL);
@@ -145,9 +160,14 @@ int virtio_rdma_find_vqs(struct virtio_rdma_dev *dev)
 		 * from the user's num_vqs), or no vectors for them: say so,
 		 * rather than only "probe failed with error -22".
 		 */
-		dev_err(&dev->vdev->dev,
-			"cannot set up the %u virtqueues the configuration needs (%u pairs, %u CQs, %u QPs): %d; does the device have that many?\n",
-			n, VIRTIO_RDMA_N_PAIRS, dev->max_rdma_cqs, dev->max_rdma_qps, ret);
+		if (k)
+			dev_info(&dev->vdev->dev,
+				 "%u virtqueues with %u ring queue pairs: %d; the transport has fewer: virtqueues\n",
+				 n, k, ret);
+		else
+			dev_err(&dev->vdev->dev,
+				"cannot set up the %u virtqueues the configuration needs (%u pairs, %u CQs, %u QPs): %d; does the device have that many?\n",
+				n, VIRTIO_RDMA_N_PAIRS, dev->max_rdma_cqs, dev->max_rdma_qps, ret);
 		goto err_free;
 	}
 	return 0;
@@ -157,7 +177,23 @@ err_free:
 	kfree(dev->vqs);
 	dev->vq_names = NULL;
 	dev->vqs = NULL;
+	dev->rings.k = 0;
+	dev->rings.first_vq = 0;
 	return ret;
+}
+
+/*
+ * With the rings layout, the 2K doorbell/event queues after the QP pairs
+ * too; a transport without them (fewer queues than the configuration
+ * implies) refuses, and the driver falls back to the layout without them.
+ */
+int virtio_rdma_find_vqs(struct virtio_rdma_dev *dev)
+{
+	u32 k = virtio_rdma_rings_plan(dev);
+
+	if (k && !find_vqs(dev, k))
+		return 0;
+	return find_vqs(dev, 0);
 }
 
 void virtio_rdma_del_vqs(struct virtio_rdma_dev *dev)

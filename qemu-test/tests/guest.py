@@ -228,6 +228,28 @@ def initrd_with(base, files, dest):
         f.write(gzip.compress(newc(files), mtime=0))
 
 
+# insmod does not read module parameters from the kernel command line
+# (modprobe does): the scripts' insmod of virtio_rdma.ko takes them there.
+INSMOD_CMDLINE = r'''insmod() {
+    case "$1" in
+    */virtio_rdma.ko)
+        command insmod "$@" $(tr ' ' '\n' </proc/cmdline | sed -n 's/^virtio_rdma\.//p') ;;
+    *) command insmod "$@" ;;
+    esac
+}
+'''
+
+
+def driver_layout(append, script):
+    """@append and @script with virtio_rdma's layout= parameter when
+    VUR_DRIVER_LAYOUT (auto, virtqueues, rings) is set: the guest driver's
+    queue layout for a scenario run, the module's default otherwise."""
+    layout = os.environ.get('VUR_DRIVER_LAYOUT')
+    if not layout:
+        return append, script
+    return f'{append} virtio_rdma.layout={layout}'.strip(), INSMOD_CMDLINE + script
+
+
 class Guest:
     """A TCG guest with guest memory shared (memfd) and one
     vhost-user-rdma-pci device per socket in @sockets; the serial console
@@ -245,6 +267,7 @@ class Guest:
                  socket_opts=None, device='vhost-user-rdma-pci'):
         self.name = name
         self.steps = 0  # VUR-WAIT lines already answered (wait_step)
+        append, script = driver_layout(append, script)
         self.dir = tempfile.mkdtemp(prefix='vurq-')
         env = None
         if isinstance(qemu, SidQemu):

@@ -127,6 +127,9 @@ fi
 # A kernel verbs provider: ib_mad opened QP 1 (GSI) and brought it to RTS.
 vur_expect gsi_qp_of_ib_mad 1 \
     "$(rdma resource show qp link $IA/1 | grep -c 'lqpn 1 type GSI state RTS')"
+# layout=rings puts every kernel CQ on rings (ib_mad's), the default none.
+if [ "$(cat /sys/module/virtio_rdma/parameters/layout)" = rings ]; then RC=1; else RC=0; fi
+vur_expect ring_cqs_of_ib_mad $RC "$(cat $P/ring_cqs)"
 vur_expect link_layer Ethernet "$(cat $P/link_layer)"
 vur_expect port_state "4: ACTIVE" "$(cat $P/state)"
 vur_expect port_rate "50 Gb/sec (1X HDR)" "$(cat $P/rate)"
@@ -271,6 +274,10 @@ fi
 # What ib_mad holds on a RoCE device while it is registered: its PD with
 # ib_core's DMA MR, the CQ and the GSI QP (QP 1) of port 1.
 IB_MAD = {'pds': 1, 'mrs': 1, 'cqs': 1, 'qps': 1, 'ahs': 0}
+# With layout=rings (VUR_DRIVER_LAYOUT) the driver holds a PD and a DMA MR
+# of its own: the doorbell area's and its kernel rings' (virtio_rdma_rings.c).
+if os.environ.get('VUR_DRIVER_LAYOUT') == 'rings':
+    IB_MAD = dict(IB_MAD, pds=2, mrs=2)
 
 
 def scenario(tap, qemu, image, sock_dir):

@@ -89,6 +89,13 @@ run load_nvme_rdma modprobe nvme-rdma
 vur_step target_ready
 nvmf_connect @PEER@ @NQN@
 if [ -e /dev/nvme0n1 ]; then
+    # layout=rings: nvme-rdma's CQs on rings beside ib_mad's; otherwise none.
+    RC=$(cat /sys/class/infiniband/*/ports/1/ring_cqs)
+    if [ "$(cat /sys/module/virtio_rdma/parameters/layout)" = rings ]; then
+        [ "$RC" -gt 1 ] && vur_result ring_cqs ok "$RC" || vur_result ring_cqs fail "$RC"
+    else
+        vur_expect ring_cqs 0 "$RC"
+    fi
     nvmf_write_pattern
     nvmf_disconnect
     run unload_nvme_rdma rmmod nvme_rdma
