@@ -1006,6 +1006,47 @@ reset_forgets_setup(void)
 	TAP_EQ(vur_user_destroy_qp(b.d, qb), 0);
 }
 
+/* An RC pair on rings, a's CQ armed: one WRITE, one completion event. */
+static void
+one_event(uint64_t id)
+{
+	uint32_t cqa, cqb, qa, qb;
+
+	TAP_EQ(vur_user_create_cq(a.d, 16, &cqa), 0);
+	TAP_EQ(vur_user_create_cq(b.d, 16, &cqb), 0);
+	TAP_EQ(qp_new(&a, VUR_USER_QPT_RC, cqa, cqa, 8, VUR_USER_LAYOUT_AUTO, &qa), 0);
+	TAP_EQ(qp_new(&b, VUR_USER_QPT_RC, cqb, cqb, 8, VUR_USER_LAYOUT_AUTO, &qb), 0);
+	if (rc_connect(qa, qb)) {
+		TAP_CHECK(vur_user_cq_event_fd(a.d, cqa) >= 0);
+		TAP_EQ(vur_user_req_notify_cq(a.d, cqa, VUR_USER_NOTIFY_NEXT_COMPLETION), 0);
+		TAP_CHECK(write_checked(qa, cqa, 0, 64, (uint32_t)id));
+		TAP_EQ(vur_user_get_cq_event(a.d, cqa, RDMA_E2E_WAIT_MS), 1);
+	}
+	TAP_EQ(vur_user_destroy_qp(a.d, qa), 0);
+	TAP_EQ(vur_user_destroy_qp(b.d, qb), 0);
+	TAP_EQ(vur_user_destroy_cq(a.d, cqa), 0);
+	TAP_EQ(vur_user_destroy_cq(b.d, cqb), 0);
+}
+
+/*
+ * DEV-RING-18: a device's next frontend gets events too. Its event queues
+ * start from the base it sets, not from where the previous frontend's
+ * stopped (which made them look broken: UD vur-pingpong -e hung).
+ */
+static void
+events_next_frontend(void)
+{
+	if (!rdma_e2e_ready(&a, &b))
+		return;
+	one_event(0x801);
+	vur_user_close(a.d);
+	a.d = NULL;
+	TAP_EQ(rdma_e2e_open_ep(&e2e, &a, 0, 1, BUF_LEN, MEM_SIZE), 0);
+	if (!rdma_e2e_ready(&a, &b))
+		return;
+	one_event(0x802);
+}
+
 static void
 devices_close(void)
 {
@@ -1041,6 +1082,7 @@ main(int argc, char **argv)
 	RUN(err_flushes_posts);
 	RUN(reset_forgets_setup);
 	RUN(events_wait_for_buffers);
+	RUN(events_next_frontend);
 	TAP_RUN(devices_close);
 	child_cleanup(&e2e.backend);
 	return tap_done();
