@@ -1043,7 +1043,11 @@ events_next_frontend(void)
 	events(0x800, 80);
 	vur_user_close(a.d);
 	a.d = NULL;
-	TAP_EQ(rdma_e2e_open_ep(&e2e, &a, 0, 1, BUF_LEN, MEM_SIZE), 0);
+	/* the backend refuses a new frontend until it has seen the old one go */
+	for (uint64_t end = rdma_now_ms() + RDMA_E2E_WAIT_MS;
+			rdma_e2e_open_ep(&e2e, &a, 0, 1, BUF_LEN, MEM_SIZE) < 0 &&
+			rdma_now_ms() < end;)
+		poll(NULL, 0, 10);
 	if (!rdma_e2e_ready(&a, &b))
 		return;
 	events(0x900, 2);
