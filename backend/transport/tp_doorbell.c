@@ -20,6 +20,7 @@
  */
 #include <rte_atomic.h>
 #include <rte_spinlock.h>
+#include <rte_vhost.h>
 
 #include "net/net_dev.h"
 #include "net/net_switch.h"
@@ -267,6 +268,28 @@ vur_tp_rings_poll(struct vur_tp_dev *td, unsigned int dp, struct rte_mbuf **out,
 	return n;
 }
 
+/*
+ * A doorbell or event queue is bound once per device and keeps its
+ * indices across stops; but a frontend that set a base other than the one
+ * handed back at the stop (a new frontend, or a device reset) starts it
+ * afresh from that base: with the old indices its first buffers would look
+ * like a driver moving the avail index past the ring (issue 28: every
+ * frontend after the first that took an event lost its event queues).
+ */
+static void
+rebase(struct vur_tp_dev *td, struct vur_tp_ring *r)
+{
+	uint16_t avail, used;
+
+	if (r->active || !r->started ||
+			rte_vhost_get_vring_base(td->vid, (uint16_t)r->vq, &avail, &used) != 0)
+		return;
+	if (avail != r->ring.last_avail || used != r->ring.used_idx) {
+		r->started = false;
+		r->broken = false;
+	}
+}
+
 void
 vur_tp_rings_start(struct vur_tp_dev *td)
 {
@@ -300,6 +323,8 @@ vur_tp_rings_start(struct vur_tp_dev *td)
 
 		q->dp = sw != NULL ? (uint8_t)vur_switch_qp_dp(sw, td->nd->slot, k) : 0;
 		q->dbq.dp = q->eq.dp = q->dp;
+		rebase(td, &q->dbq);
+		rebase(td, &q->eq);
 		/* kicks only wake the thread: a doorbell queue carries no buffer */
 		vur_tp_ring_activate(td, &q->dbq, true);
 		vur_tp_ring_activate(td, &q->eq, true);

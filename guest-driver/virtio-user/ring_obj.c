@@ -48,43 +48,104 @@ wq_plain(struct vuser_wq *q, uint32_t max_wr, uint32_t max_sge)
 	q->max_sge = max_sge;
 }
 
+#define LIB_PD UINT32_MAX /* obj_alloc(): the rings go in the library's MR */
+
+/*
+ * An object's first ring and its record from ringmem, after SETUP_RINGS
+ * and the MR of @pdn's rings (@lkey). The object is counted whatever
+ * fails: obj_release() counts it down.
+ */
+static int
+obj_alloc(struct vur_user_dev *d, uint32_t pdn, uint32_t *lkey, struct vuser_ring *ring,
+		uint32_t entries, uint32_t entry, struct vuser_buf *rec)
+{
+	int ret;
+
+	pthread_mutex_lock(&d->rings.lock);
+	d->rings.n_objects++;
+	ret = vuser_rings_ready(d);
+	if (ret == 0 && pdn != LIB_PD)
+		ret = vuser_rings_pd_lkey(d, pdn, lkey);
+	else if (ret == 0)
+		*lkey = d->rings.lib_mr.lkey;
+	if (ret == 0)
+		ret = vuser_ring_alloc(d, ring, entries ? entries : 1, entry);
+	if (ret == 0)
+		ret = vuser_ringmem_alloc(d, REC_SIZE, rec);
+	pthread_mutex_unlock(&d->rings.lock);
+	return ret;
+}
+
+/* An object's rings (@r1 may be unused) and record back to ringmem, its event fd closed. */
+static void
+obj_release(struct vur_user_dev *d, struct vuser_ring *r0, struct vuser_ring *r1,
+		struct vuser_buf *rec, int ev_fd)
+{
+	pthread_mutex_lock(&d->rings.lock);
+	vuser_ring_free(d, r0);
+	if (r1 != NULL)
+		vuser_ring_free(d, r1);
+	vuser_ringmem_free(d, rec);
+	d->rings.n_objects--;
+	pthread_mutex_unlock(&d->rings.lock);
+	if (ev_fd >= 0)
+		close(ev_fd);
+}
+
+_Static_assert(sizeof(struct virtio_rdma_cmd_destroy_qp) == sizeof(__le32), "destroy QP");
+_Static_assert(sizeof(struct virtio_rdma_cmd_destroy_cq) == sizeof(__le32), "destroy CQ");
+_Static_assert(sizeof(struct virtio_rdma_cmd_destroy_srq) == sizeof(__le32), "destroy SRQ");
+
+/*
+ * The number the device answered to a CREATE: 0 if @ok (a free number of
+ * the ring range) and the driver's object could be made (@obj), else the
+ * object destroyed on the device if it had one, and the error.
+ */
+static int
+obj_answered(struct vur_user_dev *d, const char *what, uint8_t destroy, uint32_t n, bool ok,
+		const void *obj)
+{
+	__le32 x = htole32(n); /* every DESTROY command is the number alone */
+
+	if (!ok) {
+		VUSER_LOG(ERR, d->name, "CREATE_%s on rings answered %u: not a free ring number",
+				what, n);
+		return -EPROTO;
+	}
+	if (obj != NULL)
+		return 0;
+	vuser_roce_cmd(d, destroy, &x, sizeof(x), NULL, 0);
+	return -ENOMEM;
+}
+
 void
 vuser_rqp_free(struct vur_user_dev *d, struct vuser_rqp *r)
 {
-	pthread_mutex_lock(&d->rings.lock);
-	vuser_ring_free(d, &r->sq);
-	vuser_ring_free(d, &r->rq);
-	vuser_ringmem_free(d, &r->rec_mem);
-	d->rings.n_objects--;
-	pthread_mutex_unlock(&d->rings.lock);
+	obj_release(d, &r->sq, &r->rq, &r->rec_mem, -1);
 	free(r);
 }
 
-/* The rings, record and MR of a new QP (rings->lock held). */
+/* The rings, record and MR of a new QP. */
 static int
 rqp_alloc(struct vur_user_dev *d, const struct vur_user_qp_init_attr *attr, struct vuser_rqp *r)
 {
 	const struct vur_user_qp_cap *c = &attr->cap;
 	int ret;
 
-	ret = vuser_rings_ready(d);
-	if (ret == 0)
-		ret = vuser_rings_pd_lkey(d, attr->pdn, &r->lkey);
-	if (ret == 0)
-		ret = vuser_ring_alloc(d, &r->sq, c->max_send_wr ? c->max_send_wr : 1,
-				SQ_ENTRY(c->max_send_sge));
-	if (ret == 0 && !(attr->flags & VUR_USER_QP_F_SRQ))
+	ret = obj_alloc(d, attr->pdn, &r->lkey, &r->sq, c->max_send_wr, SQ_ENTRY(c->max_send_sge),
+			&r->rec_mem);
+	if (ret == 0 && !(attr->flags & VUR_USER_QP_F_SRQ)) {
+		pthread_mutex_lock(&d->rings.lock);
 		ret = vuser_ring_alloc(d, &r->rq, c->max_recv_wr ? c->max_recv_wr : 1,
 				RQ_ENTRY(c->max_recv_sge));
-	if (ret == 0)
-		ret = vuser_ringmem_alloc(d, REC_SIZE, &r->rec_mem);
+		pthread_mutex_unlock(&d->rings.lock);
+	}
 	if (ret < 0)
 		return ret;
 	r->rec = r->rec_mem.hva;
 	r->dbq = vuser_rings_next_queue(d);
 	r->max_send_wr = c->max_send_wr;
 	r->max_recv_wr = c->max_recv_wr;
-	d->rings.n_objects++;
 	return 0;
 }
 
@@ -114,60 +175,40 @@ vuser_rqp_create(struct vur_user_dev *d, const struct vur_user_qp_init_attr *att
 		const struct virtio_rdma_cmd_create_qp *base, uint32_t *qpn)
 {
 	struct vuser_rqp *r = calloc(1, sizeof(*r));
-	struct virtio_rdma_cmd_destroy_qp x;
-	struct vuser_qp *qp;
+	struct vuser_qp *qp = NULL;
 	uint32_t n = 0;
 	int ret;
 
 	if (r == NULL)
 		return -ENOMEM;
-	pthread_mutex_lock(&d->rings.lock);
 	ret = rqp_alloc(d, attr, r);
+	if (ret == 0)
+		ret = rqp_cmd(d, base, r, &n);
+	if (ret == 0) {
+		bool ok = vuser_rings_qpn_ok(d, n, attr->qp_type == VUR_USER_QPT_GSI) &&
+				d->qps[n] == NULL && d->srqs[n] == NULL;
+
+		qp = ok ? calloc(1, sizeof(*qp)) : NULL;
+		ret = obj_answered(d, "QP", VIRTIO_NET_CTRL_ROCE_DESTROY_QP, n, ok, qp);
+	}
 	if (ret < 0) {
-		d->rings.n_objects++; /* rqp_free counts it down */
-		pthread_mutex_unlock(&d->rings.lock);
 		vuser_rqp_free(d, r);
 		return ret;
 	}
-	pthread_mutex_unlock(&d->rings.lock);
-	ret = rqp_cmd(d, base, r, &n);
-	if (ret == 0 &&
-			(!vuser_rings_qpn_ok(d, n, attr->qp_type == VUR_USER_QPT_GSI) ||
-					d->qps[n] != NULL || d->srqs[n] != NULL)) {
-		VUSER_LOG(ERR, d->name, "CREATE_QP on rings answered QP %u: not a free ring QP", n);
-		ret = -EPROTO;
-	}
-	if (ret == 0) {
-		qp = calloc(1, sizeof(*qp));
-		if (qp == NULL) {
-			x.qpn = htole32(n);
-			vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_DESTROY_QP, &x, sizeof(x), NULL, 0);
-			ret = -ENOMEM;
-		} else {
-			qp->type = attr->qp_type;
-			qp->r = r;
-			r->qpn = n;
-			wq_plain(&qp->sq, attr->cap.max_send_wr, attr->cap.max_send_sge);
-			wq_plain(&qp->rq, attr->cap.max_recv_wr, attr->cap.max_recv_sge);
-			d->qps[n] = qp;
-			*qpn = n;
-			return 0;
-		}
-	}
-	vuser_rqp_free(d, r);
-	return ret;
+	qp->type = attr->qp_type;
+	qp->r = r;
+	r->qpn = n;
+	wq_plain(&qp->sq, attr->cap.max_send_wr, attr->cap.max_send_sge);
+	wq_plain(&qp->rq, attr->cap.max_recv_wr, attr->cap.max_recv_sge);
+	d->qps[n] = qp;
+	*qpn = n;
+	return 0;
 }
 
 void
 vuser_rcq_free(struct vur_user_dev *d, struct vuser_rcq *r)
 {
-	pthread_mutex_lock(&d->rings.lock);
-	vuser_ring_free(d, &r->ring);
-	vuser_ringmem_free(d, &r->rec_mem);
-	d->rings.n_objects--;
-	pthread_mutex_unlock(&d->rings.lock);
-	if (r->ev_fd >= 0)
-		close(r->ev_fd);
+	obj_release(d, &r->ring, NULL, &r->rec_mem, r->ev_fd);
 	free(r);
 }
 
@@ -176,25 +217,17 @@ vuser_rcq_create(struct vur_user_dev *d, uint32_t cqe, uint32_t *cqn)
 {
 	struct vuser_rcq *r = calloc(1, sizeof(*r));
 	struct virtio_rdma_cmd_create_cq_rings c;
-	struct virtio_rdma_cmd_destroy_cq x;
 	struct virtio_rdma_ack_create_cq a;
-	struct vuser_cq *cq;
+	struct vuser_cq *cq = NULL;
 	uint32_t n;
+	bool ok;
 	int ret;
 
 	if (r == NULL)
 		return -ENOMEM;
 	r->ev_fd = -1;
-	pthread_mutex_lock(&d->rings.lock);
-	d->rings.n_objects++;
-	ret = vuser_rings_ready(d);
-	if (ret == 0)
-		ret = vuser_ring_alloc(
-				d, &r->ring, cqe ? cqe : 1, sizeof(struct virtio_rdma_cq_req));
-	if (ret == 0)
-		ret = vuser_ringmem_alloc(d, REC_SIZE, &r->rec_mem);
-	r->lkey = d->rings.lib_mr.lkey;
-	pthread_mutex_unlock(&d->rings.lock);
+	ret = obj_alloc(d, LIB_PD, &r->lkey, &r->ring, cqe, sizeof(struct virtio_rdma_cq_req),
+			&r->rec_mem);
 	if (ret < 0)
 		goto free_r;
 	r->rec = r->rec_mem.hva;
@@ -209,18 +242,11 @@ vuser_rcq_create(struct vur_user_dev *d, uint32_t cqe, uint32_t *cqn)
 	if (ret < 0)
 		goto free_r;
 	n = le32toh(a.cqn);
-	if (n < d->max_cqs || n >= d->n_cq_slots || d->cqs[n] != NULL) {
-		VUSER_LOG(ERR, d->name, "CREATE_CQ on rings answered CQ %u: not a free ring CQ", n);
-		ret = -EPROTO;
+	ok = n >= d->max_cqs && n < d->n_cq_slots && d->cqs[n] == NULL;
+	cq = ok ? calloc(1, sizeof(*cq)) : NULL;
+	ret = obj_answered(d, "CQ", VIRTIO_NET_CTRL_ROCE_DESTROY_CQ, n, ok, cq);
+	if (ret < 0)
 		goto free_r;
-	}
-	cq = calloc(1, sizeof(*cq));
-	if (cq == NULL) {
-		x.cqn = a.cqn;
-		vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_DESTROY_CQ, &x, sizeof(x), NULL, 0);
-		ret = -ENOMEM;
-		goto free_r;
-	}
 	pthread_mutex_init(&cq->lock, NULL);
 	cq->n = cqe;
 	cq->r = r;
@@ -238,13 +264,7 @@ free_r:
 void
 vuser_rsrq_free(struct vur_user_dev *d, struct vuser_rsrq *r)
 {
-	pthread_mutex_lock(&d->rings.lock);
-	vuser_ring_free(d, &r->ring);
-	vuser_ringmem_free(d, &r->rec_mem);
-	d->rings.n_objects--;
-	pthread_mutex_unlock(&d->rings.lock);
-	if (r->ev_fd >= 0)
-		close(r->ev_fd);
+	obj_release(d, &r->ring, NULL, &r->rec_mem, r->ev_fd);
 	free(r);
 }
 
@@ -254,26 +274,17 @@ vuser_rsrq_create(struct vur_user_dev *d, uint32_t pdn, const struct vur_user_sr
 {
 	struct vuser_rsrq *r = calloc(1, sizeof(*r));
 	struct virtio_rdma_cmd_create_srq_rings c;
-	struct virtio_rdma_cmd_destroy_srq x;
 	struct virtio_rdma_ack_create_srq a;
-	struct vuser_srq *srq;
+	struct vuser_srq *srq = NULL;
 	uint32_t n;
+	bool ok;
 	int ret;
 
 	if (r == NULL)
 		return -ENOMEM;
 	r->ev_fd = -1;
-	pthread_mutex_lock(&d->rings.lock);
-	d->rings.n_objects++;
-	ret = vuser_rings_ready(d);
-	if (ret == 0)
-		ret = vuser_rings_pd_lkey(d, pdn, &r->lkey);
-	if (ret == 0)
-		ret = vuser_ring_alloc(d, &r->ring, attr->max_wr ? attr->max_wr : 1,
-				RQ_ENTRY(attr->max_sge));
-	if (ret == 0)
-		ret = vuser_ringmem_alloc(d, REC_SIZE, &r->rec_mem);
-	pthread_mutex_unlock(&d->rings.lock);
+	ret = obj_alloc(d, pdn, &r->lkey, &r->ring, attr->max_wr, RQ_ENTRY(attr->max_sge),
+			&r->rec_mem);
 	if (ret < 0)
 		goto free_r;
 	r->rec = r->rec_mem.hva;
@@ -290,19 +301,11 @@ vuser_rsrq_create(struct vur_user_dev *d, uint32_t pdn, const struct vur_user_sr
 	if (ret < 0)
 		goto free_r;
 	n = le32toh(a.srqn);
-	if (!vuser_rings_qpn_ok(d, n, false) || d->qps[n] != NULL || d->srqs[n] != NULL) {
-		VUSER_LOG(ERR, d->name, "CREATE_SRQ on rings answered %u: not a free ring number",
-				n);
-		ret = -EPROTO;
+	ok = vuser_rings_qpn_ok(d, n, false) && d->qps[n] == NULL && d->srqs[n] == NULL;
+	srq = ok ? calloc(1, sizeof(*srq)) : NULL;
+	ret = obj_answered(d, "SRQ", VIRTIO_NET_CTRL_ROCE_DESTROY_SRQ, n, ok, srq);
+	if (ret < 0)
 		goto free_r;
-	}
-	srq = calloc(1, sizeof(*srq));
-	if (srq == NULL) {
-		x.srqn = a.srqn;
-		vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_DESTROY_SRQ, &x, sizeof(x), NULL, 0);
-		ret = -ENOMEM;
-		goto free_r;
-	}
 	wq_plain(&srq->rq, attr->max_wr, attr->max_sge);
 	srq->r = r;
 	pthread_mutex_lock(&d->rings.ev_lock);

@@ -105,11 +105,12 @@ vuser_rings_init(struct vur_user_dev *d)
 		return ret;
 	r->available = true;
 	/*
-	 * Rings only when asked, for now: a receive posted to a QP in ERR is
-	 * never flushed on a ring (no doorbell for receives yet), and UD
-	 * between two vur-pingpong processes fails on rings (open, issue 28).
+	 * Rings by default whenever the device offers them: deeper queues and
+	 * a handful of queues and vectors. Virtqueues only when asked (params
+	 * or VUR_USER_LAYOUT=virtqueues: then no ring queues are set up at all,
+	 * vuser_rings_plan()), or per object.
 	 */
-	r->dflt = layout(d) == VUR_USER_LAYOUT_RINGS;
+	r->dflt = true;
 	return 0;
 }
 

@@ -107,9 +107,9 @@ struct vur_user_params {
 	/**
 	 * Queue layout of new QPs, CQs and SRQs (enum vur_user_layout). With
 	 * VUR_USER_LAYOUT_AUTO (0, the default) the environment variable
-	 * VUR_USER_LAYOUT ("rings" or "virtqueues") decides, else the RFC v2
-	 * virtqueues (rings while receives posted in ERR are not flushed on
-	 * them: issue 28). Rings need a device that offers them
+	 * VUR_USER_LAYOUT ("rings" or "virtqueues") decides, else rings when
+	 * the device offers them, else the RFC v2 virtqueues. Rings need a
+	 * device that offers them
 	 * (rdma_ring_queues > 0 and VUR_USER_DEVICE_RINGS); their queues are
 	 * set up whenever offered, unless "virtqueues" was chosen. A create
 	 * flag overrides the choice per object.

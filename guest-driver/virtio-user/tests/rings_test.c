@@ -1006,6 +1006,53 @@ reset_forgets_setup(void)
 	TAP_EQ(vur_user_destroy_qp(b.d, qb), 0);
 }
 
+/* An RC pair on rings, a's CQ armed @n times: a WRITE and a completion event each time. */
+static void
+events(uint32_t seed, int n)
+{
+	uint32_t cqa, cqb, qa, qb;
+
+	TAP_EQ(vur_user_create_cq(a.d, 16, &cqa), 0);
+	TAP_EQ(vur_user_create_cq(b.d, 16, &cqb), 0);
+	TAP_EQ(qp_new(&a, VUR_USER_QPT_RC, cqa, cqa, 8, VUR_USER_LAYOUT_AUTO, &qa), 0);
+	TAP_EQ(qp_new(&b, VUR_USER_QPT_RC, cqb, cqb, 8, VUR_USER_LAYOUT_AUTO, &qb), 0);
+	if (rc_connect(qa, qb) && vur_user_cq_event_fd(a.d, cqa) >= 0)
+		for (int i = 0; i < n && !tap_case_failed; i++) {
+			TAP_EQ(vur_user_req_notify_cq(a.d, cqa, VUR_USER_NOTIFY_NEXT_COMPLETION),
+					0);
+			TAP_CHECK(write_checked(qa, cqa, 0, 64, seed + (uint32_t)i));
+			TAP_EQ(vur_user_get_cq_event(a.d, cqa, RDMA_E2E_WAIT_MS), 1);
+		}
+	TAP_EQ(vur_user_destroy_qp(a.d, qa), 0);
+	TAP_EQ(vur_user_destroy_qp(b.d, qb), 0);
+	TAP_EQ(vur_user_destroy_cq(a.d, cqa), 0);
+	TAP_EQ(vur_user_destroy_cq(b.d, cqb), 0);
+}
+
+/*
+ * DEV-RING-18: a device's next frontend gets events too. Its event queues
+ * start from the base it sets, not from where the previous frontend's
+ * stopped: past its 64 buffers, the old index made the new queue look
+ * broken (UD vur-pingpong -e hung).
+ */
+static void
+events_next_frontend(void)
+{
+	if (!rdma_e2e_ready(&a, &b))
+		return;
+	events(0x800, 80);
+	vur_user_close(a.d);
+	a.d = NULL;
+	/* the backend refuses a new frontend until it has seen the old one go */
+	for (uint64_t end = rdma_now_ms() + RDMA_E2E_WAIT_MS;
+			rdma_e2e_open_ep(&e2e, &a, 0, 1, BUF_LEN, MEM_SIZE) < 0 &&
+			rdma_now_ms() < end;)
+		poll(NULL, 0, 10);
+	if (!rdma_e2e_ready(&a, &b))
+		return;
+	events(0x900, 2);
+}
+
 static void
 devices_close(void)
 {
@@ -1041,6 +1088,7 @@ main(int argc, char **argv)
 	RUN(err_flushes_posts);
 	RUN(reset_forgets_setup);
 	RUN(events_wait_for_buffers);
+	RUN(events_next_frontend);
 	TAP_RUN(devices_close);
 	child_cleanup(&e2e.backend);
 	return tap_done();
