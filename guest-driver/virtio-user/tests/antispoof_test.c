@@ -271,19 +271,8 @@ policy_lifted(void)
 int
 main(int argc, char **argv)
 {
-	struct child_opts o = { .eal_args = NULL, .n_sockets = 1 };
-	int status;
-
-	if (rdma_e2e_args(&t, argc, argv) < 0)
+	if (rdma_e2e_start_admin(&t, argc, argv) < 0)
 		return 1;
-	o.eal_args = t.eal_args;
-	if (child_start(&t.backend, t.backend_bin, &o) != 0 ||
-			child_wait_socket(&t.backend, RDMA_E2E_WAIT_MS) != 0) {
-		printf("Bail out! the backend did not start\n");
-		child_dump_log(&t.backend);
-		child_cleanup(&t.backend);
-		return 1;
-	}
 	snprintf(path_a, sizeof(path_a), "%s/spoof0", t.backend.dir);
 	snprintf(path_b, sizeof(path_b), "%s/spoof1", t.backend.dir);
 	TAP_RUN(create_devices);
@@ -297,12 +286,5 @@ main(int argc, char **argv)
 		vur_user_close(a.d);
 	if (b.d != NULL)
 		vur_user_close(b.d);
-	status = child_stop(&t.backend, SIGTERM, RDMA_E2E_WAIT_MS);
-	tap_case_failed = 0;
-	TAP_CHECK(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	if (tap_failed || tap_case_failed)
-		child_dump_log(&t.backend);
-	tap_failed += tap_case_failed;
-	child_cleanup(&t.backend);
-	return tap_done();
+	return rdma_e2e_end_admin(&t);
 }

@@ -156,40 +156,13 @@ live_change(void)
 int
 main(int argc, char **argv)
 {
-	const struct child_opts o = { .eal_args = NULL, .n_sockets = 1 };
-	bool up;
-
-	if (rdma_e2e_args(&t, argc, argv) < 0)
+	if (rdma_e2e_start_admin(&t, argc, argv) < 0)
 		return 1;
-	{
-		struct child_opts oo = o;
-
-		oo.eal_args = t.eal_args;
-		up = child_start(&t.backend, t.backend_bin, &oo) == 0 &&
-				child_wait_socket(&t.backend, RDMA_E2E_WAIT_MS) == 0;
-	}
-	if (!up) {
-		printf("Bail out! the backend did not start\n");
-		child_dump_log(&t.backend);
-		child_cleanup(&t.backend);
-		return 1;
-	}
 	snprintf(path, sizeof(path), "%s/quota0", t.backend.dir);
 	TAP_RUN(create_with_quotas);
 	TAP_RUN(refusals);
 	TAP_RUN(live_change);
-	{
-		int status;
-
-		if (ep.d != NULL)
-			vur_user_close(ep.d);
-		status = child_stop(&t.backend, SIGTERM, RDMA_E2E_WAIT_MS);
-		tap_case_failed = 0;
-		TAP_CHECK(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
-		if (tap_failed || tap_case_failed)
-			child_dump_log(&t.backend);
-		tap_failed += tap_case_failed;
-		child_cleanup(&t.backend);
-	}
-	return tap_done();
+	if (ep.d != NULL)
+		vur_user_close(ep.d);
+	return rdma_e2e_end_admin(&t);
 }

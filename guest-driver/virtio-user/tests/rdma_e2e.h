@@ -136,6 +136,48 @@ rdma_e2e_stop(struct rdma_e2e *t, struct rdma_ep *a, struct rdma_ep *b)
 		child_dump_log(&t->backend);
 }
 
+/*
+ * For tests whose devices come from the admin RPC: take the command line,
+ * start the backend with its one default socket and wait for it. 0, or -1
+ * after a "Bail out!" line and the backend's log.
+ */
+static inline int
+rdma_e2e_start_admin(struct rdma_e2e *t, int argc, char **argv)
+{
+	struct child_opts o = { .eal_args = NULL, .n_sockets = 1 };
+
+	if (rdma_e2e_args(t, argc, argv) < 0)
+		return -1;
+	o.eal_args = t->eal_args;
+	if (child_start(&t->backend, t->backend_bin, &o) != 0 ||
+			child_wait_socket(&t->backend, RDMA_E2E_WAIT_MS) != 0) {
+		printf("Bail out! the backend did not start\n");
+		child_dump_log(&t->backend);
+		child_cleanup(&t->backend);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * After the cases of such a test (its devices closed): stop the backend
+ * with SIGTERM, one more case that it exits with status 0 (its log on any
+ * failure), clean up. The test's exit status.
+ */
+static inline int
+rdma_e2e_end_admin(struct rdma_e2e *t)
+{
+	int status = child_stop(&t->backend, SIGTERM, RDMA_E2E_WAIT_MS);
+
+	tap_case_failed = 0;
+	TAP_CHECK(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if (tap_failed || tap_case_failed)
+		child_dump_log(&t->backend);
+	tap_failed += tap_case_failed;
+	child_cleanup(&t->backend);
+	return tap_done();
+}
+
 /* Milliseconds of CLOCK_MONOTONIC. */
 static inline uint64_t
 rdma_now_ms(void)

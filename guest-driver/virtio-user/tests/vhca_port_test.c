@@ -124,30 +124,12 @@ follows_the_set(void)
 int
 main(int argc, char **argv)
 {
-	struct child_opts o = { .eal_args = NULL, .n_sockets = 1 };
-	int status;
-
-	if (rdma_e2e_args(&t, argc, argv) < 0)
+	if (rdma_e2e_start_admin(&t, argc, argv) < 0)
 		return 1;
-	o.eal_args = t.eal_args;
-	if (child_start(&t.backend, t.backend_bin, &o) != 0 ||
-			child_wait_socket(&t.backend, RDMA_E2E_WAIT_MS) != 0) {
-		printf("Bail out! the backend did not start\n");
-		child_dump_log(&t.backend);
-		child_cleanup(&t.backend);
-		return 1;
-	}
 	snprintf(path, sizeof(path), "%s/vhca0", t.backend.dir);
 	TAP_RUN(down_until_every_gid);
 	TAP_RUN(follows_the_set);
 	if (ep.d != NULL)
 		vur_user_close(ep.d);
-	status = child_stop(&t.backend, SIGTERM, RDMA_E2E_WAIT_MS);
-	tap_case_failed = 0;
-	TAP_CHECK(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	if (tap_failed || tap_case_failed)
-		child_dump_log(&t.backend);
-	tap_failed += tap_case_failed;
-	child_cleanup(&t.backend);
-	return tap_done();
+	return rdma_e2e_end_admin(&t);
 }
