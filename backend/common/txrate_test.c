@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests of the transmit rate limits, with time given by the test. */
+#include <errno.h>
 #include <stdio.h>
 
 #include <rte_eal.h>
