@@ -49,7 +49,17 @@ bucket(struct rte_meter_srtcm_profile *p, struct rte_meter_srtcm *m, uint64_t ra
 		.ebs = 0, /* no excess bucket: green or nothing */
 	};
 
-	if (rte_meter_srtcm_profile_config(p, &params) != 0 || rte_meter_srtcm_config(m, p) != 0)
+	if (rte_meter_srtcm_profile_config(p, &params) != 0)
+		return -EINVAL;
+	/*
+	 * librte_meter truncates its refill period to whole TSC cycles (of at
+	 * least 100): up to 1% faster than @rate, e.g. 0.8% at 200 Mbit/s on a
+	 * 2.5961 GHz TSC. One cycle more makes it never faster than the limit.
+	 */
+	if ((unsigned __int128)p->cir_bytes_per_period * rte_get_tsc_hz() >
+			(unsigned __int128)rate * p->cir_period)
+		p->cir_period++;
+	if (rte_meter_srtcm_config(m, p) != 0)
 		return -EINVAL;
 	m->time = now_cyc; /* the caller's clock, not the TSC read by _config() */
 	return 0;
