@@ -41,17 +41,6 @@ set_addresses(const char *list, char *out, size_t size)
 	return rpc("set_device_addresses", params, out, size);
 }
 
-/* @text as the GID RoCE v2 uses: IPv4-mapped or IPv6. */
-static void
-gid_of(const char *text, uint8_t gid[16])
-{
-	memset(gid, 0, 16);
-	if (inet_pton(AF_INET, text, gid + 12) == 1)
-		gid[10] = gid[11] = 0xff;
-	else
-		TAP_CHECK(inet_pton(AF_INET6, text, gid) == 1);
-}
-
 static uint64_t
 refused(void)
 {
@@ -92,9 +81,9 @@ add_gid_rules(void)
 		return;
 	}
 	/* ROCE-DEV-POLICY-1: another IPv4 address, an IPv6 one, refused and counted */
-	gid_of("10.0.0.8", gid);
+	rdma_e2e_gid_of("10.0.0.8", gid);
 	TAP_EQ(vur_user_add_gid(ep.d, 1, gid), -EREMOTEIO);
-	gid_of("fd00::7", gid);
+	rdma_e2e_gid_of("fd00::7", gid);
 	TAP_EQ(vur_user_add_gid(ep.d, 1, gid), -EREMOTEIO);
 	TAP_EQ(refused(), 2);
 	/* the entry stayed empty: DEL_GID of it fails */
@@ -128,19 +117,19 @@ live_change(void)
 	}
 	TAP_EQ(set_addresses("[\"10.0.0.8\", \"fd00::7\"]", out, sizeof(out)), 0);
 	TAP_CHECK(strstr(out, "fd00::7") != NULL);
-	gid_of("10.0.0.8", gid);
+	rdma_e2e_gid_of("10.0.0.8", gid);
 	TAP_EQ(vur_user_add_gid(ep.d, 2, gid), 0);
-	gid_of("fd00::7", gid);
+	rdma_e2e_gid_of("fd00::7", gid);
 	TAP_EQ(vur_user_add_gid(ep.d, 3, gid), 0);
 	/* 10.0.0.7, no longer allowed, stays at index 0 and is refused elsewhere */
-	gid_of("10.0.0.7", gid);
+	rdma_e2e_gid_of("10.0.0.7", gid);
 	TAP_EQ(vur_user_add_gid(ep.d, 4, gid), -EREMOTEIO);
 	TAP_EQ(vur_user_del_gid(ep.d, 0), 0);
 	TAP_EQ(vur_user_add_gid(ep.d, 0, gid), -EREMOTEIO);
 	/* []: every address */
 	TAP_EQ(set_addresses("[]", out, sizeof(out)), 0);
 	TAP_EQ(vur_user_add_gid(ep.d, 0, gid), 0);
-	gid_of("192.0.2.1", gid);
+	rdma_e2e_gid_of("192.0.2.1", gid);
 	TAP_EQ(vur_user_add_gid(ep.d, 4, gid), 0);
 	TAP_EQ(refused(), 5); /* the counter stays */
 }

@@ -9,6 +9,7 @@
 #ifndef VUSER_TEST_RDMA_E2E_H
 #define VUSER_TEST_RDMA_E2E_H
 
+#include <arpa/inet.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
@@ -16,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -176,6 +178,17 @@ rdma_e2e_end_admin(struct rdma_e2e *t)
 	tap_failed += tap_case_failed;
 	child_cleanup(&t->backend);
 	return tap_done();
+}
+
+/* @text as the GID RoCE v2 uses for it: IPv4-mapped, or the IPv6 address. */
+static inline void
+rdma_e2e_gid_of(const char *text, uint8_t gid[16])
+{
+	memset(gid, 0, 16);
+	if (inet_pton(AF_INET, text, gid + 12) == 1)
+		gid[10] = gid[11] = 0xff;
+	else
+		TAP_CHECK(inet_pton(AF_INET6, text, gid) == 1);
 }
 
 /* Milliseconds of CLOCK_MONOTONIC. */

@@ -57,16 +57,6 @@ link_becomes(bool up)
 	return false;
 }
 
-static void
-gid_of(const char *text, uint8_t gid[16])
-{
-	memset(gid, 0, 16);
-	if (inet_pton(AF_INET, text, gid + 12) == 1)
-		gid[10] = gid[11] = 0xff;
-	else
-		TAP_CHECK(inet_pton(AF_INET6, text, gid) == 1);
-}
-
 /* rdma_ep_open stores 10.0.0.7 at index 0: one of the two allowed addresses. */
 static void
 down_until_every_gid(void)
@@ -83,7 +73,7 @@ down_until_every_gid(void)
 		return;
 	TAP_CHECK(link_becomes(false));
 	changes = counter("config_changes");
-	gid_of("fd00::7", gid);
+	rdma_e2e_gid_of("fd00::7", gid);
 	TAP_EQ(vur_user_add_gid(ep.d, 1, gid), 0);
 	TAP_CHECK(link_becomes(true));
 	TAP_EQ(counter("config_changes"), changes + 1);
