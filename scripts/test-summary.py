@@ -36,8 +36,8 @@ PASS = ('OK', 'EXPECTEDFAIL')
 PLAN = re.compile(r'^1\.\.(\d+)(?:[ \t]*#[ \t]*[Ss][Kk][Ii][Pp]\w*[: \t]*(.*?))?[ \t]*$', re.M)
 CASE = re.compile(r'^(not ok|ok)\b[ \t]*\d*[ \t]*(?:-[ \t]*)?([^#\n]*?)[ \t]*'
                   r'(?:#[ \t]*(.*?))?[ \t]*$', re.M)
-TAIL_LINES = 25   # the output shown of one failed test, at most
-CASE_CONTEXT = 12  # the lines shown before a failed case
+TAIL_LINES = 40   # the output shown of one failed test, at most
+CASE_CONTEXT = 20  # the lines shown before a failed case
 DIRECTIVE = re.compile(r'(skip\w*|todo)\b[: \t]*(.*)', re.I)
 
 

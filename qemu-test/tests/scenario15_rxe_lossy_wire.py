@@ -249,10 +249,12 @@ def one_run(tap, w, g, n, pct, role, size, iters):
     ok = pp.returncode == 0 and f'{iters} iters in' in out
     why = f'exit {pp.returncode}, {took:.1f} s\n{out[-2000:]}'
     if not ok:
-        why += ('\nthe QP, one look a second (the last 8):\n'
-                + '\n'.join(f'{t:.1f} s: {q}' for t, q in history[-8:])
-                + '\nbackend b:\n' + w.log_tail(1, 40) + '\nbackend a:\n' + w.log_tail(0, 15)
-                + '\nguest:\n' + g.output()[-3000:])
+        # The QP's history last: a CI page keeps only the lines just before
+        # the failed case.
+        why += ('\nguest:\n' + g.output()[-3000:] + '\nbackend a:\n' + w.log_tail(0, 15)
+                + '\nbackend b:\n' + w.log_tail(1, 40)
+                + '\nthe QP, one look a second (the last 8):\n'
+                + '\n'.join(f'{t:.1f} s: {q}' for t, q in history[-8:]))
     tap.case(f'{name}_vur_pingpong', ok, why)
     tap.case(f'{name}_frames_dropped', dropped > 0,
              f'nftables dropped {dropped} of {seen} RoCE frames the bridge forwarded')

@@ -115,8 +115,8 @@ def a_failure_says_which_case_and_how_its_output_ended():
                         'failed: vhost-user-rdma:unit / t | # the reason',
                         'failed: vhost-user-rdma:unit / c: ERROR (exit status 1)',
                         'failed: vhost-user-rdma:unit / c | line 99'])
-    assert 'failed: vhost-user-rdma:unit / c | line 74' not in out, out
-    assert 'failed: vhost-user-rdma:unit / c | line 75' in out, out
+    assert 'failed: vhost-user-rdma:unit / c | line 59' not in out, out
+    assert 'failed: vhost-user-rdma:unit / c | line 60' in out, out
 
 
 @case
