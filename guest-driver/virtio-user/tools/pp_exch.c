@@ -9,6 +9,22 @@
 #include "pp_exch.h"
 
 void
+pp_link_local_gid(const uint8_t mac[6], uint8_t gid[16])
+{
+	memset(gid, 0, 16);
+	gid[0] = 0xfe;
+	gid[1] = 0x80;
+	gid[8] = mac[0] ^ 2;
+	gid[9] = mac[1];
+	gid[10] = mac[2];
+	gid[11] = 0xff;
+	gid[12] = 0xfe;
+	gid[13] = mac[3];
+	gid[14] = mac[4];
+	gid[15] = mac[5];
+}
+
+void
 pp_format(const struct pp_dest *d, char msg[PP_MSG_SIZE])
 {
 	int n = snprintf(msg, PP_MSG_SIZE, "%04x:%06x:%06x:", d->lid, d->qpn & 0xffffff,

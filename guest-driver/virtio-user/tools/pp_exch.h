@@ -22,6 +22,12 @@ struct pp_dest {
 	uint8_t gid[16];
 };
 
+/*
+ * The GID a port has before the guest adds any: fe80::/64 with the
+ * modified EUI-64 of @mac, as Linux makes it; the examples' default -g 0.
+ */
+void pp_link_local_gid(const uint8_t mac[6], uint8_t gid[16]);
+
 /* @d as the message the examples send. */
 void pp_format(const struct pp_dest *d, char msg[PP_MSG_SIZE]);
 

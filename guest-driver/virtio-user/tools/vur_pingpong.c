@@ -230,23 +230,6 @@ parse_opts(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-/* fe80::/64 with the modified EUI-64 of @mac, as Linux makes a port's default GID. */
-static void
-link_local_gid(const uint8_t mac[6], uint8_t gid[16])
-{
-	memset(gid, 0, 16);
-	gid[0] = 0xfe;
-	gid[1] = 0x80;
-	gid[8] = mac[0] ^ 2;
-	gid[9] = mac[1];
-	gid[10] = mac[2];
-	gid[11] = 0xff;
-	gid[12] = 0xfe;
-	gid[13] = mac[3];
-	gid[14] = mac[4];
-	gid[15] = mac[5];
-}
-
 /* The MAC inside a link-local EUI-64 GID: 0, or -1 for any other GID. */
 static int
 gid_mac(const uint8_t gid[16], uint8_t mac[6])
@@ -314,7 +297,7 @@ init_ctx(struct ctx *c)
 				128u << port.active_mtu);
 		return -EINVAL;
 	}
-	link_local_gid(c->mac, c->gid);
+	pp_link_local_gid(c->mac, c->gid);
 	ret = vur_user_add_gid(c->d, o->gidx, c->gid);
 	if (ret < 0)
 		return fail("adding the link-local GID", ret);

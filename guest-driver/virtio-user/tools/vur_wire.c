@@ -354,23 +354,6 @@ endpoint_parse(const char *s, struct endpoint *e)
 
 /* ---- the device and a case's QP ---- */
 
-/* fe80::/64 with the modified EUI-64 of @mac, as Linux makes a port's default GID. */
-static void
-link_local_gid(const uint8_t mac[6], uint8_t gid[16])
-{
-	memset(gid, 0, 16);
-	gid[0] = 0xfe;
-	gid[1] = 0x80;
-	gid[8] = mac[0] ^ 2;
-	gid[9] = mac[1];
-	gid[10] = mac[2];
-	gid[11] = 0xff;
-	gid[12] = 0xfe;
-	gid[13] = mac[3];
-	gid[14] = mac[4];
-	gid[15] = mac[5];
-}
-
 static int
 dev_open(struct dev *v, const struct opts *o)
 {
@@ -398,7 +381,7 @@ dev_open(struct dev *v, const struct opts *o)
 		return fail("reading the device", ret);
 	memcpy(v->mac, cfg.mac, 6);
 	v->max_rd_atomic = attr.max_qp_rd_atom > 255 ? 255 : (uint8_t)attr.max_qp_rd_atom;
-	link_local_gid(v->mac, v->gid);
+	pp_link_local_gid(v->mac, v->gid);
 	ret = vur_user_add_gid(v->d, 0, v->gid);
 	if (ret == 0)
 		ret = vur_user_create_pd(v->d, &v->pdn);
