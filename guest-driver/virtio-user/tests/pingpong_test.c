@@ -110,8 +110,8 @@ run_pair(const char *const *args, const char *iters_line)
 static void
 rc(void)
 {
-	/* -L: both keep their QP 100 ms after the end, and still exit 0 */
-	static const char *const args[] = { "-c", "-n", "300", "-L", "100", NULL };
+	/* -L: both keep their QP 100 ms after the end, and still exit 0; -t: rdma_cm's timeout */
+	static const char *const args[] = { "-c", "-n", "300", "-L", "100", "-t", "18", NULL };
 
 	run_pair(args, "300 iters in");
 }
@@ -228,6 +228,8 @@ bad_options(void)
 		{ "-i", "2", NULL },
 		{ "-g", "256", NULL },
 		{ "-L", "-1", NULL },
+		{ "-t", "0", NULL },
+		{ "-t", "32", NULL },
 	};
 	struct child c;
 

@@ -44,6 +44,7 @@ struct opts {
 	bool events;
 	bool validate;
 	uint32_t linger_ms;
+	uint8_t timeout; /* RC: the local ACK timeout, 4.096 us << timeout */
 };
 
 struct ctx {
@@ -86,6 +87,9 @@ usage(const char *argv0)
 	       "                         closing (default 0): the device still answers a peer\n"
 	       "                         that resends its last request because our ACK of it\n"
 	       "                         was lost\n"
+	       "  -t, --timeout=T        RC: the local ACK timeout, 4.096 us x 2^T, each of\n"
+	       "                         7 retries (default 14, 67 ms, as the examples; rdma_cm\n"
+	       "                         takes 18, about 1 s, on RoCE)\n"
 	       "  -h, --help             this text\n",
 			argv0, argv0);
 }
@@ -139,6 +143,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ "events", no_argument, NULL, 'e' },
 		{ "chk", no_argument, NULL, 'c' },
 		{ "linger", required_argument, NULL, 'L' },
+		{ "timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -151,8 +156,9 @@ parse_opts(int argc, char **argv, struct opts *o)
 		.size = 4096,
 		.mtu = VUR_USER_MTU_1024,
 		.rx_depth = 500,
-		.iters = 1000 };
-	while ((c = getopt_long(argc, argv, "d:T:p:i:s:m:r:n:g:ecL:h", longopts, NULL)) != -1) {
+		.iters = 1000,
+		.timeout = 14 };
+	while ((c = getopt_long(argc, argv, "d:T:p:i:s:m:r:n:g:ecL:t:h", longopts, NULL)) != -1) {
 		v = 0;
 		switch (c) {
 		case 'd':
@@ -205,6 +211,10 @@ parse_opts(int argc, char **argv, struct opts *o)
 		case 'L':
 			v = number(optarg, 0, 600000);
 			o->linger_ms = (uint32_t)v;
+			break;
+		case 't':
+			v = number(optarg, 1, 31); /* 0 would be no timer: a lost tail hangs */
+			o->timeout = (uint8_t)v;
 			break;
 		case 'h':
 			usage(argv[0]);
@@ -347,7 +357,7 @@ connect_ctx(struct ctx *c, uint32_t my_psn, const struct pp_dest *peer)
 		.rq_psn = peer->psn,
 		.max_dest_rd_atomic = 1,
 		.min_rnr_timer = 12,
-		.timeout = 14,
+		.timeout = o->timeout,
 		.retry_cnt = 7,
 		.rnr_retry = 7,
 		.sq_psn = my_psn,
