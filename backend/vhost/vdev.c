@@ -43,6 +43,7 @@ static struct vur_dev *devs[RTE_MAX_VHOST_DEVICE];
 
 /* The vHCA port rule (below, beside the speed changes it joins). */
 static bool vhca_gids_present(const struct vur_dev *dev);
+static bool roce_negotiated(const struct vur_dev *dev);
 static bool update_link(struct vur_dev *dev);
 static void recheck_port(void *arg);
 
@@ -585,9 +586,7 @@ start_queues(struct vur_dev *dev)
 	uint16_t mtu = dev->negotiated & VUR_NET_F(VIRTIO_NET_F_MTU_BIT) ? dev->cfg_state.mtu
 									 : VUR_DEFAULT_ETH_MTU;
 
-	dev->eth.roce = dev->negotiated &
-			VUR_NET_F(dev->cfg_state.rfc2_numbering ? VIRTIO_NET_F_ROCE_RFC2
-								: VIRTIO_NET_F_ROCE);
+	dev->eth.roce = roce_negotiated(dev);
 	/*
 	 * A frontend may set vrings up before its memory table, or free the
 	 * table (RESET_OWNER): every queue below reads it (fuzz_vhost found a
@@ -627,6 +626,12 @@ learn_features(struct vur_dev *dev)
 	dev->rdma.env.port_mtu = vur_rdma_port_mtu(features & VUR_NET_F(VIRTIO_NET_F_MTU_BIT)
 					? dev->cfg_state.mtu
 					: VUR_DEFAULT_ETH_MTU);
+	/*
+	 * ROCE-DEV-POLICY-8 holds only with RoCE negotiated. Nobody to notify:
+	 * features are learned as the driver's first vring is set up, before
+	 * the driver reads the status it starts from.
+	 */
+	update_link(dev);
 }
 
 /*
@@ -1019,6 +1024,14 @@ vur_dev_path(const struct vur_dev *dev)
 	return dev->path;
 }
 
+static bool
+roce_negotiated(const struct vur_dev *dev)
+{
+	return dev->negotiated &
+			VUR_NET_F(dev->cfg_state.rfc2_numbering ? VIRTIO_NET_F_ROCE_RFC2
+								: VIRTIO_NET_F_ROCE);
+}
+
 /*
  * The vHCA rule (issue 25, ROCE-DEV-POLICY-8): with allowed addresses set,
  * the port is ACTIVE only once the GID table holds the GID of every one of
@@ -1032,7 +1045,12 @@ vhca_gids_present(const struct vur_dev *dev)
 {
 	uint32_t i, j;
 
-	if (dev->policy.n == 0)
+	/*
+	 * A driver that did not negotiate RoCE has no RoCE port and no GID
+	 * table: its Ethernet link follows the uplinks alone, and the address
+	 * policy still holds for its frames (net_antispoof.c).
+	 */
+	if (dev->policy.n == 0 || !roce_negotiated(dev))
 		return true;
 	if (!dev->rdma_ready)
 		return false;
