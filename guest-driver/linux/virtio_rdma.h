@@ -248,9 +248,10 @@ struct virtio_rdma_cq_res {
 	struct ib_cq *ibcq;		/* under dev->cq_lock; NULL once destroyed */
 	bool error_reported;
 	struct virtio_rdma_uq ring;	/* on rings: only ring.k.lock */
-	/* A kernel CQ on rings (virtio_rdma_cq_rings.c): rmem non-NULL. */
-	void *rmem;			/* its record, then its ring */
+	/* A CQ on rings (virtio_rdma_cq_rings.c): rmem non-NULL. */
+	void *rmem;			/* its ring */
 	size_t rmem_len;		/* page aligned */
+	void *rrec;			/* its record, a page of its own */
 	u32 rsize;			/* ring entries, a power of two */
 	u32 rcons;			/* CQEs consumed, under ring.k.lock */
 	struct virtio_rdma_zombie zombie;
@@ -454,7 +455,9 @@ int virtio_rdma_eqs_init(struct virtio_rdma_dev *dev);
 void virtio_rdma_eqs_free(struct virtio_rdma_dev *dev);
 void virtio_rdma_eq_done(struct virtqueue *vq);
 
-/* virtio_rdma_cq_rings.c */
+/* virtio_rdma_cq_rings.c: entries of 64 bytes, struct virtio_rdma_cq_req 48 */
+#define VIRTIO_RDMA_CQ_LOG_STRIDE	6
+
 u32 virtio_rdma_cq_rings_max_cqe(struct virtio_rdma_dev *dev);
 int virtio_rdma_cq_rings_create(struct virtio_rdma_dev *dev,
 				struct virtio_rdma_cq_res *cq, u32 cqe);
@@ -464,6 +467,14 @@ int virtio_rdma_cq_rings_poll(struct virtio_rdma_cq_res *cq, int ne,
 bool virtio_rdma_cq_rings_pending(struct virtio_rdma_cq_res *cq);
 int virtio_rdma_cq_rings_arm(struct virtio_rdma_cq_res *cq,
 			     enum ib_cq_notify_flags f);
+
+/* virtio_rdma_ucq_rings.c */
+int virtio_rdma_ucq_rings_wanted(struct virtio_rdma_dev *dev,
+				 struct ib_udata *udata);
+int virtio_rdma_ucq_rings_publish(struct virtio_rdma_cq_res *cq,
+				  struct ib_ucontext *uctx,
+				  void (*release)(struct kref *ref),
+				  struct virtio_rdma_create_cq_resp *resp);
 
 /* virtio_rdma_vq.c */
 int virtio_rdma_find_vqs(struct virtio_rdma_dev *dev);
@@ -480,6 +491,11 @@ int virtio_rdma_uq_publish(struct virtio_rdma_dev *dev,
 			   void (*release)(struct kref *ref),
 			   struct virtio_rdma_uring *resp);
 void virtio_rdma_uq_unpublish(struct virtio_rdma_uq *u);
+int virtio_rdma_mmap_insert(struct ib_ucontext *uctx,
+			    struct virtio_rdma_mmap *m,
+			    enum virtio_rdma_mmap_kind kind, phys_addr_t addr,
+			    size_t len, struct kref *owner,
+			    void (*release)(struct kref *ref), u64 *offset);
 int virtio_rdma_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
 void virtio_rdma_mmap_free(struct rdma_user_mmap_entry *entry);
 void virtio_rdma_cq_done(struct virtqueue *vq);

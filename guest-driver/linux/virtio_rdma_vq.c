@@ -438,6 +438,16 @@ static int uq_insert(struct ib_ucontext *uctx, struct virtio_rdma_mmap *m,
 	return 0;
 }
 
+/* uq_insert() for the rings of a CQ on rings (virtio_rdma_ucq_rings.c). */
+int virtio_rdma_mmap_insert(struct ib_ucontext *uctx,
+			    struct virtio_rdma_mmap *m,
+			    enum virtio_rdma_mmap_kind kind, phys_addr_t addr,
+			    size_t len, struct kref *owner,
+			    void (*release)(struct kref *ref), u64 *offset)
+{
+	return uq_insert(uctx, m, kind, addr, len, owner, release, offset);
+}
+
 /*
  * Offer the queue's ring, slots and (if @doorbell) its doorbell page to the
  * process, and describe them in @resp. Each mapping holds a reference on
