@@ -556,6 +556,7 @@ int virtio_rdma_create_cq(struct ib_cq *ibcq,
 int virtio_rdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int virtio_rdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags f);
 void virtio_rdma_cq_put(struct virtio_rdma_cq_res *cq);
+void virtio_rdma_cq_qps_fatal(struct virtio_rdma_cq_res *cq);
 
 /* virtio_rdma_qp.c */
 int virtio_rdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,

@@ -286,9 +286,11 @@ int virtio_rdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
  * which has no event queue to say so: their consumers hear it from here,
  * IB_EVENT_QP_FATAL once per QP, as from a NIC's work queue catastrophic
  * error. Under qp_lock, so that no QP is destroyed meanwhile; the handlers
- * run in atomic context, as ib_core allows.
+ * run in atomic context, as ib_core allows. A CQ on rings hears of its
+ * error from its event queue (virtio_rdma_eq.c), which calls this under
+ * cq_lock (taken before qp_lock, never after).
  */
-static void cq_qps_fatal(struct virtio_rdma_cq_res *cq)
+void virtio_rdma_cq_qps_fatal(struct virtio_rdma_cq_res *cq)
 {
 	struct virtio_rdma_dev *dev = cq->dev;
 	struct ib_event ev = { .device = &dev->ib, .event = IB_EVENT_QP_FATAL };
@@ -359,7 +361,7 @@ int virtio_rdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags f)
 		cq->error_reported = true;
 		if (ibcq->event_handler)
 			ibcq->event_handler(&ev, ibcq->cq_context);
-		cq_qps_fatal(cq);
+		virtio_rdma_cq_qps_fatal(cq);
 	}
 	return -EIO;
 }

@@ -38,7 +38,8 @@ window's key: remote access errors.
 With VUR_S12_CASES=rings (and VUR_DRIVER_LAYOUT=rings: the kernel driver
 puts the processes' CQs on rings, issue 28) only what needs CQs deeper than
 a virtqueue runs: verbs_probe deep_cq and deep_cq_ex in each guest (a CQ of
-4096 entries holding 4000 CQEs unpolled, data checked), ib_write_bw -q 16
+4096 entries holding 4000 CQEs unpolled, data checked) and overrun (a CQ
+ring that overruns: CQ_ERR, QP_FATAL for its QPs), ib_write_bw -q 16
 (a send CQ of 16 x 128 = 2048 CQEs) and libfabric's verbs;ofi_rxm with its
 default universe (MSG CQs of (128 + 128) x 256 = 65536 CQEs), without the
 multicast and host runs.
@@ -188,6 +189,10 @@ if [ "@DEEP@" = 1 ]; then
         esac
     done
     vur_result ring_cqs_after ok "$(cat /sys/class/infiniband/virtio_rdma0/ports/1/ring_cqs 2>&1)"
+    # A CQ on a ring that overruns: CQ_ERR through the event queue, then
+    # QP_FATAL for both QPs (ROCE-DRV-OVR-2, -3)
+    vur_expect verbs_ring_cq_overrun_events "overrun ok cq_err 1 qp_fatal 2" \
+        "$(timeout 100 sid verbs_probe overrun virtio_rdma0 "${gid:-0}" 2>&1)"
 fi
 
 # run NAME EXPECT GIDOPT TOOL...: one tool between the guests, the server on
