@@ -181,6 +181,7 @@ enum virtio_rdma_mmap_kind {
 	VIRTIO_RDMA_MMAP_RING,
 	VIRTIO_RDMA_MMAP_BUF,
 	VIRTIO_RDMA_MMAP_NOTIFY,
+	VIRTIO_RDMA_MMAP_VMALLOC,	/* at vaddr: a ring in an MR (ring_mr.c) */
 	VIRTIO_RDMA_MMAP_KINDS,
 };
 
@@ -188,6 +189,7 @@ struct virtio_rdma_mmap {
 	struct rdma_user_mmap_entry rdma;
 	enum virtio_rdma_mmap_kind kind;
 	phys_addr_t addr;		/* page aligned */
+	void *vaddr;			/* VIRTIO_RDMA_MMAP_VMALLOC: vmalloc_user() */
 	struct kref *owner;		/* the object this mapping holds */
 	void (*release)(struct kref *ref);
 	bool inserted;
@@ -252,6 +254,8 @@ struct virtio_rdma_cq_res {
 	void *rmem;			/* its ring */
 	size_t rmem_len;		/* page aligned */
 	void *rrec;			/* its record, a page of its own */
+	bool rbig;			/* rmem vmalloc'ed, in MR rmrn (ring_mr.c) */
+	u32 rmrn;
 	u32 rsize;			/* ring entries, a power of two */
 	u32 rcons;			/* CQEs consumed, under ring.k.lock */
 	struct virtio_rdma_zombie zombie;
@@ -468,6 +472,11 @@ bool virtio_rdma_cq_rings_pending(struct virtio_rdma_cq_res *cq);
 int virtio_rdma_cq_rings_arm(struct virtio_rdma_cq_res *cq,
 			     enum ib_cq_notify_flags f);
 
+/* virtio_rdma_ring_mr.c */
+int virtio_rdma_ring_mr_alloc(struct virtio_rdma_dev *dev, size_t len,
+			      void **mem, u32 *mrn, u32 *lkey);
+void virtio_rdma_ring_mr_free(struct virtio_rdma_dev *dev, void *mem, u32 mrn);
+
 /* virtio_rdma_ucq_rings.c */
 int virtio_rdma_ucq_rings_wanted(struct virtio_rdma_dev *dev,
 				 struct ib_udata *udata);
@@ -522,6 +531,8 @@ int virtio_rdma_wire_access(struct virtio_rdma_dev *dev, int access,
 int virtio_rdma_ib_access_flags(u32 flags);
 
 /* virtio_rdma_mr.c */
+#define VIRTIO_RDMA_MR_LIST_SGS	16
+int virtio_rdma_mr_list_sg(void *buf, size_t len, struct scatterlist *sgl);
 struct ib_mr *virtio_rdma_get_dma_mr(struct ib_pd *ibpd, int access);
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
 struct ib_mr *virtio_rdma_reg_user_mr(struct ib_pd *ibpd, u64 start,

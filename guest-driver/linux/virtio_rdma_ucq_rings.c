@@ -13,8 +13,8 @@
  * can never name other memory, nor another PD's MR, to the device. What it
  * writes there (cons, notify) only breaks its own CQ: the kernel never
  * reads a process's ring, and the device checks a ring's indices against
- * its size. The price: a ring is physically contiguous, so a CQ holds at
- * most what one page allocation gives (virtio_rdma_cq_rings_max_cqe()).
+ * its size. A ring beyond one page allocation is an MR of the driver's
+ * PD of its own (virtio_rdma_ring_mr.c), mapped from its vmalloc area.
  */
 #include <rdma/uverbs_ioctl.h>
 
@@ -64,10 +64,13 @@ int virtio_rdma_ucq_rings_publish(struct virtio_rdma_cq_res *cq,
 	if (ret)
 		return ret;
 	r->rec_mmap = off;
+	/* A ring in an MR of its own is vmalloc'ed (virtio_rdma_ring_mr.c). */
+	cq->ring.maps[VIRTIO_RDMA_MMAP_BUF].vaddr = cq->rmem;
 	ret = virtio_rdma_mmap_insert(uctx, &cq->ring.maps[VIRTIO_RDMA_MMAP_BUF],
-				      VIRTIO_RDMA_MMAP_BUF,
-				      virt_to_phys(cq->rmem), cq->rmem_len,
-				      &cq->ref, release, &off);
+				      cq->rbig ? VIRTIO_RDMA_MMAP_VMALLOC :
+						 VIRTIO_RDMA_MMAP_BUF,
+				      cq->rbig ? 0 : virt_to_phys(cq->rmem),
+				      cq->rmem_len, &cq->ref, release, &off);
 	if (ret)
 		return ret;
 	r->ring_mmap = off;

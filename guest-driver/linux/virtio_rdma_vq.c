@@ -26,6 +26,7 @@
 #include <linux/virtio_config.h>
 #include <linux/virtio_pci.h>
 #include <linux/virtio_ring.h>
+#include <linux/vmalloc.h>
 
 #include "virtio_rdma.h"
 
@@ -542,7 +543,11 @@ int virtio_rdma_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 #else
 	vma->vm_flags &= ~VM_MAYEXEC;
 #endif
-	ret = rdma_user_mmap_io(uctx, vma, PHYS_PFN(m->addr), len, prot, e);
+	if (m->kind == VIRTIO_RDMA_MMAP_VMALLOC)	/* virtio_rdma_ring_mr.c */
+		ret = remap_vmalloc_range(vma, m->vaddr, 0);
+	else
+		ret = rdma_user_mmap_io(uctx, vma, PHYS_PFN(m->addr), len,
+					prot, e);
 out_put:
 	rdma_user_mmap_entry_put(e);
 	return ret;
