@@ -45,8 +45,8 @@
  *   verbs_probe deep_cq_ex DEVICE GID_INDEX
  *	A CQ deeper than a virtqueue (issue 28: the kernel driver's rings
  *	layout puts a process's CQ on a ring): max_cqe at least 4096, one CQ
- *	of 4096 entries (ibv_create_cq, or ibv_create_cq_ex read with
- *	ibv_start_poll/ibv_next_poll) on a completion channel, armed, the
+ *	of 4096 entries (ibv_create_cq), or of 131072 (ibv_create_cq_ex,
+ *	read with ibv_start_poll/ibv_next_poll) on a completion channel, armed, the
  *	same two QPs on it sending DEEP_MSGS inline SENDs each way, every
  *	one signaled, none polled until all data has arrived: the completion
  *	event comes, then one poll takes more than 1024 CQEs at once (the
@@ -975,6 +975,8 @@ out:
  * 4 x DEEP_MSGS CQEs on the one CQ, none polled until all data is there.
  */
 #define DEEP_CQE 4096
+/* Beyond one page allocation of the kernel's (65536 CQEs of 64 bytes) */
+#define DEEP_CQE_EX 131072
 #define DEEP_MSGS 1000
 #define DEEP_LEN 16
 #define DEEP_RECV 100000 /* + 10000 * QP + k: receive wr_ids */
@@ -1111,7 +1113,7 @@ static int deep_post(struct loop *l)
 static int deep_cq(struct ibv_context *ctx, int gidx, bool ex)
 {
 	struct ibv_cq_init_attr_ex cattr = {
-		.cqe = DEEP_CQE,
+		.cqe = DEEP_CQE_EX,
 		.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM,
 	};
 	struct loop l = { .ctx = ctx, .gidx = gidx, .cqe = DEEP_CQE,
@@ -1126,9 +1128,9 @@ static int deep_cq(struct ibv_context *ctx, int gidx, bool ex)
 
 	if (ibv_query_device(ctx, &dev))
 		return fail("query_device", "%s", errno_name(errno));
-	if (dev.max_cqe < DEEP_CQE)
+	if (dev.max_cqe < (ex ? DEEP_CQE_EX : DEEP_CQE))
 		return fail("max_cqe", "%d, less than %d", dev.max_cqe,
-			    DEEP_CQE);
+			    ex ? DEEP_CQE_EX : DEEP_CQE);
 	wc = calloc(4 * DEEP_MSGS, sizeof(*wc));
 	l.channel = ibv_create_comp_channel(ctx);
 	if (!wc || !l.channel) {
@@ -1145,7 +1147,7 @@ static int deep_cq(struct ibv_context *ctx, int gidx, bool ex)
 	}
 	if (loop_setup(&l))
 		goto out;
-	if (l.cq->cqe < DEEP_CQE) {
+	if (l.cq->cqe < (ex ? DEEP_CQE_EX : DEEP_CQE)) {
 		fail("create_cq", "cqe %d", l.cq->cqe);
 		goto out;
 	}
