@@ -4,7 +4,9 @@
  * virtio_rdma_cq.c read one CQE at a time. start_poll takes the queue's
  * lock and the first used CQE, next_poll gives its slot back and takes the
  * next, end_poll gives the last slot back, publishes avail->idx once and
- * unlocks; the read_* callbacks read the CQE in its slot in between. The
+ * unlocks; the read_* callbacks read the CQE in its slot in between. A CQ
+ * on rings (virtio_rdma_cq_ring.c) is read the same way, its entries given
+ * back with one cons store at end_poll. The
  * fields are those of poll_cq: no completion timestamps (the device has
  * no clock for them), no VLAN, flow tag or tag matching.
  */
