@@ -181,6 +181,7 @@ enum virtio_rdma_mmap_kind {
 	VIRTIO_RDMA_MMAP_RING,
 	VIRTIO_RDMA_MMAP_BUF,
 	VIRTIO_RDMA_MMAP_NOTIFY,
+	VIRTIO_RDMA_MMAP_VMALLOC,	/* at vaddr: a ring in an MR (ring_mr.c) */
 	VIRTIO_RDMA_MMAP_KINDS,
 };
 
@@ -188,6 +189,7 @@ struct virtio_rdma_mmap {
 	struct rdma_user_mmap_entry rdma;
 	enum virtio_rdma_mmap_kind kind;
 	phys_addr_t addr;		/* page aligned */
+	void *vaddr;			/* VIRTIO_RDMA_MMAP_VMALLOC: vmalloc_user() */
 	struct kref *owner;		/* the object this mapping holds */
 	void (*release)(struct kref *ref);
 	bool inserted;
@@ -248,9 +250,12 @@ struct virtio_rdma_cq_res {
 	struct ib_cq *ibcq;		/* under dev->cq_lock; NULL once destroyed */
 	bool error_reported;
 	struct virtio_rdma_uq ring;	/* on rings: only ring.k.lock */
-	/* A kernel CQ on rings (virtio_rdma_cq_rings.c): rmem non-NULL. */
-	void *rmem;			/* its record, then its ring */
+	/* A CQ on rings (virtio_rdma_cq_rings.c): rmem non-NULL. */
+	void *rmem;			/* its ring */
 	size_t rmem_len;		/* page aligned */
+	void *rrec;			/* its record, a page of its own */
+	bool rbig;			/* rmem vmalloc'ed, in MR rmrn (ring_mr.c) */
+	u32 rmrn;
 	u32 rsize;			/* ring entries, a power of two */
 	u32 rcons;			/* CQEs consumed, under ring.k.lock */
 	struct virtio_rdma_zombie zombie;
@@ -454,7 +459,9 @@ int virtio_rdma_eqs_init(struct virtio_rdma_dev *dev);
 void virtio_rdma_eqs_free(struct virtio_rdma_dev *dev);
 void virtio_rdma_eq_done(struct virtqueue *vq);
 
-/* virtio_rdma_cq_rings.c */
+/* virtio_rdma_cq_rings.c: entries of 64 bytes, struct virtio_rdma_cq_req 48 */
+#define VIRTIO_RDMA_CQ_LOG_STRIDE	6
+
 u32 virtio_rdma_cq_rings_max_cqe(struct virtio_rdma_dev *dev);
 int virtio_rdma_cq_rings_create(struct virtio_rdma_dev *dev,
 				struct virtio_rdma_cq_res *cq, u32 cqe);
@@ -464,6 +471,19 @@ int virtio_rdma_cq_rings_poll(struct virtio_rdma_cq_res *cq, int ne,
 bool virtio_rdma_cq_rings_pending(struct virtio_rdma_cq_res *cq);
 int virtio_rdma_cq_rings_arm(struct virtio_rdma_cq_res *cq,
 			     enum ib_cq_notify_flags f);
+
+/* virtio_rdma_ring_mr.c */
+int virtio_rdma_ring_mr_alloc(struct virtio_rdma_dev *dev, size_t len,
+			      void **mem, u32 *mrn, u32 *lkey);
+void virtio_rdma_ring_mr_free(struct virtio_rdma_dev *dev, void *mem, u32 mrn);
+
+/* virtio_rdma_ucq_rings.c */
+int virtio_rdma_ucq_rings_wanted(struct virtio_rdma_dev *dev,
+				 struct ib_udata *udata);
+int virtio_rdma_ucq_rings_publish(struct virtio_rdma_cq_res *cq,
+				  struct ib_ucontext *uctx,
+				  void (*release)(struct kref *ref),
+				  struct virtio_rdma_create_cq_resp *resp);
 
 /* virtio_rdma_vq.c */
 int virtio_rdma_find_vqs(struct virtio_rdma_dev *dev);
@@ -480,6 +500,11 @@ int virtio_rdma_uq_publish(struct virtio_rdma_dev *dev,
 			   void (*release)(struct kref *ref),
 			   struct virtio_rdma_uring *resp);
 void virtio_rdma_uq_unpublish(struct virtio_rdma_uq *u);
+int virtio_rdma_mmap_insert(struct ib_ucontext *uctx,
+			    struct virtio_rdma_mmap *m,
+			    enum virtio_rdma_mmap_kind kind, phys_addr_t addr,
+			    size_t len, struct kref *owner,
+			    void (*release)(struct kref *ref), u64 *offset);
 int virtio_rdma_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
 void virtio_rdma_mmap_free(struct rdma_user_mmap_entry *entry);
 void virtio_rdma_cq_done(struct virtqueue *vq);
@@ -506,6 +531,8 @@ int virtio_rdma_wire_access(struct virtio_rdma_dev *dev, int access,
 int virtio_rdma_ib_access_flags(u32 flags);
 
 /* virtio_rdma_mr.c */
+#define VIRTIO_RDMA_MR_LIST_SGS	16
+int virtio_rdma_mr_list_sg(void *buf, size_t len, struct scatterlist *sgl);
 struct ib_mr *virtio_rdma_get_dma_mr(struct ib_pd *ibpd, int access);
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
 struct ib_mr *virtio_rdma_reg_user_mr(struct ib_pd *ibpd, u64 start,
@@ -540,6 +567,7 @@ int virtio_rdma_create_cq(struct ib_cq *ibcq,
 int virtio_rdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int virtio_rdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags f);
 void virtio_rdma_cq_put(struct virtio_rdma_cq_res *cq);
+void virtio_rdma_cq_qps_fatal(struct virtio_rdma_cq_res *cq);
 
 /* virtio_rdma_qp.c */
 int virtio_rdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,

@@ -151,9 +151,12 @@ static void cq_watch_wrap(struct virtio_rdma_cq_res *cq)
 				      msecs_to_jiffies(CQ_WRAP_POLL_MS));
 }
 
-static int create_kcq_rings(struct virtio_rdma_dev *dev, struct ib_cq *ibcq,
-			    u32 cqe)
+/* A CQ on rings: a kernel consumer's, or (@udata) a process's. */
+static int create_cq_rings(struct virtio_rdma_dev *dev, struct ib_cq *ibcq,
+			   u32 cqe, struct ib_udata *udata)
 {
+	struct virtio_rdma_create_cq_resp resp = {};
+	struct virtio_rdma_ucontext *uctx;
 	struct virtio_rdma_cq_res *cq;
 	int ret;
 
@@ -163,7 +166,7 @@ static int create_kcq_rings(struct virtio_rdma_dev *dev, struct ib_cq *ibcq,
 	kref_init(&cq->ref);
 	cq->dev = dev;
 	cq->ibcq = ibcq;
-	cq->kernel = true;
+	cq->kernel = !udata;
 	ret = virtio_rdma_cq_rings_create(dev, cq, cqe);
 	if (ret) {
 		kfree(cq);
@@ -171,7 +174,19 @@ static int create_kcq_rings(struct virtio_rdma_dev *dev, struct ib_cq *ibcq,
 	}
 	to_vcq(ibcq)->res = cq;
 	ibcq->cqe = cq->rsize;
-	return 0;
+	if (!udata)
+		return 0;
+
+	uctx = rdma_udata_to_drv_context(udata, struct virtio_rdma_ucontext,
+					 ibuc);
+	resp.cqn = cq->cqn;
+	ret = virtio_rdma_ucq_rings_publish(cq, &uctx->ibuc, cq_release, &resp);
+	if (!ret)
+		ret = ib_copy_to_udata(udata, &resp,
+				       min(udata->outlen, sizeof(resp)));
+	if (ret)
+		virtio_rdma_destroy_cq(ibcq, udata);
+	return ret;
 }
 
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
@@ -196,14 +211,20 @@ int virtio_rdma_create_cq(struct ib_cq *ibcq,
 	/* The slot scheme needs the ring layout user_rings checked. */
 	if (!dev->user_rings)
 		return -EOPNOTSUPP;
-	if (attr->flags)
-		return -EOPNOTSUPP;
+	if (attr->flags || !attr->cqe)
+		return attr->flags ? -EOPNOTSUPP : -EINVAL;
+	/*
+	 * With the rings layout on, every kernel CQ goes on rings, and a
+	 * process's when its provider asks (virtio_rdma_ucq_rings.c).
+	 */
+	ret = udata ? virtio_rdma_ucq_rings_wanted(dev, udata) : dev->rings.on;
+	if (ret < 0)
+		return ret;
+	if (ret)
+		return create_cq_rings(dev, ibcq, attr->cqe, udata);
 	num = virtqueue_get_vring_size(dev->vqs[virtio_rdma_cq_vq(dev, 0)]);
-	if (!attr->cqe || (attr->cqe > num && (udata || !dev->rings.on)))
+	if (attr->cqe > num)
 		return -EINVAL;
-	/* With the rings layout on, every kernel CQ goes on rings. */
-	if (!udata && dev->rings.on)
-		return create_kcq_rings(dev, ibcq, attr->cqe);
 	cq = kzalloc(sizeof(*cq), GFP_KERNEL);
 	if (!cq)
 		return -ENOMEM;
@@ -265,9 +286,11 @@ int virtio_rdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
  * which has no event queue to say so: their consumers hear it from here,
  * IB_EVENT_QP_FATAL once per QP, as from a NIC's work queue catastrophic
  * error. Under qp_lock, so that no QP is destroyed meanwhile; the handlers
- * run in atomic context, as ib_core allows.
+ * run in atomic context, as ib_core allows. A CQ on rings hears of its
+ * error from its event queue (virtio_rdma_eq.c), which calls this under
+ * cq_lock (taken before qp_lock, never after).
  */
-static void cq_qps_fatal(struct virtio_rdma_cq_res *cq)
+void virtio_rdma_cq_qps_fatal(struct virtio_rdma_cq_res *cq)
 {
 	struct virtio_rdma_dev *dev = cq->dev;
 	struct ib_event ev = { .device = &dev->ib, .event = IB_EVENT_QP_FATAL };
@@ -338,7 +361,7 @@ int virtio_rdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags f)
 		cq->error_reported = true;
 		if (ibcq->event_handler)
 			ibcq->event_handler(&ev, ibcq->cq_context);
-		cq_qps_fatal(cq);
+		virtio_rdma_cq_qps_fatal(cq);
 	}
 	return -EIO;
 }

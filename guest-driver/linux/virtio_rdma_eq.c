@@ -44,6 +44,8 @@ static void eq_cq_event(struct virtio_rdma_dev *dev, u32 num, bool err)
 		ev.element.cq = ibcq;
 		if (ibcq->event_handler)
 			ibcq->event_handler(&ev, ibcq->cq_context);
+		/* ROCE-DRV-OVR-3: the device moved the CQ's QPs to ERR. */
+		virtio_rdma_cq_qps_fatal(cq);
 	}
 	spin_unlock_irqrestore(&dev->cq_lock, flags);
 	if (!cq)

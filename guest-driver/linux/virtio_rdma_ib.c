@@ -159,7 +159,14 @@ static int virtio_rdma_query_device(struct ib_device *ibdev,
 	attr->max_recv_sge = le32_to_cpu(a->max_recv_sge);
 	attr->max_sge_rd = le32_to_cpu(a->max_sge_rd);
 	attr->max_cq = dev->max_rdma_cqs;
-	attr->max_cqe = min(le32_to_cpu(a->max_cqe),
+	/*
+	 * A CQE is an entry of a ring with the rings layout on (every kernel
+	 * CQ, a process's whose provider asks: virtio_rdma_ucq_rings.c;
+	 * an older provider gets EINVAL beyond the virtqueue's size), else a
+	 * slot of a virtqueue.
+	 */
+	attr->max_cqe = dev->rings.on ? virtio_rdma_cq_rings_max_cqe(dev) :
+			min(le32_to_cpu(a->max_cqe),
 			    virtqueue_get_vring_size(dev->vqs[cq_vq]));
 	attr->max_mr = le32_to_cpu(a->max_mr);
 	attr->max_pd = le32_to_cpu(a->max_pd);

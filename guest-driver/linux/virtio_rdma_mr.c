@@ -16,7 +16,6 @@
 #include "virtio_rdma.h"
 
 /* The page list rides in at most this many descriptors. */
-#define VIRTIO_RDMA_MR_LIST_SGS	16
 
 struct ib_mr *virtio_rdma_get_dma_mr(struct ib_pd *ibpd, int access)
 {
@@ -72,7 +71,7 @@ static void mr_fill_pages(struct ib_umem *umem, __le64 *pages, u32 npages)
 }
 
 /* A scatterlist over the (possibly vmalloc'ed) page list. */
-static int mr_list_sg(void *buf, size_t len, struct scatterlist *sgl)
+int virtio_rdma_mr_list_sg(void *buf, size_t len, struct scatterlist *sgl)
 {
 	unsigned int n = 0;
 
@@ -121,7 +120,7 @@ static int mr_register(struct virtio_rdma_mr *mr, u32 pdn, u32 wire,
 	if (!pages)
 		return -ENOMEM;
 	mr_fill_pages(mr->umem, pages, npages);
-	ret = mr_list_sg(pages, npages * sizeof(*pages), sgl);
+	ret = virtio_rdma_mr_list_sg(pages, npages * sizeof(*pages), sgl);
 	if (ret)
 		goto out_free;
 	ret = virtio_rdma_roce_cmd_sg(mr->dev, VIRTIO_NET_CTRL_ROCE_REG_USER_MR,

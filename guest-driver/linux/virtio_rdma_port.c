@@ -317,7 +317,7 @@ static ssize_t speed_flags_show(struct ib_device *ibdev, u32 port_num,
 	return sysfs_emit(buf, "0x%x\n", READ_ONCE(dev->port.flags));
 }
 
-/* Live kernel CQs on rings: shows that layout=rings really is used. */
+/* Live CQs on rings (kernel and process): layout=rings really is used. */
 static ssize_t ring_cqs_show(struct ib_device *ibdev, u32 port_num,
 			     struct ib_port_attribute *attr, char *buf)
 {

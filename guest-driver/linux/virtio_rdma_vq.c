@@ -26,6 +26,7 @@
 #include <linux/virtio_config.h>
 #include <linux/virtio_pci.h>
 #include <linux/virtio_ring.h>
+#include <linux/vmalloc.h>
 
 #include "virtio_rdma.h"
 
@@ -438,6 +439,16 @@ static int uq_insert(struct ib_ucontext *uctx, struct virtio_rdma_mmap *m,
 	return 0;
 }
 
+/* uq_insert() for the rings of a CQ on rings (virtio_rdma_ucq_rings.c). */
+int virtio_rdma_mmap_insert(struct ib_ucontext *uctx,
+			    struct virtio_rdma_mmap *m,
+			    enum virtio_rdma_mmap_kind kind, phys_addr_t addr,
+			    size_t len, struct kref *owner,
+			    void (*release)(struct kref *ref), u64 *offset)
+{
+	return uq_insert(uctx, m, kind, addr, len, owner, release, offset);
+}
+
 /*
  * Offer the queue's ring, slots and (if @doorbell) its doorbell page to the
  * process, and describe them in @resp. Each mapping holds a reference on
@@ -532,7 +543,11 @@ int virtio_rdma_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 #else
 	vma->vm_flags &= ~VM_MAYEXEC;
 #endif
-	ret = rdma_user_mmap_io(uctx, vma, PHYS_PFN(m->addr), len, prot, e);
+	if (m->kind == VIRTIO_RDMA_MMAP_VMALLOC)	/* virtio_rdma_ring_mr.c */
+		ret = remap_vmalloc_range(vma, m->vaddr, 0);
+	else
+		ret = rdma_user_mmap_io(uctx, vma, PHYS_PFN(m->addr), len,
+					prot, e);
 out_put:
 	rdma_user_mmap_entry_put(e);
 	return ret;

@@ -27,6 +27,11 @@ struct virtio_rdma_alloc_pd_uresp {
 	struct virtio_rdma_alloc_pd_resp drv;
 };
 
+struct virtio_rdma_create_cq_ucmd {
+	struct ibv_create_cq ibv_cmd;
+	struct virtio_rdma_create_cq_cmd drv;
+};
+
 struct virtio_rdma_create_cq_uresp {
 	struct ib_uverbs_create_cq_resp ibv_resp;
 	struct virtio_rdma_create_cq_resp drv;
@@ -103,10 +108,19 @@ struct virtio_rdma_cq {
 		struct verbs_cq vcq;
 	};
 	uint32_t cqn;
-	struct virtio_rdma_vq vq;
+	struct virtio_rdma_vq vq; /* on rings: only its lock */
 	/* The CQE between start_poll and end_poll (virtio_rdma_cq_ex.c). */
 	const struct virtio_rdma_cq_req *cur;
 	uint16_t cur_id;
+	/* On rings (virtio_rdma_cq_ring.c): the record and the entries. */
+	bool rings;
+	struct virtio_rdma_cq_rec *rec;
+	size_t rec_len;
+	uint8_t *ents;
+	size_t ents_len;
+	uint32_t size; /* entries, a power of two */
+	uint32_t stride;
+	uint32_t cons; /* CQEs read; under vq.lock */
 };
 
 /*
@@ -227,9 +241,22 @@ int virtio_rdma_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
 int virtio_rdma_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 int virtio_rdma_cq_setup(struct virtio_rdma_cq *cq, struct ibv_context *context,
 			 const struct virtio_rdma_create_cq_resp *drv);
+void virtio_rdma_cq_unmap(struct virtio_rdma_cq *cq);
+void virtio_rdma_cqe_to_wc(const struct virtio_rdma_cq_req *cqe,
+			   struct ibv_wc *wc);
 enum ibv_wc_status virtio_rdma_wc_status(uint8_t status);
 enum ibv_wc_opcode virtio_rdma_wc_opcode(uint8_t opcode);
 unsigned int virtio_rdma_wc_flags(uint32_t wc_flags);
+
+/* virtio_rdma_cq_ring.c */
+int virtio_rdma_cq_ring_map(struct virtio_rdma_cq *cq, int cmd_fd,
+			    const struct virtio_rdma_cq_ring *r);
+void virtio_rdma_cq_ring_unmap(struct virtio_rdma_cq *cq);
+int virtio_rdma_cq_ring_poll(struct virtio_rdma_cq *cq, int ne,
+			     struct ibv_wc *wc);
+int virtio_rdma_cq_ring_take(struct virtio_rdma_cq *cq);
+void virtio_rdma_cq_ring_publish(struct virtio_rdma_cq *cq);
+int virtio_rdma_cq_ring_arm(struct virtio_rdma_cq *cq, int solicited_only);
 
 /* virtio_rdma_cq_ex.c */
 struct ibv_cq_ex *virtio_rdma_create_cq_ex(struct ibv_context *context,

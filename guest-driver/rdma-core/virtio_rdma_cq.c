@@ -5,7 +5,8 @@
  * available; the provider takes CQEs from the used ring and gives each slot
  * back once it has read it. Interrupts (completion events) are asked for
  * with ibv_req_notify_cq(), a system call, and arrive on the completion
- * channel, which libibverbs handles.
+ * channel, which libibverbs handles. With the kernel's rings layout a CQ
+ * is a ring instead (virtio_rdma_cq_ring.c), as deep as max_cqe says.
  */
 
 #include <config.h>
@@ -80,21 +81,37 @@ unsigned int virtio_rdma_wc_flags(uint32_t wc_flags)
 	return flags;
 }
 
-/* The completion virtqueue the kernel made, for create_cq(_ex). */
+/*
+ * What the kernel made, for create_cq(_ex): a CQ on rings if it says so
+ * (a kernel with the rings layout, asked by VIRTIO_RDMA_CREATE_CQ_RINGS),
+ * else the completion virtqueue (an older kernel ignores the ask).
+ */
 int virtio_rdma_cq_setup(struct virtio_rdma_cq *cq, struct ibv_context *context,
 			 const struct virtio_rdma_create_cq_resp *drv)
 {
 	cq->cqn = drv->cqn;
+	if (drv->flags & VIRTIO_RDMA_CQ_RESP_RINGS)
+		return virtio_rdma_cq_ring_map(cq, context->cmd_fd, &drv->ring);
 	return virtio_rdma_vq_map(&cq->vq, context->cmd_fd, &drv->cq,
 				  sizeof(struct virtio_rdma_cq_req), false);
+}
+
+void virtio_rdma_cq_unmap(struct virtio_rdma_cq *cq)
+{
+	if (cq->rings)
+		virtio_rdma_cq_ring_unmap(cq);
+	else
+		virtio_rdma_vq_unmap(&cq->vq);
 }
 
 struct ibv_cq *virtio_rdma_create_cq(struct ibv_context *context, int cqe,
 				     struct ibv_comp_channel *channel,
 				     int comp_vector)
 {
+	struct virtio_rdma_create_cq_ucmd cmd = {
+		.drv.flags = VIRTIO_RDMA_CREATE_CQ_RINGS,
+	};
 	struct virtio_rdma_create_cq_uresp resp = {};
-	struct ibv_create_cq cmd = {};
 	struct virtio_rdma_cq *cq;
 	int ret;
 
@@ -103,7 +120,7 @@ struct ibv_cq *virtio_rdma_create_cq(struct ibv_context *context, int cqe,
 		return NULL;
 
 	ret = ibv_cmd_create_cq(context, cqe, channel, comp_vector, &cq->ibv_cq,
-				&cmd, sizeof(cmd), &resp.ibv_resp,
+				&cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
 				sizeof(resp));
 	if (ret)
 		goto err_free;
@@ -136,12 +153,13 @@ int virtio_rdma_destroy_cq(struct ibv_cq *ibcq)
 	if (ret)
 		return ret;
 
-	virtio_rdma_vq_unmap(&cq->vq);
+	virtio_rdma_cq_unmap(cq);
 	free(cq);
 	return 0;
 }
 
-static void cqe_to_wc(const struct virtio_rdma_cq_req *cqe, struct ibv_wc *wc)
+void virtio_rdma_cqe_to_wc(const struct virtio_rdma_cq_req *cqe,
+			   struct ibv_wc *wc)
 {
 	uint32_t flags = le32toh(cqe->wc_flags);
 
@@ -181,6 +199,8 @@ int virtio_rdma_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 	uint32_t id;
 	int n = 0;
 
+	if (to_vcq(ibcq)->rings)
+		return virtio_rdma_cq_ring_poll(to_vcq(ibcq), ne, wc);
 	pthread_spin_lock(&vq->lock);
 	used_idx = virtio_rdma_vq_used_idx(vq);
 	/* More used than the ring has slots: the device broke its ring. */
@@ -197,7 +217,7 @@ int virtio_rdma_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 			break;
 		}
 		cqe = virtio_rdma_vq_slot(vq, id);
-		cqe_to_wc(cqe, &wc[n]);
+		virtio_rdma_cqe_to_wc(cqe, &wc[n]);
 		vq->last_used++;
 		virtio_rdma_vq_repost(vq, id);
 		n++;
@@ -208,7 +228,10 @@ int virtio_rdma_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 	return n;
 }
 
+/* A CQ on rings is armed in its record, without a system call. */
 int virtio_rdma_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
+	if (to_vcq(ibcq)->rings)
+		return virtio_rdma_cq_ring_arm(to_vcq(ibcq), solicited_only);
 	return ibv_cmd_req_notify_cq(ibcq, solicited_only);
 }

@@ -4,7 +4,9 @@
  * virtio_rdma_cq.c read one CQE at a time. start_poll takes the queue's
  * lock and the first used CQE, next_poll gives its slot back and takes the
  * next, end_poll gives the last slot back, publishes avail->idx once and
- * unlocks; the read_* callbacks read the CQE in its slot in between. The
+ * unlocks; the read_* callbacks read the CQE in its slot in between. A CQ
+ * on rings (virtio_rdma_cq_ring.c) is read the same way, its entries given
+ * back with one cons store at end_poll. The
  * fields are those of poll_cq: no completion timestamps (the device has
  * no clock for them), no VLAN, flow tag or tag matching.
  */
@@ -31,9 +33,20 @@
 static int cq_take(struct virtio_rdma_cq *cq)
 {
 	struct virtio_rdma_vq *vq = &cq->vq;
-	uint16_t used_idx = virtio_rdma_vq_used_idx(vq);
+	uint16_t used_idx;
 	uint32_t id;
+	int ret;
 
+	if (cq->rings) {
+		ret = virtio_rdma_cq_ring_take(cq);
+		if (!ret) {
+			cq->vcq.cq_ex.wr_id = le64toh(cq->cur->wr_id);
+			cq->vcq.cq_ex.status =
+				virtio_rdma_wc_status(cq->cur->status);
+		}
+		return ret;
+	}
+	used_idx = virtio_rdma_vq_used_idx(vq);
 	if (vq->last_used == used_idx)
 		return ENOENT;
 	if ((uint16_t)(used_idx - vq->last_used) > vq->num)
@@ -50,12 +63,16 @@ static int cq_take(struct virtio_rdma_cq *cq)
 	return 0;
 }
 
-/* The current CQE has been read: its slot goes back to the device. */
+/*
+ * The current CQE has been read: its slot goes back to the device (on
+ * rings its entry goes back with cons at end_poll).
+ */
 static void cq_put(struct virtio_rdma_cq *cq)
 {
 	if (!cq->cur)
 		return;
-	virtio_rdma_vq_repost(&cq->vq, cq->cur_id);
+	if (!cq->rings)
+		virtio_rdma_vq_repost(&cq->vq, cq->cur_id);
 	cq->cur = NULL;
 }
 
@@ -88,7 +105,10 @@ static void cq_end_poll(struct ibv_cq_ex *ibcq)
 	struct virtio_rdma_cq *cq = to_vcq_ex(ibcq);
 
 	cq_put(cq);
-	virtio_rdma_vq_publish(&cq->vq);
+	if (cq->rings)
+		virtio_rdma_cq_ring_publish(cq);
+	else
+		virtio_rdma_vq_publish(&cq->vq);
 	pthread_spin_unlock(&cq->vq.lock);
 }
 
@@ -185,8 +205,10 @@ void virtio_rdma_cq_ex_set_ops(struct ibv_cq_ex *cq, uint64_t wc_flags)
 struct ibv_cq_ex *virtio_rdma_create_cq_ex(struct ibv_context *context,
 					   struct ibv_cq_init_attr_ex *attr)
 {
+	struct virtio_rdma_create_cq_ucmd cmd = {
+		.drv.flags = VIRTIO_RDMA_CREATE_CQ_RINGS,
+	};
 	struct virtio_rdma_create_cq_uresp resp = {};
-	struct ibv_create_cq cmd = {};
 	struct virtio_rdma_cq *cq;
 	int ret;
 
@@ -207,7 +229,7 @@ struct ibv_cq_ex *virtio_rdma_create_cq_ex(struct ibv_context *context,
 		return NULL;
 
 	ret = ibv_cmd_create_cq(context, attr->cqe, attr->channel,
-				attr->comp_vector, &cq->vcq.cq, &cmd,
+				attr->comp_vector, &cq->vcq.cq, &cmd.ibv_cmd,
 				sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (ret)
 		goto err_free;

@@ -35,6 +35,15 @@ IBV_WR_BIND_MW in ibv_post_send), WRITE and READ through their keys, the
 data checked; outside the window, with a key replaced by a new bind, after
 the unbind, after a SEND with invalidate and after LOCAL_INV of the
 window's key: remote access errors.
+With VUR_S12_CASES=rings (and VUR_DRIVER_LAYOUT=rings: the kernel driver
+puts the processes' CQs on rings, issue 28) only what needs CQs deeper than
+a virtqueue runs: verbs_probe deep_cq and deep_cq_ex in each guest (a CQ of
+4096 entries, and one of 131072 read with ibv_start_poll, holding 4000
+CQEs unpolled, data checked) and overrun (a CQ
+ring that overruns: CQ_ERR, QP_FATAL for its QPs), ib_write_bw -q 16
+(-n 100: a send CQ of 16 x 100 = 1600 CQEs) and libfabric's verbs;ofi_rxm with its
+default universe (MSG CQs of (128 + 128) x 1024 = 262144 CQEs), without the
+multicast and host runs.
 The guest checks that ib_mad's GSI QP is QP 1 in RTS (`rdma resource`).
 Then the first
 guest's ibv_rc_pingpong and ibv_ud_pingpong run against vur-pingpong on the
@@ -110,6 +119,20 @@ GUEST_RUNS = [
     ('fi_pingpong_verbs_rxm', "FI_UNIVERSE_SIZE=4 fi_pingpong -p 'verbs;ofi_rxm' -e rdm",
      None, 'fi'),
 ]
+# VUR_S12_CASES=rings: only the runs that need CQs deeper than a virtqueue's
+# 1024 slots (the driver's layout=rings, VUR_DRIVER_LAYOUT=rings), the deep
+# CQ probes in each guest, no multicast or host runs.
+RINGS_ONLY = os.environ.get('VUR_S12_CASES') == 'rings'
+RINGS_RUNS = [
+    # perftest's send CQ: tx_depth (128, lowered to -n) x QPs: 100 x 16 =
+    # 1600 CQEs (the -q 32 -n 50 of issue 28)
+    ('write_bw_q16', 'ib_write_bw -F -q 16 -s 65536 -n 100', None, '-x'),
+    # ofi_rxm's MSG CQs: (128 + 128) x FI_UNIVERSE_SIZE (1024) = 262144 CQEs:
+    # a ring beyond one page allocation, in an MR of the driver's own
+    ('fi_pingpong_verbs_rxm', "fi_pingpong -p 'verbs;ofi_rxm' -e rdm", None, 'fi'),
+]
+if RINGS_ONLY:
+    GUEST_RUNS = RINGS_RUNS
 # mckey: the group (its GID ::ffff:239.1.12.1, MAC 01:00:5e:01:0c:01) and the messages
 MCAST, MCKEY_COUNT = '239.1.12.1', 10
 # (guest tool, vur-pingpong transport, size)
@@ -157,6 +180,23 @@ case "$out" in
 "srq ok"*) vur_result verbs_srq ok "$out" ;;
 *) vur_result verbs_srq fail "$out" ;;
 esac
+
+# CQs deeper than a virtqueue (layout=rings): 4000 CQEs held unpolled in a
+# CQ of 4096, through poll_cq and through start/next_poll
+if [ "@DEEP@" = 1 ]; then
+    for probe in deep_cq deep_cq_ex; do
+        out=$(timeout 100 sid verbs_probe $probe virtio_rdma0 "${gid:-0}" 2>&1)
+        case "$out" in
+        "$probe ok"*) vur_result "verbs_$probe" ok "$out" ;;
+        *) vur_result "verbs_$probe" fail "$out" ;;
+        esac
+    done
+    vur_result ring_cqs_after ok "$(cat /sys/class/infiniband/virtio_rdma0/ports/1/ring_cqs 2>&1)"
+    # A CQ on a ring that overruns: CQ_ERR through the event queue, then
+    # QP_FATAL for both QPs (ROCE-DRV-OVR-2, -3)
+    vur_expect verbs_ring_cq_overrun_events "overrun ok cq_err 1 qp_fatal 2" \
+        "$(timeout 100 sid verbs_probe overrun virtio_rdma0 "${gid:-0}" 2>&1)"
+fi
 
 # run NAME EXPECT GIDOPT TOOL...: one tool between the guests, the server on
 # guest 1; ok when it exits 0 and its output has EXPECT (if not empty).
@@ -229,7 +269,9 @@ run_atomic() {
 # rdma_cm's mckey on the device (UD multicast, ATTACH_MCAST): guest 2 joins
 # @MCAST@ and must receive @MKCOUNT@ messages that guest 1 sends to it.
 mk="sid mckey -m @MCAST@ -b @ADDR@ -C @MKCOUNT@"
-if [ "@ROLE@" = client ]; then
+if [ "@ALL@" != 1 ]; then
+    : # VUR_S12_CASES=rings: no multicast and no host runs
+elif [ "@ROLE@" = client ]; then
     timeout 150 $mk >/tmp/mk.log 2>&1 &
     mkpid=$!
     vur_step mckey_joined # the host waits until the device has the QP attached
@@ -243,9 +285,9 @@ else
     vur_result mckey_sender $([ $MCKEY_STATUS = 0 ] && [ "$MCKEY_HOST" = done ] && echo ok ||
         echo fail) "$MCKEY_TRIES run(s), host said '$MCKEY_HOST'; exit $MCKEY_STATUS: $(tr '\n' '|' </tmp/mk.log)"
 fi
-vur_step mckey_done
+[ "@ALL@" = 1 ] && vur_step mckey_done
 
-if [ "@ROLE@" = server ]; then
+if [ "@ROLE@" = server ] && [ "@ALL@" = 1 ]; then
     /usr/sbin/ip -6 neigh replace @HOST_GID@ lladdr @HOST_MAC@ dev "$N" nud permanent ||
         vur_result host_neighbour fail "ip -6 neigh replace failed"
     ll=$(vur_roce_v2_gid virtio_rdma0 fe80:)
@@ -294,7 +336,9 @@ def guest_script(i):
             .replace('@MAC@', MACS[i]).replace('@HOST_MAC@', MACS[2])
             .replace('@HOST_GID@', link_local(MACS[2]))
             .replace('@ITERS@', str(ITERS)).replace('@PORT@', PORT)
-            .replace('@MCAST@', MCAST).replace('@MKCOUNT@', str(MCKEY_COUNT)))
+            .replace('@MCAST@', MCAST).replace('@MKCOUNT@', str(MCKEY_COUNT))
+            .replace('@ALL@', '0' if RINGS_ONLY else '1')
+            .replace('@DEEP@', '1' if RINGS_ONLY else '0'))
 
 
 def scenario(tap, qemu, image, sock_dir):
@@ -326,19 +370,21 @@ def scenario(tap, qemu, image, sock_dir):
             if why is not None:
                 break
         else:
-            mckey_on_device(tap, backend, guests, socks[:2])
-            host_runs(tap, guests[0], socks[2])
+            if not RINGS_ONLY:
+                mckey_on_device(tap, backend, guests, socks[:2])
+                host_runs(tap, guests[0], socks[2])
             why = guest.barrier(guests, 240)
             tap.case('guests_done', why is None, why or '')
         if DATA_PATHS == 2:
             qps_on_both_data_paths(tap, backend, socks[:2])
         for g in guests:
             guest.finish(tap, g, 120)
-        atomics_executed(tap, backend, guests, socks[:2])
+        if not RINGS_ONLY:
+            atomics_executed(tap, backend, guests, socks[:2])
         # verbs_ex on guest 1's device deregisters an MR with a window bound
         # once, on purpose: the device refuses it (ROCE-DEV-MW-5).
-        mw = any(n == 'device_mem_window' and d.startswith('has them')
-                 for n, _, d in guests[0].results()[0])
+        mw = not RINGS_ONLY and any(n == 'device_mem_window' and d.startswith('has them')
+                                    for n, _, d in guests[0].results()[0])
         for i, s in enumerate(socks):
             d = backend.device(s)
             want = 1 if i == 0 and mw else 0

@@ -41,6 +41,19 @@
  *	EINVAL, resizing is refused. Prints "srq ok ..." or "error <step>
  *	<detail>".
  *
+ *   verbs_probe deep_cq DEVICE GID_INDEX
+ *   verbs_probe deep_cq_ex DEVICE GID_INDEX
+ *	A CQ deeper than a virtqueue (issue 28: the kernel driver's rings
+ *	layout puts a process's CQ on a ring): max_cqe at least 4096, one CQ
+ *	of 4096 entries (ibv_create_cq), or of 131072 (ibv_create_cq_ex,
+ *	read with ibv_start_poll/ibv_next_poll) on a completion channel, armed, the
+ *	same two QPs on it sending DEEP_MSGS inline SENDs each way, every
+ *	one signaled, none polled until all data has arrived: the completion
+ *	event comes, then one poll takes more than 1024 CQEs at once (the
+ *	CQ held them), and all 4 x DEEP_MSGS are there, in order per QP and
+ *	kind, with their data checked. Prints "deep_cq ok first_poll <n>
+ *	cqes <total>" or "error <step> <detail>".
+ *
  * Exits 0 when every call went as printed, 1 on an error, 2 on bad usage.
  */
 #include <endian.h>
@@ -54,6 +67,8 @@
 #include <time.h>
 #include <arpa/inet.h>
 #include <poll.h>
+#include <sched.h>
+#include <unistd.h>
 
 #include <infiniband/verbs.h>
 
@@ -150,6 +165,10 @@ struct loop {
 	enum ibv_mtu mtu;
 	bool atomics; /* atomic_cap not IBV_ATOMIC_NONE */
 	struct ibv_srq *srq; /* if set, b receives from it */
+	int cqe; /* the CQ's size; 0: 32 */
+	int depth; /* each QP's max_send_wr and max_recv_wr; 0: 8 */
+	struct ibv_comp_channel *channel; /* the CQ's, or NULL */
+	struct ibv_cq_ex *cqx; /* if set, l->cq is this extended CQ */
 	char done[256];
 };
 
@@ -249,7 +268,13 @@ static int loop_setup(struct loop *l)
 		l->pd = ibv_alloc_pd(l->ctx);
 	if (!l->pd)
 		return fail("alloc_pd", "%s", errno_name(errno));
-	l->cq = ibv_create_cq(l->ctx, 32, NULL, NULL, 0);
+	if (l->depth)
+		init.cap.max_send_wr = init.cap.max_recv_wr = l->depth;
+	if (l->cqx)
+		l->cq = ibv_cq_ex_to_cq(l->cqx);
+	else
+		l->cq = ibv_create_cq(l->ctx, l->cqe ? l->cqe : 32, NULL,
+				      l->channel, 0);
 	if (!l->cq)
 		return fail("create_cq", "%s %d", errno_name(errno), errno);
 	ret = ibv_query_port(l->ctx, 1, &port);
@@ -309,6 +334,8 @@ static void loop_teardown(struct loop *l)
 		ibv_destroy_srq(l->srq);
 	if (l->cq)
 		ibv_destroy_cq(l->cq);
+	if (l->channel)
+		ibv_destroy_comp_channel(l->channel);
 	if (l->pd)
 		ibv_dealloc_pd(l->pd);
 }
@@ -942,6 +969,239 @@ out:
 	return ret;
 }
 
+/*
+ * The deep CQ test. Each QP receives DEEP_MSGS messages of DEEP_LEN bytes
+ * into its buffer, message k at k * DEEP_LEN, and sends as many inline:
+ * 4 x DEEP_MSGS CQEs on the one CQ, none polled until all data is there.
+ */
+#define DEEP_CQE 4096
+/* Beyond one page allocation of the kernel's (65536 CQEs of 64 bytes) */
+#define DEEP_CQE_EX 131072
+#define DEEP_MSGS 1000
+#define DEEP_LEN 16
+#define DEEP_RECV 100000 /* + 10000 * QP + k: receive wr_ids */
+
+static void deep_msg(unsigned char *p, int qp, int k)
+{
+	int i;
+
+	for (i = 0; i < DEEP_LEN; i++)
+		p[i] = (unsigned char)(qp * 131 + k * 7 + i + (k >> 8));
+}
+
+/* Up to @n completions of the extended CQ as ibv_wc (start/next_poll). */
+static int deep_poll_ex(struct ibv_cq_ex *cqx, int n, struct ibv_wc *wc)
+{
+	struct ibv_poll_cq_attr attr = {};
+	int got = 0, ret;
+
+	ret = ibv_start_poll(cqx, &attr);
+	if (ret == ENOENT)
+		return 0;
+	while (!ret) {
+		wc[got].wr_id = cqx->wr_id;
+		wc[got].status = cqx->status;
+		wc[got].opcode = ibv_wc_read_opcode(cqx);
+		wc[got].byte_len = ibv_wc_read_byte_len(cqx);
+		wc[got].qp_num = ibv_wc_read_qp_num(cqx);
+		if (++got == n)
+			break;
+		ret = ibv_next_poll(cqx);
+	}
+	ibv_end_poll(cqx);
+	return ret && ret != ENOENT ? -ret : got;
+}
+
+static int deep_poll(struct loop *l, int n, struct ibv_wc *wc)
+{
+	return l->cqx ? deep_poll_ex(l->cqx, n, wc) :
+			ibv_poll_cq(l->cq, n, wc);
+}
+
+/* Every message of both QPs in its receive buffer, or 60 s gone. */
+static int deep_arrived(struct loop *l)
+{
+	unsigned char want[DEEP_LEN];
+	time_t end = time(NULL) + 60;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		deep_msg(want, !i, DEEP_MSGS - 1);
+		while (memcmp(l->buf[i] + (DEEP_MSGS - 1) * DEEP_LEN, want,
+			      DEEP_LEN)) {
+			if (time(NULL) > end)
+				return fail("deep_data", "QP %d: last message "
+					    "not there in 60 s", i);
+			sched_yield();
+			/* The device writes it: read it anew. */
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		}
+	}
+	return 0;
+}
+
+/*
+ * The CQEs in order per QP and kind (the n-th send or receive CQE of QP
+ * i is its n-th WR's), receives with their data.
+ */
+static int deep_check(struct loop *l, const struct ibv_wc *wc, int n)
+{
+	int next[2][2] = {}, i, k, qp, recv;
+	unsigned char want[DEEP_LEN];
+
+	for (i = 0; i < n; i++) {
+		qp = wc[i].qp_num == l->qp[1]->qp_num;
+		recv = wc[i].opcode == IBV_WC_RECV;
+		k = next[qp][recv]++;
+		if (wc[i].status != IBV_WC_SUCCESS ||
+		    (!recv && wc[i].opcode != IBV_WC_SEND) ||
+		    wc[i].wr_id != (uint64_t)(recv ? DEEP_RECV + 10000 * qp + k :
+						     10000 * qp + k) ||
+		    (recv && wc[i].byte_len != DEEP_LEN))
+			return fail("deep_cqe",
+				    "CQE %d: QP %d %s %d: wr_id %llu status %s "
+				    "opcode %d byte_len %u",
+				    i, qp, recv ? "recv" : "send", k,
+				    (unsigned long long)wc[i].wr_id,
+				    ibv_wc_status_str(wc[i].status),
+				    wc[i].opcode, wc[i].byte_len);
+		if (!recv)
+			continue;
+		deep_msg(want, !qp, k);
+		if (loop_same("deep_data", l->buf[qp] + k * DEEP_LEN, want,
+			      DEEP_LEN))
+			return 1;
+	}
+	for (i = 0; i < 4; i++)
+		if (next[i / 2][i % 2] != DEEP_MSGS)
+			return fail("deep_cqe", "QP %d %s: %d CQEs", i / 2,
+				    i % 2 ? "recv" : "send",
+				    next[i / 2][i % 2]);
+	return 0;
+}
+
+static int deep_post(struct loop *l)
+{
+	unsigned char msg[DEEP_LEN];
+	struct ibv_sge sge = { .length = DEEP_LEN };
+	struct ibv_send_wr wr = {
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE,
+	}, *bad;
+	int i, k, ret;
+
+	for (i = 0; i < 2; i++)
+		for (k = 0; k < DEEP_MSGS; k++)
+			if (loop_post_recv(l, i, DEEP_RECV + 10000 * i + k,
+					   k * DEEP_LEN, DEEP_LEN))
+				return 1;
+	sge.addr = (uintptr_t)msg;
+	for (k = 0; k < DEEP_MSGS; k++)
+		for (i = 0; i < 2; i++) {
+			deep_msg(msg, i, k);
+			wr.wr_id = 10000 * i + k;
+			ret = ibv_post_send(l->qp[i], &wr, &bad);
+			if (ret)
+				return fail("deep_send", "QP %d WR %d: %s %d",
+					    i, k, errno_name(ret), ret);
+		}
+	return 0;
+}
+
+static int deep_cq(struct ibv_context *ctx, int gidx, bool ex)
+{
+	struct ibv_cq_init_attr_ex cattr = {
+		.cqe = DEEP_CQE_EX,
+		.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM,
+	};
+	struct loop l = { .ctx = ctx, .gidx = gidx, .cqe = DEEP_CQE,
+			  .depth = DEEP_MSGS };
+	struct pollfd p = { .events = POLLIN };
+	struct ibv_device_attr dev;
+	struct ibv_wc *wc = NULL;
+	int ret = 1, first, total, n;
+	struct ibv_cq *evcq;
+	void *evctx;
+	time_t end;
+
+	if (ibv_query_device(ctx, &dev))
+		return fail("query_device", "%s", errno_name(errno));
+	if (dev.max_cqe < (ex ? DEEP_CQE_EX : DEEP_CQE))
+		return fail("max_cqe", "%d, less than %d", dev.max_cqe,
+			    ex ? DEEP_CQE_EX : DEEP_CQE);
+	wc = calloc(4 * DEEP_MSGS, sizeof(*wc));
+	l.channel = ibv_create_comp_channel(ctx);
+	if (!wc || !l.channel) {
+		fail("setup", "%s", errno_name(errno));
+		goto out;
+	}
+	if (ex) {
+		cattr.channel = l.channel;
+		l.cqx = ibv_create_cq_ex(ctx, &cattr);
+		if (!l.cqx) {
+			fail("create_cq_ex", "%s %d", errno_name(errno), errno);
+			goto out;
+		}
+	}
+	if (loop_setup(&l))
+		goto out;
+	if (l.cq->cqe < (ex ? DEEP_CQE_EX : DEEP_CQE)) {
+		fail("create_cq", "cqe %d", l.cq->cqe);
+		goto out;
+	}
+	n = ibv_req_notify_cq(l.cq, 0);
+	if (n) {
+		fail("req_notify_cq", "%s %d", errno_name(n), n);
+		goto out;
+	}
+	if (deep_post(&l) || deep_arrived(&l))
+		goto out;
+	p.fd = l.channel->fd;
+	if (poll(&p, 1, 60000) != 1 ||
+	    ibv_get_cq_event(l.channel, &evcq, &evctx) || evcq != l.cq) {
+		fail("cq_event", "none in 60 s");
+		goto out;
+	}
+	ibv_ack_cq_events(l.cq, 1);
+	loop_done(&l, "event");
+	/* The send CQEs follow the peer's acknowledgements: 1 s more. */
+	sleep(1);
+	total = 0;
+	first = -1;
+	end = time(NULL) + 60;
+	while (total < 4 * DEEP_MSGS) {
+		n = deep_poll(&l, 4 * DEEP_MSGS - total, wc + total);
+		if (n < 0) {
+			fail("poll", "%d", n);
+			goto out;
+		}
+		if (first < 0)
+			first = n;
+		total += n;
+		if (!n && time(NULL) > end) {
+			fail("poll", "%d of %d CQEs in 60 s", total,
+			     4 * DEEP_MSGS);
+			goto out;
+		}
+	}
+	if (first <= 1024) {
+		fail("first_poll", "%d CQEs, not more than a virtqueue's 1024",
+		     first);
+		goto out;
+	}
+	if (deep_check(&l, wc, total))
+		goto out;
+	printf("%s ok first_poll %d cqes %d%s\n", ex ? "deep_cq_ex" : "deep_cq",
+	       first, total, l.done);
+	ret = 0;
+out:
+	loop_teardown(&l);
+	free(wc);
+	return ret;
+}
+
 static int loop(struct ibv_context *ctx, int gidx)
 {
 	struct loop l = { .ctx = ctx, .gidx = gidx };
@@ -963,14 +1223,17 @@ int main(int argc, char **argv)
 
 	bool gid_mode = argc > 1 && (!strcmp(argv[1], "loop") ||
 				     !strcmp(argv[1], "overrun") ||
-				     !strcmp(argv[1], "srq"));
+				     !strcmp(argv[1], "srq") ||
+				     !strcmp(argv[1], "deep_cq") ||
+				     !strcmp(argv[1], "deep_cq_ex"));
 
 	if (argc < 3 || (strcmp(argv[1], "speed") && strcmp(argv[1], "pd") &&
 			 !gid_mode) || (gid_mode && argc < 4)) {
 		fprintf(stderr,
 			"usage: %s speed DEVICE [PORT] | pd DEVICE | "
 			"loop DEVICE GID_INDEX | overrun DEVICE GID_INDEX | "
-			"srq DEVICE GID_INDEX\n",
+			"srq DEVICE GID_INDEX | deep_cq DEVICE GID_INDEX | "
+			"deep_cq_ex DEVICE GID_INDEX\n",
 			argv[0]);
 		return 2;
 	}
@@ -985,6 +1248,10 @@ int main(int argc, char **argv)
 		ret = overrun(ctx, atoi(argv[3]));
 	else if (!strcmp(argv[1], "srq"))
 		ret = srq(ctx, atoi(argv[3]));
+	else if (!strcmp(argv[1], "deep_cq"))
+		ret = deep_cq(ctx, atoi(argv[3]), false);
+	else if (!strcmp(argv[1], "deep_cq_ex"))
+		ret = deep_cq(ctx, atoi(argv[3]), true);
 	else
 		ret = loop(ctx, atoi(argv[3]));
 	ibv_close_device(ctx);

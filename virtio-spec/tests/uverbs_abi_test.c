@@ -33,8 +33,17 @@ main(void)
 	OFF(virtio_rdma_uring, vq_index, 46);
 	OFF(virtio_rdma_uring, flags, 48);
 	SIZE(virtio_rdma_alloc_pd_resp, 8);
-	SIZE(virtio_rdma_create_cq_resp, 64);
+	SIZE(virtio_rdma_create_cq_cmd, 8);
+	SIZE(virtio_rdma_cq_ring, 32);
+	OFF(virtio_rdma_cq_ring, ring_mmap, 8);
+	OFF(virtio_rdma_cq_ring, rec_len, 16);
+	OFF(virtio_rdma_cq_ring, size, 24);
+	OFF(virtio_rdma_cq_ring, stride, 28);
+	/* ring appended: an older provider reads the first 64 bytes as before */
+	SIZE(virtio_rdma_create_cq_resp, 96);
+	OFF(virtio_rdma_create_cq_resp, flags, 4);
 	OFF(virtio_rdma_create_cq_resp, cq, 8);
+	OFF(virtio_rdma_create_cq_resp, ring, 64);
 	SIZE(virtio_rdma_create_qp_resp, 120);
 	OFF(virtio_rdma_create_qp_resp, sq, 8);
 	OFF(virtio_rdma_create_qp_resp, rq, 64);

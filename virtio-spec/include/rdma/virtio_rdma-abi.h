@@ -71,6 +71,28 @@
  *   created on an SRQ has no receive queue: its create_qp response's rq is
  *   all zero.
  *
+ * - Completion queue on rings (the device's "Rings in Driver Memory",
+ *   with the driver's module parameter layout=rings): a provider that can
+ *   drive one says so in its create_cq driver data
+ *   (VIRTIO_RDMA_CREATE_CQ_RINGS); a kernel on rings then answers with
+ *   VIRTIO_RDMA_CQ_RESP_RINGS in flags, cq all zero and ring set, and
+ *   max_cqe is the ring's limit (a provider without the flag still gets a
+ *   virtqueue CQ, and EINVAL beyond the virtqueue's size). The kernel
+ *   allocates the ring and its record, and the device reaches them through
+ *   the driver's own MR only: the process maps them (rec_mmap: one page,
+ *   struct virtio_rdma_cq_rec at offset 0; ring_mmap: size entries of
+ *   stride bytes, a struct virtio_rdma_cq_req at the start of each) but
+ *   can never name other memory to the device. CQE n (n counted from 0
+ *   since create) is entry n % size; it is there once the record's prod
+ *   has passed n (read prod, then a read barrier, then the entry). Once
+ *   read, the provider writes cons = n + 1 (after a full barrier), so that
+ *   the device may reuse the entry. Arming is the provider's own
+ *   (spec ROCE-DRV-RING-4): notify = VIRTIO_IB_NOTIFY_*, a full barrier,
+ *   prod read again; the event comes on the uverbs completion channel.
+ *   The kernel never reads such a ring: a process that lies in its record
+ *   (cons, notify) breaks only its own CQ (overwritten or overrun entries,
+ *   or events it did not want).
+ *
  * Lifetime: the device object lives until the verbs object is destroyed
  * and the last mapping of its rings is gone. A QP destroyed while still
  * mapped is moved to RESET (the device then ignores its queues) and
@@ -109,10 +131,33 @@ struct virtio_rdma_alloc_pd_resp {
 	__u32 reserved;
 };
 
+/* struct virtio_rdma_create_cq_cmd.flags */
+#define VIRTIO_RDMA_CREATE_CQ_RINGS (1 << 0) /* the provider drives CQ rings */
+
+/* create_cq's driver data in; a kernel without it reads none of it. */
+struct virtio_rdma_create_cq_cmd {
+	__u32 flags;	/* VIRTIO_RDMA_CREATE_CQ_* */
+	__u32 reserved;	/* 0 */
+};
+
+/* struct virtio_rdma_create_cq_resp.flags */
+#define VIRTIO_RDMA_CQ_RESP_RINGS (1 << 0) /* ring describes the CQ, not cq */
+
+/* A CQ ring and its record (struct virtio_rdma_cq_rec), both mapped. */
+struct virtio_rdma_cq_ring {
+	__aligned_u64 rec_mmap;	 /* mmap offset of the record's page */
+	__aligned_u64 ring_mmap; /* mmap offset of the entries */
+	__u32 rec_len;		 /* bytes to map at rec_mmap */
+	__u32 ring_len;		 /* bytes to map at ring_mmap */
+	__u32 size;		 /* entries, a power of two */
+	__u32 stride;		 /* bytes per entry, a power of two >= 64 */
+};
+
 struct virtio_rdma_create_cq_resp {
 	__u32 cqn;
-	__u32 reserved;
-	struct virtio_rdma_uring cq;
+	__u32 flags;			/* VIRTIO_RDMA_CQ_RESP_*; was reserved (0) */
+	struct virtio_rdma_uring cq;	/* zero with VIRTIO_RDMA_CQ_RESP_RINGS */
+	struct virtio_rdma_cq_ring ring; /* with VIRTIO_RDMA_CQ_RESP_RINGS */
 };
 
 struct virtio_rdma_create_qp_resp {

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * CQs on rings (virtio_rdma_cq_ring.c) without a kernel or a device: the
+ * record and the entries lie in a memfd, mapped through the provider's own
+ * code as the kernel's mmap offsets would be, and this program plays the
+ * device: it writes CQEs and prod, and reads cons and notify. build.sh runs
+ * it after every build. Prints TAP.
+ */
+
+#define _GNU_SOURCE /* memfd_create() */
+#include <config.h>
+
+#include <endian.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "virtio_rdma.h"
+
+#define PAGE 4096
+#define SIZE 8
+#define STRIDE 64
+#define REC_OFF 0
+#define ENTS_OFF PAGE
+
+static int tests, failed;
+
+static void check(bool ok, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void check(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	tests++;
+	if (!ok)
+		failed++;
+	printf("%s %d - ", ok ? "ok" : "not ok", tests);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+/* The device's view of one CQ ring, as the kernel lays it out. */
+struct dev_ring {
+	int fd;
+	uint8_t *mem;
+	struct virtio_rdma_cq_rec *rec;
+	uint8_t *ents;
+	struct virtio_rdma_cq_ring desc;
+};
+
+static void dev_ring_init(struct dev_ring *d, uint32_t start)
+{
+	size_t len = 2 * PAGE;
+
+	d->fd = memfd_create("virtio_rdma_cq_ring_test", 0);
+	if (d->fd < 0 || ftruncate(d->fd, len)) {
+		perror("memfd");
+		exit(1);
+	}
+	d->mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, d->fd, 0);
+	if (d->mem == MAP_FAILED) {
+		perror("mmap");
+		exit(1);
+	}
+	d->rec = (struct virtio_rdma_cq_rec *)(d->mem + REC_OFF);
+	d->ents = d->mem + ENTS_OFF;
+	d->rec->cons = htole32(start);
+	d->rec->prod = htole32(start);
+	memset(&d->desc, 0, sizeof(d->desc));
+	d->desc.rec_mmap = REC_OFF;
+	d->desc.ring_mmap = ENTS_OFF;
+	d->desc.rec_len = PAGE;
+	d->desc.ring_len = PAGE;
+	d->desc.size = SIZE;
+	d->desc.stride = STRIDE;
+}
+
+static void dev_ring_fini(struct dev_ring *d)
+{
+	munmap(d->mem, 2 * PAGE);
+	close(d->fd);
+}
+
+/* CQE number @n (wr_id 1000 + n) into its entry; prod = n + 1. */
+static void dev_cqe(struct dev_ring *d, uint32_t n, uint8_t status)
+{
+	struct virtio_rdma_cq_req *cqe =
+		(void *)(d->ents + (n % SIZE) * STRIDE);
+
+	memset(cqe, 0, sizeof(*cqe));
+	cqe->wr_id = htole64(1000 + (uint64_t)n);
+	cqe->status = status;
+	cqe->opcode = VIRTIO_IB_WC_RECV;
+	cqe->byte_len = htole32(n * 3);
+	cqe->qp_num = htole32(17);
+	d->rec->prod = htole32(n + 1);
+}
+
+static void test_bad_desc(void)
+{
+	struct virtio_rdma_cq cq = {};
+	struct dev_ring d;
+
+	dev_ring_init(&d, 0);
+	d.desc.size = 6;
+	check(virtio_rdma_cq_ring_map(&cq, d.fd, &d.desc) == EINVAL &&
+		      !cq.rings,
+	      "size 6 (not a power of two): EINVAL");
+	d.desc.size = SIZE;
+	d.desc.stride = 32;
+	check(virtio_rdma_cq_ring_map(&cq, d.fd, &d.desc) == EINVAL,
+	      "stride 32 (less than a CQE): EINVAL");
+	d.desc.stride = STRIDE;
+	d.desc.size = 128;
+	check(virtio_rdma_cq_ring_map(&cq, d.fd, &d.desc) == EINVAL,
+	      "128 entries of 64 bytes in a 4096-byte mapping: EINVAL");
+	d.desc.size = SIZE;
+	d.desc.rec_len = 64;
+	check(virtio_rdma_cq_ring_map(&cq, d.fd, &d.desc) == EINVAL,
+	      "a record mapping of 64 bytes: EINVAL");
+	dev_ring_fini(&d);
+}
+
+/* Many times the ring's size through poll_cq, across cons's 2^32 wrap. */
+static void test_poll(void)
+{
+	struct virtio_rdma_cq cq = {};
+	const uint32_t start = 0xfffffff0;
+	struct ibv_wc wc[SIZE];
+	uint32_t n = start, got = start;
+	bool data_ok = true;
+	struct dev_ring d;
+	int i, k;
+
+	dev_ring_init(&d, start);
+	check(virtio_rdma_cq_ring_map(&cq, d.fd, &d.desc) == 0 && cq.rings &&
+		      cq.cons == start,
+	      "map: cons from the record");
+	check(virtio_rdma_poll_cq(&cq.ibv_cq, SIZE, wc) == 0, "empty: 0");
+	for (i = 0; i < 64; i++) {
+		/* 1 to SIZE CQEs at a time, polled in two calls. */
+		for (k = 0; k < i % SIZE + 1; k++)
+			dev_cqe(&d, n++, VIRTIO_IB_WC_SUCCESS);
+		while (got != n) {
+			int m = virtio_rdma_poll_cq(&cq.ibv_cq, 3, wc);
+
+			if (m <= 0) {
+				data_ok = false;
+				break;
+			}
+			for (k = 0; k < m; k++, got++)
+				if (wc[k].wr_id != 1000 + (uint64_t)got ||
+				    wc[k].byte_len != got * 3 ||
+				    wc[k].qp_num != 17 ||
+				    wc[k].opcode != IBV_WC_RECV ||
+				    wc[k].status != IBV_WC_SUCCESS)
+					data_ok = false;
+			if (le32toh(d.rec->cons) != got)
+				data_ok = false;
+		}
+	}
+	check(data_ok && got - start > 256 && got < start,
+	      "%u CQEs through 8 entries, in order, data as written, cons "
+	      "written after each poll, across 2^32",
+	      got - start);
+
+	dev_cqe(&d, n++, VIRTIO_IB_WC_REM_ACCESS_ERR);
+	check(virtio_rdma_poll_cq(&cq.ibv_cq, 1, wc) == 1 &&
+		      wc[0].status == IBV_WC_REM_ACCESS_ERR,
+	      "an error CQE: its status");
+	d.rec->prod = htole32(n + SIZE + 1);
+	check(virtio_rdma_poll_cq(&cq.ibv_cq, SIZE, wc) == -1 &&
+		      le32toh(d.rec->cons) == n && cq.cons == n,
+	      "prod more than the ring's size ahead: -1, the CQ as it was");
+	d.rec->prod = htole32(n);
+	check(virtio_rdma_req_notify_cq(&cq.ibv_cq, 0) == 0 &&
+		      le32toh(d.rec->notify) ==
+			      VIRTIO_IB_NOTIFY_NEXT_COMPLETION,
+	      "req_notify_cq: NEXT_COMPLETION in the record");
+	d.rec->notify = 0;
+	check(virtio_rdma_req_notify_cq(&cq.ibv_cq, 1) == 0 &&
+		      le32toh(d.rec->notify) == VIRTIO_IB_NOTIFY_SOLICITED,
+	      "req_notify_cq(solicited_only): SOLICITED in the record");
+	d.rec->prod = htole32(n + SIZE + 1);
+	check(virtio_rdma_req_notify_cq(&cq.ibv_cq, 0) == EIO,
+	      "req_notify_cq on a broken ring: EIO");
+	virtio_rdma_cq_ring_unmap(&cq);
+	dev_ring_fini(&d);
+}
+
+/* start/next/end_poll: cons goes back once, at end_poll. */
+static void test_poll_ex(void)
+{
+	struct virtio_rdma_cq cq = {};
+	struct ibv_poll_cq_attr pattr = {};
+	struct ibv_cq_ex *cqx = &cq.vcq.cq_ex;
+	bool ok = true;
+	struct dev_ring d;
+	uint32_t i;
+	int ret;
+
+	dev_ring_init(&d, 5);
+	virtio_rdma_cq_ring_map(&cq, d.fd, &d.desc);
+	virtio_rdma_cq_ex_set_ops(cqx, IBV_WC_STANDARD_FLAGS);
+	check(ibv_start_poll(cqx, &pattr) == ENOENT, "empty: ENOENT");
+	for (i = 5; i < 5 + SIZE; i++)
+		dev_cqe(&d, i, VIRTIO_IB_WC_SUCCESS);
+	ret = ibv_start_poll(cqx, &pattr);
+	for (i = 5; !ret; i++) {
+		if (cqx->wr_id != 1000 + i ||
+		    ibv_wc_read_byte_len(cqx) != i * 3 ||
+		    ibv_wc_read_qp_num(cqx) != 17 ||
+		    ibv_wc_read_opcode(cqx) != IBV_WC_RECV)
+			ok = false;
+		if (le32toh(d.rec->cons) != 5)
+			ok = false;
+		ret = ibv_next_poll(cqx);
+	}
+	ibv_end_poll(cqx);
+	check(ok && ret == ENOENT && i == 5 + SIZE &&
+		      le32toh(d.rec->cons) == 5 + SIZE,
+	      "start/next_poll: a full ring in order; cons written at "
+	      "end_poll");
+	d.rec->prod = htole32(5 + 3 * SIZE);
+	check(ibv_start_poll(cqx, &pattr) == EIO,
+	      "start_poll on a broken ring: EIO");
+	virtio_rdma_cq_ring_unmap(&cq);
+	dev_ring_fini(&d);
+}
+
+int main(void)
+{
+	test_bad_desc();
+	test_poll();
+	test_poll_ex();
+	printf("1..%d\n", tests);
+	printf("%d passed, %d failed\n", tests - failed, failed);
+	return failed ? 1 : 0;
+}
