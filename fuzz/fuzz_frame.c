@@ -46,7 +46,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	vur_fdb_init(&fdb, VUR_FDB_AGE_NS);
 	for (uint16_t d = 0; d < N_DEVS; d++) {
 		mac.addr_bytes[5] = (uint8_t)(d + 1);
-		if (vur_fdb_add_static(&fdb, &mac, d, now) != 0)
+		if (vur_fdb_add_static(&fdb, 0, &mac, d, now) != 0)
 			abort();
 	}
 	vur_net_state_init(&filter, own, 1);
@@ -78,7 +78,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					&policy, own, f, RTE_MIN(len, (uint32_t)VUR_ANTISPOOF_LEN));
 		}
 		if (vur_frame_parse(f, len, &fi) == 0) {
-			vur_fwd_decide(&fdb, port, &fi, (1ULL << N_DEVS) - 1, now, &out);
+			vur_fwd_decide(&fdb, port, 0, &fi, (1ULL << N_DEVS) - 1, now, &out);
 			if (out.devs & ~((1ULL << N_DEVS) - 1))
 				abort(); /* delivered to a port that is not attached */
 			vur_net_state_accepts(&filter, fi.dst.addr_bytes, fi.vlan_tagged, fi.vid);
