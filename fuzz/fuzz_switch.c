@@ -253,6 +253,8 @@ change(struct input *in)
 		break;
 	case 4:
 		n->link_down = a[0] & 1;
+		vur_net_dev_set_vlan(
+				n, a[0] & 2 ? 10 : 0); /* an access VLAN: tags pushed, popped */
 		break;
 	case 5:
 		set_mac(d, macs[a[0] % 8]);
