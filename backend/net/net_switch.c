@@ -621,8 +621,13 @@ plan(struct vur_switch *sw, uint16_t in_port, struct rte_mbuf *m, const struct v
 			}
 			queue_uplink(sw, bp, w[k], bp->fi[i].flow_hash);
 		}
+	} else if (bp->seg[i] != VUR_VLAN_NONE && f.devs == 0 &&
+			vur_vlan_push(m, bp->seg[i]) == 0) {
+		/* for the uplinks alone and ours alone (no copy was shared): tagged in place */
+		rte_pktmbuf_refcnt_update(m, 1); /* the PMD frees its reference */
+		queue_uplink(sw, bp, m, bp->fi[i].flow_hash);
 	} else if (bp->seg[i] != VUR_VLAN_NONE) {
-		/* shared with the devices it is delivered to: tagged in a copy */
+		/* devices read it too (or it is shared already): tagged in a copy */
 		queue_tagged(sw, bp, m, bp->seg[i], bp->fi[i].flow_hash);
 	} else {
 		rte_pktmbuf_refcnt_update(m, 1); /* the PMD frees its reference */
