@@ -2,12 +2,14 @@
 /*
  * An access VLAN on a tap uplink, seen from the kernel side of the tap: a
  * device V on VLAN 10 and a device U on none. What V sends, Ethernet and
- * the engine's RoCE, leaves tagged with VLAN 10, priority 0; from the wire
- * V receives only frames tagged 10, untagged, and RoCE packets tagged 10
- * reach its engine (the tag popped before the engine parses them), while
- * untagged ones and those of VLAN 20 do not (ROCE-DEV-POLICY-10). U is as
- * before: it sends untagged and receives the wire's untagged frames and
- * those of VLAN 20 as they are, but not VLAN 10's, V's VLAN here.
+ * the engine's RoCE, leaves tagged with VLAN 10, priority 0 (a broadcast
+ * that a device on VLAN 10 also gets is tagged for the wire only); from
+ * the wire V receives only frames tagged 10, untagged, and RoCE packets
+ * tagged 10 reach its engine (the tag popped before the engine parses
+ * them), while untagged ones and those of VLAN 20 do not
+ * (ROCE-DEV-POLICY-10). U is as before: it sends untagged and receives the
+ * wire's untagged frames and those of VLAN 20 as they are, but not VLAN
+ * 10's, V's VLAN here.
  *
  * The kernel moves a received frame's tag into the packet's metadata
  * (PACKET_AUXDATA) or leaves it in the bytes, depending on the path: both
@@ -45,6 +47,7 @@ static struct rdma_ep v, u;
 static char iface[IFNAMSIZ];
 static int raw = -1;
 static const uint8_t outside[6] = { 0x02, 0, 0, 0, 0, 0x99 };
+static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 
 /* A frame from the kernel side: its bytes untagged, and the VLAN tag it had (-1: none). */
 struct wire_frame {
@@ -133,6 +136,15 @@ wire_send(const uint8_t *p, size_t len, int vid)
 	TAP_EQ(send(raw, f, n, 0), (ssize_t)n);
 }
 
+static int
+set_vlan(struct rdma_ep *e, int vlan)
+{
+	char params[256], out[8192];
+
+	snprintf(params, sizeof(params), "{\"device\": \"%s\", \"vlan\": %d}", e->path, vlan);
+	return admin_call(t.backend.admin, "set_device_vlan", params, out, sizeof(out));
+}
+
 static bool
 ready(void)
 {
@@ -193,8 +205,9 @@ wire_recv_marked(uint32_t marker, struct wire_frame *f)
 static void
 ethernet_out_tagged(void)
 {
-	uint8_t f[FRAME];
+	uint8_t f[FRAME], got[2048];
 	struct wire_frame w;
+	size_t len = 0;
 
 	if (!ready())
 		return;
@@ -209,6 +222,19 @@ ethernet_out_tagged(void)
 	TAP_CHECK(wire_recv_marked(0x5101, &w));
 	TAP_EQ(w.tci, -1);
 	TAP_CHECK(memcmp(w.b, f, FRAME) == 0);
+	/*
+	 * A broadcast of V with U on VLAN 10 too: one frame for U and the wire,
+	 * tagged for the wire only (in a copy: U's stays as V sent it).
+	 */
+	TAP_EQ(set_vlan(&u, 10), 0);
+	eth_frame(f, FRAME, bcast, v.mac, 0x5102);
+	TAP_EQ(vur_user_net_send(v.d, f, FRAME), 0);
+	TAP_CHECK(wire_recv_marked(0x5102, &w));
+	TAP_EQ(w.tci, 10);
+	TAP_CHECK(memcmp(w.b, f, FRAME) == 0);
+	TAP_EQ(eth_recv_marked(u.d, 0x5102, got, sizeof(got), &len, WAIT_MS), 0);
+	TAP_CHECK(len == FRAME && memcmp(got, f, FRAME) == 0);
+	TAP_EQ(set_vlan(&u, 0), 0);
 }
 
 /* The first ETH_TEST_TYPE frame @e receives within @ms: its marker, or 0 for none. */
@@ -239,7 +265,6 @@ first_marker(struct rdma_ep *e, int ms)
 static void
 ethernet_in(void)
 {
-	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	uint8_t f1[FRAME], f2[FRAME], f3[FRAME], got[2048];
 	uint32_t m;
 	size_t len = 0;
