@@ -5,7 +5,9 @@
  * learning, ageing and looking up) and a device's receive filter
  * (net_state.c) for the frame's destination; a device's frame also goes
  * through anti-spoofing (net_antispoof.c) under a policy of two addresses,
- * the MAC pinned when the port is odd.
+ * the MAC pinned when the port is odd. Device ports are on access VLANs
+ * (none, 10, 20, none), the uplink's frames on their tag's: a decision
+ * never reaches a port of another VLAN.
  *
  * An input is a list of frames, each: u8 port (a device's, or the uplink),
  * u8 clock step (2^(step % 48) ns), le16 length, the frame. Each frame is
@@ -23,10 +25,14 @@
 #include "net/net_frame.h"
 #include "net/net_fwd.h"
 #include "net/net_state.h"
+#include "net/net_vlan.h"
 
 #define MAX_FRAMES 64
 #define MAX_LEN    2048
 #define N_DEVS     4 /* ports 0-3 attached, with static entries for their MACs */
+
+/* Device ports' access VLANs: none, 10, 20, none, ... */
+#define SEG(d) ((uint16_t)((d) % 3 * 10))
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -46,7 +52,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	vur_fdb_init(&fdb, VUR_FDB_AGE_NS);
 	for (uint16_t d = 0; d < N_DEVS; d++) {
 		mac.addr_bytes[5] = (uint8_t)(d + 1);
-		if (vur_fdb_add_static(&fdb, &mac, d, now) != 0)
+		if (vur_fdb_add_static(&fdb, SEG(d), &mac, d, now) != 0)
 			abort();
 	}
 	vur_net_state_init(&filter, own, 1);
@@ -78,9 +84,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					&policy, own, f, RTE_MIN(len, (uint32_t)VUR_ANTISPOOF_LEN));
 		}
 		if (vur_frame_parse(f, len, &fi) == 0) {
-			vur_fwd_decide(&fdb, port, &fi, (1ULL << N_DEVS) - 1, now, &out);
-			if (out.devs & ~((1ULL << N_DEVS) - 1))
-				abort(); /* delivered to a port that is not attached */
+			uint16_t seg = port < VUR_SW_MAX_DEVS ? SEG(port)
+					: fi.vlan_tagged      ? fi.vid
+							      : 0;
+			uint64_t members = 0;
+
+			for (uint16_t d = 0; d < N_DEVS; d++)
+				members |= (uint64_t)(SEG(d) == seg) << d;
+			vur_vlan_frame_tagged(f, len);
+			vur_fwd_decide(&fdb, port, seg, &fi, members, now, &out);
+			if (out.devs & ~members)
+				abort(); /* delivered to a port not attached, or of another VLAN */
 			vur_net_state_accepts(&filter, fi.dst.addr_bytes, fi.vlan_tagged, fi.vid);
 		}
 		free(f);

@@ -211,7 +211,7 @@ set_mac(int d, const uint8_t *mac)
 	memcpy(a.addr_bytes, mac, 6);
 	vur_fdb_flush_port(&dev.sw.fdb, (uint16_t)d);
 	if (!rte_is_multicast_ether_addr(&a))
-		vur_fdb_add_static(&dev.sw.fdb, &a, (uint16_t)d, dev.now_ns);
+		vur_fdb_add_static(&dev.sw.fdb, 0, &a, (uint16_t)d, dev.now_ns);
 }
 
 static void
@@ -253,6 +253,8 @@ change(struct input *in)
 		break;
 	case 4:
 		n->link_down = a[0] & 1;
+		vur_net_dev_set_vlan(
+				n, a[0] & 2 ? 10 : 0); /* an access VLAN: tags pushed, popped */
 		break;
 	case 5:
 		set_mac(d, macs[a[0] % 8]);

@@ -14,6 +14,7 @@
 
 #include "mgmt/admin_methods.h"
 #include "mgmt/admin_rate.h"
+#include "mgmt/admin_vlan.h"
 #include "mgmt/admin_rpc.h"
 #include "mgmt/dev_mgr.h"
 #include "port/port_mgr.h"
@@ -193,6 +194,7 @@ device_json(struct vur_port_mgr *pm, const struct vur_dev_info *info)
 		json_object_set_new(d, "refused_gids",
 				json_integer((json_int_t)info->policy.refused_gids));
 		antispoof_json(d, info);
+		vur_admin_vlan_json(d, info);
 	}
 	return d;
 }
@@ -429,17 +431,18 @@ parse_mac(const char *text, uint8_t mac[6])
 	return 0;
 }
 
-#define CREATE_USAGE                                                                        \
-	"expected {\"device\": ABSOLUTE_PATH, \"client\"?: BOOL, \"mac\"?: "                \
-	"\"XX:XX:XX:XX:XX:XX\", \"mtu\"?: N, \"max_qps\"?: N, \"max_cqs\"?: N, \"roce\"?: " \
-	"BOOL, \"port_speed_feature\"?: BOOL, \"rfc2_numbering\"?: BOOL, \"up\"?: BOOL, "   \
-	"\"quota\"?: {\"qps\"|\"cqs\"|\"mrs\"|\"pinned_bytes\"|\"wrs\": N}, "               \
-	"\"allowed_ips\"?: [IP, ...], \"mac_pinned\"?: BOOL, \"rate\"?: " VUR_ADMIN_RATE_USAGE "}"
+#define CREATE_USAGE                                                                           \
+	"expected {\"device\": ABSOLUTE_PATH, \"client\"?: BOOL, \"mac\"?: "                   \
+	"\"XX:XX:XX:XX:XX:XX\", \"mtu\"?: N, \"max_qps\"?: N, \"max_cqs\"?: N, \"roce\"?: "    \
+	"BOOL, \"port_speed_feature\"?: BOOL, \"rfc2_numbering\"?: BOOL, \"up\"?: BOOL, "      \
+	"\"quota\"?: {\"qps\"|\"cqs\"|\"mrs\"|\"pinned_bytes\"|\"wrs\": N}, "                  \
+	"\"allowed_ips\"?: [IP, ...], \"mac_pinned\"?: BOOL, \"rate\"?: " VUR_ADMIN_RATE_USAGE \
+	", \"vlan\"?: " VUR_ADMIN_VLAN_USAGE "}"
 
 /*
  * {"device": PATH, and optionally "client", "mac", "mtu", "max_qps",
  * "max_cqs", "roce", "port_speed_feature", "rfc2_numbering", "up", "quota",
- * "allowed_ips", "mac_pinned"} -> the new
+ * "allowed_ips", "mac_pinned", "rate", "vlan"} -> the new
  * device as get_devices shows it. What is left out is the command line's.
  */
 static int
@@ -451,7 +454,7 @@ create_device(struct vur_admin *a, json_t *params, json_t **result, json_t **err
 	int client = -1, roce = -1, speed = -1, rfc2 = -1, up = 1, pinned = 0;
 	struct vur_dev_info info;
 	const char *path, *mac = NULL;
-	json_t *quota = NULL, *ips = NULL, *rate = NULL;
+	json_t *quota = NULL, *ips = NULL, *rate = NULL, *vlan = NULL;
 	struct vur_dev_spec s;
 	json_error_t err;
 	char why[256];
@@ -464,12 +467,12 @@ create_device(struct vur_admin *a, json_t *params, json_t **result, json_t **err
 	if (params == NULL ||
 			json_unpack_ex(params, &err, JSON_STRICT,
 					"{s:s, s?b, s?s, s?I, s?I, s?I, s?b, s?b, s?b, s?b, s?o, "
-					"s?o, s?b, s?o}",
+					"s?o, s?b, s?o, s?o}",
 					"device", &path, "client", &client, "mac", &mac, "mtu",
 					&mtu, "max_qps", &qps, "max_cqs", &cqs, "roce", &roce,
 					"port_speed_feature", &speed, "rfc2_numbering", &rfc2, "up",
 					&up, "quota", &quota, "allowed_ips", &ips, "mac_pinned",
-					&pinned, "rate", &rate) != 0) {
+					&pinned, "rate", &rate, "vlan", &vlan) != 0) {
 		*error = vur_admin_error(VUR_RPC_INVALID_PARAMS, "%s: " CREATE_USAGE,
 				params == NULL ? "no params" : err.text);
 		return VUR_RPC_INVALID_PARAMS;
@@ -505,6 +508,8 @@ create_device(struct vur_admin *a, json_t *params, json_t **result, json_t **err
 		parse_addresses(ips, &s.policy, why, sizeof(why));
 	if (why[0] == '\0' && rate != NULL)
 		vur_admin_parse_rate(rate, &s.rate_bps, &s.rate_pps, why, sizeof(why));
+	if (why[0] == '\0' && vlan != NULL)
+		vur_admin_parse_vlan(vlan, &s.vlan, why, sizeof(why));
 	if (why[0] != '\0') {
 		*error = vur_admin_error(VUR_RPC_INVALID_PARAMS, "%s", why);
 		return VUR_RPC_INVALID_PARAMS;
@@ -691,6 +696,43 @@ set_device_rate(struct vur_admin *a, json_t *params, json_t **result, json_t **e
 	return 0;
 }
 
+/*
+ * {"device": PATH, "vlan": N} -> the device as get_devices shows it: on
+ * access VLAN N (1..4094) from now on, or on none (0).
+ */
+static int
+set_device_vlan(struct vur_admin *a, json_t *params, json_t **result, json_t **error)
+{
+	struct vur_dev_info info;
+	const char *path;
+	json_error_t err;
+	json_t *vlan;
+	char why[256];
+
+	if (a->dm == NULL) {
+		*error = vur_admin_error(-ENOTSUP, "this backend manages no device at runtime");
+		return -ENOTSUP;
+	}
+	if (params == NULL ||
+			json_unpack_ex(params, &err, JSON_STRICT, "{s:s, s:o}", "device", &path,
+					"vlan", &vlan) != 0) {
+		*error = vur_admin_error(VUR_RPC_INVALID_PARAMS,
+				"expected {\"device\": PATH, \"vlan\": " VUR_ADMIN_VLAN_USAGE "}");
+		return VUR_RPC_INVALID_PARAMS;
+	}
+	if (vur_admin_parse_vlan(vlan, &info.vlan, why, sizeof(why)) != 0) {
+		*error = vur_admin_error(VUR_RPC_INVALID_PARAMS, "%s", why);
+		return VUR_RPC_INVALID_PARAMS;
+	}
+	if (vur_dev_mgr_set_vlan(a->dm, path, info.vlan) != 0 ||
+			vur_dev_info(path, 0, &info) != 0) {
+		*error = vur_admin_error(-ENODEV, "no device %s", path);
+		return -ENODEV;
+	}
+	*result = device_json(a->pm, &info);
+	return 0;
+}
+
 static int rpc_get_methods(struct vur_admin *a, json_t *params, json_t **result, json_t **error);
 
 static const struct {
@@ -707,6 +749,7 @@ static const struct {
 	{ "set_device_link", set_device_link },
 	{ "set_device_quota", set_device_quota },
 	{ "set_device_rate", set_device_rate },
+	{ "set_device_vlan", set_device_vlan },
 	{ "set_member_link", set_member_link },
 	{ "set_member_speed", set_member_speed },
 };

@@ -19,6 +19,7 @@
 #include "common/event_loop.h"
 #include "common/log.h"
 #include "mgmt/dev_mgr.h"
+#include "net/net_vlan.h"
 #include "port/port_mgr.h"
 #include "vhost/vdev.h"
 #include "vhost/vdev_config.h"
@@ -72,6 +73,10 @@ vur_dev_spec_check(const struct vur_dev_spec *s, char *why, size_t len)
 	}
 	if (s->mac_given && ((s->mac[0] & 1) || memcmp(s->mac, zero, 6) == 0)) {
 		snprintf(why, len, "mac " MAC_FMT ": not a unicast address", MAC_BYTES(s->mac));
+		return -EINVAL;
+	}
+	if (s->vlan != VUR_VLAN_NONE && !vur_vlan_valid(s->vlan)) {
+		snprintf(why, len, "vlan %u: expected 1..%d, or 0 for none", s->vlan, VUR_VLAN_MAX);
 		return -EINVAL;
 	}
 	return 0;
@@ -210,6 +215,7 @@ vur_dev_mgr_create(struct vur_dev_mgr *dm, const struct vur_dev_spec *s, char *w
 	p.policy = s->policy;
 	p.rate_bps = s->rate_bps;
 	p.rate_pps = s->rate_pps;
+	p.vlan = s->vlan;
 	ret = vur_dev_spec_check(s, why, len);
 	if (ret != 0)
 		return ret;
@@ -334,6 +340,21 @@ vur_dev_mgr_set_rate(struct vur_dev_mgr *dm, const char *path, uint64_t bps, uin
 		ret = vur_dev_set_rate(dm->devs[i], bps, pps);
 	pthread_mutex_unlock(&dm->lock);
 	return ret;
+}
+
+int
+vur_dev_mgr_set_vlan(struct vur_dev_mgr *dm, const char *path, uint16_t vlan)
+{
+	int i;
+
+	if (vlan != VUR_VLAN_NONE && !vur_vlan_valid(vlan))
+		return -EINVAL;
+	pthread_mutex_lock(&dm->lock);
+	i = dm->stopping ? -1 : find(dm, path);
+	if (i >= 0)
+		vur_dev_set_vlan(dm->devs[i], vlan);
+	pthread_mutex_unlock(&dm->lock);
+	return i >= 0 ? 0 : -ENODEV;
 }
 
 int

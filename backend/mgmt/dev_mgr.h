@@ -62,6 +62,7 @@ struct vur_dev_spec {
 	uint64_t quota[VUR_QUOTA_N];   /* 0: none */
 	struct vur_addr_policy policy; /* the allowed addresses (n = 0: any) */
 	uint64_t rate_bps, rate_pps;   /* transmit limits (common/txrate.h); 0: none */
+	uint16_t vlan;                 /* the access VLAN (net/net_vlan.h); 0: none */
 };
 
 struct vur_dev_mgr {
@@ -126,6 +127,12 @@ int vur_dev_mgr_set_addresses(
  * @path while it runs. Returns 0, -ENODEV or -EINVAL.
  */
 int vur_dev_mgr_set_rate(struct vur_dev_mgr *dm, const char *path, uint64_t bps, uint64_t pps);
+
+/*
+ * Put the device serving @path on access VLAN @vlan (net/net_vlan.h; 0:
+ * none) while it runs. Returns 0, -ENODEV or -EINVAL (@vlan out of range).
+ */
+int vur_dev_mgr_set_vlan(struct vur_dev_mgr *dm, const char *path, uint16_t vlan);
 
 /* The ports started: devices created from now on get their speed from @pm. */
 void vur_dev_mgr_set_ports(struct vur_dev_mgr *dm, struct vur_port_mgr *pm);

@@ -107,6 +107,8 @@ show_device(const char *cmd, const char *params, struct rte_tel_data *d)
 	/* anti-spoofing (issue 25); its drops are eth_drop_tx_spoofed_mac and _ip */
 	rte_tel_data_add_dict_uint(d, "mac_pinned", info.policy.mac_pinned);
 	rte_tel_data_add_dict_uint(d, "refused_macs", info.policy.refused_macs);
+	/* access VLAN (issue 25): 0 none; tagged frames dropped: eth_drop_tx_tagged */
+	rte_tel_data_add_dict_uint(d, "vlan", info.vlan);
 	/* quotas (issue 25): quota_KIND (0: none), quota_KIND_used, quota_KIND_refused */
 	for (int k = 0; k < VUR_QUOTA_N; k++) {
 		char key[48];

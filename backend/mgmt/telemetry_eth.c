@@ -141,6 +141,7 @@ show_switch(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_uint(d, "fdb_moved", st.fdb_moved);
 	rte_tel_data_add_dict_uint(d, "fdb_evicted", st.fdb_evicted);
 	rte_tel_data_add_dict_uint(d, "uplink_polls", st.uplink_polls);
+	rte_tel_data_add_dict_uint(d, "drop_vlan_no_mbuf", st.vlan_no_mbuf);
 	for (uint16_t i = 0; i < VUR_MAX_UPLINKS && ret == 0; i++)
 		ret = add_uplink(d, i);
 out:

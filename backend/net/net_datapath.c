@@ -54,9 +54,9 @@ now_ns(void)
 }
 
 /*
- * A device's own address is known without learning (a static entry), and
- * follows MAC_ADDR_SET; a port that changed hands forgets what it learned,
- * also when its new device has the address of the one deleted before it
+ * A device's own address is known without learning (a static entry, on
+ * its access VLAN), and follows MAC_ADDR_SET and the VLAN's changes; a port that changed hands
+ * forgets what it learned, also when its new device has the address of the one deleted before it
  * (the slot's attachment count tells them apart).
  */
 static void
@@ -70,14 +70,19 @@ track_port(struct vur_switch *sw, int slot, struct vur_net_dev *nd, uint64_t now
 		vur_fdb_flush_port(&sw->fdb, slot);
 		rte_spinlock_unlock(&sw->fdb_lock);
 		memset(mac, 0, sizeof(*mac));
+		sw->dev_vlan[slot] = 0;
 		sw->seen[slot] = nd;
 		sw->seen_gen[slot] = gen;
 	}
-	if (nd != NULL && memcmp(mac->addr_bytes, nd->filter->mac, RTE_ETHER_ADDR_LEN) != 0) {
+	if (nd != NULL &&
+			(memcmp(mac->addr_bytes, nd->filter->mac, RTE_ETHER_ADDR_LEN) != 0 ||
+					sw->dev_vlan[slot] != nd->vlan)) {
+		/* a new VLAN, too: what it learned is of the segment it left */
 		memcpy(mac->addr_bytes, nd->filter->mac, RTE_ETHER_ADDR_LEN);
+		sw->dev_vlan[slot] = nd->vlan;
 		rte_spinlock_lock(&sw->fdb_lock);
 		vur_fdb_flush_port(&sw->fdb, slot);
-		vur_fdb_add_static(&sw->fdb, mac, slot, now);
+		vur_fdb_add_static(&sw->fdb, nd->vlan, mac, slot, now);
 		rte_spinlock_unlock(&sw->fdb_lock);
 	}
 }

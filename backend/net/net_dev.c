@@ -30,6 +30,7 @@ static const char *const drop_names[VUR_NET_DROP_COUNT] = {
 	[VUR_NET_DROP_RING_BROKEN] = "drop_ring_broken",
 	[VUR_NET_DROP_TX_SPOOFED_MAC] = "drop_tx_spoofed_mac",
 	[VUR_NET_DROP_TX_SPOOFED_IP] = "drop_tx_spoofed_ip",
+	[VUR_NET_DROP_TX_TAGGED] = "drop_tx_tagged",
 };
 
 const char *
@@ -71,6 +72,14 @@ vur_net_dev_attach(struct vur_net_dev *nd, struct vur_switch *sw)
 	nd->sw = sw;
 	nd->slot = slot;
 	return 0;
+}
+
+void
+vur_net_dev_set_vlan(struct vur_net_dev *nd, uint16_t vlan)
+{
+	nd->vlan = vlan;
+	if (nd->sw != NULL)
+		vur_switch_set_vlan(nd->sw, nd->slot, vlan);
 }
 
 void

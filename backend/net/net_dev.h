@@ -46,6 +46,8 @@ enum vur_net_drop {
 	VUR_NET_DROP_TX_SPOOFED_MAC,
 	/* a source IP outside the allowed set (likewise) */
 	VUR_NET_DROP_TX_SPOOFED_IP,
+	/* a tagged frame from a device on an access VLAN (net_vlan.h) */
+	VUR_NET_DROP_TX_TAGGED,
 	VUR_NET_DROP_COUNT
 };
 
@@ -78,6 +80,8 @@ struct vur_net_dev {
 	struct vur_tp_dev *tp; /* the RDMA engine, for RoCE v2 frames it owns */
 	/* the device's address policy: what its frames may carry (net_antispoof.h) */
 	const struct vur_addr_policy *policy;
+	/* its access VLAN (net_vlan.h), 0 for none; the switch keeps a copy per port */
+	uint16_t vlan;
 	bool roce;             /* the driver negotiated VIRTIO_NET_F_ROCE */
 	struct vur_switch *sw; /* NULL when not attached */
 	int slot;              /* device port on the switch */
@@ -111,6 +115,12 @@ void vur_net_dev_detach(struct vur_net_dev *nd);
  */
 void vur_net_dev_start(struct vur_net_dev *nd, int vid, uint64_t negotiated, uint16_t mtu,
 		bool rx_ready, bool tx_ready);
+
+/*
+ * Put the device on access VLAN @vlan (net_vlan.h; 0: none) from now on.
+ * Frames the data path holds meanwhile finish on the old one. Lock held.
+ */
+void vur_net_dev_set_vlan(struct vur_net_dev *nd, uint16_t vlan);
 
 /* Stop serving vring @qid if it is one of ours (any when @qid < 0). Lock held. */
 void vur_net_dev_stop(struct vur_net_dev *nd, int qid);

@@ -6,7 +6,8 @@
 
 #include "net/net_fdb.h"
 
-#define KEY_VALID (1ULL << 48)
+#define KEY_VALID      (1ULL << 60)
+#define KEY_VLAN_SHIFT 48
 
 void
 vur_fdb_init(struct vur_fdb *fdb, uint64_t age_ns)
@@ -16,12 +17,12 @@ vur_fdb_init(struct vur_fdb *fdb, uint64_t age_ns)
 }
 
 static uint64_t
-mac_key(const struct rte_ether_addr *mac)
+mac_key(uint16_t vlan, const struct rte_ether_addr *mac)
 {
 	uint64_t k = 0;
 
 	memcpy(&k, mac->addr_bytes, RTE_ETHER_ADDR_LEN);
-	return k | KEY_VALID;
+	return k | (uint64_t)(vlan & 0xfff) << KEY_VLAN_SHIFT | KEY_VALID;
 }
 
 static struct vur_fdb_entry *
@@ -67,9 +68,10 @@ victim(struct vur_fdb *fdb, uint64_t key, uint64_t now_ns)
 }
 
 void
-vur_fdb_learn(struct vur_fdb *fdb, const struct rte_ether_addr *mac, uint16_t port, uint64_t now_ns)
+vur_fdb_learn(struct vur_fdb *fdb, uint16_t vlan, const struct rte_ether_addr *mac, uint16_t port,
+		uint64_t now_ns)
 {
-	uint64_t key = mac_key(mac);
+	uint64_t key = mac_key(vlan, mac);
 	struct vur_fdb_entry *e;
 
 	if (!rte_is_unicast_ether_addr(mac) || rte_is_zero_ether_addr(mac))
@@ -91,18 +93,19 @@ vur_fdb_learn(struct vur_fdb *fdb, const struct rte_ether_addr *mac, uint16_t po
 }
 
 uint16_t
-vur_fdb_lookup(const struct vur_fdb *fdb, const struct rte_ether_addr *mac, uint64_t now_ns)
+vur_fdb_lookup(const struct vur_fdb *fdb, uint16_t vlan, const struct rte_ether_addr *mac,
+		uint64_t now_ns)
 {
-	const struct vur_fdb_entry *e = find(fdb, mac_key(mac));
+	const struct vur_fdb_entry *e = find(fdb, mac_key(vlan, mac));
 
 	return e != NULL && live(fdb, e, now_ns) ? e->port : VUR_FDB_NONE;
 }
 
 int
-vur_fdb_add_static(struct vur_fdb *fdb, const struct rte_ether_addr *mac, uint16_t port,
-		uint64_t now_ns)
+vur_fdb_add_static(struct vur_fdb *fdb, uint16_t vlan, const struct rte_ether_addr *mac,
+		uint16_t port, uint64_t now_ns)
 {
-	uint64_t key = mac_key(mac);
+	uint64_t key = mac_key(vlan, mac);
 	struct vur_fdb_entry *e;
 
 	if (!rte_is_unicast_ether_addr(mac) || rte_is_zero_ether_addr(mac))

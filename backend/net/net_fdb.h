@@ -6,6 +6,12 @@
  * until removed and are never overwritten by learning, so a frame that
  * spoofs a device's address cannot steal its traffic.
  *
+ * Entries are keyed by (VLAN, MAC), as 802.1Q's independent VLAN learning
+ * (8.8.7): one address may sit behind different ports on different
+ * segments (a router's one MAC on several VLANs, or two tenants given one
+ * MAC), and a frame on one VLAN can neither move nor steal an entry of
+ * another. VLAN 0 is the untagged segment (devices without an access VLAN).
+ *
  * Set-associative: a hash picks a bucket of VUR_FDB_WAYS entries; a full
  * bucket evicts its oldest learned entry. Bounded memory and time whatever
  * the traffic. One thread (the data path) uses it; not thread-safe.
@@ -26,7 +32,7 @@
 #define VUR_FDB_AGE_NS (300ULL * 1000000000ULL)
 
 struct vur_fdb_entry {
-	uint64_t key; /* the MAC in the low 48 bits, bit 48 set: 0 is an empty slot */
+	uint64_t key; /* the MAC in bits 0-47, the VLAN in 48-59, bit 60 set: 0 is an empty slot */
 	uint64_t seen_ns;
 	uint16_t port;
 	bool is_static;
@@ -47,22 +53,23 @@ struct vur_fdb {
 void vur_fdb_init(struct vur_fdb *fdb, uint64_t age_ns);
 
 /*
- * Record that @mac was seen as a source on @port at @now_ns. Group and
- * all-zero addresses are not learned, nor is an address with a static entry.
+ * Record that @mac was seen as a source on @port, on VLAN @vlan (0 to 4095,
+ * higher bits ignored), at @now_ns. Group and all-zero addresses are not
+ * learned, nor is an address with a static entry on that VLAN.
  */
-void vur_fdb_learn(struct vur_fdb *fdb, const struct rte_ether_addr *mac, uint16_t port,
-		uint64_t now_ns);
+void vur_fdb_learn(struct vur_fdb *fdb, uint16_t vlan, const struct rte_ether_addr *mac,
+		uint16_t port, uint64_t now_ns);
 
-/* The port of @mac, or VUR_FDB_NONE when unknown or aged out. */
-uint16_t vur_fdb_lookup(
-		const struct vur_fdb *fdb, const struct rte_ether_addr *mac, uint64_t now_ns);
+/* The port of @mac on @vlan, or VUR_FDB_NONE when unknown or aged out. */
+uint16_t vur_fdb_lookup(const struct vur_fdb *fdb, uint16_t vlan, const struct rte_ether_addr *mac,
+		uint64_t now_ns);
 
 /*
- * Pin @mac to @port (a static entry), replacing a learned one.
+ * Pin @mac on @vlan to @port (a static entry), replacing a learned one.
  * -EINVAL for a group or zero address, -ENOSPC when its bucket is all static.
  */
-int vur_fdb_add_static(struct vur_fdb *fdb, const struct rte_ether_addr *mac, uint16_t port,
-		uint64_t now_ns);
+int vur_fdb_add_static(struct vur_fdb *fdb, uint16_t vlan, const struct rte_ether_addr *mac,
+		uint16_t port, uint64_t now_ns);
 
 /* Forget every entry, static or learned, that points at @port. */
 void vur_fdb_flush_port(struct vur_fdb *fdb, uint16_t port);

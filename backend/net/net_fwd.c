@@ -12,20 +12,20 @@ flood(uint16_t in_port, uint64_t attached, struct vur_fwd *out)
 }
 
 void
-vur_fwd_decide(struct vur_fdb *fdb, uint16_t in_port, const struct vur_frame_info *fi,
-		uint64_t attached, uint64_t now_ns, struct vur_fwd *out)
+vur_fwd_decide(struct vur_fdb *fdb, uint16_t in_port, uint16_t seg, const struct vur_frame_info *fi,
+		uint64_t members, uint64_t now_ns, struct vur_fwd *out)
 {
 	uint16_t port;
 
 	*out = (struct vur_fwd){ 0, false, false };
-	vur_fdb_learn(fdb, &fi->src, in_port, now_ns);
+	vur_fdb_learn(fdb, seg, &fi->src, in_port, now_ns);
 	if (!rte_is_unicast_ether_addr(&fi->dst)) {
-		flood(in_port, attached, out);
+		flood(in_port, members, out);
 		return;
 	}
-	port = vur_fdb_lookup(fdb, &fi->dst, now_ns);
-	if (port == VUR_FDB_NONE || (port < VUR_SW_MAX_DEVS && !(attached & (1ULL << port)))) {
-		flood(in_port, attached, out);
+	port = vur_fdb_lookup(fdb, seg, &fi->dst, now_ns);
+	if (port == VUR_FDB_NONE || (port < VUR_SW_MAX_DEVS && !(members & (1ULL << port)))) {
+		flood(in_port, members, out);
 		return;
 	}
 	if (port == in_port)

@@ -9,6 +9,12 @@
  * outside never goes back outside: the backend is an end station with
  * several ports, not a bridge between planes or LAG members (which would
  * loop). Pure: the caller delivers.
+ *
+ * Each frame is on one segment: 0, the untagged one, or an access VLAN
+ * (1..4094, net_vlan.h). The caller says which, and which device ports are
+ * on it; a frame reaches no device port of another segment, flooded or
+ * not, and the FDB learns and looks up per segment (net_fdb.h). The uplink
+ * carries every segment (each tagged with its VLAN).
  */
 #ifndef VUR_NET_FWD_H
 #define VUR_NET_FWD_H
@@ -29,11 +35,13 @@ struct vur_fwd {
 };
 
 /*
- * Learn @fi's source on @in_port and decide where the frame goes. @attached
- * has a bit per device port that exists; learned entries pointing at a
- * device port that does not are ignored.
+ * Learn @fi's source on @in_port and segment @seg and decide where the
+ * frame goes. @members has a bit per device port that exists and is on
+ * @seg; entries pointing at a device port that is not (detached, or moved
+ * to another VLAN since) are ignored.
  */
-void vur_fwd_decide(struct vur_fdb *fdb, uint16_t in_port, const struct vur_frame_info *fi,
-		uint64_t attached, uint64_t now_ns, struct vur_fwd *out);
+void vur_fwd_decide(struct vur_fdb *fdb, uint16_t in_port, uint16_t seg,
+		const struct vur_frame_info *fi, uint64_t members, uint64_t now_ns,
+		struct vur_fwd *out);
 
 #endif /* VUR_NET_FWD_H */

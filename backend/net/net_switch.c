@@ -24,6 +24,7 @@
 #include "net/net_rxq.h"
 #include "net/net_state.h"
 #include "net/net_switch.h"
+#include "net/net_vlan.h"
 #include "transport/pkt.h"
 #include "transport/transport.h"
 
@@ -52,6 +53,7 @@ vur_switch_attach(struct vur_switch *sw, struct vur_net_dev *nd)
 		}
 	}
 	if (slot >= 0) {
+		__atomic_store_n(&sw->port_vlan[slot], nd->vlan, __ATOMIC_RELEASE);
 		__atomic_store_n(&sw->slot_gen[slot], sw->slot_gen[slot] + 1, __ATOMIC_RELEASE);
 		__atomic_store_n(&sw->slots[slot], nd, __ATOMIC_RELEASE);
 		__atomic_store_n(&sw->attached, sw->attached | (1ULL << slot), __ATOMIC_RELEASE);
@@ -69,6 +71,27 @@ vur_switch_detach(struct vur_switch *sw, int slot)
 	pthread_mutex_unlock(&sw->attach_lock);
 	/* The data path reports a quiescent state between bursts and while it sleeps. */
 	rte_rcu_qsbr_synchronize(sw->rcu, RTE_QSBR_THRID_INVALID);
+}
+
+void
+vur_switch_set_vlan(struct vur_switch *sw, int slot, uint16_t vlan)
+{
+	__atomic_store_n(&sw->port_vlan[slot], vlan, __ATOMIC_RELEASE);
+}
+
+/* The attached device ports on segment @seg (an access VLAN, or 0: none). */
+static uint64_t
+seg_members(const struct vur_switch *sw, uint16_t seg)
+{
+	uint64_t ports = __atomic_load_n(&sw->attached, __ATOMIC_ACQUIRE), members = 0;
+
+	for (; ports != 0; ports &= ports - 1) {
+		int slot = __builtin_ctzll(ports);
+
+		if (__atomic_load_n(&sw->port_vlan[slot], __ATOMIC_ACQUIRE) == seg)
+			members |= 1ULL << slot;
+	}
+	return members;
 }
 
 int
@@ -287,6 +310,7 @@ vur_switch_stats(const struct vur_switch *sw, struct vur_sw_stats *out)
 /* What one burst sends where: packet indices per destination device. */
 struct burst_plan {
 	struct vur_frame_info fi[VUR_SW_BURST];
+	uint16_t seg[VUR_SW_BURST]; /* each frame's segment: its access VLAN, or 0 */
 	uint8_t idx[VUR_SW_MAX_DEVS][VUR_SW_BURST];
 	uint8_t n[VUR_SW_MAX_DEVS];
 	uint64_t devs;
@@ -309,14 +333,14 @@ decide(struct vur_switch *sw, uint16_t in_port, struct burst_plan *bp, uint16_t 
 	const struct vur_frame_info *fi = &bp->fi[i];
 
 	/* have_last: a frame before this one was planned */
-	if (bp->have_last && rte_is_same_ether_addr(&fi->src, &bp->fi[i - 1].src) &&
+	if (bp->have_last && bp->seg[i] == bp->seg[i - 1] &&
+			rte_is_same_ether_addr(&fi->src, &bp->fi[i - 1].src) &&
 			rte_is_same_ether_addr(&fi->dst, &bp->fi[i - 1].dst)) {
 		*f = bp->last_fwd;
 		return;
 	}
 	rte_spinlock_lock(&sw->fdb_lock);
-	vur_fwd_decide(&sw->fdb, in_port, fi, __atomic_load_n(&sw->attached, __ATOMIC_ACQUIRE),
-			now_ns, f);
+	vur_fwd_decide(&sw->fdb, in_port, bp->seg[i], fi, seg_members(sw, bp->seg[i]), now_ns, f);
 	rte_spinlock_unlock(&sw->fdb_lock);
 	bp->last_fwd = *f;
 	bp->have_last = true;
@@ -519,6 +543,43 @@ queue_uplink(struct vur_switch *sw, struct burst_plan *bp, struct rte_mbuf *m, u
 	bp->up_hash[bp->n_up++] = hash;
 }
 
+/*
+ * The segment of frame @m from @in_port, parsed into @fi. A device's frames
+ * are on its access VLAN (they come untagged: net_txq.c drops the others).
+ * A frame from the uplink tagged (802.1Q) with a VLAN some device here has
+ * as its access VLAN is on that VLAN, its tag popped before any device
+ * parses it (the frame is ours alone: the PMD's); any other, tagged or not,
+ * is on the untagged segment, as it was before access VLANs existed.
+ */
+static uint16_t
+segment(struct vur_switch *sw, uint16_t in_port, struct rte_mbuf *m, struct vur_frame_info *fi)
+{
+	int vid;
+
+	if (in_port < VUR_SW_MAX_DEVS)
+		return __atomic_load_n(&sw->port_vlan[in_port], __ATOMIC_ACQUIRE);
+	vid = fi->vlan_tagged ? vur_vlan_outer_vid(m) : -1;
+	if (!vur_vlan_valid(vid) || seg_members(sw, (uint16_t)vid) == 0 || vur_vlan_pop(m) != 0)
+		return VUR_VLAN_NONE;
+	if (!frame_info(m, fi))
+		memset(fi, 0, sizeof(*fi)); /* a tag and no more: goes nowhere but floods */
+	return (uint16_t)vid;
+}
+
+/* Frame @m of a device on access VLAN @seg, tagged, for the uplinks. */
+static void
+queue_tagged(struct vur_switch *sw, struct burst_plan *bp, struct rte_mbuf *m, uint16_t seg,
+		uint32_t hash)
+{
+	struct rte_mbuf *t = vur_vlan_push_copy(m, seg, sw->pool);
+
+	if (t == NULL) {
+		VUR_STAT_ADD(sw->stats.vlan_no_mbuf, 1);
+		return;
+	}
+	queue_uplink(sw, bp, t, hash);
+}
+
 /* @fi: the frame's parsed headers, or NULL to parse them here. */
 static void
 plan(struct vur_switch *sw, uint16_t in_port, struct rte_mbuf *m, const struct vur_frame_info *fi,
@@ -533,6 +594,7 @@ plan(struct vur_switch *sw, uint16_t in_port, struct rte_mbuf *m, const struct v
 		bp->have_last = false;
 		return; /* a runt: nowhere */
 	}
+	bp->seg[i] = segment(sw, in_port, m, &bp->fi[i]);
 	decide(sw, in_port, bp, i, now_ns, &f);
 	if (f.flood)
 		VUR_STAT_ADD(sw->stats.flooded, 1);
@@ -550,8 +612,23 @@ plan(struct vur_switch *sw, uint16_t in_port, struct rte_mbuf *m, const struct v
 		uint16_t n = vur_pkt_to_wire(m, sw->pool, w, RTE_DIM(w));
 
 		VUR_STAT_ADD(sw->stats.roce_to_wire, n);
-		for (uint16_t k = 0; k < n; k++)
+		for (uint16_t k = 0; k < n; k++) {
+			/* whole packets of our own: the tag goes in place */
+			if (bp->seg[i] != VUR_VLAN_NONE && vur_vlan_push(w[k], bp->seg[i]) != 0) {
+				queue_tagged(sw, bp, w[k], bp->seg[i], bp->fi[i].flow_hash);
+				rte_pktmbuf_free(w[k]);
+				continue;
+			}
 			queue_uplink(sw, bp, w[k], bp->fi[i].flow_hash);
+		}
+	} else if (bp->seg[i] != VUR_VLAN_NONE && f.devs == 0 &&
+			vur_vlan_push(m, bp->seg[i]) == 0) {
+		/* for the uplinks alone and ours alone (no copy was shared): tagged in place */
+		rte_pktmbuf_refcnt_update(m, 1); /* the PMD frees its reference */
+		queue_uplink(sw, bp, m, bp->fi[i].flow_hash);
+	} else if (bp->seg[i] != VUR_VLAN_NONE) {
+		/* devices read it too (or it is shared already): tagged in a copy */
+		queue_tagged(sw, bp, m, bp->seg[i], bp->fi[i].flow_hash);
 	} else {
 		rte_pktmbuf_refcnt_update(m, 1); /* the PMD frees its reference */
 		queue_uplink(sw, bp, m, bp->fi[i].flow_hash);

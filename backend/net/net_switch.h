@@ -102,6 +102,7 @@ struct vur_sw_stats {
 	uint64_t roce_to_wire; /* RoCE packets made whole (ICRC) for an uplink */
 	uint64_t outbox_full;  /* RoCE replies dropped: more than one pass can hold */
 	uint64_t uplink_polls; /* idle wake-ups on the timer to poll uplinks without interrupts */
+	uint64_t vlan_no_mbuf; /* frames for an uplink not tagged: packet buffers exhausted */
 };
 
 struct vur_switch;
@@ -142,6 +143,8 @@ struct vur_switch {
 	struct vur_net_dev *slots[VUR_SW_MAX_DEVS];
 	uint32_t slot_gen[VUR_SW_MAX_DEVS]; /* attachments of each slot so far */
 	uint64_t attached;
+	/* each device port's access VLAN (0: none), set before it is attached */
+	uint16_t port_vlan[VUR_SW_MAX_DEVS];
 	struct rte_epoll_event kick_ev[VUR_SW_MAX_DEVS];
 
 	struct vur_sw_uplink uplinks[VUR_MAX_UPLINKS];
@@ -151,6 +154,7 @@ struct vur_switch {
 	struct vur_net_dev *seen[VUR_SW_MAX_DEVS];
 	uint32_t seen_gen[VUR_SW_MAX_DEVS]; /* slot_gen when seen: a new device, an old address */
 	struct rte_ether_addr dev_mac[VUR_SW_MAX_DEVS];
+	uint16_t dev_vlan[VUR_SW_MAX_DEVS]; /* the VLAN of dev_mac's static entry */
 	rte_spinlock_t fdb_lock;
 	struct vur_fdb fdb;
 	/* the uplinks' transmit queues, up_idx, n_up */
@@ -183,6 +187,9 @@ void vur_switch_unset_uplinks(struct vur_switch *sw);
 /* Device ports: a slot, or -ENOSPC. Detach waits for the data path to let go. */
 int vur_switch_attach(struct vur_switch *sw, struct vur_net_dev *nd);
 void vur_switch_detach(struct vur_switch *sw, int slot);
+
+/* Device port @slot is on access VLAN @vlan (net_vlan.h; 0: none) from now on. */
+void vur_switch_set_vlan(struct vur_switch *sw, int slot, uint16_t vlan);
 
 /* Wake the data path when transmit kick @fd of device @slot is signalled. */
 int vur_switch_watch_kick(struct vur_switch *sw, int slot, int fd);

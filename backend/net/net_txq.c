@@ -9,6 +9,7 @@
 #include "net/net_antispoof.h"
 #include "net/net_state.h"
 #include "net/net_txq.h"
+#include "net/net_vlan.h"
 
 /* Copy @len bytes of @c's readable part from @off into a chain of mbufs. */
 static struct rte_mbuf *
@@ -57,6 +58,19 @@ spoofed(struct vur_net_dev *nd, const struct vur_chain *c, uint32_t len)
 	return true;
 }
 
+/* Whether the frame of @len bytes in @c carries a VLAN tag (dropped and counted then). */
+static bool
+tagged(struct vur_net_dev *nd, const struct vur_chain *c, uint32_t len)
+{
+	uint8_t head[RTE_ETHER_HDR_LEN];
+
+	vur_chain_read(c, nd->hdr_len, head, sizeof(head)); /* len >= RTE_ETHER_HDR_LEN */
+	if (!vur_vlan_frame_tagged(head, RTE_MIN(len, (uint32_t)sizeof(head))))
+		return false;
+	nd->stats.drops[VUR_NET_DROP_TX_TAGGED]++;
+	return true;
+}
+
 /* Check one chain and copy its frame. NULL when dropped (and counted). */
 static struct rte_mbuf *
 take_frame(struct vur_net_dev *nd, const struct vur_chain *c, struct rte_mempool *mp)
@@ -89,6 +103,9 @@ take_frame(struct vur_net_dev *nd, const struct vur_chain *c, struct rte_mempool
 		return NULL;
 	}
 	len = c->out_len - nd->hdr_len;
+	/* ROCE-DEV-POLICY-10: on an access port the guest does not pick its VLAN */
+	if (nd->vlan != VUR_VLAN_NONE && tagged(nd, c, len))
+		return NULL;
 	/* ROCE-DEV-POLICY-4/5: without a policy, this one test is all a frame costs */
 	if (unlikely(vur_antispoof_active(nd->policy)) && spoofed(nd, c, len))
 		return NULL;

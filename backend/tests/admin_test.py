@@ -391,6 +391,45 @@ def bad_admin_input_gets_clear_errors():
 
 
 @case
+def access_vlan_values():
+    """An access VLAN (issue 25): 1..4094 or 0, a number; set at creation and live."""
+    b = start()
+    d = os.path.join(b.dir, 'v')
+    try:
+        assert b.device(b.sock)['vlan'] == 0
+        # out of range (0x1000, 4095 reserved, negative), not a number: refused, nothing made
+        for v in (0x1000, 4095, -1, '10', True, 1.5, None, [10]):
+            r = rpc(b, 'create_device', {'device': d, 'vlan': v})
+            assert error_code(r) == -32602 and 'vlan' in r['error']['message'], (v, r)
+            assert not os.path.exists(d), v
+            r = rpc(b, 'set_device_vlan', {'device': b.sock, 'vlan': v})
+            assert error_code(r) == -32602 and 'vlan' in r['error']['message'], (v, r)
+        assert error_code(rpc(b, 'set_device_vlan', {'device': b.sock})) == -32602
+        assert error_code(rpc(b, 'set_device_vlan',
+                              {'device': b.sock, 'vlan': 10, 'x': 1})) == -32602
+        assert error_code(rpc(b, 'set_device_vlan', {'device': '/tmp/nope', 'vlan': 10})) == -19
+        assert b.device(b.sock)['vlan'] == 0
+        r = rpc(b, 'create_device', {'device': d, 'vlan': 4094})['result']
+        assert r['vlan'] == 4094 and r['tagged_drops'] == 0, r
+        # live: set, changed, lifted; get_devices and the CLI agree
+        r = ctl_json(b, 'device-vlan', b.sock, '10')
+        assert r['vlan'] == 10 and r['tagged_drops'] == 0, r
+        assert [x['vlan'] for x in ctl_json(b, 'devices')] == [10, 4094]
+        assert b.device(b.sock)['vlan'] == 10
+        assert ctl_json(b, 'device-vlan', d, '1')['vlan'] == 1
+        assert ctl_json(b, 'device-vlan', b.sock, 'none')['vlan'] == 0
+        for bad in ('4095', 'ten'):
+            r = ctl(b, 'device-vlan', b.sock, bad)
+            assert r.returncode in (1, 2) and 'vlan' in r.stderr.lower(), (bad, r)
+        assert ctl_json(b, 'devices')[0]['vlan'] == 0
+        r = ctl_json(b, 'create-device', d + '2', '--vlan', '20')
+        assert r['vlan'] == 20, r
+        assert b.device(d + '2')['vlan'] == 20
+    finally:
+        finish(b)
+
+
+@case
 def devices_at_runtime():
     """create_device and delete_device: settings, the socket, and the CLI."""
     b = start()

@@ -326,6 +326,7 @@ fill_info(struct vur_dev *dev, struct vur_dev_info *info)
 	info->quota = dev->quota;
 	info->policy = dev->policy;
 	vur_txrate_read(&dev->txrate, &info->rate_bps, &info->rate_pps, &info->rate);
+	info->vlan = dev->eth.vlan;
 	for (int k = 0; k < VUR_QUOTA_N; k++)
 		info->quota_used[k] = dev->rdma_ready ? vur_rdma_quota_used(&dev->rdma, k) : 0;
 	pthread_rwlock_unlock(&dev->lock);
@@ -962,6 +963,7 @@ vur_dev_create(const struct vur_dev_params *p)
 	if (ret < 0)
 		goto free_dev;
 	dev->eth.policy = &dev->policy; /* net/net_antispoof.h */
+	dev->eth.vlan = p->vlan;        /* before it is a port of the switch */
 	if (vur_ctrl_table_validate(&dev->ctrl_table) != 0) {
 		ret = -EINVAL;
 		goto free_dev;
@@ -1005,6 +1007,14 @@ vur_dev_set_rate(struct vur_dev *dev, uint64_t bps, uint64_t pps)
 {
 	/* its own lock: the data path takes the buckets under the device's read lock */
 	return vur_txrate_set(&dev->txrate, bps, pps, vur_txrate_now_ns());
+}
+
+void
+vur_dev_set_vlan(struct vur_dev *dev, uint16_t vlan)
+{
+	pthread_rwlock_wrlock(&dev->lock);
+	vur_net_dev_set_vlan(&dev->eth, vlan);
+	pthread_rwlock_unlock(&dev->lock);
 }
 
 void

@@ -45,6 +45,7 @@ struct vur_dev_params {
 	uint64_t quota[VUR_QUOTA_N];   /* rdma/quota.h; 0: none */
 	struct vur_addr_policy policy; /* rdma/addr_policy.h: the allowed addresses */
 	uint64_t rate_bps, rate_pps;   /* common/txrate.h: transmit limits; 0: none */
+	uint16_t vlan;                 /* net/net_vlan.h: the access VLAN; 0: none */
 };
 
 struct vur_dev {
@@ -127,6 +128,7 @@ struct vur_dev_info {
 	struct vur_addr_policy policy; /* its allowed addresses and the ADD_GIDs refused */
 	uint64_t rate_bps, rate_pps;   /* its transmit limits (0: none) */
 	struct vur_txrate_stats rate;  /* what they deferred and dropped */
+	uint16_t vlan;                 /* its access VLAN (net/net_vlan.h), 0: none */
 };
 
 /*
@@ -175,6 +177,9 @@ void vur_dev_set_addresses(struct vur_dev *dev, const struct vur_addr_policy *ne
  * full buckets; the counters are kept. Returns 0 or -EINVAL.
  */
 int vur_dev_set_rate(struct vur_dev *dev, uint64_t bps, uint64_t pps);
+
+/* Put @dev on access VLAN @vlan (net/net_vlan.h; 0: none) while it runs. */
+void vur_dev_set_vlan(struct vur_dev *dev, uint16_t vlan);
 
 /* Copy of the encoded configuration space, taken under the device lock. */
 size_t vur_dev_config_snapshot(struct vur_dev *dev, uint8_t *buf);
