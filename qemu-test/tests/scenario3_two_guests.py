@@ -26,17 +26,13 @@ Usage: scenario3_two_guests.py PATH/TO/vhost-user-rdma
 Builds QEMU and the guest image first. Prints TAP.
 """
 
-import json
 import os
-import subprocess
 import sys
 
 import guest
 import harness
 
 BACKEND = sys.argv[1]
-CTL = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'backend', 'mgmt',
-                   'vhost-user-rdma-ctl')
 FOREIGN_IP = '10.0.0.99'
 FOREIGN_MAC = '02:00:00:00:99:99'
 
@@ -75,20 +71,6 @@ vur_step vlan20
 [ @ROLE@ = 1 ] && vur_no_answer other_vlan_isolated @PEER@
 vur_step done
 '''
-
-
-def ctl(admin, *args):
-    """vhost-user-rdma-ctl @args on the admin socket @admin: its JSON result."""
-    r = subprocess.run([sys.executable, CTL, '-s', admin, *args], capture_output=True,
-                       text=True, timeout=30)
-    if r.returncode != 0:
-        raise RuntimeError(f'vhost-user-rdma-ctl {" ".join(args)}: exit {r.returncode}: '
-                           f'{r.stderr.strip()}')
-    return json.loads(r.stdout)
-
-
-def device(admin, sock):
-    return ctl(admin, 'call', 'get_devices', json.dumps({'device': sock}))[0]
 
 
 def step(tap, guests, name, change):
@@ -142,20 +124,20 @@ def policy(tap, backend, guests, socks):
     """The tenant policy steps (the module's docstring)."""
     admin = backend.admin
     if not step(tap, guests, 'policy',
-                lambda: ctl(admin, 'device-addresses', socks[0], '10.0.0.1', '--pin-mac')):
+                lambda: guest.ctl(admin, 'device-addresses', socks[0], '10.0.0.1', '--pin-mac')):
         return
     if not step(tap, guests, 'vlan10',
-                lambda: [ctl(admin, 'device-vlan', s, '10') for s in socks]):
+                lambda: [guest.ctl(admin, 'device-vlan', s, '10') for s in socks]):
         return
-    d = device(admin, socks[0])
+    d = guest.device_of(admin, socks[0])
     tap.case('spoofed_frames_counted', d['spoofed_ip_drops'] > 0,
              f'spoofed_ip_drops {d["spoofed_ip_drops"]}')
     tap.case('mac_change_counted', d['refused_macs'] >= 1, f'refused_macs {d["refused_macs"]}')
-    if not step(tap, guests, 'vlan20', lambda: ctl(admin, 'device-vlan', socks[1], '20')):
+    if not step(tap, guests, 'vlan20', lambda: guest.ctl(admin, 'device-vlan', socks[1], '20')):
         return
     if not step(tap, guests, 'done', lambda: None):
         return
-    d = [device(admin, s) for s in socks]
+    d = [guest.device_of(admin, s) for s in socks]
     tap.case('devices_on_their_vlans', [x['vlan'] for x in d] == [10, 20],
              f'vlans {[x["vlan"] for x in d]}')
 
