@@ -32,11 +32,23 @@ static struct virtio_rdma_cq_req *cq_entry(struct virtio_rdma_cq_res *cq,
 	       ((size_t)(i & (cq->rsize - 1)) << CQ_LOG_STRIDE);
 }
 
-/* The largest cqe a kernel CQ on rings takes: a power of two of entries. */
+/* One allocation of contiguous pages: at most the largest order. */
+#ifdef MAX_PAGE_ORDER
+#define CQ_MAX_BYTES	(PAGE_SIZE << MAX_PAGE_ORDER)
+#else
+#define CQ_MAX_BYTES	(PAGE_SIZE << (MAX_ORDER - 1))
+#endif
+
+/*
+ * The largest cqe a kernel CQ on rings takes: a power of two of entries
+ * that fits with its record in one allocation.
+ */
 u32 virtio_rdma_cq_rings_max_cqe(struct virtio_rdma_dev *dev)
 {
+	u32 fit = (CQ_MAX_BYTES - CQ_REC_BYTES) >> CQ_LOG_STRIDE;
+
 	return dev->rings.max_ring_cqe ?
-	       rounddown_pow_of_two(dev->rings.max_ring_cqe) : 0;
+	       rounddown_pow_of_two(min(dev->rings.max_ring_cqe, fit)) : 0;
 }
 
 void virtio_rdma_cq_rings_free(struct virtio_rdma_cq_res *cq)
@@ -64,7 +76,8 @@ int virtio_rdma_cq_rings_create(struct virtio_rdma_dev *dev,
 	cq->rsize = roundup_pow_of_two(cqe);
 	cq->rmem_len = PAGE_ALIGN(CQ_REC_BYTES +
 				  ((size_t)cq->rsize << CQ_LOG_STRIDE));
-	cq->rmem = alloc_pages_exact(cq->rmem_len, GFP_KERNEL | __GFP_ZERO);
+	cq->rmem = alloc_pages_exact(cq->rmem_len,
+				     GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
 	if (!cq->rmem)
 		return -ENOMEM;
 	spin_lock_init(&cq->ring.k.lock);
