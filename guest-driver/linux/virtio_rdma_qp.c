@@ -475,6 +475,26 @@ static int qp_attr_to_wire(struct virtio_rdma_dev *dev,
 	return 0;
 }
 
+/*
+ * IBTA's Last WQE Reached for a QP on an SRQ that went to ERR: the device
+ * takes no more of the SRQ's WRs for it once MODIFY_QP has completed, and
+ * has no event of its own to say so. ib_drain_qp() of a QP on an SRQ
+ * (Linux 6.11 and later) waits up to 60 s for it; its consumer then polls
+ * the completions that remain. Only for a kernel consumer's transition:
+ * an ERR the device enters by itself is not seen here.
+ */
+static void qp_last_wqe_reached(struct ib_qp *ibqp)
+{
+	struct ib_event ev = {
+		.device = ibqp->device,
+		.element.qp = ibqp,
+		.event = IB_EVENT_QP_LAST_WQE_REACHED,
+	};
+
+	if (ibqp->event_handler)
+		ibqp->event_handler(&ev, ibqp->qp_context);
+}
+
 int virtio_rdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 			  int mask, struct ib_udata *udata)
 {
@@ -494,6 +514,9 @@ int virtio_rdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	if (!ret && qp->kernel && (mask & IB_QP_STATE) &&
 	    attr->qp_state == IB_QPS_RESET)
 		virtio_rdma_kqp_reset(qp);
+	if (!ret && qp->kernel && qp->srq && (mask & IB_QP_STATE) &&
+	    attr->qp_state == IB_QPS_ERR)
+		qp_last_wqe_reached(ibqp);
 	return ret;
 }
 
