@@ -15,8 +15,9 @@
  * holds more than 1024 of them. Each message carries its own pattern,
  * checked in its receive buffer, in the order posted. Then the same over
  * a shared receive queue of 2048 WRs with its limit armed (the limit
- * event must come), and last ib_drain_qp() on every QP (the flush of a
- * receive posted to a QP in ERR).
+ * event must come), and ib_drain_qp() on every QP (the flush of a
+ * receive posted to a QP in ERR). Last, a CQ of 16 overrun by 64 SENDs:
+ * its CQ error and its QP's fatal error, once each.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -49,6 +50,8 @@ struct kvtest {
 	u64 dma;
 	struct ib_wc *wc;
 	bool limit_event;
+	atomic_t cq_err;	/* IB_EVENT_CQ_ERR seen */
+	atomic_t qp_fatal;	/* IB_EVENT_QP_FATAL seen */
 	int gid_index;
 	union ib_gid gid;
 	u8 mac[ETH_ALEN];
@@ -77,6 +80,10 @@ static void kv_event(struct ib_event *ev, void *ctx)
 
 	if (ev->event == IB_EVENT_SRQ_LIMIT_REACHED)
 		WRITE_ONCE(t->limit_event, true);
+	if (ev->event == IB_EVENT_CQ_ERR)
+		atomic_inc(&t->cq_err);
+	if (ev->event == IB_EVENT_QP_FATAL)
+		atomic_inc(&t->qp_fatal);
 }
 
 /* The first RoCE v2 GID of port 1 and the MAC of its netdev. */
@@ -107,12 +114,13 @@ static int kv_gid(struct kvtest *t)
 	return -ENOENT;
 }
 
-static struct ib_qp *kv_qp(struct kvtest *t, struct ib_srq *srq)
+static struct ib_qp *kv_qp(struct kvtest *t, struct ib_srq *srq,
+			   struct ib_cq *send_cq)
 {
 	struct ib_qp_init_attr init = {
 		.event_handler = kv_event,
 		.qp_context = t,
-		.send_cq = t->cq,
+		.send_cq = send_cq,
 		.recv_cq = t->cq,
 		.srq = srq,
 		.cap = {
@@ -175,7 +183,7 @@ static u64 kv_addr(struct kvtest *t, bool recv, u32 i)
 }
 
 static int kv_post_recvs(struct kvtest *t, struct ib_qp *qp,
-			 struct ib_srq *srq)
+			 struct ib_srq *srq, u32 n)
 {
 	const struct ib_recv_wr *bad;
 	struct ib_recv_wr *wr;
@@ -183,17 +191,17 @@ static int kv_post_recvs(struct kvtest *t, struct ib_qp *qp,
 	int ret;
 	u32 i;
 
-	wr = kcalloc(KV_MSGS, sizeof(*wr), GFP_KERNEL);
-	sge = kcalloc(KV_MSGS, sizeof(*sge), GFP_KERNEL);
+	wr = kcalloc(n, sizeof(*wr), GFP_KERNEL);
+	sge = kcalloc(n, sizeof(*sge), GFP_KERNEL);
 	ret = wr && sge ? 0 : -ENOMEM;
-	for (i = 0; !ret && i < KV_MSGS; i++) {
+	for (i = 0; !ret && i < n; i++) {
 		sge[i].addr = kv_addr(t, true, i);
 		sge[i].length = KV_MSG_BYTES;
 		sge[i].lkey = t->pd->local_dma_lkey;
 		wr[i].wr_id = KV_MSGS + i;
 		wr[i].sg_list = &sge[i];
 		wr[i].num_sge = 1;
-		wr[i].next = i + 1 < KV_MSGS ? &wr[i + 1] : NULL;
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
 	}
 	if (!ret)
 		ret = srq ? ib_post_srq_recv(srq, wr, &bad) :
@@ -203,8 +211,8 @@ static int kv_post_recvs(struct kvtest *t, struct ib_qp *qp,
 	return ret;
 }
 
-/* All KV_MSGS SENDs in one call: the ring takes more than 1024 at once. */
-static int kv_post_sends(struct kvtest *t, struct ib_qp *qp)
+/* All @n SENDs in one call: the ring takes more than 1024 at once. */
+static int kv_post_sends(struct kvtest *t, struct ib_qp *qp, u32 n)
 {
 	const struct ib_send_wr *bad;
 	struct ib_send_wr *wr;
@@ -212,10 +220,10 @@ static int kv_post_sends(struct kvtest *t, struct ib_qp *qp)
 	int ret;
 	u32 i;
 
-	wr = kcalloc(KV_MSGS, sizeof(*wr), GFP_KERNEL);
-	sge = kcalloc(KV_MSGS, sizeof(*sge), GFP_KERNEL);
+	wr = kcalloc(n, sizeof(*wr), GFP_KERNEL);
+	sge = kcalloc(n, sizeof(*sge), GFP_KERNEL);
 	ret = wr && sge ? 0 : -ENOMEM;
-	for (i = 0; !ret && i < KV_MSGS; i++) {
+	for (i = 0; !ret && i < n; i++) {
 		sge[i].addr = kv_addr(t, false, i);
 		sge[i].length = KV_MSG_BYTES;
 		sge[i].lkey = t->pd->local_dma_lkey;
@@ -224,7 +232,7 @@ static int kv_post_sends(struct kvtest *t, struct ib_qp *qp)
 		wr[i].num_sge = 1;
 		wr[i].opcode = IB_WR_SEND;
 		wr[i].send_flags = IB_SEND_SIGNALED;
-		wr[i].next = i + 1 < KV_MSGS ? &wr[i + 1] : NULL;
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
 	}
 	if (!ret)
 		ret = ib_post_send(qp, wr, &bad);
@@ -247,7 +255,7 @@ static void kv_round(struct kvtest *t, const char *name, struct ib_srq *srq)
 	memset(rbuf, 0, (size_t)KV_MSGS * KV_MSG_BYTES);
 	ib_dma_sync_single_for_device(t->dev, t->dma, t->buf_len,
 				      DMA_BIDIRECTIONAL);
-	ret = kv_post_recvs(t, t->qb, srq);
+	ret = kv_post_recvs(t, t->qb, srq, KV_MSGS);
 	if (!ret && srq) {
 		struct ib_srq_attr sa = { .srq_limit = KV_SRQ_LIMIT };
 
@@ -255,7 +263,7 @@ static void kv_round(struct kvtest *t, const char *name, struct ib_srq *srq)
 		ret = ib_modify_srq(srq, &sa, IB_SRQ_LIMIT);
 	}
 	if (!ret)
-		ret = kv_post_sends(t, t->qa);
+		ret = kv_post_sends(t, t->qa, KV_MSGS);
 	if (ret) {
 		result(name, false, "post: %d", ret);
 		return;
@@ -346,18 +354,22 @@ static int kv_setup(struct kvtest *t)
 	return 0;
 }
 
-/* Two QPs of KV_WR WRs, qb on @srq if any, connected to each other. */
-static int kv_pair(struct kvtest *t, struct ib_srq *srq)
+/*
+ * Two QPs of KV_WR WRs, qb on @srq if any, connected to each other; qa
+ * sends to @send_cq, all else goes to t->cq.
+ */
+static int kv_pair(struct kvtest *t, struct ib_srq *srq,
+		   struct ib_cq *send_cq)
 {
 	int ret;
 
-	t->qa = kv_qp(t, NULL);
+	t->qa = kv_qp(t, NULL, send_cq);
 	if (IS_ERR(t->qa)) {
 		ret = PTR_ERR(t->qa);
 		t->qa = NULL;
 		return ret;
 	}
-	t->qb = kv_qp(t, srq);
+	t->qb = kv_qp(t, srq, t->cq);
 	if (IS_ERR(t->qb)) {
 		ret = PTR_ERR(t->qb);
 		t->qb = NULL;
@@ -397,6 +409,56 @@ static void kv_teardown(struct kvtest *t)
 		ib_dealloc_pd(t->pd);
 }
 
+/*
+ * A send CQ of 16 CQEs, 64 signaled SENDs: it overruns. The device reports
+ * CQ_ERR; the driver raises IB_EVENT_CQ_ERR and IB_EVENT_QP_FATAL for the
+ * one QP that sends to it (ROCE-DRV-OVR-2, -3), each once. No drain: the
+ * flushes of a QP whose CQ is in error are lost.
+ */
+#define KV_SMALL_CQE	16
+#define KV_OVERRUN_MSGS	64
+
+static void kv_overrun(struct kvtest *t)
+{
+	struct ib_cq_init_attr ca = { .cqe = KV_SMALL_CQE };
+	unsigned long deadline;
+	struct ib_cq *cq;
+	int ret, n;
+
+	cq = ib_create_cq(t->dev, NULL, kv_event, t, &ca);
+	if (IS_ERR(cq)) {
+		result("cq_overrun_qp_fatal", false, "create_cq %ld",
+		       PTR_ERR(cq));
+		return;
+	}
+	atomic_set(&t->cq_err, 0);
+	atomic_set(&t->qp_fatal, 0);
+	ret = kv_pair(t, NULL, cq);
+	if (!ret)
+		ret = kv_post_recvs(t, t->qb, NULL, KV_OVERRUN_MSGS);
+	if (!ret)
+		ret = kv_post_sends(t, t->qa, KV_OVERRUN_MSGS);
+	deadline = jiffies + msecs_to_jiffies(KV_WAIT_MS);
+	while (!ret && (!atomic_read(&t->cq_err) || !atomic_read(&t->qp_fatal)) &&
+	       time_before(jiffies, deadline))
+		msleep(10);
+	msleep(200);	/* a second event would come within this */
+	result("cq_overrun_qp_fatal", !ret && atomic_read(&t->cq_err) == 1 &&
+	       atomic_read(&t->qp_fatal) == 1,
+	       "%d: %d CQ_ERR, %d QP_FATAL", ret, atomic_read(&t->cq_err),
+	       atomic_read(&t->qp_fatal));
+	if (t->qb)
+		ib_destroy_qp(t->qb);
+	if (t->qa)
+		ib_destroy_qp(t->qa);
+	t->qa = t->qb = NULL;
+	/* What qb received: not for a later round. */
+	do {
+		n = ib_poll_cq(t->cq, KV_CQE, t->wc);
+	} while (n > 0);
+	ib_destroy_cq(cq);
+}
+
 static void kv_run(struct kvtest *t)
 {
 	int ret;
@@ -406,19 +468,20 @@ static void kv_run(struct kvtest *t)
 		result("setup", false, "%d", ret);
 		return;
 	}
-	ret = kv_pair(t, NULL);
+	ret = kv_pair(t, NULL, t->cq);
 	result("rc_qps_2048", !ret, "QPs %u, %u: %d", t->qa ? t->qa->qp_num : 0,
 	       t->qb ? t->qb->qp_num : 0, ret);
 	if (!ret)
 		kv_round(t, "rc_1500_sends", NULL);
 	kv_unpair(t, "rc_drain");
-	if (!t->srq)
-		return;
-	ret = kv_pair(t, t->srq);
-	result("srq_qps", !ret, "%d", ret);
-	if (!ret)
-		kv_round(t, "srq_1500_sends", t->srq);
-	kv_unpair(t, "srq_drain");
+	if (t->srq) {
+		ret = kv_pair(t, t->srq, t->cq);
+		result("srq_qps", !ret, "%d", ret);
+		if (!ret)
+			kv_round(t, "srq_1500_sends", t->srq);
+		kv_unpair(t, "srq_drain");
+	}
+	kv_overrun(t);
 }
 
 static bool kv_found;

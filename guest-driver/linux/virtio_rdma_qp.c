@@ -479,7 +479,7 @@ static int qp_attr_to_wire(struct virtio_rdma_dev *dev,
  * IBTA's Last WQE Reached for a QP on an SRQ that went to ERR: the device
  * takes no more of the SRQ's WRs for it once MODIFY_QP has completed, and
  * has no event of its own to say so. ib_drain_qp() of a QP on an SRQ
- * (Linux 6.11 and later) waits up to 60 s for it; its consumer then polls
+ * (7.2 here, not 6.1) waits up to 60 s for it; its consumer then polls
  * the completions that remain. Only for a kernel consumer's transition:
  * an ERR the device enters by itself is not seen here.
  */

@@ -45,7 +45,8 @@ With VUR_DRIVER_LAYOUT=rings (the driver's layout=rings) ib_mad's CQ and
 GSI QP are on rings (ports/1/ring_cqs, ring_qps), and the kernel verbs
 self-test virtio_rdma_kvtest.ko runs on A: a CQ of 4096 CQEs, RC QPs and an
 SRQ of 2048 WRs, 1500 messages in one post with their data checked,
-more than 1024 CQEs held at once, the SRQ limit event, ib_drain_qp().
+more than 1024 CQEs held at once, the SRQ limit event, ib_drain_qp(), and
+a CQ of 16 overrun by 64 SENDs: IB_EVENT_CQ_ERR and IB_EVENT_QP_FATAL once.
 
 Usage: scenario10_virtio_rdma.py PATH/TO/vhost-user-rdma
 Builds QEMU, the guest image and the module first. Prints TAP. Needs root
@@ -175,7 +176,8 @@ fi
 # layout=rings: the kernel verbs self-test (virtio_rdma_kvtest.ko, at its
 # load): a CQ of 4096 CQEs, two RC QPs of 2048 WRs, 1500 SENDs in one post
 # with their data checked and more than 1024 CQEs held at once, the same
-# over an SRQ of 2048 with its limit event, ib_drain_qp() of each QP.
+# over an SRQ of 2048 with its limit event, ib_drain_qp() of each QP; a
+# CQ of 16 overrun: its CQ error and its QP's fatal error, once each.
 if [ $RC = 1 ]; then
     insmod /lib/modules/$(uname -r)/extra/virtio_rdma_kvtest.ko ibdev=$IA ||
         vur_result kvtest_insmod fail "$(dmesg | tail -5)"
@@ -183,7 +185,7 @@ if [ $RC = 1 ]; then
         vur_result "kvtest_$_n" "$_s" "$_d"
     done
     vur_expect kvtest_done 1 "$(dmesg | grep -c 'virtio_rdma_kvtest: done')"
-    vur_expect kvtest_cases 8 "$(dmesg | grep -c 'virtio_rdma_kvtest: RESULT [a-z_0-9]* ok')"
+    vur_expect kvtest_cases 9 "$(dmesg | grep -c 'virtio_rdma_kvtest: RESULT [a-z_0-9]* ok')"
     vur_expect kvtest_ring_qps_freed 1 "$(cat $P/ring_qps)"
     vur_expect kvtest_ring_srqs_freed 0 "$(cat $P/ring_srqs)"
     vur_expect kvtest_ring_cqs_freed 1 "$(cat $P/ring_cqs)"
