@@ -14,6 +14,10 @@
  * The ordering is virtio's (weak barriers: the device is a vhost-user
  * backend on other CPUs): slots and ring entries before avail->idx,
  * avail->idx before the event index, used->idx before the used element.
+ *
+ * With layout=rings the kernel's objects are on rings instead: the verbs
+ * here hand those to virtio_rdma_qp_rings.c and virtio_rdma_cq_rings.c,
+ * and share the WR and CQE translations with them.
  */
 #include <linux/delay.h>
 #include <linux/log2.h>

@@ -6,7 +6,9 @@
  * and translates modify and query (MODIFY_QP, QUERY_QP) between ib_core's
  * attributes and the wire's. A kernel QP (ib_mad's GSI QP, a ULP's) is the
  * same pair of virtqueues, posted by the driver (virtio_rdma_kverbs.c) and
- * entered in the QPN table that poll_cq reads for ib_wc.qp.
+ * entered in the QPN table that poll_cq reads for ib_wc.qp; with
+ * layout=rings it is on rings instead (virtio_rdma_qp_rings.c), numbered
+ * from max_rdma_qps (its table dev->rings.qps) or 1 for the GSI QP.
  */
 #include <linux/etherdevice.h>
 #include <linux/log2.h>

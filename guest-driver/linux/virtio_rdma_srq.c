@@ -15,6 +15,10 @@
  * ring, a process's SRQ included: a process posting after the arming only
  * makes a notification come early, and the count then moves the event
  * index to where the limit now is.
+ *
+ * With layout=rings a kernel SRQ is on a ring instead
+ * (virtio_rdma_qp_rings.c): its limit is armed in its record and reported
+ * by the device through an event queue (virtio_rdma_eq.c).
  */
 #include <linux/log2.h>
 #include <linux/slab.h>
