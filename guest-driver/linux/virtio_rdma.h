@@ -118,6 +118,8 @@ struct virtio_rdma_rings {
 	u32 db_stride;
 	u32 next_eq;			/* under dev->res_lock: the next object's */
 	u32 live_cqs;			/* under dev->res_lock: CQs on rings */
+	u32 live_qps;			/* under dev->res_lock: QPs on rings */
+	u32 live_srqs;			/* under dev->res_lock: SRQs on rings */
 	struct virtio_rdma_event **ev;	/* K arrays of event buffers */
 	struct virtio_rdma_cq_res **cqs;	/* under dev->cq_lock */
 	struct virtio_rdma_qp_res **qps;	/* under dev->qp_lock */
@@ -262,6 +264,21 @@ struct virtio_rdma_cq_res {
 };
 
 /*
+ * A send, receive or SRQ ring of a kernel object on rings
+ * (virtio_rdma_qp_rings.c), under the lock of the queue it serves: its
+ * entries, the driver's producer index, the device's consumer index last
+ * read, and (receive ring) the completions polled.
+ */
+struct virtio_rdma_kring {
+	void *base;			/* NULL: no such ring */
+	u32 size;			/* entries, a power of two */
+	u8 log_stride;
+	u32 prod;
+	u32 cons;
+	u32 polled;
+};
+
+/*
  * A shared receive queue: the receive virtqueue of its number, posted by a
  * process or by the driver (kernel SRQ). Its WRs are used in the order
  * their messages complete, not in the order they were posted, so a slot is
@@ -284,6 +301,9 @@ struct virtio_rdma_srq_res {
 	spinlock_t limit_lock;		/* limit and the SRQ queue's notifications */
 	u32 limit;			/* armed srq_limit; 0: not armed */
 	struct delayed_work wrap_work;	/* armed near used->idx 0 (vq.c) */
+	/* A kernel SRQ on rings: rec non-NULL, ring under rq.k.lock. */
+	struct virtio_rdma_srq_rec *rec;
+	struct virtio_rdma_kring ring;
 	struct virtio_rdma_zombie zombie;
 };
 
@@ -302,6 +322,14 @@ struct virtio_rdma_qp_res {
 	struct virtio_rdma_srq_res *srq;	/* receives from it; rq unused */
 	struct virtio_rdma_uq sq;
 	struct virtio_rdma_uq rq;
+	/*
+	 * A kernel QP on rings (virtio_rdma_qp_rings.c): rec non-NULL; the
+	 * rings under sq.k.lock and rq.k.lock, which hold the limits.
+	 */
+	struct virtio_rdma_qp_rec *rec;
+	struct virtio_rdma_kring rsq;
+	struct virtio_rdma_kring rrq;	/* base NULL on an SRQ */
+	u16 dbq;
 	struct virtio_rdma_zombie zombie;
 };
 
@@ -484,6 +512,39 @@ int virtio_rdma_ucq_rings_publish(struct virtio_rdma_cq_res *cq,
 				  struct ib_ucontext *uctx,
 				  void (*release)(struct kref *ref),
 				  struct virtio_rdma_create_cq_resp *resp);
+/* virtio_rdma_qp_rings.c */
+u32 virtio_rdma_rings_max_wr(struct virtio_rdma_dev *dev, u32 entry);
+u32 virtio_rdma_qp_rings_max_wr(struct virtio_rdma_dev *dev);
+u32 virtio_rdma_srq_rings_max_wr(struct virtio_rdma_dev *dev);
+struct virtio_rdma_qp_res **virtio_rdma_qp_slot(struct virtio_rdma_dev *dev,
+					       u32 qpn);
+struct virtio_rdma_srq_res **virtio_rdma_srq_slot(struct virtio_rdma_dev *dev,
+						 u32 srqn);
+int virtio_rdma_qp_rings_create(struct virtio_rdma_dev *dev,
+				struct virtio_rdma_qp_res *qp,
+				const struct virtio_rdma_cmd_create_qp *cmd,
+				const struct ib_qp_cap *cap, u32 lkey);
+void virtio_rdma_qp_rings_free(struct virtio_rdma_qp_res *qp);
+void virtio_rdma_qp_rings_kernel_init(struct virtio_rdma_qp_res *qp,
+				      const struct ib_qp_cap *cap);
+int virtio_rdma_qp_rings_post_send(struct virtio_rdma_qp_res *qp,
+				   const struct ib_send_wr *wr,
+				   const struct ib_send_wr **bad_wr);
+int virtio_rdma_qp_rings_post_recv(struct virtio_rdma_qp_res *qp,
+				   const struct ib_recv_wr *wr,
+				   const struct ib_recv_wr **bad_wr);
+const struct virtio_rdma_rq_req *
+virtio_rdma_qp_rings_recv_polled(struct virtio_rdma_qp_res *qp);
+void virtio_rdma_qp_rings_reset(struct virtio_rdma_qp_res *qp);
+int virtio_rdma_srq_rings_create(struct virtio_rdma_dev *dev,
+				 struct virtio_rdma_srq_res *srq,
+				 const struct ib_srq_attr *attr, u32 lkey);
+void virtio_rdma_srq_rings_free(struct virtio_rdma_srq_res *srq);
+int virtio_rdma_srq_rings_post_recv(struct virtio_rdma_srq_res *srq,
+				    const struct ib_recv_wr *wr,
+				    const struct ib_recv_wr **bad_wr);
+bool virtio_rdma_srq_rings_arm(struct virtio_rdma_srq_res *srq, u32 limit);
+u32 virtio_rdma_srq_rings_limit(struct virtio_rdma_srq_res *srq);
 
 /* virtio_rdma_vq.c */
 int virtio_rdma_find_vqs(struct virtio_rdma_dev *dev);
@@ -602,6 +663,11 @@ bool virtio_rdma_needs_reset(struct virtio_rdma_dev *dev);
 void virtio_rdma_kq_init(struct virtio_rdma_uq *u, u32 max_wr, u32 max_sge,
 			 u32 max_inline);
 bool virtio_rdma_kcq_pending(struct virtio_rdma_cq_res *cq);
+void virtio_rdma_sg_list(struct virtio_rdma_sge *dst, const struct ib_sge *src,
+			 int num_sge);
+int virtio_rdma_build_send_req(const struct virtio_rdma_qp_res *qp,
+			       const struct ib_send_wr *wr,
+			       struct virtio_rdma_sq_req *req);
 bool virtio_rdma_cqe_to_wc(struct virtio_rdma_dev *dev,
 			   const struct virtio_rdma_cq_req *cqe,
 			   struct ib_wc *wc);

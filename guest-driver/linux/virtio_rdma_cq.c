@@ -281,34 +281,44 @@ int virtio_rdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	return 0;
 }
 
+static void qp_fatal(struct virtio_rdma_qp_res *qp,
+		     struct virtio_rdma_cq_res *cq, struct ib_event *ev)
+{
+	if (!qp || qp->fatal_reported || (qp->scq != cq && qp->rcq != cq))
+		return;
+	qp->fatal_reported = true;
+	if (qp->ibqp->event_handler) {
+		ev->element.qp = qp->ibqp;
+		qp->ibqp->event_handler(ev, qp->ibqp->qp_context);
+	}
+}
+
 /*
  * The QPs of a CQ that overran are in ERR at the device (ROCE-DEV-OVR-2),
- * which has no event queue to say so: their consumers hear it from here,
- * IB_EVENT_QP_FATAL once per QP, as from a NIC's work queue catastrophic
- * error. Under qp_lock, so that no QP is destroyed meanwhile; the handlers
- * run in atomic context, as ib_core allows. A CQ on rings hears of its
- * error from its event queue (virtio_rdma_eq.c), which calls this under
- * cq_lock (taken before qp_lock, never after).
+ * which says so only for the CQ (REQ_NOTIFY_CQ fails; on rings, CQ_ERR):
+ * their consumers hear it from here, IB_EVENT_QP_FATAL once per QP, as
+ * from a NIC's work queue catastrophic error (ROCE-DRV-OVR-3), QPs on
+ * rings included. Under qp_lock, so that no QP is destroyed meanwhile; the
+ * handlers run in atomic context, as ib_core allows.
+ *
+ * Lock order: dev->cq_lock (the event queue's CQ_ERR report holds it
+ * while it calls this), then cq->ring.k.lock (poll_cq, also from a
+ * completion handler under cq_lock), then dev->qp_lock, then a QP's
+ * sq.k.lock or rq.k.lock. Nothing takes cq_lock under qp_lock.
  */
 void virtio_rdma_cq_qps_fatal(struct virtio_rdma_cq_res *cq)
 {
 	struct virtio_rdma_dev *dev = cq->dev;
+	struct virtio_rdma_rings *r = &dev->rings;
 	struct ib_event ev = { .device = &dev->ib, .event = IB_EVENT_QP_FATAL };
-	struct virtio_rdma_qp_res *qp;
 	unsigned long flags;
 	u32 i;
 
 	spin_lock_irqsave(&dev->qp_lock, flags);
-	for (i = 0; i < dev->max_rdma_qps; i++) {
-		qp = dev->qps[i];
-		if (!qp || qp->fatal_reported || (qp->scq != cq && qp->rcq != cq))
-			continue;
-		qp->fatal_reported = true;
-		if (qp->ibqp->event_handler) {
-			ev.element.qp = qp->ibqp;
-			qp->ibqp->event_handler(&ev, qp->ibqp->qp_context);
-		}
-	}
+	for (i = 0; i < dev->max_rdma_qps; i++)
+		qp_fatal(dev->qps[i], cq, &ev);
+	for (i = 0; r->qps && i < r->max_ring_qp; i++)
+		qp_fatal(r->qps[i], cq, &ev);
 	spin_unlock_irqrestore(&dev->qp_lock, flags);
 }
 

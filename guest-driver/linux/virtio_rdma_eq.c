@@ -4,7 +4,8 @@
  * device-writable buffers of one struct virtio_rdma_event each, kept
  * available; the interrupt hands each event on as the virtqueue layout's
  * interrupts do: CQ_COMP to the ib_cq's comp_handler, CQ_ERR as
- * IB_EVENT_CQ_ERR, SRQ_LIMIT as IB_EVENT_SRQ_LIMIT_REACHED. Objects on
+ * IB_EVENT_CQ_ERR and IB_EVENT_QP_FATAL for each QP of the CQ (as a
+ * failed REQ_NOTIFY_CQ does), SRQ_LIMIT as IB_EVENT_SRQ_LIMIT_REACHED. Objects on
  * rings are found in dev->rings.cqs[] and .srqs[] (number minus the first
  * ring number); a number naming nothing is logged and dropped, since a
  * device may report an object the driver destroyed meanwhile.
@@ -44,7 +45,7 @@ static void eq_cq_event(struct virtio_rdma_dev *dev, u32 num, bool err)
 		ev.element.cq = ibcq;
 		if (ibcq->event_handler)
 			ibcq->event_handler(&ev, ibcq->cq_context);
-		/* ROCE-DRV-OVR-3: the device moved the CQ's QPs to ERR. */
+		/* Its QPs are in ERR (ROCE-DRV-OVR-3); cq_lock before qp_lock. */
 		virtio_rdma_cq_qps_fatal(cq);
 	}
 	spin_unlock_irqrestore(&dev->cq_lock, flags);

@@ -108,6 +108,29 @@ int virtio_rdma_dev_attr_init(struct virtio_rdma_dev *dev)
 	return 0;
 }
 
+/*
+ * With the rings layout on, kernel consumers' CQs, QPs and SRQs go on
+ * rings (virtio_rdma_cq_rings.c, virtio_rdma_qp_rings.c): the limits are
+ * the rings', as far as one allocation of contiguous pages holds a ring.
+ * ib_core keeps one set of attributes for the kernel and for processes,
+ * so processes read these too, while their objects stay on virtqueues
+ * and are refused beyond a virtqueue's size (README.md).
+ */
+static void query_device_rings(struct virtio_rdma_dev *dev,
+			       struct ib_device_attr *attr)
+{
+	struct virtio_rdma_rings *r = &dev->rings;
+
+	attr->max_qp = dev->max_rdma_qps + r->max_ring_qp;
+	attr->max_qp_wr = virtio_rdma_qp_rings_max_wr(dev);
+	attr->max_cq = dev->max_rdma_cqs + r->max_ring_cq;
+	attr->max_cqe = virtio_rdma_cq_rings_max_cqe(dev);
+	if (virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_SRQ)) {
+		attr->max_srq += r->max_ring_qp;
+		attr->max_srq_wr = virtio_rdma_srq_rings_max_wr(dev);
+	}
+}
+
 static int virtio_rdma_query_device(struct ib_device *ibdev,
 				    struct ib_device_attr *attr,
 				    struct ib_udata *udata)
@@ -168,6 +191,8 @@ static int virtio_rdma_query_device(struct ib_device *ibdev,
 	attr->max_cqe = dev->rings.on ? virtio_rdma_cq_rings_max_cqe(dev) :
 			min(le32_to_cpu(a->max_cqe),
 			    virtqueue_get_vring_size(dev->vqs[cq_vq]));
+	if (dev->rings.on)
+		query_device_rings(dev, attr);
 	attr->max_mr = le32_to_cpu(a->max_mr);
 	attr->max_pd = le32_to_cpu(a->max_pd);
 	attr->max_qp_rd_atom = le32_to_cpu(a->max_qp_rd_atom);

@@ -14,6 +14,10 @@
  * The ordering is virtio's (weak barriers: the device is a vhost-user
  * backend on other CPUs): slots and ring entries before avail->idx,
  * avail->idx before the event index, used->idx before the used element.
+ *
+ * With layout=rings the kernel's objects are on rings instead: the verbs
+ * here hand those to virtio_rdma_qp_rings.c and virtio_rdma_cq_rings.c,
+ * and share the WR and CQE translations with them.
  */
 #include <linux/delay.h>
 #include <linux/log2.h>
@@ -88,8 +92,8 @@ static void kq_publish(struct virtio_rdma_uq *u, u16 old)
 		virtqueue_notify(u->vq);
 }
 
-static void kq_sg_list(struct virtio_rdma_sge *dst, const struct ib_sge *src,
-		       int num_sge)
+void virtio_rdma_sg_list(struct virtio_rdma_sge *dst, const struct ib_sge *src,
+			 int num_sge)
 {
 	int i;
 
@@ -290,9 +294,10 @@ static int wr_atomic(const struct ib_atomic_wr *wr,
 	return 0;
 }
 
-static int build_send_req(const struct virtio_rdma_qp_res *qp,
-			  const struct ib_send_wr *wr,
-			  struct virtio_rdma_sq_req *req)
+/* One send WR into @req, a virtqueue slot or a ring entry. */
+int virtio_rdma_build_send_req(const struct virtio_rdma_qp_res *qp,
+			       const struct ib_send_wr *wr,
+			       struct virtio_rdma_sq_req *req)
 {
 	bool inl = wr->send_flags & IB_SEND_INLINE;
 	u8 op;
@@ -360,7 +365,7 @@ static int build_send_req(const struct virtio_rdma_qp_res *qp,
 	if (inl)
 		return wr_inline(&qp->sq, wr, req);
 	req->num_sge = cpu_to_le32(wr->num_sge);
-	kq_sg_list(req->sg_list, wr->sg_list, wr->num_sge);
+	virtio_rdma_sg_list(req->sg_list, wr->sg_list, wr->num_sge);
 	return 0;
 }
 
@@ -417,6 +422,8 @@ int virtio_rdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		*bad_wr = wr;
 		return -EIO;
 	}
+	if (qp->rec)
+		return virtio_rdma_qp_rings_post_send(qp, wr, bad_wr);
 	spin_lock_irqsave(&sq->k.lock, flags);
 	old = sq->k.avail_idx;
 	for (; wr; wr = wr->next) {
@@ -424,7 +431,8 @@ int virtio_rdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			ret = -ENOMEM;
 			break;
 		}
-		ret = build_send_req(qp, wr, kq_slot(sq, sq->k.avail_idx));
+		ret = virtio_rdma_build_send_req(qp, wr,
+						 kq_slot(sq, sq->k.avail_idx));
 		if (ret)
 			break;
 		kq_push(sq);
@@ -447,21 +455,24 @@ int virtio_rdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 int virtio_rdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			  const struct ib_recv_wr **bad_wr)
 {
-	struct virtio_rdma_uq *rq = &to_vqp(ibqp)->res->rq;
+	struct virtio_rdma_qp_res *qp = to_vqp(ibqp)->res;
+	struct virtio_rdma_uq *rq = &qp->rq;
 	struct virtio_rdma_rq_req *req;
 	unsigned long flags;
 	int ret = 0;
 	u16 old;
 
 	/* ROCE-DRV-SRQ-3: a QP on an SRQ has no receive queue to post to. */
-	if (!rq->vq) {
+	if (qp->srq) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
-	if (kq_dead(to_vqp(ibqp)->res->dev)) {
+	if (kq_dead(qp->dev)) {
 		*bad_wr = wr;
 		return -EIO;
 	}
+	if (qp->rec)
+		return virtio_rdma_qp_rings_post_recv(qp, wr, bad_wr);
 	spin_lock_irqsave(&rq->k.lock, flags);
 	old = rq->k.avail_idx;
 	for (; wr; wr = wr->next) {
@@ -477,7 +488,7 @@ int virtio_rdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		memset(req, 0, sizeof(*req));
 		req->wr_id = cpu_to_le64(wr->wr_id);
 		req->num_sge = cpu_to_le32(wr->num_sge);
-		kq_sg_list(req->sg_list, wr->sg_list, wr->num_sge);
+		virtio_rdma_sg_list(req->sg_list, wr->sg_list, wr->num_sge);
 		kq_push(rq);
 	}
 	if (ret)
@@ -529,13 +540,16 @@ int virtio_rdma_post_srq_recv(struct ib_srq *ibsrq,
 {
 	struct virtio_rdma_srq_res *srq = to_vsrq(ibsrq)->res;
 	struct virtio_rdma_uq *u = &srq->rq;
-	const struct vring *vr = kq_vring(u);
+	const struct vring *vr;
 	struct virtio_rdma_rq_req *req;
 	unsigned long flags;
 	u16 old, used, slot;
 	bool posted;
 	int ret = 0;
 
+	if (srq->rec)
+		return virtio_rdma_srq_rings_post_recv(srq, wr, bad_wr);
+	vr = kq_vring(u);
 	spin_lock_irqsave(&u->k.lock, flags);
 	old = u->k.avail_idx;
 	used = kq_used_idx(u);
@@ -555,7 +569,7 @@ int virtio_rdma_post_srq_recv(struct ib_srq *ibsrq,
 		memset(req, 0, sizeof(*req));
 		req->wr_id = cpu_to_le64(wr->wr_id);
 		req->num_sge = cpu_to_le32(wr->num_sge);
-		kq_sg_list(req->sg_list, wr->sg_list, wr->num_sge);
+		virtio_rdma_sg_list(req->sg_list, wr->sg_list, wr->num_sge);
 		vr->avail->ring[u->k.avail_idx & (u->num - 1)] =
 			cpu_to_virtio16(u->vq->vdev, slot);
 		u->k.avail_idx++;
@@ -580,6 +594,10 @@ void virtio_rdma_kqp_reset(struct virtio_rdma_qp_res *qp)
 {
 	unsigned long flags;
 
+	if (qp->rec) {
+		virtio_rdma_qp_rings_reset(qp);
+		return;
+	}
 	spin_lock_irqsave(&qp->rq.k.lock, flags);
 	qp->rq.k.polled = qp->rq.k.avail_idx;
 	spin_unlock_irqrestore(&qp->rq.k.lock, flags);
@@ -632,12 +650,11 @@ static bool wc_is_recv(u8 opcode)
  * AH from it with wc->network_hdr_type. The area is the start of the
  * receive's first s/g element, a DMA address, guest-physical here.
  */
-static void wc_network_type(struct virtio_rdma_qp_res *qp, struct ib_wc *wc)
+static void wc_network_type(const struct virtio_rdma_rq_req *req,
+			    struct ib_wc *wc)
 {
-	const struct virtio_rdma_rq_req *req;
 	u64 addr;
 
-	req = kq_slot(&qp->rq, qp->rq.k.polled);
 	if (!le32_to_cpu(req->num_sge) ||
 	    le32_to_cpu(req->sg_list[0].length) < sizeof(struct ib_grh))
 		return;
@@ -661,7 +678,8 @@ bool virtio_rdma_cqe_to_wc(struct virtio_rdma_dev *dev,
 {
 	u32 qpn = le32_to_cpu(cqe->qp_num);
 	u32 flags = le32_to_cpu(cqe->wc_flags);
-	struct virtio_rdma_qp_res *qp;
+	const struct virtio_rdma_rq_req *req;
+	struct virtio_rdma_qp_res *qp, **slot;
 
 	memset(wc, 0, sizeof(*wc));
 	wc->wr_id = le64_to_cpu(cqe->wr_id);
@@ -685,7 +703,8 @@ bool virtio_rdma_cqe_to_wc(struct virtio_rdma_dev *dev,
 	wc->port_num = VIRTIO_NET_ROCE_PORT_NUM;
 
 	spin_lock(&dev->qp_lock);
-	qp = qpn < dev->max_rdma_qps ? dev->qps[qpn] : NULL;
+	slot = virtio_rdma_qp_slot(dev, qpn);
+	qp = slot ? *slot : NULL;
 	if (!qp || !qp->kernel) {	/* a process's QP on a kernel CQ: never */
 		spin_unlock(&dev->qp_lock);
 		return false;
@@ -693,11 +712,16 @@ bool virtio_rdma_cqe_to_wc(struct virtio_rdma_dev *dev,
 	wc->qp = qp->ibqp;
 	/* A receive the QP still counts (not discarded by RESET since). */
 	spin_lock(&qp->rq.k.lock);
-	if (wc_is_recv(cqe->opcode) && qp->rq.k.polled != qp->rq.k.avail_idx) {
-		if (wc->status == IB_WC_SUCCESS && (wc->wc_flags & IB_WC_GRH))
-			wc_network_type(qp, wc);
-		qp->rq.k.polled++;
-	}
+	if (!wc_is_recv(cqe->opcode))
+		req = NULL;
+	else if (qp->rec)
+		req = virtio_rdma_qp_rings_recv_polled(qp);
+	else if (qp->rq.k.polled != qp->rq.k.avail_idx)
+		req = kq_slot(&qp->rq, qp->rq.k.polled++);
+	else
+		req = NULL;
+	if (req && wc->status == IB_WC_SUCCESS && (wc->wc_flags & IB_WC_GRH))
+		wc_network_type(req, wc);
 	spin_unlock(&qp->rq.k.lock);
 	spin_unlock(&dev->qp_lock);
 	return true;

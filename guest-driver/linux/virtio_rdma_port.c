@@ -326,11 +326,30 @@ static ssize_t ring_cqs_show(struct ib_device *ibdev, u32 port_num,
 	return sysfs_emit(buf, "%u\n", READ_ONCE(dev->rings.live_cqs));
 }
 
+/* Live kernel QPs (ib_mad's GSI QP included) and SRQs on rings. */
+static ssize_t ring_qps_show(struct ib_device *ibdev, u32 port_num,
+			     struct ib_port_attribute *attr, char *buf)
+{
+	struct virtio_rdma_dev *dev = to_vdev_rdma(ibdev);
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(dev->rings.live_qps));
+}
+
+static ssize_t ring_srqs_show(struct ib_device *ibdev, u32 port_num,
+			      struct ib_port_attribute *attr, char *buf)
+{
+	struct virtio_rdma_dev *dev = to_vdev_rdma(ibdev);
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(dev->rings.live_srqs));
+}
+
 static IB_PORT_ATTR_RO(effective_speed);
 static IB_PORT_ATTR_RO(speed_change_events);
 static IB_PORT_ATTR_RO(speed_flags);
 static IB_PORT_ATTR_RO(port_state_events);
 static IB_PORT_ATTR_RO(ring_cqs);
+static IB_PORT_ATTR_RO(ring_qps);
+static IB_PORT_ATTR_RO(ring_srqs);
 
 static struct attribute *virtio_rdma_port_attrs[] = {
 	&ib_port_attr_effective_speed.attr,
@@ -338,6 +357,8 @@ static struct attribute *virtio_rdma_port_attrs[] = {
 	&ib_port_attr_speed_flags.attr,
 	&ib_port_attr_port_state_events.attr,
 	&ib_port_attr_ring_cqs.attr,
+	&ib_port_attr_ring_qps.attr,
+	&ib_port_attr_ring_srqs.attr,
 	NULL,
 };
 

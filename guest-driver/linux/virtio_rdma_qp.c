@@ -6,7 +6,9 @@
  * and translates modify and query (MODIFY_QP, QUERY_QP) between ib_core's
  * attributes and the wire's. A kernel QP (ib_mad's GSI QP, a ULP's) is the
  * same pair of virtqueues, posted by the driver (virtio_rdma_kverbs.c) and
- * entered in the QPN table that poll_cq reads for ib_wc.qp.
+ * entered in the QPN table that poll_cq reads for ib_wc.qp; with
+ * layout=rings it is on rings instead (virtio_rdma_qp_rings.c), numbered
+ * from max_rdma_qps (its table dev->rings.qps) or 1 for the GSI QP.
  */
 #include <linux/etherdevice.h>
 #include <linux/log2.h>
@@ -147,6 +149,7 @@ static void qp_free(struct virtio_rdma_qp_res *qp)
 {
 	virtio_rdma_uq_free(&qp->sq);
 	virtio_rdma_uq_free(&qp->rq);
+	virtio_rdma_qp_rings_free(qp);
 	virtio_rdma_cq_put(qp->scq);
 	virtio_rdma_cq_put(qp->rcq);
 	if (qp->srq)
@@ -188,9 +191,13 @@ static void qp_release(struct kref *ref)
 	}
 	if (ret)
 		dev_warn(&dev->vdev->dev, "QP %u: DESTROY_QP %d\n", qp->qpn, ret);
-	virtio_rdma_uq_reset(&qp->sq);
-	if (qp->rq.vq)		/* not on an SRQ */
-		virtio_rdma_uq_reset(&qp->rq);
+	if (qp->rec) {	/* the device no longer reads them (ROCE-DEV-RING-20) */
+		WRITE_ONCE(dev->rings.live_qps, dev->rings.live_qps - 1);
+	} else {
+		virtio_rdma_uq_reset(&qp->sq);
+		if (qp->rq.vq)		/* not on an SRQ */
+			virtio_rdma_uq_reset(&qp->rq);
+	}
 	mutex_unlock(&dev->res_lock);
 	qp_free(qp);
 }
@@ -275,10 +282,12 @@ static void qp_kernel_init(struct virtio_rdma_qp_res *qp,
 				    cap->max_recv_sge, 0);
 }
 
+/* @rings: a kernel QP on rings, whose limits are the rings' (qp_rings.c). */
 static int qp_check_init(struct virtio_rdma_dev *dev, struct ib_pd *pd,
-			 struct ib_qp_init_attr *init, u8 *type)
+			 struct ib_qp_init_attr *init, u8 *type, bool rings)
 {
-	u32 num = virtqueue_get_vring_size(dev->vqs[virtio_rdma_sq_vq(dev, 0)]);
+	u32 num = rings ? virtio_rdma_qp_rings_max_wr(dev) :
+		  virtqueue_get_vring_size(dev->vqs[virtio_rdma_sq_vq(dev, 0)]);
 	const struct ib_qp_cap *cap = &init->cap;
 	int ret;
 
@@ -313,6 +322,8 @@ int virtio_rdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct virtio_rdma_cmd_create_qp cmd = {};
 	struct virtio_rdma_ucontext *uctx;
 	struct virtio_rdma_qp_res *qp;
+	/* With the rings layout on, every kernel QP goes on rings. */
+	bool rings = !udata && dev->rings.on;
 	u8 type;
 	int ret;
 
@@ -325,7 +336,7 @@ int virtio_rdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			      "user QP refused: no doorbell page per virtqueue (page-per-vq)\n");
 		return -EOPNOTSUPP;
 	}
-	ret = qp_check_init(dev, ibqp->pd, init, &type);
+	ret = qp_check_init(dev, ibqp->pd, init, &type, rings);
 	if (ret)
 		return ret;
 
@@ -351,7 +362,11 @@ int virtio_rdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	cmd.send_cqn = cpu_to_le32(qp->scq->cqn);
 	cmd.recv_cqn = cpu_to_le32(qp->rcq->cqn);
 	cap_to_wire(&init->cap, &cmd.cap);
-	ret = qp_create(dev, qp, &cmd, &init->cap);
+	if (rings)
+		ret = virtio_rdma_qp_rings_create(dev, qp, &cmd, &init->cap,
+						  ibqp->pd->local_dma_lkey);
+	else
+		ret = qp_create(dev, qp, &cmd, &init->cap);
 	if (ret) {
 		kfree(qp);
 		return ret;
@@ -364,12 +379,16 @@ int virtio_rdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		kref_get(&qp->srq->ref);
 	to_vqp(ibqp)->res = qp;
 	ibqp->qp_num = qp->qpn;
-	if (!udata)
+	if (rings) {
+		qp->kernel = true;
+		virtio_rdma_qp_rings_kernel_init(qp, &init->cap);
+	} else if (!udata) {
 		qp_kernel_init(qp, &init->cap);
+	}
 	/* In the QPN table: what poll_cq names, whom a CQ error concerns. */
 	qp->ibqp = ibqp;
 	spin_lock_irq(&dev->qp_lock);
-	dev->qps[qp->qpn] = qp;
+	*virtio_rdma_qp_slot(dev, qp->qpn) = qp;
 	spin_unlock_irq(&dev->qp_lock);
 	if (!udata)
 		return 0;
@@ -458,6 +477,26 @@ static int qp_attr_to_wire(struct virtio_rdma_dev *dev,
 	return 0;
 }
 
+/*
+ * IBTA's Last WQE Reached for a QP on an SRQ that went to ERR: the device
+ * takes no more of the SRQ's WRs for it once MODIFY_QP has completed, and
+ * has no event of its own to say so. ib_drain_qp() of a QP on an SRQ
+ * (7.2 here, not 6.1) waits up to 60 s for it; its consumer then polls
+ * the completions that remain. Only for a kernel consumer's transition:
+ * an ERR the device enters by itself is not seen here.
+ */
+static void qp_last_wqe_reached(struct ib_qp *ibqp)
+{
+	struct ib_event ev = {
+		.device = ibqp->device,
+		.element.qp = ibqp,
+		.event = IB_EVENT_QP_LAST_WQE_REACHED,
+	};
+
+	if (ibqp->event_handler)
+		ibqp->event_handler(&ev, ibqp->qp_context);
+}
+
 int virtio_rdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 			  int mask, struct ib_udata *udata)
 {
@@ -477,6 +516,9 @@ int virtio_rdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	if (!ret && qp->kernel && (mask & IB_QP_STATE) &&
 	    attr->qp_state == IB_QPS_RESET)
 		virtio_rdma_kqp_reset(qp);
+	if (!ret && qp->kernel && qp->srq && (mask & IB_QP_STATE) &&
+	    attr->qp_state == IB_QPS_ERR)
+		qp_last_wqe_reached(ibqp);
 	return ret;
 }
 
@@ -550,7 +592,7 @@ int virtio_rdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	/* poll_cq drops what is left of it on its CQs; no event names it. */
 	spin_lock_irq(&qp->dev->qp_lock);
-	qp->dev->qps[qp->qpn] = NULL;
+	*virtio_rdma_qp_slot(qp->dev, qp->qpn) = NULL;
 	spin_unlock_irq(&qp->dev->qp_lock);
 	virtio_rdma_uq_unpublish(&qp->sq);
 	virtio_rdma_uq_unpublish(&qp->rq);

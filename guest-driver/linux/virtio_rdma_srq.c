@@ -15,6 +15,10 @@
  * ring, a process's SRQ included: a process posting after the arming only
  * makes a notification come early, and the count then moves the event
  * index to where the limit now is.
+ *
+ * With layout=rings a kernel SRQ is on a ring instead
+ * (virtio_rdma_qp_rings.c): its limit is armed in its record and reported
+ * by the device through an event queue (virtio_rdma_eq.c).
  */
 #include <linux/log2.h>
 #include <linux/slab.h>
@@ -30,6 +34,7 @@
 static void srq_free(struct virtio_rdma_srq_res *srq)
 {
 	virtio_rdma_uq_free(&srq->rq);
+	virtio_rdma_srq_rings_free(srq);
 	virtio_rdma_pd_put(srq->pd);
 	kfree(srq);
 }
@@ -68,7 +73,10 @@ static void srq_release(struct kref *ref)
 	if (ret)
 		dev_warn(&dev->vdev->dev, "SRQ %u: DESTROY_SRQ %d\n", srq->srqn,
 			 ret);
-	virtio_rdma_uq_reset(&srq->rq);
+	if (srq->rec)	/* the device no longer reads it (ROCE-DEV-RING-20) */
+		WRITE_ONCE(dev->rings.live_srqs, dev->rings.live_srqs - 1);
+	else
+		virtio_rdma_uq_reset(&srq->rq);
 	mutex_unlock(&dev->res_lock);
 	srq_free(srq);
 }
@@ -146,6 +154,8 @@ void virtio_rdma_srq_check_limit(struct virtio_rdma_srq_res *srq)
 {
 	unsigned long flags;
 
+	if (srq->rec)	/* on rings: the device reports it (eq.c) */
+		return;
 	spin_lock_irqsave(&srq->dev->qp_lock, flags);
 	srq_check_limit_locked(srq);
 	spin_unlock_irqrestore(&srq->dev->qp_lock, flags);
@@ -176,17 +186,19 @@ void virtio_rdma_rq_done(struct virtqueue *vq)
 	spin_unlock_irqrestore(&dev->qp_lock, flags);
 }
 
+/* @rings: a kernel SRQ on rings, limited by the ring, not max_srq_wr. */
 static int srq_check_init(struct virtio_rdma_dev *dev,
-			  const struct ib_srq_init_attr *init)
+			  const struct ib_srq_init_attr *init, bool rings)
 {
 	const struct virtio_rdma_ack_query_device *a = &dev->attr;
 	u32 num = virtqueue_get_vring_size(dev->vqs[virtio_rdma_rq_vq(dev, 0)]);
+	u32 max_wr = rings ? virtio_rdma_srq_rings_max_wr(dev) :
+		     min(le32_to_cpu(a->max_srq_wr), num);
 
 	if (init->srq_type != IB_SRQT_BASIC)
 		return -EOPNOTSUPP;
 	/* ROCE-DRV-SRQ-2; a slot per outstanding WR. */
-	if (!init->attr.max_wr ||
-	    init->attr.max_wr > min(le32_to_cpu(a->max_srq_wr), num) ||
+	if (!init->attr.max_wr || init->attr.max_wr > max_wr ||
 	    init->attr.max_sge > le32_to_cpu(a->max_srq_sge))
 		return -EINVAL;
 	return 0;
@@ -250,13 +262,15 @@ int virtio_rdma_create_srq(struct ib_srq *ibsrq,
 	struct virtio_rdma_create_srq_resp resp = {};
 	struct virtio_rdma_ucontext *uctx;
 	struct virtio_rdma_srq_res *srq;
+	/* With the rings layout on, every kernel SRQ goes on rings. */
+	bool rings = !udata && dev->rings.on;
 	int ret;
 
 	if (!dev->user_rings || !virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_SRQ))
 		return -EOPNOTSUPP;
 	if (udata && !dev->user_doorbells)
 		return -EOPNOTSUPP;
-	ret = srq_check_init(dev, init);
+	ret = srq_check_init(dev, init, rings);
 	if (ret)
 		return ret;
 
@@ -270,7 +284,11 @@ int virtio_rdma_create_srq(struct ib_srq *ibsrq,
 	INIT_DELAYED_WORK(&srq->wrap_work, srq_wrap_work);
 	srq->max_wr = init->attr.max_wr;
 	srq->max_sge = init->attr.max_sge;
-	ret = srq_create(dev, srq, &init->attr);
+	if (rings)
+		ret = virtio_rdma_srq_rings_create(dev, srq, &init->attr,
+						   ibsrq->pd->local_dma_lkey);
+	else
+		ret = srq_create(dev, srq, &init->attr);
 	if (ret) {
 		kfree(srq);
 		return ret;
@@ -279,12 +297,13 @@ int virtio_rdma_create_srq(struct ib_srq *ibsrq,
 	to_vsrq(ibsrq)->res = srq;
 	if (!udata) {
 		srq->kernel = true;
-		virtio_rdma_kq_init(&srq->rq, init->attr.max_wr,
-				    init->attr.max_sge, 0);
+		if (!rings)
+			virtio_rdma_kq_init(&srq->rq, init->attr.max_wr,
+					    init->attr.max_sge, 0);
 	}
 	srq->ibsrq = ibsrq;
 	spin_lock_irq(&dev->qp_lock);
-	dev->srqs[srq->srqn] = srq;
+	*virtio_rdma_srq_slot(dev, srq->srqn) = srq;
 	spin_unlock_irq(&dev->qp_lock);
 	if (!udata)
 		return 0;
@@ -314,6 +333,11 @@ int virtio_rdma_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 			   enum ib_srq_attr_mask mask, struct ib_udata *udata)
 {
 	struct virtio_rdma_srq_res *srq = to_vsrq(ibsrq)->res;
+	struct ib_event ev = {
+		.device = ibsrq->device,
+		.element.srq = ibsrq,
+		.event = IB_EVENT_SRQ_LIMIT_REACHED,
+	};
 	unsigned long flags;
 
 	if (mask & ~IB_SRQ_LIMIT)
@@ -322,6 +346,15 @@ int virtio_rdma_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		return 0;
 	if (attr->srq_limit > srq->max_wr)
 		return -EINVAL;
+	if (srq->rec) {
+		/* Under qp_lock, as the event queue's report (eq.c). */
+		spin_lock_irqsave(&srq->dev->qp_lock, flags);
+		if (virtio_rdma_srq_rings_arm(srq, attr->srq_limit) &&
+		    ibsrq->event_handler)
+			ibsrq->event_handler(&ev, ibsrq->srq_context);
+		spin_unlock_irqrestore(&srq->dev->qp_lock, flags);
+		return 0;
+	}
 	spin_lock_irqsave(&srq->limit_lock, flags);
 	srq->limit = attr->srq_limit;
 	if (!srq->limit)
@@ -339,7 +372,8 @@ int virtio_rdma_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 
 	memset(attr, 0, sizeof(*attr));
 	spin_lock_irqsave(&srq->limit_lock, flags);
-	attr->srq_limit = srq->limit;
+	attr->srq_limit = srq->rec ? virtio_rdma_srq_rings_limit(srq) :
+				     srq->limit;
 	spin_unlock_irqrestore(&srq->limit_lock, flags);
 	attr->max_wr = srq->max_wr;
 	attr->max_sge = srq->max_sge;
@@ -356,7 +390,7 @@ int virtio_rdma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	struct virtio_rdma_dev *dev = srq->dev;
 
 	spin_lock_irq(&dev->qp_lock);
-	dev->srqs[srq->srqn] = NULL;
+	*virtio_rdma_srq_slot(dev, srq->srqn) = NULL;
 	srq->ibsrq = NULL;
 	spin_unlock_irq(&dev->qp_lock);
 	spin_lock_irq(&srq->limit_lock);

@@ -41,6 +41,13 @@ virtio_net and back through sysfs unbind/bind, and the module unloads.
 On Linux 7.2 (VUR_GUEST_KERNEL=linux72) the same, except that 7.2's
 virtio_net negotiates B's bit 55 (to it VIRTIO_NET_F_GUEST_USO6).
 
+With VUR_DRIVER_LAYOUT=rings (the driver's layout=rings) ib_mad's CQ and
+GSI QP are on rings (ports/1/ring_cqs, ring_qps), and the kernel verbs
+self-test virtio_rdma_kvtest.ko runs on A: a CQ of 4096 CQEs, RC QPs and an
+SRQ of 2048 WRs, 1500 messages in one post with their data checked,
+more than 1024 CQEs held at once, the SRQ limit event, ib_drain_qp(), and
+a CQ of 16 overrun by 64 SENDs: IB_EVENT_CQ_ERR and IB_EVENT_QP_FATAL once.
+
 Usage: scenario10_virtio_rdma.py PATH/TO/vhost-user-rdma
 Builds QEMU, the guest image and the module first. Prints TAP. Needs root
 (net_tap).
@@ -127,9 +134,12 @@ fi
 # A kernel verbs provider: ib_mad opened QP 1 (GSI) and brought it to RTS.
 vur_expect gsi_qp_of_ib_mad 1 \
     "$(rdma resource show qp link $IA/1 | grep -c 'lqpn 1 type GSI state RTS')"
-# layout=rings puts every kernel CQ on rings (ib_mad's), the default none.
+# layout=rings puts every kernel CQ and QP on rings (ib_mad's CQ and GSI
+# QP), the default none.
 if [ "$(cat /sys/module/virtio_rdma/parameters/layout)" = rings ]; then RC=1; else RC=0; fi
 vur_expect ring_cqs_of_ib_mad $RC "$(cat $P/ring_cqs)"
+vur_expect ring_qps_of_ib_mad $RC "$(cat $P/ring_qps)"
+vur_expect ring_srqs_none 0 "$(cat $P/ring_srqs)"
 vur_expect link_layer Ethernet "$(cat $P/link_layer)"
 vur_expect port_state "4: ACTIVE" "$(cat $P/state)"
 vur_expect port_rate "50 Gb/sec (1X HDR)" "$(cat $P/rate)"
@@ -161,6 +171,25 @@ if [ -n "$n" ]; then
     vur_expect roce_gid_netdev "$A" "$(cat $P/gid_attrs/ndevs/$n)"
 else
     vur_result roce_gid_ipv4 fail "$(cat $P/gids/* | sort -u)"
+fi
+
+# layout=rings: the kernel verbs self-test (virtio_rdma_kvtest.ko, at its
+# load): a CQ of 4096 CQEs, two RC QPs of 2048 WRs, 1500 SENDs in one post
+# with their data checked and more than 1024 CQEs held at once, the same
+# over an SRQ of 2048 with its limit event, ib_drain_qp() of each QP; a
+# CQ of 16 overrun: its CQ error and its QP's fatal error, once each.
+if [ $RC = 1 ]; then
+    insmod /lib/modules/$(uname -r)/extra/virtio_rdma_kvtest.ko ibdev=$IA ||
+        vur_result kvtest_insmod fail "$(dmesg | tail -5)"
+    dmesg | sed -n 's/.*virtio_rdma_kvtest: RESULT //p' | while read -r _n _s _d; do
+        vur_result "kvtest_$_n" "$_s" "$_d"
+    done
+    vur_expect kvtest_done 1 "$(dmesg | grep -c 'virtio_rdma_kvtest: done')"
+    vur_expect kvtest_cases 9 "$(dmesg | grep -c 'virtio_rdma_kvtest: RESULT [a-z_0-9]* ok')"
+    vur_expect kvtest_ring_qps_freed 1 "$(cat $P/ring_qps)"
+    vur_expect kvtest_ring_srqs_freed 0 "$(cat $P/ring_srqs)"
+    vur_expect kvtest_ring_cqs_freed 1 "$(cat $P/ring_cqs)"
+    rmmod virtio_rdma_kvtest
 fi
 
 # A user context and a PD through uverbs (CREATE_PD on the device); the
@@ -283,13 +312,16 @@ if os.environ.get('VUR_DRIVER_LAYOUT') == 'rings':
 def scenario(tap, qemu, image, sock_dir):
     try:
         ko = guest.build_module(image)
+        # Built beside it (guest-driver/linux/Kbuild): the kernel verbs self-test.
+        kvtest = os.path.join(os.path.dirname(ko), 'virtio_rdma_kvtest.ko')
         tool = guest.build_tool('uverbs_tool.c', sock_dir)
     except Exception as e:  # noqa: BLE001 - reported as a failed case
         tap.case('build_module_and_tool', False, e)
         return
     tap.case('build_module_and_tool', True)
     with open(tool, 'rb') as f:
-        files = {'test/uverbs_tool': (0o755, f.read()), **guest.module_files(ko, image)}
+        files = {'test/uverbs_tool': (0o755, f.read()), **guest.module_files(ko, image),
+                 **guest.module_files(kvtest, image)}
     sock_a = os.path.join(sock_dir, 'vhost-rdma-a')
     sock_b = os.path.join(sock_dir, 'vhost-rdma-b')
     sock_c = os.path.join(sock_dir, 'vhost-rdma-c')

@@ -89,12 +89,16 @@ run load_nvme_rdma modprobe nvme-rdma
 vur_step target_ready
 nvmf_connect @PEER@ @NQN@
 if [ -e /dev/nvme0n1 ]; then
-    # layout=rings: nvme-rdma's CQs on rings beside ib_mad's; otherwise none.
+    # layout=rings: nvme-rdma's CQs and QPs on rings beside ib_mad's;
+    # otherwise none.
     RC=$(cat /sys/class/infiniband/*/ports/1/ring_cqs)
+    RQ=$(cat /sys/class/infiniband/*/ports/1/ring_qps)
     if [ "$(cat /sys/module/virtio_rdma/parameters/layout)" = rings ]; then
         [ "$RC" -gt 1 ] && vur_result ring_cqs ok "$RC" || vur_result ring_cqs fail "$RC"
+        [ "$RQ" -gt 1 ] && vur_result ring_qps ok "$RQ" || vur_result ring_qps fail "$RQ"
     else
         vur_expect ring_cqs 0 "$RC"
+        vur_expect ring_qps 0 "$RQ"
     fi
     nvmf_write_pattern
     nvmf_disconnect

@@ -1,0 +1,535 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A self-test of the kernel verbs of one RDMA device, for the guest
+ * scenarios (qemu-test/tests/scenario10_virtio_rdma.py): not part of the
+ * driver. Loaded with ibdev=NAME, it runs once at load (its ib_client's
+ * add for that device) and prints one line per case, "virtio_rdma_kvtest:
+ * RESULT <case> ok|fail <detail>", which the guest script turns into its
+ * results; the module then stays loaded doing nothing until removed.
+ *
+ * What it does is what the virtqueue layout cannot: a CQ of 4096 CQEs and
+ * two RC QPs of 2048 WRs each, connected to each other on the device
+ * (loopback through the port's own GID and MAC). 1500 receives are
+ * posted, then 1500 SENDs of 64 bytes in one post_send call, every one
+ * signaled; the CQ is polled only once all 3000 CQEs can have come, so it
+ * holds more than 1024 of them. Each message carries its own pattern,
+ * checked in its receive buffer, in the order posted. Then the same over
+ * a shared receive queue of 2048 WRs with its limit armed (the limit
+ * event must come), and ib_drain_qp() on every QP (the flush of a
+ * receive posted to a QP in ERR). Last, a CQ of 16 overrun by 64 SENDs:
+ * its CQ error and its QP's fatal error, once each.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/etherdevice.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_verbs.h>
+
+#define KV_CQE		4096
+#define KV_WR		2048
+#define KV_MSGS		1500
+#define KV_MSG_BYTES	64
+#define KV_SRQ_LIMIT	100
+#define KV_WAIT_MS	5000
+
+static char *ibdev = "";
+module_param(ibdev, charp, 0444);
+MODULE_PARM_DESC(ibdev, "the RDMA device to test");
+
+struct kvtest {
+	struct ib_device *dev;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_srq *srq;
+	struct ib_qp *qa, *qb;
+	u8 *buf;		/* send buffers, then receive buffers */
+	size_t buf_len;
+	u64 dma;
+	struct ib_wc *wc;
+	bool limit_event;
+	atomic_t cq_err;	/* IB_EVENT_CQ_ERR seen */
+	atomic_t qp_fatal;	/* IB_EVENT_QP_FATAL seen */
+	int gid_index;
+	union ib_gid gid;
+	u8 mac[ETH_ALEN];
+};
+
+static void result(const char *name, bool ok, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	pr_info("RESULT %s %s %pV\n", name, ok ? "ok" : "fail", &vaf);
+	va_end(args);
+}
+
+static u8 pattern(u32 msg, u32 byte)
+{
+	return (u8)(msg * 2654435761u + byte * 31u + 7u);
+}
+
+static void kv_event(struct ib_event *ev, void *ctx)
+{
+	struct kvtest *t = ctx;
+
+	if (ev->event == IB_EVENT_SRQ_LIMIT_REACHED)
+		WRITE_ONCE(t->limit_event, true);
+	if (ev->event == IB_EVENT_CQ_ERR)
+		atomic_inc(&t->cq_err);
+	if (ev->event == IB_EVENT_QP_FATAL)
+		atomic_inc(&t->qp_fatal);
+}
+
+/* The first RoCE v2 GID of port 1 and the MAC of its netdev. */
+static int kv_gid(struct kvtest *t)
+{
+	const struct ib_gid_attr *attr;
+	struct net_device *ndev;
+	int i;
+
+	for (i = 0; i < t->dev->port_data[1].immutable.gid_tbl_len; i++) {
+		attr = rdma_get_gid_attr(t->dev, 1, i);
+		if (IS_ERR(attr))
+			continue;
+		if (attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP) {
+			rdma_put_gid_attr(attr);
+			continue;
+		}
+		rcu_read_lock();
+		ndev = rdma_read_gid_attr_ndev_rcu(attr);
+		if (!IS_ERR(ndev))
+			ether_addr_copy(t->mac, ndev->dev_addr);
+		rcu_read_unlock();
+		t->gid = attr->gid;
+		t->gid_index = i;
+		rdma_put_gid_attr(attr);
+		return IS_ERR(ndev) ? PTR_ERR(ndev) : 0;
+	}
+	return -ENOENT;
+}
+
+static struct ib_qp *kv_qp(struct kvtest *t, struct ib_srq *srq,
+			   struct ib_cq *send_cq)
+{
+	struct ib_qp_init_attr init = {
+		.event_handler = kv_event,
+		.qp_context = t,
+		.send_cq = send_cq,
+		.recv_cq = t->cq,
+		.srq = srq,
+		.cap = {
+			.max_send_wr = KV_WR,
+			.max_recv_wr = srq ? 0 : KV_WR,
+			.max_send_sge = 1,
+			.max_recv_sge = srq ? 0 : 1,
+		},
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.qp_type = IB_QPT_RC,
+	};
+
+	return ib_create_qp(t->pd, &init);
+}
+
+/* RESET -> INIT -> RTR -> RTS, connected to @dest on this device. */
+static int kv_connect(struct kvtest *t, struct ib_qp *qp, u32 dest)
+{
+	struct ib_qp_attr a = {
+		.qp_state = IB_QPS_INIT,
+		.port_num = 1,
+		.qp_access_flags = IB_ACCESS_LOCAL_WRITE,
+	};
+	int ret;
+
+	ret = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IB_QPS_RTR;
+	a.path_mtu = IB_MTU_1024;
+	a.dest_qp_num = dest;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(&a.ah_attr, 1);
+	rdma_ah_set_grh(&a.ah_attr, &t->gid, 0, t->gid_index, 64, 0);
+	ether_addr_copy(a.ah_attr.roce.dmac, t->mac);
+	ret = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
+			   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IB_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	return ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_TIMEOUT |
+			    IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_SQ_PSN |
+			    IB_QP_MAX_QP_RD_ATOMIC);
+}
+
+static u64 kv_addr(struct kvtest *t, bool recv, u32 i)
+{
+	return t->dma + (recv ? (size_t)KV_MSGS * KV_MSG_BYTES : 0) +
+	       (size_t)i * KV_MSG_BYTES;
+}
+
+static int kv_post_recvs(struct kvtest *t, struct ib_qp *qp,
+			 struct ib_srq *srq, u32 n)
+{
+	const struct ib_recv_wr *bad;
+	struct ib_recv_wr *wr;
+	struct ib_sge *sge;
+	int ret;
+	u32 i;
+
+	wr = kcalloc(n, sizeof(*wr), GFP_KERNEL);
+	sge = kcalloc(n, sizeof(*sge), GFP_KERNEL);
+	ret = wr && sge ? 0 : -ENOMEM;
+	for (i = 0; !ret && i < n; i++) {
+		sge[i].addr = kv_addr(t, true, i);
+		sge[i].length = KV_MSG_BYTES;
+		sge[i].lkey = t->pd->local_dma_lkey;
+		wr[i].wr_id = KV_MSGS + i;
+		wr[i].sg_list = &sge[i];
+		wr[i].num_sge = 1;
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+	}
+	if (!ret)
+		ret = srq ? ib_post_srq_recv(srq, wr, &bad) :
+			    ib_post_recv(qp, wr, &bad);
+	kfree(sge);
+	kfree(wr);
+	return ret;
+}
+
+/* All @n SENDs in one call: the ring takes more than 1024 at once. */
+static int kv_post_sends(struct kvtest *t, struct ib_qp *qp, u32 n)
+{
+	const struct ib_send_wr *bad;
+	struct ib_send_wr *wr;
+	struct ib_sge *sge;
+	int ret;
+	u32 i;
+
+	wr = kcalloc(n, sizeof(*wr), GFP_KERNEL);
+	sge = kcalloc(n, sizeof(*sge), GFP_KERNEL);
+	ret = wr && sge ? 0 : -ENOMEM;
+	for (i = 0; !ret && i < n; i++) {
+		sge[i].addr = kv_addr(t, false, i);
+		sge[i].length = KV_MSG_BYTES;
+		sge[i].lkey = t->pd->local_dma_lkey;
+		wr[i].wr_id = i;
+		wr[i].sg_list = &sge[i];
+		wr[i].num_sge = 1;
+		wr[i].opcode = IB_WR_SEND;
+		wr[i].send_flags = IB_SEND_SIGNALED;
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+	}
+	if (!ret)
+		ret = ib_post_send(qp, wr, &bad);
+	kfree(sge);
+	kfree(wr);
+	return ret;
+}
+
+/*
+ * One round: KV_MSGS messages qa -> qb (its receives on @srq if any), the
+ * CQ polled once they have all had time to complete; their data checked.
+ */
+static void kv_round(struct kvtest *t, const char *name, struct ib_srq *srq)
+{
+	u32 sends = 0, recvs = 0, first = 0, bad = 0, i, j;
+	unsigned long deadline;
+	u8 *rbuf = t->buf + (size_t)KV_MSGS * KV_MSG_BYTES;
+	int n, ret;
+
+	memset(rbuf, 0, (size_t)KV_MSGS * KV_MSG_BYTES);
+	ib_dma_sync_single_for_device(t->dev, t->dma, t->buf_len,
+				      DMA_BIDIRECTIONAL);
+	ret = kv_post_recvs(t, t->qb, srq, KV_MSGS);
+	if (!ret && srq) {
+		struct ib_srq_attr sa = { .srq_limit = KV_SRQ_LIMIT };
+
+		WRITE_ONCE(t->limit_event, false);
+		ret = ib_modify_srq(srq, &sa, IB_SRQ_LIMIT);
+	}
+	if (!ret)
+		ret = kv_post_sends(t, t->qa, KV_MSGS);
+	if (ret) {
+		result(name, false, "post: %d", ret);
+		return;
+	}
+	/* A CQ of 1024 would have overrun by now. */
+	msleep(2000);
+	deadline = jiffies + msecs_to_jiffies(KV_WAIT_MS);
+	while (sends + recvs < 2 * KV_MSGS && time_before(jiffies, deadline)) {
+		n = ib_poll_cq(t->cq, KV_CQE, t->wc);
+		if (n < 0) {
+			result(name, false, "poll_cq %d", n);
+			return;
+		}
+		if (!first)
+			first = n;
+		for (i = 0; i < n; i++) {
+			struct ib_wc *wc = &t->wc[i];
+
+			if (wc->status != IB_WC_SUCCESS) {
+				bad++;
+			} else if (wc->opcode == IB_WC_SEND) {
+				bad += wc->wr_id != sends++;
+			} else if (wc->opcode == IB_WC_RECV) {
+				/* An SRQ's WRs, too, are taken in order here. */
+				bad += wc->wr_id != KV_MSGS + recvs++ ||
+				       wc->byte_len != KV_MSG_BYTES;
+			} else {
+				bad++;
+			}
+		}
+		if (!n)
+			msleep(10);
+	}
+	ib_dma_sync_single_for_cpu(t->dev, t->dma, t->buf_len,
+				   DMA_BIDIRECTIONAL);
+	for (i = 0; i < recvs; i++)
+		for (j = 0; j < KV_MSG_BYTES; j++)
+			bad += rbuf[(size_t)i * KV_MSG_BYTES + j] != pattern(i, j);
+	result(name, sends == KV_MSGS && recvs == KV_MSGS && !bad &&
+	       first > 1024,
+	       "%u sends, %u receives, %u CQEs held at once, %u bad", sends,
+	       recvs, first, bad);
+	if (srq)
+		result("srq_limit_event", READ_ONCE(t->limit_event),
+		       "limit %u", KV_SRQ_LIMIT);
+}
+
+static int kv_setup(struct kvtest *t)
+{
+	struct ib_srq_init_attr sinit = {
+		.event_handler = kv_event,
+		.srq_context = t,
+		.attr = { .max_wr = KV_WR, .max_sge = 1 },
+		.srq_type = IB_SRQT_BASIC,
+	};
+	u32 i, j;
+	int ret;
+
+	ret = kv_gid(t);
+	if (ret)
+		return ret;
+	t->pd = ib_alloc_pd(t->dev, 0);
+	if (IS_ERR(t->pd))
+		return PTR_ERR(t->pd);
+	t->cq = ib_alloc_cq(t->dev, NULL, KV_CQE, 0, IB_POLL_DIRECT);
+	if (IS_ERR(t->cq))
+		return PTR_ERR(t->cq);
+	result("cq_4096", t->cq->cqe >= KV_CQE, "cqe %d", t->cq->cqe);
+	t->wc = kcalloc(KV_CQE, sizeof(*t->wc), GFP_KERNEL);
+	t->buf_len = 2 * (size_t)KV_MSGS * KV_MSG_BYTES;
+	t->buf = kmalloc(t->buf_len, GFP_KERNEL);
+	if (!t->wc || !t->buf)
+		return -ENOMEM;
+	for (i = 0; i < KV_MSGS; i++)
+		for (j = 0; j < KV_MSG_BYTES; j++)
+			t->buf[(size_t)i * KV_MSG_BYTES + j] = pattern(i, j);
+	t->dma = ib_dma_map_single(t->dev, t->buf, t->buf_len,
+				   DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(t->dev, t->dma)) {
+		t->dma = 0;
+		return -ENOMEM;
+	}
+	t->srq = ib_create_srq(t->pd, &sinit);
+	if (IS_ERR(t->srq)) {
+		result("srq_2048", false, "create_srq %ld", PTR_ERR(t->srq));
+		t->srq = NULL;
+	}
+	return 0;
+}
+
+/*
+ * Two QPs of KV_WR WRs, qb on @srq if any, connected to each other; qa
+ * sends to @send_cq, all else goes to t->cq.
+ */
+static int kv_pair(struct kvtest *t, struct ib_srq *srq,
+		   struct ib_cq *send_cq)
+{
+	int ret;
+
+	t->qa = kv_qp(t, NULL, send_cq);
+	if (IS_ERR(t->qa)) {
+		ret = PTR_ERR(t->qa);
+		t->qa = NULL;
+		return ret;
+	}
+	t->qb = kv_qp(t, srq, t->cq);
+	if (IS_ERR(t->qb)) {
+		ret = PTR_ERR(t->qb);
+		t->qb = NULL;
+		return ret;
+	}
+	ret = kv_connect(t, t->qa, t->qb->qp_num);
+	return ret ? ret : kv_connect(t, t->qb, t->qa->qp_num);
+}
+
+/* ib_drain_qp() needs the device's flushes; it warns if they never come. */
+static void kv_unpair(struct kvtest *t, const char *name)
+{
+	if (t->qa && t->qb) {
+		ib_drain_qp(t->qa);
+		ib_drain_qp(t->qb);
+		result(name, true, "QPs %u, %u", t->qa->qp_num, t->qb->qp_num);
+	}
+	if (t->qb)
+		ib_destroy_qp(t->qb);
+	if (t->qa)
+		ib_destroy_qp(t->qa);
+	t->qa = t->qb = NULL;
+}
+
+static void kv_teardown(struct kvtest *t)
+{
+	if (t->srq)
+		ib_destroy_srq(t->srq);
+	if (t->dma)
+		ib_dma_unmap_single(t->dev, t->dma, t->buf_len,
+				    DMA_BIDIRECTIONAL);
+	kfree(t->buf);
+	kfree(t->wc);
+	if (!IS_ERR_OR_NULL(t->cq))
+		ib_free_cq(t->cq);
+	if (!IS_ERR_OR_NULL(t->pd))
+		ib_dealloc_pd(t->pd);
+}
+
+/*
+ * A send CQ of 16 CQEs, 64 signaled SENDs: it overruns. The device reports
+ * CQ_ERR; the driver raises IB_EVENT_CQ_ERR and IB_EVENT_QP_FATAL for the
+ * one QP that sends to it (ROCE-DRV-OVR-2, -3), each once. No drain: the
+ * flushes of a QP whose CQ is in error are lost.
+ */
+#define KV_SMALL_CQE	16
+#define KV_OVERRUN_MSGS	64
+
+static void kv_overrun(struct kvtest *t)
+{
+	struct ib_cq_init_attr ca = { .cqe = KV_SMALL_CQE };
+	unsigned long deadline;
+	struct ib_cq *cq;
+	int ret, n;
+
+	cq = ib_create_cq(t->dev, NULL, kv_event, t, &ca);
+	if (IS_ERR(cq)) {
+		result("cq_overrun_qp_fatal", false, "create_cq %ld",
+		       PTR_ERR(cq));
+		return;
+	}
+	atomic_set(&t->cq_err, 0);
+	atomic_set(&t->qp_fatal, 0);
+	ret = kv_pair(t, NULL, cq);
+	if (!ret)
+		ret = kv_post_recvs(t, t->qb, NULL, KV_OVERRUN_MSGS);
+	if (!ret)
+		ret = kv_post_sends(t, t->qa, KV_OVERRUN_MSGS);
+	deadline = jiffies + msecs_to_jiffies(KV_WAIT_MS);
+	while (!ret && (!atomic_read(&t->cq_err) || !atomic_read(&t->qp_fatal)) &&
+	       time_before(jiffies, deadline))
+		msleep(10);
+	msleep(200);	/* a second event would come within this */
+	result("cq_overrun_qp_fatal", !ret && atomic_read(&t->cq_err) == 1 &&
+	       atomic_read(&t->qp_fatal) == 1,
+	       "%d: %d CQ_ERR, %d QP_FATAL", ret, atomic_read(&t->cq_err),
+	       atomic_read(&t->qp_fatal));
+	if (t->qb)
+		ib_destroy_qp(t->qb);
+	if (t->qa)
+		ib_destroy_qp(t->qa);
+	t->qa = t->qb = NULL;
+	/* What qb received: not for a later round. */
+	do {
+		n = ib_poll_cq(t->cq, KV_CQE, t->wc);
+	} while (n > 0);
+	ib_destroy_cq(cq);
+}
+
+static void kv_run(struct kvtest *t)
+{
+	int ret;
+
+	ret = kv_setup(t);
+	if (ret) {
+		result("setup", false, "%d", ret);
+		return;
+	}
+	ret = kv_pair(t, NULL, t->cq);
+	result("rc_qps_2048", !ret, "QPs %u, %u: %d", t->qa ? t->qa->qp_num : 0,
+	       t->qb ? t->qb->qp_num : 0, ret);
+	if (!ret)
+		kv_round(t, "rc_1500_sends", NULL);
+	kv_unpair(t, "rc_drain");
+	if (t->srq) {
+		ret = kv_pair(t, t->srq, t->cq);
+		result("srq_qps", !ret, "%d", ret);
+		if (!ret)
+			kv_round(t, "srq_1500_sends", t->srq);
+		kv_unpair(t, "srq_drain");
+	}
+	kv_overrun(t);
+}
+
+static bool kv_found;
+
+/* ib_core calls this for every registered device at ib_register_client(). */
+static int kv_add(struct ib_device *dev)
+{
+	struct kvtest *t;
+
+	if (strcmp(dev_name(&dev->dev), ibdev))
+		return -EOPNOTSUPP;
+	kv_found = true;
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	t->dev = dev;
+	kv_run(t);
+	kv_teardown(t);
+	kfree(t);
+	pr_info("done\n");
+	return -EOPNOTSUPP;	/* nothing to keep per device */
+}
+
+static void kv_remove(struct ib_device *dev, void *data)
+{
+}
+
+static struct ib_client kv_client = {
+	.name = "virtio_rdma_kvtest",
+	.add = kv_add,
+	.remove = kv_remove,
+};
+
+static int __init kvtest_init(void)
+{
+	int ret = ib_register_client(&kv_client);
+
+	if (!ret && !kv_found)
+		result("device", false, "no RDMA device %s", ibdev);
+	return ret;
+}
+
+static void __exit kvtest_exit(void)
+{
+	ib_unregister_client(&kv_client);
+}
+
+module_init(kvtest_init);
+module_exit(kvtest_exit);
+MODULE_DESCRIPTION("Kernel verbs self-test of an RDMA device (test only)");
+MODULE_LICENSE("GPL");
