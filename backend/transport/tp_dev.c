@@ -262,19 +262,19 @@ qp_modified(void *arg, struct vur_rdma_qp *qp, uint8_t old)
 	}
 	/*
 	 * Its thread looks only when the QP has work it would not find by
-	 * itself: WRs that waited for this state, a flush to finish. Else the
-	 * next doorbell, kick or packet brings it. Waking the data path at every
+	 * itself: WRs that waited for this state or for a new attribute, a
+	 * flush (ERR, SQE: on rings it took send WRs here, past the sq_event
+	 * the driver last saw, and the thread drops the QP again writing it,
+	 * ROCE-DEV-RING-12). Else the next doorbell, kick or packet brings it.
+	 * Listed or not, the thread may sleep: it is nudged. Waking it at every
 	 * MODIFY_QP made it contend for the device lock with the commands that
-	 * followed: 5x the time of a QP's set-up (bench/README.md). On rings a
-	 * flush (ERR, SQE) took send WRs here, past the sq_event the driver
-	 * last saw: its thread drops it again, writing sq_event (ROCE-DEV-RING-12).
+	 * followed: 5x the time of a QP's set-up (bench/README.md).
 	 */
-	if (qp->rings != NULL &&
-			(now == VIRTIO_IB_QPS_ERR || now == VIRTIO_IB_QPS_SQE ||
-					!vur_tp_qp_idle(td, t)))
-		vur_tp_qp_activate(td, t);
-	else if (qp->rings == NULL && !vur_tp_qp_idle(td, t))
-		vur_tp_self()->wake |= 1u << t->dp; /* nudged if asleep */
+	if (now == VIRTIO_IB_QPS_ERR || now == VIRTIO_IB_QPS_SQE || !vur_tp_qp_idle(td, t)) {
+		if (qp->rings != NULL)
+			vur_tp_qp_activate(td, t);
+		vur_tp_self()->wake |= 1u << t->dp;
+	}
 	vur_tp_publish(td);
 }
 
