@@ -3,8 +3,9 @@
  * QP lifecycle rate through the virtio-user driver: CREATE_QP, MODIFY_QP
  * RESET->INIT->RTR->RTS and DESTROY_QP of an RC QP, five control commands
  * per cycle, as a connection manager does for each connection. Prints
- * cycles per second, the per-cycle p50/p99, and the memcpy bandwidth of
- * this machine for scale. It never fails on a timing.
+ * cycles per second, the per-cycle p50/p99, and for scale the round trip of
+ * a QUERY_DEVICE in the same run (a cycle's floor is five of them) and the
+ * memcpy bandwidth of this machine. It never fails on a timing.
  *
  * When the device offers rings (issue 28) it takes the cycle rate of QPs
  * on rings and of QPs on virtqueues in the same run, and, with
@@ -111,6 +112,31 @@ cycles(struct vur_user_dev *d, const struct vur_user_qp_init_attr *init, unsigne
 	return ret;
 }
 
+/* The floor of a cycle: QUERY_DEVICE round trips (the command the backend does least for). */
+static int
+reference(struct vur_user_dev *d, unsigned int n)
+{
+	uint64_t *ns = calloc(n, sizeof(*ns)), t0;
+	struct vur_user_device_attr attr;
+	unsigned int i;
+	int ret = ns == NULL ? -1 : 0;
+
+	for (i = 0; i < n && ret == 0; i++) {
+		t0 = now_ns();
+		ret = vur_user_query_device(d, &attr);
+		ns[i] = now_ns() - t0;
+	}
+	if (ret < 0) {
+		fprintf(stderr, "QUERY_DEVICE failed: %s\n", strerror(-ret));
+	} else {
+		report("reference: QUERY_DEVICE", ns, n); /* sorts */
+		printf("reference: five QUERY_DEVICE round trips at p50: %.0f cycles/s\n",
+				1e9 / (5.0 * (double)ns[n / 2]));
+	}
+	free(ns);
+	return ret;
+}
+
 /* The resident set of process @pid in KiB, or -1. */
 static long
 rss_kib(const char *pid)
@@ -197,6 +223,8 @@ main(int argc, char **argv)
 	if (ret == 0)
 		ret = vur_user_create_cq(d, 16, &init.send_cqn);
 	init.recv_cqn = init.send_cqn;
+	if (ret == 0)
+		ret = reference(d, n);
 	if (ret == 0 && rings) {
 		init.layout = VUR_USER_LAYOUT_RINGS;
 		ret = cycles(d, &init, n, "on rings");

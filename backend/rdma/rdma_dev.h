@@ -102,6 +102,8 @@ struct vur_rdma_hooks {
 	/* An SRQ's receive virtqueue; unbind marks its WRs used (ROCE-DEV-SRQ-8). */
 	int (*srq_bind)(void *arg, struct vur_rdma_srq *srq);
 	void (*srq_unbind)(void *arg, struct vur_rdma_srq *srq);
+	/* SETUP_RINGS gave doorbell summaries whose sleeping is 0: their threads set it again. */
+	void (*doorbells_moved)(void *arg);
 };
 
 /*

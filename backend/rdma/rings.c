@@ -284,6 +284,8 @@ vur_rdma_setup_rings(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_setup
 	rd->doorbell_size = size;
 	rd->doorbells_set = true;
 	ref_area(rd, &area, 1);
+	if (rd->env.hooks != NULL)
+		rd->env.hooks->doorbells_moved(rd->env.hooks_arg);
 	return 0;
 }
 

@@ -506,6 +506,11 @@ vur_tp_ring_pop(struct vur_tp_dev *td, struct vur_tp_ring *r, struct vur_chain *
  * them (vur_tp_qp_lock), dropped when drained, sq_event written then.
  */
 void vur_tp_qp_activate(struct vur_tp_dev *td, struct vur_tp_qp *t);
+/*
+ * Whether QP @t (held, or the engine at rest) has nothing for its thread to
+ * do until a driver, a packet or a control command says: on either layout.
+ */
+bool vur_tp_qp_idle(struct vur_tp_dev *td, struct vur_tp_qp *t);
 void vur_tp_qp_deactivate(struct vur_tp_dev *td, struct vur_tp_qp *t);
 /* Thread @dp's part of vur_tp_poll for rings: doorbells, its active QPs, its event queues. */
 uint16_t vur_tp_rings_poll(struct vur_tp_dev *td, unsigned int dp, struct rte_mbuf **out,
@@ -562,6 +567,8 @@ void vur_tp_ring_notify_cq(struct vur_tp_dev *td, struct vur_tp_ring *r);
  */
 void vur_tp_publish(struct vur_tp_dev *td);
 void vur_tp_ring_activate(struct vur_tp_dev *td, struct vur_tp_ring *r, bool kick);
+/* Whether the driver put entries in ring @r the device has not taken (either kind of ring). */
+bool vur_tp_ring_moved(struct vur_tp_dev *td, struct vur_tp_ring *r);
 void vur_tp_ring_deactivate(struct vur_tp_dev *td, struct vur_tp_ring *r);
 
 /* tp_cq.c: completions. */

@@ -182,9 +182,8 @@ takes_sends(struct vur_tp_qp *t)
 					state == VIRTIO_IB_QPS_SQE);
 }
 
-/* Whether QP @t (held) has nothing to do until a driver, a packet or a control command says. */
-static bool
-drained(struct vur_tp_dev *td, struct vur_tp_qp *t)
+bool
+vur_tp_qp_idle(struct vur_tp_dev *td, struct vur_tp_qp *t)
 {
 	uint8_t state = t->qp->attr.state;
 
@@ -196,11 +195,10 @@ drained(struct vur_tp_dev *td, struct vur_tp_qp *t)
 		if (t->res[i].valid && t->res[i].next_pkt < t->res[i].npkts)
 			return false;
 	/* receives posted in ERR before rq_notify was seen (ROCE-DEV-RING-22) */
-	if (state == VIRTIO_IB_QPS_ERR && t->rq.drv && !t->rq.broken &&
-			vur_tp_drv_moved(td, &t->rq))
+	if (state == VIRTIO_IB_QPS_ERR && !t->rq.broken && vur_tp_ring_moved(td, &t->rq))
 		return false;
 	/* a state that takes no send WR: a MODIFY_QP lists it again */
-	return !takes_sends(t) || !vur_tp_drv_moved(td, &t->sq);
+	return !takes_sends(t) || !vur_tp_ring_moved(td, &t->sq);
 }
 
 /*
@@ -216,7 +214,7 @@ try_drop(struct vur_tp_dev *td, struct vur_tp_qp *t, bool *again)
 	uint32_t *ev;
 
 	*again = false;
-	if (!drained(td, t)) {
+	if (!vur_tp_qp_idle(td, t)) {
 		*again = state == VIRTIO_IB_QPS_ERR || state == VIRTIO_IB_QPS_SQE;
 		return false;
 	}

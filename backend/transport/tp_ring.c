@@ -122,6 +122,14 @@ vur_tp_publish(struct vur_tp_dev *td)
 	self->wake = 0;
 }
 
+bool
+vur_tp_ring_moved(struct vur_tp_dev *td, struct vur_tp_ring *r)
+{
+	if (r->drv)
+		return vur_tp_drv_moved(td, r);
+	return r->active && vur_split_ring_has_avail(&r->ring);
+}
+
 void
 vur_tp_ring_activate(struct vur_tp_dev *td, struct vur_tp_ring *r, bool kick)
 {

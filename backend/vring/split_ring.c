@@ -180,6 +180,12 @@ read_avail_idx(const struct vur_split_ring *vr)
 	return rte_le_to_cpu_16(__atomic_load_n(&vr->avail->idx, __ATOMIC_ACQUIRE));
 }
 
+bool
+vur_split_ring_has_avail(const struct vur_split_ring *vr)
+{
+	return !vr->broken && read_avail_idx(vr) != vr->last_avail;
+}
+
 enum vur_pop_result
 vur_split_ring_pop(struct vur_split_ring *vr, struct rte_vhost_memory *mem, struct vur_chain *chain,
 		const char **why)

@@ -91,6 +91,12 @@ void vur_split_ring_flush(struct vur_split_ring *vr, uint16_t n);
 /* Give the last @n popped chains back to the avail side, unused and unpushed. */
 void vur_split_ring_unpop(struct vur_split_ring *vr, uint16_t n);
 
+/*
+ * Whether the driver made entries available that the device has not taken
+ * (or moved the avail index where it should not: popping will tell).
+ */
+bool vur_split_ring_has_avail(const struct vur_split_ring *vr);
+
 /* Whether the driver asked to be notified of what was pushed since the last notification. */
 bool vur_split_ring_need_notify(struct vur_split_ring *vr);
 

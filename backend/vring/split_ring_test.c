@@ -334,6 +334,31 @@ polled_ring_asks_for_no_kick(void)
 	TAP_CHECK(avail_event() == 2);
 }
 
+/*
+ * has_avail: entries offered and not taken, without taking them nor asking
+ * for a kick (a control thread asks whether a QP has work for its thread).
+ */
+static void
+has_avail_follows_the_driver(void)
+{
+	struct vur_chain c;
+	const char *why;
+
+	setup();
+	vur_split_ring_init(&vr, QSZ, desc, avail, used, 0, 0, true);
+	set_desc(desc, 0, DATA_GPA, 4, 0, 0);
+	TAP_CHECK(!vur_split_ring_has_avail(&vr));
+	offer(0);
+	TAP_CHECK(vur_split_ring_has_avail(&vr));
+	TAP_CHECK(vur_split_ring_has_avail(&vr)); /* nothing taken */
+	TAP_CHECK(avail_event() == 0);
+	TAP_CHECK(pop(&c, &why) == VUR_POP_OK);
+	TAP_CHECK(!vur_split_ring_has_avail(&vr));
+	vr.broken = true;
+	offer(0);
+	TAP_CHECK(!vur_split_ring_has_avail(&vr)); /* a broken ring is never served */
+}
+
 /* A ring whose entries go past its region is refused (fuzz_vhost's finding). */
 static void
 ring_must_fit_its_region(void)
@@ -378,6 +403,7 @@ main(void)
 	TAP_RUN(push_later_then_publish);
 	TAP_RUN(event_idx_asks_for_the_next_kick);
 	TAP_RUN(polled_ring_asks_for_no_kick);
+	TAP_RUN(has_avail_follows_the_driver);
 	TAP_RUN(ring_must_fit_its_region);
 	free(mem);
 	free(ram);

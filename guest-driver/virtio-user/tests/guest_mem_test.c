@@ -79,6 +79,43 @@ translation_bounds(void)
 	vuser_mem_fini(&m);
 }
 
+/*
+ * First fit past whole words of used pages (the scan skips them 64 at a
+ * time), runs that cross a word, alignment, and the last page of a memory
+ * that is not a whole number of words.
+ */
+static void
+first_fit_across_words(void)
+{
+	size_t n = 200;
+	struct vuser_mem m;
+	struct vuser_buf b[200], c;
+
+	TAP_EQ(vuser_mem_init(&m, n * VUSER_PAGE_SIZE, BASE), 0);
+	for (size_t i = 0; i < n; i++)
+		TAP_EQ(vuser_mem_alloc(&m, 1, 1, &b[i]), 0);
+	TAP_EQ(vuser_mem_alloc(&m, 1, 1, &c), -ENOMEM);
+	vuser_mem_free(&m, &b[70]);
+	vuser_mem_free(&m, &b[127]);
+	vuser_mem_free(&m, &b[128]);
+	vuser_mem_free(&m, &b[131]);
+	vuser_mem_free(&m, &b[132]);
+	vuser_mem_free(&m, &b[199]);
+	/* 127-128 cross a word, 131-132 start odd: no free pair aligned to two pages */
+	TAP_EQ(vuser_mem_alloc(&m, 2 * VUSER_PAGE_SIZE, 2 * VUSER_PAGE_SIZE, &c), -ENOMEM);
+	TAP_EQ(vuser_mem_alloc(&m, 2 * VUSER_PAGE_SIZE, 1, &c), 0);
+	TAP_EQ(c.gpa, BASE + 127 * VUSER_PAGE_SIZE);
+	TAP_EQ(vuser_mem_alloc(&m, 2 * VUSER_PAGE_SIZE, 1, &c), 0);
+	TAP_EQ(c.gpa, BASE + 131 * VUSER_PAGE_SIZE);
+	TAP_EQ(vuser_mem_alloc(&m, 1, 1, &c), 0);
+	TAP_EQ(c.gpa, BASE + 70 * VUSER_PAGE_SIZE);
+	TAP_EQ(vuser_mem_alloc(&m, 1, 1, &c), 0);
+	TAP_EQ(c.gpa, BASE + 199 * VUSER_PAGE_SIZE);
+	TAP_EQ(vuser_mem_alloc(&m, 1, 1, &c), -ENOMEM);
+	TAP_EQ(m.free_pages, 0);
+	vuser_mem_fini(&m);
+}
+
 static void
 bad_init(void)
 {
@@ -98,6 +135,7 @@ main(void)
 	TAP_RUN(alignment);
 	TAP_RUN(exhaustion);
 	TAP_RUN(translation_bounds);
+	TAP_RUN(first_fit_across_words);
 	TAP_RUN(bad_init);
 	return tap_done();
 }
