@@ -53,6 +53,10 @@ each step `ibv_devinfo -v` and `verbs_probe speed` show the new speed and
 the driver's speed flags the new state, and asyncwatch printed exactly one
 IBV_EVENT_DEVICE_SPEED_CHANGE (20) more; the link flips add one
 IBV_EVENT_PORT_ERR and one IBV_EVENT_PORT_ACTIVE, and nothing else comes.
+Then the vHCA rule (ROCE-DEV-POLICY-8): the admin allows A 10.11.0.1 and
+10.11.0.9 (device-addresses) while the guest holds only the first: the
+port goes down; the guest adds 10.11.0.9 and it comes up (`ibv_devinfo`,
+and the backend's link).
 
 Usage: scenario11_verbs_speed.py PATH/TO/vhost-user-rdma
 Builds QEMU, the images, the provider and the module first. Prints TAP.
@@ -235,6 +239,16 @@ kill $AW
 vur_expect verbs_cq_overrun_events "overrun ok cq_err 1 qp_fatal 2" \
     "$(timeout 300 sid verbs_probe overrun $IA ${GIDX:-0} 2>&1)"
 vur_expect c_ibv_query_port_speed_still_unsupported "error EOPNOTSUPP 95" "$(sid verbs_probe speed $IC)"
+# The vHCA rule (ROCE-DEV-POLICY-8): the host admin allows A 10.11.0.1 and
+# 10.11.0.9; the port is down while the GID table lacks 10.11.0.9's, and
+# comes up once the guest gives the netdev that address too.
+vur_step vhca_allowed
+vur_wait_eq "PORT_DOWN (1)" 10 vur_devinfo $IA state
+vur_expect vhca_port_down_without_gid "PORT_DOWN (1)" "$(vur_devinfo $IA state)"
+ip addr add 10.11.0.9/24 dev "$A"
+vur_wait_eq "PORT_ACTIVE (4)" 10 vur_devinfo $IA state
+vur_expect vhca_port_active_with_gids "PORT_ACTIVE (4)" "$(vur_devinfo $IA state)"
+vur_step vhca_held
 if dmesg | grep -q -E 'BUG|WARNING|Call Trace'; then
     vur_result kernel_log_clean fail "$(dmesg | grep -A5 -E 'BUG|WARNING|Call Trace' | head -20)"
 else
@@ -317,6 +331,11 @@ def scenario(tap, qemu, image, sock_dir):
         if steps:
             n = backend_a.device(sock_a)['config_changes'] - changes[0]
             tap.case('backend_four_config_changes', n == 4, f'{n} config changes')
+            # ROCE-DEV-POLICY-8 with the guest driver: down without the GIDs, up with them
+            _ = step('vhca_allowed', lambda: guest.ctl(admin, 'device-addresses', sock_a,
+                                                       '10.11.0.1', '10.11.0.9'),
+                     lambda d: d['link'] == 'down') \
+                and step('vhca_held', lambda: None, lambda d: d['link'] == 'up')
         guest.finish(tap, g, 180)
     finally:
         if g is not None:
