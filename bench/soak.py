@@ -110,6 +110,10 @@ class Backend:
                     threads = int(line.split()[1])
         return rss, len(os.listdir(f'/proc/{pid}/fd')), threads
 
+    def connected(self, sock):
+        """Whether the backend still serves a frontend on @sock."""
+        return self.telemetry('/vur/device,' + sock)['/vur/device'].get('vid', -1) >= 0
+
     def objects(self):
         tot = {'pds': 0, 'mrs': 0, 'cqs': 0, 'qps': 0, 'ctrl_errors': 0}
         for s in self.socks:
@@ -131,8 +135,10 @@ class Backend:
 class Flow:
     """One kind of traffic on a pair of devices; one run at a time."""
 
-    def __init__(self, name, kind, a, b, port, tools, rng, logdir):
+    def __init__(self, name, kind, a, b, port, tools, rng, logdir, be):
         self.name, self.kind, self.a, self.b, self.port = name, kind, a, b, port
+        self.be = be
+        self.idle_since = None
         self.tools, self.rng, self.logdir = tools, rng, logdir
         self.procs = []
         self.killed = False
@@ -177,6 +183,16 @@ class Flow:
     def poll(self, deadline_s=600):
         """Start the next run when this one is over; False when it failed."""
         if not self.procs:
+            # A device serves one frontend: the next run's would be refused
+            # while the backend has not yet seen the last one's socket close
+            # (a killed run's, just now). Wait for that, 10 s at most: a
+            # frontend the backend never lets go of then fails the run.
+            if self.idle_since is None:
+                self.idle_since = now()
+            if now() - self.idle_since < 10 and any(self.be.connected(d)
+                                                    for d in (self.a, self.b)):
+                return True
+            self.idle_since = None
             self.started = now()
             self.start()
             return True
@@ -227,11 +243,11 @@ def main():
             raise SystemExit(f'soak: {t} missing (scripts/build.sh release)')
     be = Backend(o.build, 2 * N_FLOWS)
     s = be.socks
-    flows = [Flow('rc', 'rc', s[0], s[1], 18601, tools, rng, be.dir),
-             Flow('uc', 'uc', s[2], s[3], 18602, tools, rng, be.dir),
-             Flow('ud', 'ud', s[4], s[5], 18603, tools, rng, be.dir),
-             Flow('rc2', 'rc2', s[6], s[7], 18604, tools, rng, be.dir),
-             Flow('eth', 'eth', s[8], s[9], 0, tools, rng, be.dir)]
+    flows = [Flow('rc', 'rc', s[0], s[1], 18601, tools, rng, be.dir, be),
+             Flow('uc', 'uc', s[2], s[3], 18602, tools, rng, be.dir, be),
+             Flow('ud', 'ud', s[4], s[5], 18603, tools, rng, be.dir, be),
+             Flow('rc2', 'rc2', s[6], s[7], 18604, tools, rng, be.dir, be),
+             Flow('eth', 'eth', s[8], s[9], 0, tools, rng, be.dir, be)]
     print(f'soak: seed {o.seed}, {o.duration:.0f} s, report every {o.interval:.0f} s, '
           f'logs in {be.dir}', flush=True)
     base_rss, base_fds, base_threads = be.proc_stat()
