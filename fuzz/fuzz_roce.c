@@ -23,7 +23,7 @@
  *                  the remote keys are the MR's and their addresses inside it
  *   kind % 4 == 2  a receive WR: the same into the receive ring
  *   kind % 4 == 3  a pass of the data path: u8 clock step (2^(step % 32) ns)
- * Kinds from 0xf0 on (no seed before them used one), by (kind & 0xf) % 5:
+ * Kinds from 0xf0 on (no seed before them used one), by (kind & 0xf) % 6:
  *   0  make the SRQs (vur_fuzz_dev_srqs), once: QPs 4 to 6, which the
  *      frames' QP numbers and the WRs' QP bytes then reach too; a receive
  *      WR for a QP on an SRQ goes to its SRQ
@@ -37,6 +37,10 @@
  *   3  destroy: u8 which % 4: the SRQ on a virtqueue, the SRQ on rings, the
  *      QPs on the first, the QP on the second
  *   4  event buffers: u8 n: n % 9 buffers of (n >> 4) + 1 bytes to event queue 0
+ *   5  a pass on a lossy wire: u8 clock step, u8 loss, u8 order: packet i of
+ *      the pass is lost when bit i % 8 of loss is set; with bit 0 of order
+ *      the others come back in the reverse order (the completer's gaps,
+ *      held READ responses, retries)
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -371,13 +375,60 @@ event_buffers(struct input *in)
 }
 
 /*
+ * A pass of the data path; what it sends comes back in, as between two
+ * devices, but for the packets @loss drops (bit i % 8 for packet i), in the
+ * reverse order with @reverse.
+ */
+static void
+pass_over(uint8_t step, uint8_t loss, bool reverse)
+{
+	struct rte_mbuf *out[PASS_PACKETS], *m;
+	uint64_t deadline;
+	uint16_t n, kept = 0;
+
+	dev.now_ns += 1ULL << (step % 32);
+	n = vur_tp_poll(&dev.td, 0, out, PASS_PACKETS, dev.now_ns, false, &deadline);
+	for (uint16_t i = 0; i < n; i++) {
+		if (loss & (1u << (i % 8)))
+			rte_pktmbuf_free(out[i]);
+		else
+			out[kept++] = out[i];
+	}
+	for (uint16_t i = 0; reverse && i < kept / 2; i++) {
+		m = out[i];
+		out[i] = out[kept - 1 - i];
+		out[kept - 1 - i] = m;
+	}
+	if (kept > 0)
+		vur_tp_rx(&dev.td, out, kept, dev.now_ns);
+}
+
+static void
+pass(struct input *in)
+{
+	uint8_t step;
+
+	if (take(in, &step, 1))
+		pass_over(step, 0, false);
+}
+
+static void
+lossy_pass(struct input *in)
+{
+	uint8_t b[3];
+
+	if (take(in, b, sizeof(b)))
+		pass_over(b[0], b[1], b[2] & 1);
+}
+
+/*
  * A record of kind 0xf0 or above; false ends the input: the SRQs' QPs could
  * not be made (their CQ overran before: ROCE-DEV-QP-4).
  */
 static bool
 more(struct input *in, uint8_t kind)
 {
-	switch ((kind & 0xf) % 5) {
+	switch ((kind & 0xf) % 6) {
 	case 0:
 		if (dev.n_qps == VUR_FUZZ_NQPS && vur_fuzz_dev_srqs(&dev) != 0)
 			return false;
@@ -391,28 +442,14 @@ more(struct input *in, uint8_t kind)
 	case 3:
 		destroy(in);
 		break;
-	default:
+	case 4:
 		event_buffers(in);
+		break;
+	default:
+		lossy_pass(in);
 		break;
 	}
 	return true;
-}
-
-/* A pass of the data path; what it sends comes back in, as between two devices. */
-static void
-pass(struct input *in)
-{
-	struct rte_mbuf *out[PASS_PACKETS];
-	uint64_t deadline;
-	uint16_t n;
-	uint8_t step;
-
-	if (!take(in, &step, 1))
-		return;
-	dev.now_ns += 1ULL << (step % 32);
-	n = vur_tp_poll(&dev.td, 0, out, PASS_PACKETS, dev.now_ns, false, &deadline);
-	if (n > 0)
-		vur_tp_rx(&dev.td, out, n, dev.now_ns);
 }
 
 int

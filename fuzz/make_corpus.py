@@ -168,6 +168,11 @@ def rec_event_bufs(n):
     return bytes([0xf4, n])
 
 
+def rec_lossy(step=20, loss=0, reverse=0):
+    """A pass whose packets i with bit i % 8 of @loss set are lost, the rest reversed or not."""
+    return bytes([0xf5, step, loss, reverse])
+
+
 def solicited(f):
     """@f with the BTH's solicited event bit (IPv4)."""
     return f[:43] + bytes([f[43] | 0x80]) + f[44:]
@@ -197,6 +202,24 @@ roce.update({
     'srq_destroy': MAKE_SRQS + rec_recv(RC_SRQ) + rec_recv(RC_RINGS) + rec_destroy(0) +
     rec_destroy(2) + rec_destroy(0) + rec_destroy(3) + rec_destroy(1) +
     rec_frame(frame(RC | SEND_ONLY, RC_SRQ, payload=HELLO)),
+    # the completer on a lossy wire (ROCE-DEV-RETX): READ responses lost or out of order,
+    # a SEND's first packet lost (sequence NAK) until the retries run out, NAK codes
+    'rc_read_lost_response': rec_send(0, sq_req(4, addr=0x100, sges=[(0x2000, 600)])) +
+    rec_pass() + rec_lossy(loss=0x02) + rec_pass() + rec_pass(31) + rec_pass() + rec_pass(),
+    'rc_read_reordered': rec_send(0, sq_req(4, addr=0x100, sges=[(0x2000, 600)])) +
+    rec_pass() + rec_lossy(reverse=1) + rec_pass(),
+    'rc_seq_nak_retries': rec_recv(1) + rec_send(0, sq_req(2, sges=[(0, 700)])) +
+    rec_lossy(loss=0x01) * 6 + rec_pass(),
+    'rc_timeout_retries': rec_send(0, sq_req(0, addr=0x100, sges=[(0, 100)])) +
+    rec_lossy(loss=0xff) + rec_lossy(31, 0xff) * 5,
+    'rc_rnr_retries': rec_send(0, sq_req(2, sges=[(0, 100)])) + (rec_pass() + rec_pass(30)) * 6,
+    'rc_nak_rem_access': rec_send(0, sq_req(0, addr=0x100, sges=[(0, 100)])) +
+    rec_lossy(loss=0xff) + rec_frame(frame(RC | ACK, 0, ext=b'\x62\0\0\1')) + rec_pass(),
+    'rc_nak_rem_op': rec_send(0, sq_req(0, addr=0x100, sges=[(0, 100)])) +
+    rec_lossy(loss=0xff) + rec_frame(frame(RC | ACK, 0, ext=b'\x63\0\0\1')) + rec_pass(),
+    'atomic_nak': rec_send(0, sq_req(5, addr=0x1000, compare=0, swap=7, sges=[(0x40, 8)])) +
+    rec_lossy(loss=0xff) + rec_frame(frame(RC | ATOMIC_ACK, 0, ext=b'\x62\0\0\1' + bytes(8))) +
+    rec_pass(),
 })
 
 # --- control commands (fuzz_ctrl.c) -------------------------------------
