@@ -3,10 +3,10 @@
  * The RDMA engine against a peer that sends anything: frames into the
  * packet parser and on to the responder and completer of live QPs (an RC
  * pair, a UC QP, a UD QP over a DMA MR), send and receive WRs into their
- * rings, and the data path's passes, whose packets go back in (the RC QPs
- * are each other's peer). A record makes SRQs and the QPs on them, a CQ on
- * rings (fuzz_srq.c); others arm the CQs (REQ_NOTIFY_CQ, or the record on
- * rings), the SRQ limit, offer CQ and event buffers, destroy SRQs and QPs.
+ * rings, and the data path's passes, whose packets go back in with the
+ * responder's replies (the RC QPs are each other's peer). A record makes SRQs and the QPs on them,
+ * a CQ on rings (fuzz_srq.c); others arm the CQs (REQ_NOTIFY_CQ, or the record on rings), the SRQ
+ * limit, offer CQ and event buffers, destroy SRQs and QPs.
  *
  * An input is a list of records, each a kind byte and its bytes:
  *   kind % 4 == 0  a frame: u8 fix, le16 length, the frame. Unless a bit of
@@ -42,6 +42,7 @@
  *      the others come back in the reverse order (the completer's gaps,
  *      held READ responses, retries)
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -76,6 +77,30 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct vur_fuzz_dev dev;
+
+/*
+ * The responder's replies (ACKs, NAKs, atomic ACKs: vur_tp_send_reply) go
+ * to the outbox of the data-path thread that runs the engine
+ * (net_datapath.c), and without one they are dropped: the completer would
+ * see only the ACKs an input forges. This target is linked with
+ * --wrap=vur_switch_outbox_add (meson.build): the replies wait here for the
+ * next pass, which delivers them with its packets.
+ */
+int __wrap_vur_switch_outbox_add(struct vur_switch *sw, int slot, struct rte_mbuf *m);
+
+static struct rte_mbuf *replies[PASS_PACKETS];
+static uint16_t n_replies;
+
+int
+__wrap_vur_switch_outbox_add(struct vur_switch *sw, int slot, struct rte_mbuf *m)
+{
+	RTE_SET_USED(sw);
+	RTE_SET_USED(slot);
+	if (n_replies == PASS_PACKETS)
+		return -ENOSPC; /* as a full outbox: RC recovers it */
+	replies[n_replies++] = m;
+	return 0;
+}
 
 /* The fields that make frame @f of @len bytes reach the transport, as @fix leaves them. */
 static void
@@ -382,12 +407,16 @@ event_buffers(struct input *in)
 static void
 pass_over(uint8_t step, uint8_t loss, bool reverse)
 {
-	struct rte_mbuf *out[PASS_PACKETS], *m;
+	struct rte_mbuf *out[2 * PASS_PACKETS], *m;
 	uint64_t deadline;
 	uint16_t n, kept = 0;
 
 	dev.now_ns += 1ULL << (step % 32);
 	n = vur_tp_poll(&dev.td, 0, out, PASS_PACKETS, dev.now_ns, false, &deadline);
+	/* the replies since the last pass, after its packets (those of this one wait) */
+	memcpy(out + n, replies, n_replies * sizeof(out[0]));
+	n += n_replies;
+	n_replies = 0;
 	for (uint16_t i = 0; i < n; i++) {
 		if (loss & (1u << (i % 8)))
 			rte_pktmbuf_free(out[i]);
@@ -489,6 +518,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		}
 	}
+	rte_pktmbuf_free_bulk(replies, n_replies); /* never delivered */
+	n_replies = 0;
 	vur_fuzz_dev_fini(&dev);
 	return 0;
 }

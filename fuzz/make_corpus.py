@@ -130,7 +130,7 @@ roce = {
     rec_pass() + rec_pass(),
     'rc_atomic': rec_send(0, sq_req(5, addr=0x1000, compare=0, swap=7, sges=[(0x40, 8)])) +
     rec_pass() + rec_pass(),
-    # the responder's ACKs go nowhere here (no data path): the peer's ACK by hand
+    # a peer's ACK by hand (the responder's own come back too: fuzz_roce.c)
     'rc_send_acked': rec_send(0, sq_req(2, sges=[(0, 700)])) + rec_pass() +
     rec_frame(frame(RC | ACK, 0, psn=2, ext=b'\x1f\0\0\1')) + rec_pass(),
     'rc_read_nak': rec_send(0, sq_req(4, addr=0x100, sges=[(0x2000, 600)])) + rec_pass() +
@@ -208,8 +208,10 @@ roce.update({
     rec_pass() + rec_lossy(loss=0x02) + rec_pass() + rec_pass(31) + rec_pass() + rec_pass(),
     'rc_read_reordered': rec_send(0, sq_req(4, addr=0x100, sges=[(0x2000, 600)])) +
     rec_pass() + rec_lossy(reverse=1) + rec_pass(),
-    'rc_seq_nak_retries': rec_recv(1) + rec_send(0, sq_req(2, sges=[(0, 700)])) +
-    rec_lossy(loss=0x01) * 6 + rec_pass(),
+    # an engine sends a message in one local packet (ROCE-DEV-WIRE-7): the second one's PSN
+    # tells the responder that the first is lost
+    'rc_seq_nak_retries': rec_recv(1) + rec_recv(1) + rec_send(0, sq_req(2, sges=[(0, 700)])) +
+    rec_send(0, sq_req(2, sges=[(0, 100)])) + rec_lossy(loss=0x01) * 6 + rec_pass(),
     'rc_timeout_retries': rec_send(0, sq_req(0, addr=0x100, sges=[(0, 100)])) +
     rec_lossy(loss=0xff) + rec_lossy(31, 0xff) * 5,
     'rc_rnr_retries': rec_send(0, sq_req(2, sges=[(0, 100)])) + (rec_pass() + rec_pass(30)) * 6,
