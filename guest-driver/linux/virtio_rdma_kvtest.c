@@ -475,8 +475,9 @@ static void kv_case(struct kvtest *t, const char *name, struct ib_srq *srq)
 
 	ret = kv_pair(t, srq, t->cq);
 	snprintf(c, sizeof(c), "%s_qps", name);
-	result(c, !ret, "QPs %u, %u of %u WRs: %d", t->qa ? t->qa->qp_num : 0,
-	       t->qb ? t->qb->qp_num : 0, KV_WR, ret);
+	result(c, !ret, "QPs %u, %u of %u WRs (max_qp_wr %d, max_srq_wr %d): %d",
+	       t->qa ? t->qa->qp_num : 0, t->qb ? t->qb->qp_num : 0, KV_WR,
+	       t->dev->attrs.max_qp_wr, t->dev->attrs.max_srq_wr, ret);
 	snprintf(c, sizeof(c), "%s_sends", name);
 	if (!ret)
 		kv_round(t, c, srq);
