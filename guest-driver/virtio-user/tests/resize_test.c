@@ -48,17 +48,6 @@ devices_open(void)
 	TAP_CHECK(attr.device_cap_flags & VUR_USER_DEVICE_RESIZE_CQ);
 }
 
-/* A RoCE command as is: the ack status byte, or -1. */
-static int
-raw(struct vur_user_dev *d, uint8_t cmd, const void *data, uint32_t len, void *ack,
-		uint32_t ack_len)
-{
-	uint8_t status = VIRTIO_NET_ERR;
-	int ret = vur_user_ctrl(d, vur_user_roce_class(d), cmd, data, len, ack, ack_len, &status);
-
-	return ret < 0 ? -1 : status;
-}
-
 /* CQEs the device wrote into a's CQ on rings @cqn (its record's prod). */
 static uint32_t
 ring_prod(uint32_t cqn)
@@ -156,7 +145,7 @@ raw_resize(uint32_t cqn, uint32_t cqe, uint64_t addr, uint32_t lkey, uint8_t log
 	};
 	struct virtio_rdma_ack_resize_cq ack;
 
-	return raw(a.d, VIRTIO_NET_CTRL_ROCE_RESIZE_CQ, &c, sizeof(c), &ack, sizeof(ack));
+	return rdma_raw(a.d, VIRTIO_NET_CTRL_ROCE_RESIZE_CQ, &c, sizeof(c), &ack, sizeof(ack));
 }
 
 /* ROCE-DEV-RING-23..25, ROCE-DRV-RING-8..10 */
