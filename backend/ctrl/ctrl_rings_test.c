@@ -221,6 +221,7 @@ query_device_rings(void)
 			VIRTIO_NET_OK);
 	memcpy(&qd, in + 1, sizeof(qd));
 	TAP_CHECK(rte_le_to_cpu_64(qd.device_cap_flags) & VIRTIO_IB_DEVICE_RINGS);
+	TAP_CHECK(rte_le_to_cpu_64(qd.device_cap_flags) & VIRTIO_IB_DEVICE_RESIZE_CQ);
 	TAP_CHECK(rte_le_to_cpu_32(qd.max_ring_qp) == 16384 &&
 			rte_le_to_cpu_32(qd.max_ring_cq) == 16384);
 	TAP_CHECK(rte_le_to_cpu_32(qd.max_ring_wr) == 32768 &&
@@ -231,7 +232,8 @@ query_device_rings(void)
 	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE_QUERY_DEVICE, NULL, 0, 1 + sizeof(qd)) ==
 			VIRTIO_NET_OK);
 	memcpy(&qd, in + 1, sizeof(qd));
-	TAP_CHECK(!(rte_le_to_cpu_64(qd.device_cap_flags) & VIRTIO_IB_DEVICE_RINGS));
+	TAP_CHECK(!(rte_le_to_cpu_64(qd.device_cap_flags) &
+			(VIRTIO_IB_DEVICE_RINGS | VIRTIO_IB_DEVICE_RESIZE_CQ)));
 	TAP_CHECK(qd.max_ring_qp == 0 && qd.max_ring_cq == 0 && qd.max_ring_wr == 0 &&
 			qd.max_ring_cqe == 0);
 	/* ROCE-DEV-RING-2: no rings, no SETUP_RINGS */
@@ -512,6 +514,106 @@ create_cq_rings(void)
 	vur_rdma_dev_fini(&rd);
 }
 
+static uint8_t
+resize(const struct virtio_rdma_cmd_resize_cq *c)
+{
+	return send(VIRTIO_NET_CTRL_ROCE_RESIZE_CQ, c, sizeof(*c), 5);
+}
+
+/*
+ * ROCE-DEV-RING-23, -24: RESIZE_CQ's refusals leave the CQ's ring (and its
+ * MR's hold) as it was; a resize moves the hold from the old ring's MR to
+ * the new one's. No transport here: switch_prod is 0 (the pending CQEs are
+ * tp_rings_test's).
+ */
+static void
+resize_cq_rings(void)
+{
+	struct virtio_rdma_cmd_create_cq_rings cc;
+	struct virtio_rdma_cmd_resize_cq good, c;
+	uint32_t pdn, lkey, lkey2, lkey_ro, lkey_user, cqn, vcqn, mrn2;
+	struct vur_rdma_cq *cq;
+
+	setup(K);
+	pdn = create_pd();
+	lkey = dma_mr(pdn, VIRTIO_IB_ACCESS_LOCAL_WRITE, NULL);
+	lkey2 = dma_mr(pdn, VIRTIO_IB_ACCESS_LOCAL_WRITE, &mrn2);
+	lkey_ro = dma_mr(pdn, 0, NULL);
+	lkey_user = user_mr(pdn, MEM_BASE + 0x70000, NULL);
+	cq_cmd(&cc, lkey);
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE_CREATE_CQ, &cc, sizeof(cc), 5) == VIRTIO_NET_OK);
+	cqn = ack32();
+	vcqn = create_cq_vq();
+	cq = vur_pool_get(&rd.cqs, cqn);
+	memset(&good, 0, sizeof(good));
+	good.cqn = rte_cpu_to_le_32(cqn);
+	good.cqe = rte_cpu_to_le_32(128);
+	ring(&good.ring, MEM_BASE + 0x58000, lkey2, 7, 6);
+#define RESIZE_REFUSED(what)                                                        \
+	do {                                                                        \
+		TAP_CHECK(resize(&c) == VIRTIO_NET_ERR);                            \
+		if (cq->rings->ring[0].addr != MEM_BASE + 0x50000 || cq->cqe != 64) \
+			printf("# RESIZE_CQ changed the CQ: %s\n", what);           \
+	} while (0)
+	c = good;
+	c.cqn = rte_cpu_to_le_32(cqn + 1);
+	RESIZE_REFUSED("unknown cqn");
+	c = good;
+	c.cqn = rte_cpu_to_le_32(vcqn);
+	RESIZE_REFUSED("a virtqueue CQ");
+	c = good;
+	c.cqe = 0;
+	RESIZE_REFUSED("cqe 0");
+	c = good;
+	c.cqe = rte_cpu_to_le_32(129);
+	RESIZE_REFUSED("cqe above the ring");
+	c = good;
+	c.ring.lkey = rte_cpu_to_le_32(lkey_ro);
+	RESIZE_REFUSED("ring without LOCAL_WRITE");
+	c = good;
+	c.ring.lkey = rte_cpu_to_le_32(0x7777700);
+	RESIZE_REFUSED("no MR");
+	c = good;
+	ring(&c.ring, 0x100000, lkey_user, 7, 6); /* 8 KiB in a one-page MR */
+	RESIZE_REFUSED("ring outside its MR");
+	c = good;
+	c.ring.log_size = 23;
+	RESIZE_REFUSED("ring above max_ring_cqe");
+	c = good;
+	c.ring.log_stride = 5;
+	RESIZE_REFUSED("stride below a CQE");
+	c = good;
+	c.ring.addr = rte_cpu_to_le_64(MEM_BASE + 0x58010);
+	RESIZE_REFUSED("ring not aligned to its stride");
+	c = good;
+	c.ring.reserved = rte_cpu_to_le_16(1);
+	RESIZE_REFUSED("reserved");
+	c = good;
+	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE_RESIZE_CQ, &c, sizeof(c) - 1, 5) ==
+			VIRTIO_NET_ERR); /* ROCE-DEV-CTRL-4 */
+	cq->error = true;
+	RESIZE_REFUSED("a CQ in error");
+	cq->error = false;
+#undef RESIZE_REFUSED
+	/* the new ring's MR is held, and the old one's freed by the next resize */
+	TAP_CHECK(resize(&good) == VIRTIO_NET_OK && ack32() == 0);
+	TAP_CHECK(cq->rings->ring[0].addr == MEM_BASE + 0x58000 && cq->cqe == 128 &&
+			cq->rings->ring[0].log_size == 7);
+	TAP_CHECK(dereg(mrn2) == VIRTIO_NET_ERR); /* ROCE-DEV-RING-7 */
+	c = good;
+	c.cqe = rte_cpu_to_le_32(8); /* down */
+	ring(&c.ring, MEM_BASE + 0x5c000, lkey, 3, 7);
+	TAP_CHECK(resize(&c) == VIRTIO_NET_OK);
+	TAP_CHECK(cq->cqe == 8 && cq->rings->ring[0].log_stride == 7);
+	TAP_CHECK(dereg(mrn2) == VIRTIO_NET_OK); /* ROCE-DEV-RING-24: the old ring let go */
+	vur_rdma_dev_fini(&rd);
+
+	/* ROCE-DEV-RING-23, ROCE-DEV-ATTR-2: no rings, no RESIZE_CQ */
+	setup(0);
+	TAP_CHECK(resize(&good) == VIRTIO_NET_ERR);
+	vur_rdma_dev_fini(&rd);
+}
+
 /* ROCE-DEV-RING-4, -6: CREATE_SRQ on rings takes a ring QP number. */
 static void
 create_srq_rings(void)
@@ -607,6 +709,7 @@ main(void)
 	TAP_RUN(setup_rings_command);
 	TAP_RUN(create_qp_rings_refusals);
 	TAP_RUN(create_cq_rings);
+	TAP_RUN(resize_cq_rings);
 	TAP_RUN(create_srq_rings);
 	TAP_RUN(reset_forgets_rings);
 	TAP_RUN(pools_grow_when_used);

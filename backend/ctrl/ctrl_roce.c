@@ -51,7 +51,8 @@ query_device(void *ctx, const void *cmd, uint32_t len, void *ack)
 			(l->max_mw != 0 ? VIRTIO_IB_DEVICE_MEM_WINDOW : 0) |
 			(l->max_srq != 0 ? VIRTIO_IB_DEVICE_SRQ : 0) |
 			(l->max_mcast_grp != 0 ? VIRTIO_IB_DEVICE_MULTICAST : 0) |
-			(l->ring_queues != 0 ? VIRTIO_IB_DEVICE_RINGS : 0));
+			(l->ring_queues != 0 ? VIRTIO_IB_DEVICE_RINGS | VIRTIO_IB_DEVICE_RESIZE_CQ
+					     : 0));
 	a->atomic_cap = VIRTIO_IB_ATOMIC_GLOB;
 	a->max_mr_size = rte_cpu_to_le_64(l->max_mr_size);
 	a->page_size_cap = rte_cpu_to_le_64(VIRTIO_NET_ROCE_PAGE_SIZE); /* ROCE-DEV-ATTR-3 */
@@ -406,6 +407,21 @@ setup_rings(void *ctx, const void *cmd, uint32_t len, void *ack)
 	return result(vur_rdma_setup_rings(rdma_of(ctx), cmd));
 }
 
+/* ROCE-DEV-RING-23 */
+static uint8_t
+resize_cq(void *ctx, const void *cmd, uint32_t len, void *ack)
+{
+	struct virtio_rdma_ack_resize_cq *a = ack;
+	uint32_t switch_prod;
+	int ret;
+
+	RTE_SET_USED(len);
+	ret = vur_rdma_resize_cq(rdma_of(ctx), cmd, &switch_prod);
+	if (ret == 0)
+		a->switch_prod = rte_cpu_to_le_32(switch_prod);
+	return result(ret);
+}
+
 /*
  * ROCE-DEV-INIT-4, -5: what a driver sends first, since a transport may
  * hand it a device that an earlier driver left objects in (QEMU's generic
@@ -485,6 +501,7 @@ static const struct vur_ctrl_cmd roce_cmds[] = {
 	CMD(DETACH_MCAST, SZ(cmd_mcast), 0, detach_mcast),
 	CMD(RESET_OBJECTS, 0, 0, reset_objects),
 	CMD(SETUP_RINGS, SZ(cmd_setup_rings), 0, setup_rings),
+	CMD(RESIZE_CQ, SZ(cmd_resize_cq), SZ(ack_resize_cq), resize_cq),
 };
 
 unsigned int

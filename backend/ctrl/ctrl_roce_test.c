@@ -196,7 +196,7 @@ every_command_and_page_list_length(void)
 
 	setup(false, 1);
 	/*
-	 * ROCE-DEV-CTRL-2: every command, 0 to 27 (SETUP_RINGS), is in the
+	 * ROCE-DEV-CTRL-2: every command, 0 to 28 (RESIZE_CQ), is in the
 	 * table in order; NR_CMDS is no command
 	 */
 	TAP_CHECK(table.n_cmds == VIRTIO_NET_CTRL_ROCE_NR_CMDS);

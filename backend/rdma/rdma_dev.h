@@ -80,6 +80,7 @@ struct vur_rdma_limits {
 };
 
 struct vur_rdma_cq;
+struct vur_rdma_ring;
 struct vur_rdma_qp;
 struct vur_rdma_srq;
 
@@ -104,6 +105,13 @@ struct vur_rdma_hooks {
 	void (*srq_unbind)(void *arg, struct vur_rdma_srq *srq);
 	/* SETUP_RINGS gave doorbell summaries whose sleeping is 0: their threads set it again. */
 	void (*doorbells_moved)(void *arg);
+	/*
+	 * RESIZE_CQ: CQ @cq on rings writes into @ring from the next CQE on,
+	 * whose index goes to *@switch_prod; refused (nothing changed) when
+	 * more than @cqe CQEs are not consumed or the CQ is in error.
+	 */
+	int (*cq_resize)(void *arg, struct vur_rdma_cq *cq, const struct vur_rdma_ring *ring,
+			uint32_t cqe, uint32_t *switch_prod);
 };
 
 /*

@@ -179,6 +179,9 @@ int vur_rdma_create_cq_rings(struct vur_rdma_dev *rd,
 		const struct virtio_rdma_cmd_create_cq_rings *c, uint32_t *cqn);
 int vur_rdma_create_srq_rings(struct vur_rdma_dev *rd,
 		const struct virtio_rdma_cmd_create_srq_rings *c, uint32_t *srqn);
+/* RESIZE_CQ: the CQ's first CQE in the new ring in *@switch_prod. */
+int vur_rdma_resize_cq(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_resize_cq *c,
+		uint32_t *switch_prod);
 /* Let go of @g (NULL: nothing) and of its MRs. */
 void vur_rdma_rings_free(struct vur_rdma_dev *rd, struct vur_rdma_rings *g);
 /* Forget SETUP_RINGS (RESET_OBJECTS, device reset). */

@@ -434,6 +434,56 @@ vur_rdma_create_cq_rings(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_c
 	return 0;
 }
 
+/*
+ * ROCE-DEV-RING-23, -24: RESIZE_CQ. The new ring is checked as CREATE_CQ's;
+ * the transport swaps it in between two CQEs (the CQ lock), after which the
+ * old ring is never touched, so its MR is free at once.
+ */
+int
+vur_rdma_resize_cq(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_resize_cq *c,
+		uint32_t *switch_prod)
+{
+	uint32_t cqn = rte_le_to_cpu_32(c->cqn), cqe = rte_le_to_cpu_32(c->cqe);
+	struct vur_rdma_cq *cq = vur_pool_get(&rd->cqs, cqn);
+	struct vur_rdma_ring r = { 0 };
+	int ret;
+
+	if (!rings_on(rd, "RESIZE_CQ"))
+		return -EOPNOTSUPP;
+	if (cq == NULL) {
+		VUR_RDMA_LOG(rd, NOTICE, "RESIZE_CQ: no CQ %u", cqn);
+		return -ENOENT;
+	}
+	if (cq->rings == NULL) {
+		VUR_RDMA_LOG(rd, NOTICE,
+				"RESIZE_CQ: CQ %u is on a virtqueue (its driver resizes it)", cqn);
+		return -EINVAL;
+	}
+	if (cq->error) { /* read again under the CQ's lock by the transport */
+		VUR_RDMA_LOG(rd, NOTICE, "RESIZE_CQ: CQ %u is in error", cqn);
+		return -EIO;
+	}
+	if (check_ring(rd, "RESIZE_CQ ring", &c->ring, rd->limits.max_ring_cqe,
+			    sizeof(struct virtio_rdma_cq_req), 0, true, &r) < 0)
+		return -EINVAL;
+	if (cqe == 0 || cqe > (1u << r.log_size)) {
+		VUR_RDMA_LOG(rd, NOTICE, "RESIZE_CQ: cqe %u outside 1..%u (the ring's entries)",
+				cqe, 1u << r.log_size);
+		return -EINVAL;
+	}
+	*switch_prod = 0;
+	if (rd->env.hooks != NULL) {
+		ret = rd->env.hooks->cq_resize(rd->env.hooks_arg, cq, &r, cqe, switch_prod);
+		if (ret < 0)
+			return ret;
+	}
+	ref_area(rd, &r, 1);
+	ref_area(rd, &cq->rings->ring[0], -1);
+	cq->rings->ring[0] = r;
+	cq->cqe = cqe;
+	return 0;
+}
+
 /* ROCE-DEV-RING-4, -17: CREATE_SRQ on rings. */
 int
 vur_rdma_create_srq_rings(struct vur_rdma_dev *rd, const struct virtio_rdma_cmd_create_srq_rings *c,

@@ -59,8 +59,9 @@ def check_query_device(data):
     """The fields of struct virtio_rdma_ack_query_device a driver relies on."""
     cap, max_mr_size, page_size_cap = struct.unpack_from('<QQQ', data, 0)
     # RC_RNR_NAK_GEN, MEM_MGT_EXTENSIONS, SRQ, MEM_WINDOW, ATOMIC, MULTICAST;
-    # RINGS unless the backend runs without ring queues (--ring-queues 0)
-    assert cap & ~0x40 == 0x3f, f'device_cap_flags {cap:#x}'
+    # RINGS and RESIZE_CQ (with rings only) unless the backend runs without
+    # ring queues (--ring-queues 0)
+    assert cap & ~0xc0 == 0x3f and cap & 0xc0 in (0, 0xc0), f'device_cap_flags {cap:#x}'
     assert data[69] == 2, f'atomic_cap {data[69]}'      # GLOB: CPU atomics on driver memory
     assert page_size_cap == PAGE_SIZE, page_size_cap
     assert max_mr_size > 0

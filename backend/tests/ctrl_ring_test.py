@@ -325,8 +325,8 @@ def ack_room_too_short_answered_err():
 @ring_case
 def unknown_command_answered_err():
     d = SESSION.device()
-    # 28: VIRTIO_NET_CTRL_ROCE_NR_CMDS, one past the ABI's last command (SETUP_RINGS)
-    for cls, cmd in ((CLASS_ROCE, 200), (CLASS_ROCE, 28), (255, 0), (63, QUERY_DEVICE)):
+    # 29: VIRTIO_NET_CTRL_ROCE_NR_CMDS, one past the ABI's last command (RESIZE_CQ)
+    for cls, cmd in ((CLASS_ROCE, 200), (CLASS_ROCE, 29), (255, 0), (63, QUERY_DEVICE)):
         before = d.counters()
         head, used = d.simple(cls, cmd)
         answered_err(d, head, used, 1, 'unknown_command',

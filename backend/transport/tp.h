@@ -485,6 +485,13 @@ void vur_tp_drv_publish(struct vur_tp_dev *td, struct vur_tp_ring *r);
 /* A CQE into a CQ ring: false when it has no room (an overrun). */
 bool vur_tp_drv_cq_write(struct vur_tp_dev *td, struct vur_tp_ring *r,
 		const struct virtio_rdma_cq_req *w, bool solicited);
+/*
+ * RESIZE_CQ (the CQ's lock held): CQ ring @r writes into @ring from the
+ * next CQE on, its index in *@switch_prod; -EINVAL when more than @cqe
+ * CQEs are not consumed, -EFAULT when the record cannot be read.
+ */
+int vur_tp_drv_cq_resize(struct vur_tp_dev *td, struct vur_tp_ring *r,
+		const struct vur_rdma_ring *ring, uint32_t cqe, uint32_t *switch_prod);
 /* The record's 32-bit word at @off (NULL when unreachable). */
 uint32_t *vur_tp_drv_rec(struct vur_tp_dev *td, const struct vur_tp_drvring *d, uint32_t off);
 /* A QP on rings back to RESET: indices 0, the device half of its record 0. */

@@ -125,6 +125,21 @@ cq_bind(void *arg, struct vur_rdma_cq *cq)
 	return 0;
 }
 
+/* ROCE-DEV-RING-23, -24: between two CQEs, as the data path writes them under the CQ's lock. */
+static int
+cq_resize(void *arg, struct vur_rdma_cq *cq, const struct vur_rdma_ring *ring, uint32_t cqe,
+		uint32_t *switch_prod)
+{
+	int ret;
+
+	if (cq->tp == NULL || !cq->tp->ring.drv)
+		return -EINVAL;
+	vur_tp_lock(&cq->tp->lock);
+	ret = cq->error ? -EIO : vur_tp_drv_cq_resize(arg, &cq->tp->ring, ring, cqe, switch_prod);
+	vur_tp_unlock(&cq->tp->lock);
+	return ret;
+}
+
 static void
 cq_unbind(void *arg, struct vur_rdma_cq *cq)
 {
@@ -305,6 +320,7 @@ doorbells_moved(void *arg)
 const struct vur_rdma_hooks vur_tp_hooks = {
 	.cq_bind = cq_bind,
 	.cq_unbind = cq_unbind,
+	.cq_resize = cq_resize,
 	.qp_bind = qp_bind,
 	.qp_unbind = qp_unbind,
 	.qp_modified = qp_modified,

@@ -14,6 +14,7 @@
  * more than the ring holds lies: the ring is broken, and only its object
  * suffers (ROCE-DEV-RING-10).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,6 +176,32 @@ vur_tp_drv_cq_write(struct vur_tp_dev *td, struct vur_tp_ring *r,
 	d->cq_any = true;
 	d->cq_sol |= solicited;
 	return true;
+}
+
+/*
+ * ROCE-DEV-RING-23, -24, -25: CQEs before the switch stay where they are
+ * (written, perhaps not yet published: the pass publishes them as any), the
+ * next one goes to the new ring, and the room test uses its size from now
+ * on, counting the CQEs the driver has still to read in the old one. A
+ * cons beyond what we wrote claims more than written: refused as well.
+ */
+int
+vur_tp_drv_cq_resize(struct vur_tp_dev *td, struct vur_tp_ring *r, const struct vur_rdma_ring *ring,
+		uint32_t cqe, uint32_t *switch_prod)
+{
+	struct vur_tp_drvring *d = &r->dr;
+	uint32_t cons;
+
+	if (!load_idx(td, d, d->prod_off, &cons))
+		return -EFAULT;
+	if (d->next - cons > cqe) {
+		VUR_TP_LOG(td, NOTICE, "RESIZE_CQ: %u CQEs not consumed, the new size is %u",
+				d->next - cons, cqe);
+		return -EINVAL;
+	}
+	d->ring = *ring;
+	*switch_prod = d->next;
+	return 0;
 }
 
 /*

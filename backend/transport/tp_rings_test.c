@@ -9,6 +9,7 @@
  * fake memory), doorbell summaries and the sleeping word, RESET. Each case
  * names the ROCE-DEV-RING rule it proves.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -387,6 +388,82 @@ cq_overrun_event_waits(void)
 	teardown();
 }
 
+#define NEWR (GPA0 + 0x60000) /* a resized CQ's ring: up to 256 CQEs of 64 */
+
+static int
+resize_to(uint64_t addr, uint8_t log_size, uint32_t cqe, uint32_t *switch_prod)
+{
+	struct virtio_rdma_cmd_resize_cq c = {
+		.cqn = rte_cpu_to_le_32(cq->obj.index),
+		.cqe = rte_cpu_to_le_32(cqe),
+	};
+
+	ring(&c.ring, addr, log_size, 6);
+	return vur_rdma_resize_cq(&rd, &c, switch_prod);
+}
+
+static uint64_t
+wr_id_at(uint64_t ring_addr, uint32_t size, uint32_t i)
+{
+	struct virtio_rdma_cq_req c;
+
+	memcpy(&c, at(ring_addr + (i % size) * 64), sizeof(c));
+	return rte_le_to_cpu_64(c.wr_id);
+}
+
+/*
+ * ROCE-DEV-RING-23, -24, -25: CQEs before switch_prod stay in the old ring,
+ * later ones go to the new one; prod and the arm carry over; CQEs not
+ * consumed count against the new size, both ways.
+ */
+static void
+resize_across_pending(void)
+{
+	struct vur_tp_cqe e = { .status = VIRTIO_IB_WC_SUCCESS, .opcode = VIRTIO_IB_WC_RECV };
+	uint32_t sp = 0, i;
+	bool ok = true;
+
+	setup();
+	for (i = 0; i < 10; i++) {
+		e.wr_id = i;
+		vur_tp_cq_post(&td, cq->obj.index, &e);
+	}
+	vur_tp_publish(&td);
+	wr32(CQ_REC, 4); /* six not consumed */
+	TAP_CHECK(resize_to(NEWR, 8, 5, &sp) == -EINVAL);
+	TAP_CHECK(cq->rings->ring[0].addr == CQR && cq->tp->ring.dr.ring.addr == CQR);
+	eq_offer(0);
+	wr32(CQ_REC + 4, VIRTIO_IB_NOTIFY_NEXT_COMPLETION);
+	TAP_CHECK(resize_to(NEWR, 8, 256, &sp) == 0 && sp == 10);
+	for (i = 10; i < 260; i++) { /* 256 not consumed at the end: the new ring full */
+		e.wr_id = i;
+		vur_tp_cq_post(&td, cq->obj.index, &e);
+	}
+	vur_tp_publish(&td);
+	TAP_CHECK(!cq->error && rd32(CQ_REC + 64) == 260);
+	for (i = 4; i < 10; i++)
+		ok &= wr_id_at(CQR, 64, i) == i;
+	for (i = 10; i < 260; i++)
+		ok &= wr_id_at(NEWR, 256, i) == i;
+	TAP_CHECK(ok);
+	TAP_CHECK(eq_used() == 1 && rd32(CQ_REC + 4) == 0); /* the arm held across the switch */
+	/* down to 8 entries once everything is consumed; the ninth CQE overruns */
+	TAP_CHECK(resize_to(CQR, 3, 8, &sp) == -EINVAL);
+	wr32(CQ_REC, 260);
+	TAP_CHECK(resize_to(CQR, 3, 8, &sp) == 0 && sp == 260);
+	for (i = 260; i < 268; i++) {
+		e.wr_id = i;
+		vur_tp_cq_post(&td, cq->obj.index, &e);
+	}
+	vur_tp_publish(&td);
+	TAP_CHECK(!cq->error && wr_id_at(CQR, 8, 267) == 267 && wr_id_at(NEWR, 256, 259) == 259);
+	vur_tp_cq_post(&td, cq->obj.index, &e);
+	vur_tp_publish(&td);
+	TAP_CHECK(cq->error);
+	TAP_CHECK(resize_to(NEWR, 8, 256, &sp) == -EIO); /* in error: stays */
+	teardown();
+}
+
 /* ROCE-DEV-RING-12, -13, -14: summary bits taken, foreign ones ignored, sleeping, sq_event. */
 static void
 doorbells_and_sleeping(void)
@@ -592,6 +669,7 @@ main(void)
 	TAP_RUN(receive_walk);
 	TAP_RUN(cq_notification);
 	TAP_RUN(cq_overrun_event_waits);
+	TAP_RUN(resize_across_pending);
 	TAP_RUN(doorbells_and_sleeping);
 	TAP_RUN(err_flushes_receives);
 	TAP_RUN(err_rereads_sq_prod);

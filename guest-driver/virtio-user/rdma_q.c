@@ -77,6 +77,7 @@ cq_free(struct vur_user_dev *d, struct vuser_cq *cq)
 {
 	if (cq->cqes.hva != NULL)
 		vuser_mem_free(&d->mem, &cq->cqes);
+	vuser_cq_resize_free(d, cq);
 	if (cq->r != NULL)
 		vuser_rcq_free(d, cq->r);
 	pthread_mutex_destroy(&cq->lock);
@@ -153,6 +154,7 @@ vuser_cq_attach(struct vur_user_dev *d, uint32_t cqn, uint32_t cqe)
 		vuser_vring_add(&cq->vq->ring, &sg, 0, 1, (uint8_t *)cq->cqes.hva + i * sz);
 	}
 	vuser_vring_publish(&cq->vq->ring);
+	cq->out = cq->n;
 	d->cqs[cqn] = cq;
 	return 0;
 }

@@ -60,10 +60,26 @@ struct vuser_srq {
 struct vuser_cq {
 	pthread_mutex_t lock; /* polls of one CQ, one at a time */
 	struct vuser_vq *vq;
-	struct vuser_buf cqes; /* n buffers of one CQE each */
-	uint32_t n;
+	struct vuser_buf cqes; /* the buffers of CREATE_CQ, one CQE each */
+	uint32_t n;            /* the CQ's size: buffers to keep available */
 	struct vuser_rcq *r;
+	/* a virtqueue CQ resized (cq_resize.c) */
+	uint32_t out; /* buffers available or used and not yet polled */
+	void **spare; /* buffers kept back by a shrink, for a grow */
+	uint32_t n_spare;
+	struct vuser_buf *ext; /* buffer areas of grows */
+	uint32_t n_ext;
 };
+
+/*
+ * cq_resize.c: a polled CQE buffer of a virtqueue CQ made available again,
+ * or kept back while more than the CQ's size are out; a virtqueue CQ's
+ * size changed by the driver alone (within the virtqueue's size); the
+ * areas of such a CQ freed.
+ */
+void vuser_cq_give_back(struct vuser_cq *cq, void *cookie);
+int vuser_cq_resize_vq(struct vur_user_dev *d, struct vuser_cq *cq, uint32_t cqe);
+void vuser_cq_resize_free(struct vur_user_dev *d, struct vuser_cq *cq);
 
 /* The tables, at open when RoCE is negotiated, and their release at close. */
 int vuser_rdma_q_init(struct vur_user_dev *d);

@@ -208,7 +208,7 @@ vuser_rqp_create(struct vur_user_dev *d, const struct vur_user_qp_init_attr *att
 void
 vuser_rcq_free(struct vur_user_dev *d, struct vuser_rcq *r)
 {
-	obj_release(d, &r->ring, NULL, &r->rec_mem, r->ev_fd);
+	obj_release(d, &r->ring, r->old.mem.hva != NULL ? &r->old : NULL, &r->rec_mem, r->ev_fd);
 	free(r);
 }
 
@@ -259,6 +259,50 @@ vuser_rcq_create(struct vur_user_dev *d, uint32_t cqe, uint32_t *cqn)
 free_r:
 	vuser_rcq_free(d, r);
 	return ret;
+}
+
+/*
+ * ROCE-DRV-RING-8, -10: every CQE polled so far is in cons (the poll
+ * stores it, and the caller holds the CQ's lock, so no poll runs
+ * meanwhile); the new ring is the CQ's only once the device took it.
+ */
+int
+vuser_rcq_resize(struct vur_user_dev *d, uint32_t cqn, struct vuser_rcq *r, uint32_t cqe)
+{
+	struct virtio_rdma_cmd_resize_cq c = { .cqn = htole32(cqn), .cqe = htole32(cqe) };
+	uint32_t prod = le32toh(__atomic_load_n(&r->rec->prod, __ATOMIC_ACQUIRE));
+	struct virtio_rdma_ack_resize_cq a;
+	struct vuser_ring nr;
+	int ret;
+
+	if (!d->rings.resize)
+		return -EOPNOTSUPP;
+	if (cqe == 0 || cqe > d->rings.max_ring_cqe || prod - r->cons > cqe)
+		return -EINVAL;
+	if (r->old.mem.hva != NULL)
+		return -EBUSY;
+	pthread_mutex_lock(&d->rings.lock);
+	ret = vuser_ring_alloc(d, &nr, cqe, sizeof(struct virtio_rdma_cq_req));
+	pthread_mutex_unlock(&d->rings.lock);
+	if (ret < 0)
+		return ret;
+	vuser_ring_to_wire(&nr, r->lkey, &c.ring);
+	ret = vuser_roce_cmd(d, VIRTIO_NET_CTRL_ROCE_RESIZE_CQ, &c, sizeof(c), &a, sizeof(a));
+	if (ret < 0) {
+		pthread_mutex_lock(&d->rings.lock);
+		vuser_ring_free(d, &nr);
+		pthread_mutex_unlock(&d->rings.lock);
+		return ret;
+	}
+	r->old = r->ring;
+	r->ring = nr;
+	r->switch_prod = le32toh(a.switch_prod);
+	if (r->cons == r->switch_prod) { /* nothing left in the old ring */
+		pthread_mutex_lock(&d->rings.lock);
+		vuser_ring_free(d, &r->old);
+		pthread_mutex_unlock(&d->rings.lock);
+	}
+	return 0;
 }
 
 void

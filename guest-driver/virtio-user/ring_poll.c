@@ -18,17 +18,34 @@
 #include "rdma_q.h"
 #include "rings.h"
 
+/*
+ * ROCE-DRV-RING-9: after a resize, CQEs before switch_prod are read from the
+ * old ring, which goes once the last of them is read.
+ */
+static const void *
+rcq_entry(struct vur_user_dev *d, struct vuser_rcq *r, uint32_t i)
+{
+	if (r->old.mem.hva == NULL)
+		return vuser_ring_entry(&r->ring, i);
+	if ((int32_t)(i - r->switch_prod) < 0)
+		return vuser_ring_entry(&r->old, i);
+	pthread_mutex_lock(&d->rings.lock);
+	vuser_ring_free(d, &r->old); /* zeroes it */
+	pthread_mutex_unlock(&d->rings.lock);
+	return vuser_ring_entry(&r->ring, i);
+}
+
 int
-vuser_rcq_poll(struct vuser_rcq *r, struct vur_user_wc *wc, int n)
+vuser_rcq_poll(struct vur_user_dev *d, struct vuser_rcq *r, struct vur_user_wc *wc, int n)
 {
 	uint32_t prod = le32toh(__atomic_load_n(&r->rec->prod, __ATOMIC_ACQUIRE));
 	int k = 0;
 
-	/* a device that says more CQEs than the ring holds broke it */
+	/* a device that says more CQEs than the ring holds broke it (old ones count too) */
 	if ((uint32_t)(prod - r->cons) > r->ring.mask + 1)
 		return -EPROTO;
 	while (k < n && r->cons != prod)
-		vuser_wc_from_wire(vuser_ring_entry(&r->ring, r->cons++), &wc[k++]);
+		vuser_wc_from_wire(rcq_entry(d, r, r->cons++), &wc[k++]);
 	if (k > 0)
 		__atomic_store_n(&r->rec->cons, htole32(r->cons), __ATOMIC_RELEASE);
 	return k;

@@ -26,6 +26,7 @@
 #include "vur_rings.h"
 
 VUSER_SAME_VALUE(VUR_USER_DEVICE_RINGS, VIRTIO_IB_DEVICE_RINGS);
+VUSER_SAME_VALUE(VUR_USER_DEVICE_RESIZE_CQ, VIRTIO_IB_DEVICE_RESIZE_CQ);
 
 #define MAX_RING_QUEUES 8 /* one per vCPU, as a guest would; this process has few */
 
@@ -97,6 +98,7 @@ vuser_rings_init(struct vur_user_dev *d)
 	r->max_ring_cq = a.max_ring_cq;
 	r->max_ring_wr = a.max_ring_wr;
 	r->max_ring_cqe = a.max_ring_cqe;
+	r->resize = a.device_cap_flags & VUR_USER_DEVICE_RESIZE_CQ;
 	r->db_stride = virtio_rdma_doorbell_size(d->max_qps, a.max_ring_qp);
 	ret = vuser_rdma_q_grow(d, a.max_ring_qp, a.max_ring_cq);
 	if (ret == 0)

@@ -63,6 +63,8 @@ struct vuser_rqp {
 /* The ring part of a CQ. */
 struct vuser_rcq {
 	struct vuser_ring ring;
+	struct vuser_ring old; /* a resize's previous ring, CQEs before switch_prod */
+	uint32_t switch_prod;  /* (old.mem.hva set) the first CQE of ring */
 	struct vuser_buf rec_mem;
 	struct virtio_rdma_cq_rec *rec;
 	uint32_t cons; /* the driver's copy */
@@ -109,6 +111,7 @@ struct vuser_rings {
 	uint32_t first_vq;
 	uint32_t max_ring_qp, max_ring_cq, max_ring_wr, max_ring_cqe;
 	bool available; /* capability and K > 0 */
+	bool resize;    /* VIRTIO_IB_DEVICE_RESIZE_CQ */
 	bool dflt;      /* new objects on rings unless told otherwise */
 
 	pthread_mutex_t lock;
@@ -207,7 +210,9 @@ int vuser_rqp_post_recv(struct vur_user_dev *d, struct vuser_wq *q, struct vuser
 int vuser_rsrq_post_recv(struct vur_user_dev *d, struct vuser_wq *q, struct vuser_rsrq *r,
 		const struct vur_user_recv_wr *wr, unsigned int n, unsigned int *bad);
 void vuser_rqp_reset(struct vuser_wq *sq, struct vuser_wq *rq, struct vuser_rqp *r);
-int vuser_rcq_poll(struct vuser_rcq *r, struct vur_user_wc *wc, int n);
+int vuser_rcq_poll(struct vur_user_dev *d, struct vuser_rcq *r, struct vur_user_wc *wc, int n);
+/* ring_obj.c: RESIZE_CQ onto a new ring (the CQ's lock held). */
+int vuser_rcq_resize(struct vur_user_dev *d, uint32_t cqn, struct vuser_rcq *r, uint32_t cqe);
 int vuser_rcq_arm(struct vur_user_dev *d, struct vuser_rcq *r, uint32_t flags);
 int vuser_rcq_event_fd(struct vur_user_dev *d, struct vuser_rcq *r);
 

@@ -57,6 +57,26 @@ vur_user_destroy_cq(struct vur_user_dev *d, uint32_t cqn)
 	return ret;
 }
 
+/* ROCE-DRV-RING-8: RESIZE_CQ on rings only; a virtqueue CQ is the driver's alone. */
+int
+vur_user_resize_cq(struct vur_user_dev *d, uint32_t cqn, uint32_t cqe)
+{
+	struct vuser_cq *cq = d != NULL ? vuser_cq_get(d, cqn) : NULL;
+	int ret;
+
+	if (cq == NULL)
+		return -EINVAL;
+	pthread_mutex_lock(&cq->lock); /* no poll while the ring changes */
+	if (cq->r != NULL)
+		ret = vuser_rcq_resize(d, cqn, cq->r, cqe);
+	else
+		ret = vuser_cq_resize_vq(d, cq, cqe);
+	if (ret == 0)
+		cq->n = cqe;
+	pthread_mutex_unlock(&cq->lock);
+	return ret;
+}
+
 int
 vur_user_req_notify_cq(struct vur_user_dev *d, uint32_t cqn, uint32_t flags)
 {

@@ -63,7 +63,6 @@ vur_user_poll_cq(struct vur_user_dev *d, uint32_t cqn, struct vur_user_wc *wc, i
 {
 	struct vuser_cq *cq = d != NULL ? vuser_cq_get(d, cqn) : NULL;
 	struct vuser_vring *ring;
-	struct vuser_sg sg;
 	void *cookie;
 	uint32_t len;
 	int k = 0, ret = 0;
@@ -72,7 +71,7 @@ vur_user_poll_cq(struct vur_user_dev *d, uint32_t cqn, struct vur_user_wc *wc, i
 		return -EINVAL;
 	if (cq->r != NULL) {
 		pthread_mutex_lock(&cq->lock);
-		k = vuser_rcq_poll(cq->r, wc, n);
+		k = vuser_rcq_poll(d, cq->r, wc, n);
 		pthread_mutex_unlock(&cq->lock);
 		return k;
 	}
@@ -86,10 +85,7 @@ vur_user_poll_cq(struct vur_user_dev *d, uint32_t cqn, struct vur_user_wc *wc, i
 			vuser_wc_from_wire(cookie, &wc[k++]);
 		else
 			ret = -EPROTO;
-		/* the same buffer, available again: a CQ keeps its cqe buffers */
-		sg.addr = cq->cqes.gpa + (uint64_t)((uint8_t *)cookie - (uint8_t *)cq->cqes.hva);
-		sg.len = sizeof(struct virtio_rdma_cq_req);
-		vuser_vring_add(ring, &sg, 0, 1, cookie);
+		vuser_cq_give_back(cq, cookie); /* a CQ keeps its cqe buffers */
 		if (ret < 0)
 			break;
 	}

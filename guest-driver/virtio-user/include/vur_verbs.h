@@ -141,6 +141,8 @@ enum vur_user_device_cap_flags {
 	VUR_USER_DEVICE_MULTICAST = 1 << 5,
 	/** QPs, CQs and SRQs on rings in driver memory (with rdma_ring_queues > 0) */
 	VUR_USER_DEVICE_RINGS = 1 << 6,
+	/** RESIZE_CQ: a CQ on rings moves to another ring (vur_user_resize_cq()) */
+	VUR_USER_DEVICE_RESIZE_CQ = 1 << 7,
 };
 
 /** atomic_cap of QUERY_DEVICE, as enum ibv_atomic_cap. */
@@ -528,6 +530,25 @@ int vur_user_create_cq_ex(struct vur_user_dev *dev, uint32_t cqe, uint8_t layout
  * @return 0, or as vur_user_query_device()
  */
 int vur_user_destroy_cq(struct vur_user_dev *dev, uint32_t cqn);
+
+/**
+ * Resize a CQ to @p cqe entries, as ibv_resize_cq(): CQEs not yet polled
+ * stay and are polled first, an arm holds. On rings: RESIZE_CQ with a new
+ * ring of @p cqe rounded up to a power of two; the old ring is freed once
+ * the CQEs written into it are polled. On a completion virtqueue the driver
+ * alone makes more or fewer CQE buffers available (fewer as it polls),
+ * within the virtqueue's size.
+ *
+ * @param dev an open device with VIRTIO_NET_F_ROCE
+ * @param cqn the CQ
+ * @param cqe entries, at least the CQEs not yet polled
+ * @return 0; -EINVAL (@p cqe 0, beyond max_ring_cqe or the virtqueue's
+ *         size, fewer than the CQEs not yet polled: the CQ unchanged),
+ *         -EBUSY (the ring of an earlier resize still holds CQEs),
+ *         -EOPNOTSUPP (the device cannot resize its ring CQs),
+ *         -EREMOTEIO (the device refused: a CQ in error), -ENOMEM
+ */
+int vur_user_resize_cq(struct vur_user_dev *dev, uint32_t cqn, uint32_t cqe);
 
 /**
  * REQ_NOTIFY_CQ: arm the CQ for one completion notification.

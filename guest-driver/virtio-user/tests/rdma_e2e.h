@@ -106,6 +106,17 @@ rdma_e2e_counter(const struct rdma_e2e *t, const struct rdma_ep *e, const char *
 	return v;
 }
 
+/* A RoCE command of @d as a driver could send it: the ack status byte, or -1. */
+static inline int
+rdma_raw(struct vur_user_dev *d, uint8_t cmd, const void *data, uint32_t len, void *ack,
+		uint32_t ack_len)
+{
+	uint8_t status = 0xff; /* written by every answered command */
+	int ret = vur_user_ctrl(d, vur_user_roce_class(d), cmd, data, len, ack, ack_len, &status);
+
+	return ret < 0 ? -1 : status;
+}
+
 /* Whether both devices are open; if not, the case fails. */
 static inline bool
 rdma_e2e_ready(const struct rdma_ep *a, const struct rdma_ep *b)

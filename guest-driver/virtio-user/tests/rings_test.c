@@ -143,17 +143,6 @@ write_checked(uint32_t qa, uint32_t cqa, uint64_t off, uint32_t len, uint32_t se
 	return memcmp(a.buf + off, b.buf + off, len) == 0;
 }
 
-/* A RoCE command as is: the ack status byte, or -1. */
-static int
-raw(struct vur_user_dev *d, uint8_t cmd, const void *data, uint32_t len, void *ack,
-		uint32_t ack_len)
-{
-	uint8_t status = VIRTIO_NET_ERR;
-	int ret = vur_user_ctrl(d, vur_user_roce_class(d), cmd, data, len, ack, ack_len, &status);
-
-	return ret < 0 ? -1 : status;
-}
-
 static uint64_t
 count(const struct rdma_ep *e, const char *name)
 {
@@ -349,11 +338,11 @@ raw_create_qp(const struct virtio_rdma_cmd_create_qp_rings *c, uint32_t len)
 {
 	struct virtio_rdma_ack_create_qp ack;
 	struct virtio_rdma_cmd_destroy_qp x;
-	int st = raw(a.d, VIRTIO_NET_CTRL_ROCE_CREATE_QP, c, len, &ack, sizeof(ack));
+	int st = rdma_raw(a.d, VIRTIO_NET_CTRL_ROCE_CREATE_QP, c, len, &ack, sizeof(ack));
 
 	if (st == VIRTIO_NET_OK) {
 		x.qpn = ack.qpn;
-		raw(a.d, VIRTIO_NET_CTRL_ROCE_DESTROY_QP, &x, sizeof(x), NULL, 0);
+		rdma_raw(a.d, VIRTIO_NET_CTRL_ROCE_DESTROY_QP, &x, sizeof(x), NULL, 0);
 	}
 	return st;
 }
@@ -441,34 +430,41 @@ create_refused(void)
 
 		while ((1u << log_cqe) < attr.max_ring_cqe)
 			log_cqe++;
-		TAP_EQ(raw(a.d, VIRTIO_NET_CTRL_ROCE_CREATE_CQ, &x, sizeof(x), &cack, sizeof(cack)),
+		TAP_EQ(rdma_raw(a.d, VIRTIO_NET_CTRL_ROCE_CREATE_CQ, &x, sizeof(x), &cack,
+				       sizeof(cack)),
 				VIRTIO_NET_OK);
 		d.cqn = cack.cqn;
-		TAP_EQ(raw(a.d, VIRTIO_NET_CTRL_ROCE_DESTROY_CQ, &d, sizeof(d), NULL, 0),
+		TAP_EQ(rdma_raw(a.d, VIRTIO_NET_CTRL_ROCE_DESTROY_CQ, &d, sizeof(d), NULL, 0),
 				VIRTIO_NET_OK);
 		x.eq = htole16(ring_queues);
-		TAP_EQ(raw(a.d, VIRTIO_NET_CTRL_ROCE_CREATE_CQ, &x, sizeof(x), &cack, sizeof(cack)),
+		TAP_EQ(rdma_raw(a.d, VIRTIO_NET_CTRL_ROCE_CREATE_CQ, &x, sizeof(x), &cack,
+				       sizeof(cack)),
 				VIRTIO_NET_ERR);
 		x = cc;
 		x.cqe = htole32(5);
-		TAP_EQ(raw(a.d, VIRTIO_NET_CTRL_ROCE_CREATE_CQ, &x, sizeof(x), &cack, sizeof(cack)),
+		TAP_EQ(rdma_raw(a.d, VIRTIO_NET_CTRL_ROCE_CREATE_CQ, &x, sizeof(x), &cack,
+				       sizeof(cack)),
 				VIRTIO_NET_ERR);
 		x = cc;
 		x.ring.log_size = (uint8_t)(log_cqe + 1);
-		TAP_EQ(raw(a.d, VIRTIO_NET_CTRL_ROCE_CREATE_CQ, &x, sizeof(x), &cack, sizeof(cack)),
+		TAP_EQ(rdma_raw(a.d, VIRTIO_NET_CTRL_ROCE_CREATE_CQ, &x, sizeof(x), &cack,
+				       sizeof(cack)),
 				VIRTIO_NET_ERR);
 		x = cc;
 		x.ring.log_stride = 5;
-		TAP_EQ(raw(a.d, VIRTIO_NET_CTRL_ROCE_CREATE_CQ, &x, sizeof(x), &cack, sizeof(cack)),
+		TAP_EQ(rdma_raw(a.d, VIRTIO_NET_CTRL_ROCE_CREATE_CQ, &x, sizeof(x), &cack,
+				       sizeof(cack)),
 				VIRTIO_NET_ERR);
 		x = cc;
 		x.rec.lkey = htole32(ro_mr.lkey);
 		x.rec.addr = htole64(r.iova + 0x100000);
-		TAP_EQ(raw(a.d, VIRTIO_NET_CTRL_ROCE_CREATE_CQ, &x, sizeof(x), &cack, sizeof(cack)),
+		TAP_EQ(rdma_raw(a.d, VIRTIO_NET_CTRL_ROCE_CREATE_CQ, &x, sizeof(x), &cack,
+				       sizeof(cack)),
 				VIRTIO_NET_ERR);
 		x = cc;
 		x.flags = 0;
-		TAP_EQ(raw(a.d, VIRTIO_NET_CTRL_ROCE_CREATE_CQ, &x, sizeof(x), &cack, sizeof(cack)),
+		TAP_EQ(rdma_raw(a.d, VIRTIO_NET_CTRL_ROCE_CREATE_CQ, &x, sizeof(x), &cack,
+				       sizeof(cack)),
 				VIRTIO_NET_ERR);
 		TAP_EQ(count(&a, "cqs"), cqs);
 	}
@@ -489,11 +485,12 @@ mr_busy(void)
 
 	if (!rdma_e2e_ready(&a, &b) || !raw_qp_init(&r, VUR_USER_ACCESS_LOCAL_WRITE))
 		return;
-	TAP_EQ(raw(a.d, VIRTIO_NET_CTRL_ROCE_CREATE_QP, &r.c, sizeof(r.c), &ack, sizeof(ack)),
+	TAP_EQ(rdma_raw(a.d, VIRTIO_NET_CTRL_ROCE_CREATE_QP, &r.c, sizeof(r.c), &ack, sizeof(ack)),
 			VIRTIO_NET_OK);
 	TAP_EQ(vur_user_dereg_mr(a.d, r.mr.mrn), -EREMOTEIO);
 	x.qpn = ack.qpn;
-	TAP_EQ(raw(a.d, VIRTIO_NET_CTRL_ROCE_DESTROY_QP, &x, sizeof(x), NULL, 0), VIRTIO_NET_OK);
+	TAP_EQ(rdma_raw(a.d, VIRTIO_NET_CTRL_ROCE_DESTROY_QP, &x, sizeof(x), NULL, 0),
+			VIRTIO_NET_OK);
 	TAP_EQ(vur_user_dereg_mr(a.d, r.mr.mrn), 0);
 	/* the library's MR of a PD with ring QPs: DESTROY_PD refused while they live */
 	TAP_EQ(vur_user_create_pd(a.d, &pd2), 0);

@@ -250,13 +250,13 @@ query_device_within_spec(void)
 	TAP_EQ(vur_user_query_device(dev, &a), 0);
 	/*
 	 * RC RNR NAK generation, the Base Memory Management Extensions, SRQs,
-	 * windows, atomics, multicast, rings (the backend's default K = 4)
+	 * windows, atomics, multicast, rings (the backend's default K = 4), CQ resize
 	 */
 	TAP_EQ(a.device_cap_flags,
 			VUR_USER_DEVICE_RC_RNR_NAK_GEN | VUR_USER_DEVICE_MEM_MGT_EXTENSIONS |
 					VUR_USER_DEVICE_SRQ | VUR_USER_DEVICE_MEM_WINDOW |
 					VUR_USER_DEVICE_ATOMIC | VUR_USER_DEVICE_MULTICAST |
-					VUR_USER_DEVICE_RINGS);
+					VUR_USER_DEVICE_RINGS | VUR_USER_DEVICE_RESIZE_CQ);
 	TAP_CHECK(a.max_mcast_grp >= 1 && a.max_mcast_qp_attach >= 1 &&
 			a.max_total_mcast_qp_attach >= a.max_mcast_qp_attach); /* ATTR-17 */
 	TAP_EQ(a.max_mw, 4096);

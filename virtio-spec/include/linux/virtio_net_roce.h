@@ -69,7 +69,8 @@
 #define VIRTIO_NET_CTRL_ROCE_DETACH_MCAST	25 /* VIRTIO_IB_DEVICE_MULTICAST */
 #define VIRTIO_NET_CTRL_ROCE_RESET_OBJECTS	26 /* every RDMA object destroyed */
 #define VIRTIO_NET_CTRL_ROCE_SETUP_RINGS	27 /* VIRTIO_IB_DEVICE_RINGS */
-#define VIRTIO_NET_CTRL_ROCE_NR_CMDS		28
+#define VIRTIO_NET_CTRL_ROCE_RESIZE_CQ		28 /* VIRTIO_IB_DEVICE_RESIZE_CQ */
+#define VIRTIO_NET_CTRL_ROCE_NR_CMDS		29
 
 /* Limits the spec text fixes. */
 #define VIRTIO_NET_ROCE_MAX_QPS		16384
@@ -318,6 +319,8 @@ enum virtio_ib_mtu {
 #define VIRTIO_IB_DEVICE_MULTICAST		(1 << 5)
 /* SETUP_RINGS; QPs, CQs and SRQs on rings in driver memory (rdma_ring_queues > 0) */
 #define VIRTIO_IB_DEVICE_RINGS			(1 << 6)
+/* RESIZE_CQ; a CQ on rings moves to another ring (only with RINGS) */
+#define VIRTIO_IB_DEVICE_RESIZE_CQ		(1 << 7)
 
 /* atomic_cap of QUERY_DEVICE (IBTA 11.2.1.2) */
 #define VIRTIO_IB_ATOMIC_NONE	0
@@ -570,6 +573,21 @@ struct virtio_rdma_cq_rec {
 	/* device */
 	__le32 prod;		/* CQEs written */
 	__le32 dev_reserved[15];
+};
+
+/*
+ * RESIZE_CQ: a CQ on rings moves to @ring (checked as CREATE_CQ's); its
+ * record, prod and arm stay. CQEs before switch_prod are in the old ring,
+ * the others in the new one.
+ */
+struct virtio_rdma_cmd_resize_cq {
+	__le32 cqn;
+	__le32 cqe;			/* <= the new ring's entries */
+	struct virtio_rdma_ring ring;	/* struct virtio_rdma_cq_req entries */
+};
+
+struct virtio_rdma_ack_resize_cq {
+	__le32 switch_prod;		/* the first CQE of the new ring */
 };
 
 #define VIRTIO_RDMA_SRQ_F_RINGS	(1 << 0)
@@ -1028,6 +1046,9 @@ VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_create_cq_rings, rec, 32);
 VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cq_rec, 128);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cq_rec, notify, 4);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cq_rec, prod, 64);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_cmd_resize_cq, 24);
+VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_cmd_resize_cq, ring, 8);
+VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_ack_resize_cq, 4);
 VIRTIO_NET_ROCE_PIN_SIZE(virtio_rdma_srq_rec, 128);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_srq_rec, limit, 4);
 VIRTIO_NET_ROCE_PIN_OFF(virtio_rdma_srq_rec, cons, 64);
