@@ -307,6 +307,17 @@ struct virtio_rdma_srq_res {
 	struct virtio_rdma_zombie zombie;
 };
 
+/*
+ * A ring area of a process's QP (virtio_rdma_uqp_rings.c): vmalloc_user()
+ * memory, registered as an MR of the QP's PD, mapped whole by the process.
+ */
+struct virtio_rdma_uarea {
+	void *mem;			/* NULL: none */
+	size_t len;			/* page aligned */
+	u32 mrn;
+	u32 lkey;
+};
+
 struct virtio_rdma_qp_res {
 	struct kref ref;
 	struct virtio_rdma_dev *dev;
@@ -330,6 +341,12 @@ struct virtio_rdma_qp_res {
 	struct virtio_rdma_kring rsq;
 	struct virtio_rdma_kring rrq;	/* base NULL on an SRQ */
 	u16 dbq;
+	/*
+	 * A process's QP on rings: urec non-NULL, in uarea[1] after the
+	 * receive entries; uarea[0] the send entries.
+	 */
+	struct virtio_rdma_qp_rec *urec;
+	struct virtio_rdma_uarea uarea[2];
 	struct virtio_rdma_zombie zombie;
 };
 
@@ -503,6 +520,8 @@ int virtio_rdma_cq_rings_arm(struct virtio_rdma_cq_res *cq,
 /* virtio_rdma_ring_mr.c */
 int virtio_rdma_ring_mr_alloc(struct virtio_rdma_dev *dev, size_t len,
 			      void **mem, u32 *mrn, u32 *lkey);
+int virtio_rdma_ring_mr_alloc_pd(struct virtio_rdma_dev *dev, u32 pdn,
+				 size_t len, void **mem, u32 *mrn, u32 *lkey);
 void virtio_rdma_ring_mr_free(struct virtio_rdma_dev *dev, void *mem, u32 mrn);
 
 /* virtio_rdma_ucq_rings.c */
@@ -512,7 +531,24 @@ int virtio_rdma_ucq_rings_publish(struct virtio_rdma_cq_res *cq,
 				  struct ib_ucontext *uctx,
 				  void (*release)(struct kref *ref),
 				  struct virtio_rdma_create_cq_resp *resp);
+/* virtio_rdma_uqp_rings.c */
+u32 virtio_rdma_uqp_rings_max_wr(struct virtio_rdma_dev *dev);
+int virtio_rdma_uqp_rings_wanted(struct virtio_rdma_dev *dev,
+				 struct ib_udata *udata);
+int virtio_rdma_uqp_rings_create(struct virtio_rdma_dev *dev,
+				 struct virtio_rdma_qp_res *qp,
+				 const struct virtio_rdma_cmd_create_qp *cmd,
+				 const struct ib_qp_cap *cap);
+void virtio_rdma_uqp_rings_free(struct virtio_rdma_qp_res *qp);
+int virtio_rdma_uqp_rings_publish(struct virtio_rdma_qp_res *qp,
+				  struct ib_ucontext *uctx,
+				  const struct ib_qp_cap *cap,
+				  void (*release)(struct kref *ref),
+				  struct virtio_rdma_create_qp_resp *resp);
+int virtio_rdma_uqp_rings_doorbell(struct virtio_rdma_qp_res *qp, bool has_wr);
+
 /* virtio_rdma_qp_rings.c */
+bool virtio_rdma_ring_number_ok(struct virtio_rdma_dev *dev, u32 n, bool gsi);
 u32 virtio_rdma_rings_max_wr(struct virtio_rdma_dev *dev, u32 entry);
 u32 virtio_rdma_qp_rings_max_wr(struct virtio_rdma_dev *dev);
 u32 virtio_rdma_srq_rings_max_wr(struct virtio_rdma_dev *dev);

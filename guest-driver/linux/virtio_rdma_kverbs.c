@@ -422,6 +422,10 @@ int virtio_rdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		*bad_wr = wr;
 		return -EIO;
 	}
+	if (qp->urec) {
+		*bad_wr = wr;
+		return virtio_rdma_uqp_rings_doorbell(qp, wr);
+	}
 	if (qp->rec)
 		return virtio_rdma_qp_rings_post_send(qp, wr, bad_wr);
 	spin_lock_irqsave(&sq->k.lock, flags);
@@ -470,6 +474,10 @@ int virtio_rdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	if (kq_dead(qp->dev)) {
 		*bad_wr = wr;
 		return -EIO;
+	}
+	if (qp->urec) {
+		*bad_wr = wr;
+		return virtio_rdma_uqp_rings_doorbell(qp, wr);
 	}
 	if (qp->rec)
 		return virtio_rdma_qp_rings_post_recv(qp, wr, bad_wr);

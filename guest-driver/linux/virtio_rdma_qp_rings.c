@@ -206,7 +206,7 @@ struct virtio_rdma_srq_res **virtio_rdma_srq_slot(struct virtio_rdma_dev *dev,
  * driver's has. Under dev->res_lock, which every create and the release
  * of the table entries hold.
  */
-static bool ring_number_ok(struct virtio_rdma_dev *dev, u32 n, bool gsi)
+bool virtio_rdma_ring_number_ok(struct virtio_rdma_dev *dev, u32 n, bool gsi)
 {
 	struct virtio_rdma_qp_res **q;
 	struct virtio_rdma_srq_res **s;
@@ -268,7 +268,7 @@ int virtio_rdma_qp_rings_create(struct virtio_rdma_dev *dev,
 	if (ret)
 		goto err_unlock;
 	qp->qpn = le32_to_cpu(ack.qpn);
-	if (!ring_number_ok(dev, qp->qpn, qp->qp_type == VIRTIO_IB_QPT_GSI)) {
+	if (!virtio_rdma_ring_number_ok(dev, qp->qpn, qp->qp_type == VIRTIO_IB_QPT_GSI)) {
 		dev_err_ratelimited(&dev->vdev->dev,
 				    "CREATE_QP on rings: QPN %u not eligible\n",
 				    qp->qpn);
@@ -465,7 +465,7 @@ int virtio_rdma_srq_rings_create(struct virtio_rdma_dev *dev,
 	if (ret)
 		goto err_unlock;
 	srq->srqn = le32_to_cpu(ack.srqn);
-	if (!ring_number_ok(dev, srq->srqn, false)) {
+	if (!virtio_rdma_ring_number_ok(dev, srq->srqn, false)) {
 		dev_err_ratelimited(&dev->vdev->dev,
 				    "CREATE_SRQ on rings: number %u not eligible\n",
 				    srq->srqn);

@@ -16,12 +16,13 @@
 
 #include "virtio_rdma.h"
 
-int virtio_rdma_ring_mr_alloc(struct virtio_rdma_dev *dev, size_t len,
-			      void **mem, u32 *mrn, u32 *lkey)
+/* A ring MR of PD @pdn: a process's QP's own (virtio_rdma_uqp_rings.c). */
+int virtio_rdma_ring_mr_alloc_pd(struct virtio_rdma_dev *dev, u32 pdn,
+				 size_t len, void **mem, u32 *mrn, u32 *lkey)
 {
 	u32 npages = len >> VIRTIO_NET_ROCE_PAGE_SHIFT, i;
 	struct virtio_rdma_cmd_reg_user_mr cmd = {
-		.pdn = cpu_to_le32(dev->rings.pdn),
+		.pdn = cpu_to_le32(pdn),
 		.access_flags = cpu_to_le32(VIRTIO_IB_ACCESS_LOCAL_WRITE),
 		.length = cpu_to_le64(len),
 		.npages = cpu_to_le32(npages),
@@ -73,6 +74,13 @@ err_free:
 	}
 	vfree(ring);
 	return ret;
+}
+
+int virtio_rdma_ring_mr_alloc(struct virtio_rdma_dev *dev, size_t len,
+			      void **mem, u32 *mrn, u32 *lkey)
+{
+	return virtio_rdma_ring_mr_alloc_pd(dev, dev->rings.pdn, len, mem, mrn,
+					    lkey);
 }
 
 /*

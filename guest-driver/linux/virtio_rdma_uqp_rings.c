@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Processes' QPs on rings (<rdma/virtio_rdma-abi.h>, "Queue pair on
+ * rings"): a provider that can drive QP rings asks for them in its
+ * create_qp driver data; with the rings layout on, the driver then
+ * allocates the send and receive rings and the record in vmalloc_user()
+ * memory, registers it as an MR of the QP's own PD (the spec wants a
+ * ring's MR in its QP's PD; virtio_rdma_ring_mr.c), creates the QP on
+ * those rings and lets the process map that memory. The device thus sees
+ * only pages the kernel chose; a process that guesses the MR's key can
+ * name through it only memory it maps anyway. What it writes there breaks
+ * only its own QP: the device checks every index against the ring.
+ *
+ * The doorbell summary is never mapped: one word holds 64 QPs' bits, and
+ * a plain store from a process would erase other processes' and the
+ * kernel's doorbells or clear sleeping. The provider applies ROCE-DRV-
+ * RING-3 and -7 itself and, only when they say to ring, posts no WR
+ * through the uverbs POST_SEND (POST_RECV) command: the kernel then rings
+ * the QP's doorbell as for a kernel QP (as rxe's provider does).
+ */
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "virtio_rdma.h"
+
+#define UQP_MIN_LOG_STRIDE	6
+#define UQP_MAX_LOG_STRIDE	12	/* an entry never crosses a 4 KiB page */
+#define UQP_SQ_ENTRY(sge)	(sizeof(struct virtio_rdma_sq_req) + \
+				 (size_t)(sge) * sizeof(struct virtio_rdma_sge))
+#define UQP_RQ_ENTRY(sge)	(sizeof(struct virtio_rdma_rq_req) + \
+				 (size_t)(sge) * sizeof(struct virtio_rdma_sge))
+#define UQP_REC_BYTES		128
+
+/*
+ * One area is one MR, whose page list the control queue carries in
+ * VIRTIO_RDMA_MR_LIST_SGS pieces, each a page at worst (vmalloc'ed): at
+ * most 8192 pages, 32 MiB. A send ring of 32768 entries of 1024 bytes
+ * fills one; the receive ring and the record then take a second.
+ */
+#define UQP_MAX_AREA	((size_t)VIRTIO_RDMA_MR_LIST_SGS * PAGE_SIZE / \
+			 sizeof(__le64) * PAGE_SIZE)
+
+static u8 uqp_log_stride(size_t entry)
+{
+	return max_t(u8, UQP_MIN_LOG_STRIDE, order_base_2(entry));
+}
+
+/* The most WRs a ring of @entry bytes per WR holds in an area of @room. */
+static u32 uqp_max_wr(struct virtio_rdma_dev *dev, size_t entry, size_t room)
+{
+	u8 ls = uqp_log_stride(entry);
+
+	if (!dev->rings.on || ls > UQP_MAX_LOG_STRIDE)
+		return 0;
+	return min_t(u32, rounddown_pow_of_two(dev->rings.max_ring_wr),
+		     rounddown_pow_of_two(room >> ls));
+}
+
+/* max_qp_wr of processes' QPs on rings, at the device's s/g limits. */
+u32 virtio_rdma_uqp_rings_max_wr(struct virtio_rdma_dev *dev)
+{
+	const struct virtio_rdma_ack_query_device *a = &dev->attr;
+
+	return min(uqp_max_wr(dev, UQP_SQ_ENTRY(le32_to_cpu(a->max_send_sge)),
+			      UQP_MAX_AREA),
+		   uqp_max_wr(dev, UQP_RQ_ENTRY(le32_to_cpu(a->max_recv_sge)),
+			      UQP_MAX_AREA - PAGE_SIZE));
+}
+
+/*
+ * 1: the provider asks for a QP on rings and the driver has them; 0: a
+ * virtqueue QP (an older provider sends no driver data); <0: bad data.
+ */
+int virtio_rdma_uqp_rings_wanted(struct virtio_rdma_dev *dev,
+				 struct ib_udata *udata)
+{
+	struct virtio_rdma_create_qp_cmd cmd = {};
+	int ret;
+
+	if (!udata->inlen)
+		return 0;
+	ret = ib_copy_from_udata(&cmd, udata, min(udata->inlen, sizeof(cmd)));
+	if (ret)
+		return ret;
+	if ((cmd.flags & ~VIRTIO_RDMA_CREATE_QP_RINGS) || cmd.reserved)
+		return -EINVAL;
+	if (udata->inlen > sizeof(cmd) &&
+	    !ib_is_udata_cleared(udata, sizeof(cmd),
+				 udata->inlen - sizeof(cmd)))
+		return -EOPNOTSUPP;
+	return (cmd.flags & VIRTIO_RDMA_CREATE_QP_RINGS) && dev->rings.on;
+}
+
+void virtio_rdma_uqp_rings_free(struct virtio_rdma_qp_res *qp)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(qp->uarea); i++) {
+		if (qp->uarea[i].mem)
+			virtio_rdma_ring_mr_free(qp->dev, qp->uarea[i].mem,
+						 qp->uarea[i].mrn);
+		qp->uarea[i].mem = NULL;
+	}
+	qp->urec = NULL;
+}
+
+static void uqp_ring_to_wire(const struct virtio_rdma_uarea *a, size_t off,
+			     u32 size, u8 log_stride,
+			     struct virtio_rdma_ring *w)
+{
+	w->addr = cpu_to_le64((uintptr_t)a->mem + off);
+	w->lkey = cpu_to_le32(a->lkey);
+	w->log_size = ilog2(size);
+	w->log_stride = log_stride;
+}
+
+/*
+ * CREATE_QP with VIRTIO_RDMA_QP_F_RINGS on an area (or two) of the QP's:
+ * the send entries, the receive entries (none on an SRQ), the record's
+ * page. The caller enters the QP in the table.
+ */
+int virtio_rdma_uqp_rings_create(struct virtio_rdma_dev *dev,
+				 struct virtio_rdma_qp_res *qp,
+				 const struct virtio_rdma_cmd_create_qp *cmd,
+				 const struct ib_qp_cap *cap)
+{
+	struct virtio_rdma_rings *r = &dev->rings;
+	struct virtio_rdma_cmd_create_qp_rings c = { .qp = *cmd };
+	u8 sls = uqp_log_stride(UQP_SQ_ENTRY(cap->max_send_sge));
+	u8 rls = uqp_log_stride(UQP_RQ_ENTRY(cap->max_recv_sge));
+	u32 ssize = roundup_pow_of_two(max(cap->max_send_wr, 1u));
+	u32 rsize = qp->srq ? 0 : roundup_pow_of_two(max(cap->max_recv_wr, 1u));
+	size_t sbytes = PAGE_ALIGN((size_t)ssize << sls);
+	size_t rbytes = PAGE_ALIGN((size_t)rsize << rls) + PAGE_SIZE;
+	struct virtio_rdma_uarea *ra = &qp->uarea[0];
+	struct virtio_rdma_cmd_destroy_qp dcmd;
+	struct virtio_rdma_ack_create_qp ack;
+	size_t roff = sbytes;
+	int ret;
+
+	if (sls > UQP_MAX_LOG_STRIDE || rls > UQP_MAX_LOG_STRIDE ||
+	    ssize > r->max_ring_wr || rsize > r->max_ring_wr ||
+	    sbytes > UQP_MAX_AREA || rbytes > UQP_MAX_AREA)
+		return -EINVAL;
+	/* One MR for all when it fits, else the receive side's own. */
+	if (sbytes + rbytes > UQP_MAX_AREA) {
+		ra = &qp->uarea[1];
+		roff = 0;
+	}
+	qp->uarea[0].len = ra == &qp->uarea[0] ? sbytes + rbytes : sbytes;
+	ret = virtio_rdma_ring_mr_alloc_pd(dev, qp->pd->pdn, qp->uarea[0].len,
+					   &qp->uarea[0].mem, &qp->uarea[0].mrn,
+					   &qp->uarea[0].lkey);
+	if (ret)
+		return ret;
+	if (ra != &qp->uarea[0]) {
+		ra->len = rbytes;
+		ret = virtio_rdma_ring_mr_alloc_pd(dev, qp->pd->pdn, ra->len,
+						   &ra->mem, &ra->mrn,
+						   &ra->lkey);
+		if (ret)
+			goto err_free;
+	}
+	/* vmalloc_user() zeroes: the driver's half of the record is 0. */
+	qp->urec = ra->mem + roff + rbytes - PAGE_SIZE;
+	c.qp.flags |= VIRTIO_RDMA_QP_F_RINGS;
+	uqp_ring_to_wire(&qp->uarea[0], 0, ssize, sls, &c.sq);
+	if (rsize)
+		uqp_ring_to_wire(ra, roff, rsize, rls, &c.rq);
+	c.rec.addr = cpu_to_le64((uintptr_t)qp->urec);
+	c.rec.lkey = cpu_to_le32(ra->lkey);
+
+	mutex_lock(&dev->res_lock);
+	qp->dbq = r->next_eq++ % r->k;
+	c.dbq = cpu_to_le16(qp->dbq);
+	ret = virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_CREATE_QP, &c,
+				   sizeof(c), &ack, sizeof(ack));
+	if (ret)
+		goto err_unlock;
+	qp->qpn = le32_to_cpu(ack.qpn);
+	if (!virtio_rdma_ring_number_ok(dev, qp->qpn, false)) {
+		dev_err_ratelimited(&dev->vdev->dev,
+				    "CREATE_QP on rings: QPN %u not eligible\n",
+				    qp->qpn);
+		dcmd.qpn = ack.qpn;
+		virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_DESTROY_QP, &dcmd,
+				     sizeof(dcmd), NULL, 0);
+		ret = -EPROTO;
+		goto err_unlock;
+	}
+	WRITE_ONCE(r->live_qps, r->live_qps + 1);
+	mutex_unlock(&dev->res_lock);
+	return 0;
+
+err_unlock:
+	mutex_unlock(&dev->res_lock);
+err_free:
+	virtio_rdma_uqp_rings_free(qp);
+	return ret == -EREMOTEIO ? -EINVAL : ret;
+}
+
+static void uqp_ring_resp(const struct virtio_rdma_uarea *a, u64 mmap,
+			  size_t off, u32 size, size_t entry,
+			  struct virtio_rdma_wq_ring *w)
+{
+	w->mmap = mmap;
+	w->len = a->len;
+	w->off = off;
+	w->size = size;
+	w->stride = size ? 1u << uqp_log_stride(entry) : 0;
+}
+
+/* The areas' mappings, each holding the QP until it is gone. */
+int virtio_rdma_uqp_rings_publish(struct virtio_rdma_qp_res *qp,
+				  struct ib_ucontext *uctx,
+				  const struct ib_qp_cap *cap,
+				  void (*release)(struct kref *ref),
+				  struct virtio_rdma_create_qp_resp *resp)
+{
+	struct virtio_rdma_mmap *m[2] = {
+		&qp->sq.maps[VIRTIO_RDMA_MMAP_VMALLOC],
+		&qp->rq.maps[VIRTIO_RDMA_MMAP_VMALLOC],
+	};
+	u64 off[2] = {};
+	size_t roff;
+	int i, ret;
+
+	for (i = 0; i < ARRAY_SIZE(qp->uarea); i++) {
+		if (!qp->uarea[i].mem)
+			continue;
+		m[i]->vaddr = qp->uarea[i].mem;
+		ret = virtio_rdma_mmap_insert(uctx, m[i],
+					      VIRTIO_RDMA_MMAP_VMALLOC, 0,
+					      qp->uarea[i].len, &qp->ref,
+					      release, &off[i]);
+		if (ret)
+			return ret;
+	}
+	uqp_ring_resp(&qp->uarea[0], off[0], 0,
+		      roundup_pow_of_two(max(cap->max_send_wr, 1u)),
+		      UQP_SQ_ENTRY(cap->max_send_sge), &resp->rsq);
+	i = qp->uarea[1].mem ? 1 : 0;
+	roff = i ? 0 : PAGE_ALIGN((size_t)resp->rsq.size * resp->rsq.stride);
+	uqp_ring_resp(&qp->uarea[i], off[i], roff,
+		      qp->srq ? 0 : roundup_pow_of_two(max(cap->max_recv_wr, 1u)),
+		      UQP_RQ_ENTRY(cap->max_recv_sge), &resp->rrq);
+	uqp_ring_resp(&qp->uarea[i], off[i],
+		      (void *)qp->urec - qp->uarea[i].mem, 0, 0, &resp->rec);
+	resp->flags |= VIRTIO_RDMA_QP_RESP_RINGS;
+	return 0;
+}
+
+/*
+ * uverbs POST_SEND or POST_RECV of a process's QP on rings: no WR (the
+ * process wrote them into its ring and found that the device wants a
+ * doorbell), and the kernel rings it. WRs are refused: they belong in the
+ * ring.
+ */
+int virtio_rdma_uqp_rings_doorbell(struct virtio_rdma_qp_res *qp, bool has_wr)
+{
+	if (has_wr)
+		return -EINVAL;
+	virtio_rdma_doorbell_ring(qp->dev, qp->dbq, qp->qpn);
+	return 0;
+}
