@@ -116,6 +116,14 @@
  *   a modify to RESET the provider writes sq_prod and rq_prod 0 and counts
  *   from 0 again (ROCE-DRV-RING-5). A process that lies in its record
  *   breaks only its own QP (ROCE-DEV-RING-10).
+ * - Shared receive queue on rings: likewise VIRTIO_RDMA_CREATE_SRQ_RINGS
+ *   and VIRTIO_RDMA_SRQ_RESP_RINGS (ring, rec: struct
+ *   virtio_rdma_srq_rec, in one area). WR n is entry n % size; prod = n + 1
+ *   after a write barrier; an entry is reused once cons has passed it (the
+ *   device takes an SRQ's WRs in order and moves cons after each WR's
+ *   CQE). No doorbell: the device takes WRs as messages come. The limit
+ *   stays the kernel's (ibv_modify_srq): the provider never writes limit.
+ *   QPs on such an SRQ are on rings too.
  *
  * Lifetime: the device object lives until the verbs object is destroyed
  * and the last mapping of its rings is gone. A QP destroyed while still
@@ -219,10 +227,24 @@ struct virtio_rdma_create_qp_resp {
 	struct virtio_rdma_wq_ring rec;	/* struct virtio_rdma_qp_rec, 128 bytes; size 0 */
 };
 
+/* struct virtio_rdma_create_srq_cmd.flags */
+#define VIRTIO_RDMA_CREATE_SRQ_RINGS (1 << 0) /* the provider drives SRQ rings */
+
+/* create_srq's driver data in; a kernel without it reads none of it. */
+struct virtio_rdma_create_srq_cmd {
+	__u32 flags;	/* VIRTIO_RDMA_CREATE_SRQ_* */
+	__u32 reserved;	/* 0 */
+};
+
+/* struct virtio_rdma_create_srq_resp.flags */
+#define VIRTIO_RDMA_SRQ_RESP_RINGS (1 << 0) /* ring, rec describe the SRQ */
+
 struct virtio_rdma_create_srq_resp {
 	__u32 srqn;
-	__u32 reserved;
-	struct virtio_rdma_uring rq;
+	__u32 flags;			/* VIRTIO_RDMA_SRQ_RESP_*; was reserved (0) */
+	struct virtio_rdma_uring rq;	/* zero with VIRTIO_RDMA_SRQ_RESP_RINGS */
+	struct virtio_rdma_wq_ring ring; /* with VIRTIO_RDMA_SRQ_RESP_RINGS */
+	struct virtio_rdma_wq_ring rec;	/* struct virtio_rdma_srq_rec; size 0 */
 };
 
 /* The device's AH number, which a UD send request names (ud.ah). */
