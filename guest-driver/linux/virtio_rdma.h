@@ -279,6 +279,17 @@ struct virtio_rdma_kring {
 };
 
 /*
+ * A ring area of a process's QP or SRQ (virtio_rdma_uqp_rings.c): vmalloc_user()
+ * memory, registered as an MR of the object's PD, mapped whole by the process.
+ */
+struct virtio_rdma_uarea {
+	void *mem;			/* NULL: none */
+	size_t len;			/* page aligned */
+	u32 mrn;
+	u32 lkey;
+};
+
+/*
  * A shared receive queue: the receive virtqueue of its number, posted by a
  * process or by the driver (kernel SRQ). Its WRs are used in the order
  * their messages complete, not in the order they were posted, so a slot is
@@ -304,18 +315,10 @@ struct virtio_rdma_srq_res {
 	/* A kernel SRQ on rings: rec non-NULL, ring under rq.k.lock. */
 	struct virtio_rdma_srq_rec *rec;
 	struct virtio_rdma_kring ring;
+	/* A process's SRQ on rings: urec non-NULL, at the end of uarea. */
+	struct virtio_rdma_srq_rec *urec;
+	struct virtio_rdma_uarea uarea;
 	struct virtio_rdma_zombie zombie;
-};
-
-/*
- * A ring area of a process's QP (virtio_rdma_uqp_rings.c): vmalloc_user()
- * memory, registered as an MR of the QP's PD, mapped whole by the process.
- */
-struct virtio_rdma_uarea {
-	void *mem;			/* NULL: none */
-	size_t len;			/* page aligned */
-	u32 mrn;
-	u32 lkey;
 };
 
 struct virtio_rdma_qp_res {
@@ -534,7 +537,7 @@ int virtio_rdma_ucq_rings_publish(struct virtio_rdma_cq_res *cq,
 /* virtio_rdma_uqp_rings.c */
 u32 virtio_rdma_uqp_rings_max_wr(struct virtio_rdma_dev *dev);
 int virtio_rdma_uqp_rings_wanted(struct virtio_rdma_dev *dev,
-				 struct ib_udata *udata);
+				 struct ib_udata *udata, u32 flag);
 int virtio_rdma_uqp_rings_create(struct virtio_rdma_dev *dev,
 				 struct virtio_rdma_qp_res *qp,
 				 const struct virtio_rdma_cmd_create_qp *cmd,
@@ -546,6 +549,22 @@ int virtio_rdma_uqp_rings_publish(struct virtio_rdma_qp_res *qp,
 				  void (*release)(struct kref *ref),
 				  struct virtio_rdma_create_qp_resp *resp);
 int virtio_rdma_uqp_rings_doorbell(struct virtio_rdma_qp_res *qp, bool has_wr);
+u32 virtio_rdma_usrq_rings_max_wr(struct virtio_rdma_dev *dev);
+int virtio_rdma_usrq_rings_create(struct virtio_rdma_dev *dev,
+				  struct virtio_rdma_srq_res *srq,
+				  const struct ib_srq_attr *attr);
+void virtio_rdma_usrq_rings_free(struct virtio_rdma_srq_res *srq);
+int virtio_rdma_usrq_rings_publish(struct virtio_rdma_srq_res *srq,
+				   struct ib_ucontext *uctx,
+				   void (*release)(struct kref *ref),
+				   struct virtio_rdma_create_srq_resp *resp);
+
+/* The record of an SRQ on rings, a kernel consumer's or a process's. */
+static inline struct virtio_rdma_srq_rec *
+virtio_rdma_srq_rec(struct virtio_rdma_srq_res *srq)
+{
+	return srq->rec ? srq->rec : srq->urec;
+}
 
 /* virtio_rdma_qp_rings.c */
 bool virtio_rdma_ring_number_ok(struct virtio_rdma_dev *dev, u32 n, bool gsi);

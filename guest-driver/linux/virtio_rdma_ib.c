@@ -130,7 +130,8 @@ static void query_device_rings(struct virtio_rdma_dev *dev,
 	attr->max_cqe = virtio_rdma_cq_rings_max_cqe(dev);
 	if (virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_SRQ)) {
 		attr->max_srq += r->max_ring_qp;
-		attr->max_srq_wr = virtio_rdma_srq_rings_max_wr(dev);
+		attr->max_srq_wr = min(virtio_rdma_srq_rings_max_wr(dev),
+				       virtio_rdma_usrq_rings_max_wr(dev));
 	}
 }
 

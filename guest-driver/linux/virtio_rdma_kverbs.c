@@ -557,6 +557,11 @@ int virtio_rdma_post_srq_recv(struct ib_srq *ibsrq,
 
 	if (srq->rec)
 		return virtio_rdma_srq_rings_post_recv(srq, wr, bad_wr);
+	/* A process's SRQ on rings: its WRs belong in its ring. */
+	if (srq->urec) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 	vr = kq_vring(u);
 	spin_lock_irqsave(&u->k.lock, flags);
 	old = u->k.avail_idx;

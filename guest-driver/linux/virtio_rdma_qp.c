@@ -334,11 +334,12 @@ int virtio_rdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (!dev->user_rings)
 		return -EOPNOTSUPP;
 	if (udata) {
-		ret = virtio_rdma_uqp_rings_wanted(dev, udata);
+		ret = virtio_rdma_uqp_rings_wanted(dev, udata,
+						   VIRTIO_RDMA_CREATE_QP_RINGS);
 		if (ret < 0)
 			return ret;
-		/* A process's SRQ is on a virtqueue: so are its QPs. */
-		urings = ret && !init->srq;
+		/* On an SRQ, as that SRQ (a virtqueue one: older provider). */
+		urings = ret && (!init->srq || to_vsrq(init->srq)->res->urec);
 	}
 	/* A kernel QP rings through virtio_ring's notify: no page needed. */
 	if (udata && !urings && !dev->user_doorbells) {

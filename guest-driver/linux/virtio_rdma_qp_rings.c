@@ -533,22 +533,25 @@ int virtio_rdma_srq_rings_post_recv(struct virtio_rdma_srq_res *srq,
  */
 bool virtio_rdma_srq_rings_arm(struct virtio_rdma_srq_res *srq, u32 limit)
 {
+	struct virtio_rdma_srq_rec *rec = virtio_rdma_srq_rec(srq);
 	u32 prod, cons;
 
-	WRITE_ONCE(srq->rec->limit, cpu_to_le32(limit));
+	WRITE_ONCE(rec->limit, cpu_to_le32(limit));
 	if (!limit)
 		return false;
 	virt_mb();
-	prod = READ_ONCE(srq->ring.prod);
-	cons = le32_to_cpu(READ_ONCE(srq->rec->cons));
+	/* A process's SRQ: its own prod (a lie only misplaces its event). */
+	prod = srq->rec ? READ_ONCE(srq->ring.prod) :
+			  le32_to_cpu(READ_ONCE(rec->prod));
+	cons = le32_to_cpu(READ_ONCE(rec->cons));
 	if (prod - cons >= limit)
 		return false;
-	return cmpxchg(&srq->rec->limit, cpu_to_le32(limit), 0) ==
+	return cmpxchg(&rec->limit, cpu_to_le32(limit), 0) ==
 	       cpu_to_le32(limit);
 }
 
 /* The armed limit; 0 once reported (the device cleared it). */
 u32 virtio_rdma_srq_rings_limit(struct virtio_rdma_srq_res *srq)
 {
-	return le32_to_cpu(READ_ONCE(srq->rec->limit));
+	return le32_to_cpu(READ_ONCE(virtio_rdma_srq_rec(srq)->limit));
 }

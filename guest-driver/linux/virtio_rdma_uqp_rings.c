@@ -69,27 +69,32 @@ u32 virtio_rdma_uqp_rings_max_wr(struct virtio_rdma_dev *dev)
 }
 
 /*
- * 1: the provider asks for a QP on rings and the driver has them; 0: a
- * virtqueue QP (an older provider sends no driver data); <0: bad data.
+ * 1: the provider asks for a QP (SRQ) on rings, @flag
+ * VIRTIO_RDMA_CREATE_QP_RINGS (VIRTIO_RDMA_CREATE_SRQ_RINGS), and the
+ * driver has them; 0: a virtqueue one (an older provider sends no driver
+ * data); <0: bad data.
  */
 int virtio_rdma_uqp_rings_wanted(struct virtio_rdma_dev *dev,
-				 struct ib_udata *udata)
+				 struct ib_udata *udata, u32 flag)
 {
 	struct virtio_rdma_create_qp_cmd cmd = {};
 	int ret;
+
+	/* The create_srq driver data is the same. */
+	BUILD_BUG_ON(sizeof(cmd) != sizeof(struct virtio_rdma_create_srq_cmd));
 
 	if (!udata->inlen)
 		return 0;
 	ret = ib_copy_from_udata(&cmd, udata, min(udata->inlen, sizeof(cmd)));
 	if (ret)
 		return ret;
-	if ((cmd.flags & ~VIRTIO_RDMA_CREATE_QP_RINGS) || cmd.reserved)
+	if ((cmd.flags & ~flag) || cmd.reserved)
 		return -EINVAL;
 	if (udata->inlen > sizeof(cmd) &&
 	    !ib_is_udata_cleared(udata, sizeof(cmd),
 				 udata->inlen - sizeof(cmd)))
 		return -EOPNOTSUPP;
-	return (cmd.flags & VIRTIO_RDMA_CREATE_QP_RINGS) && dev->rings.on;
+	return (cmd.flags & flag) && dev->rings.on;
 }
 
 void virtio_rdma_uqp_rings_free(struct virtio_rdma_qp_res *qp)
@@ -262,5 +267,112 @@ int virtio_rdma_uqp_rings_doorbell(struct virtio_rdma_qp_res *qp, bool has_wr)
 	if (has_wr)
 		return -EINVAL;
 	virtio_rdma_doorbell_ring(qp->dev, qp->dbq, qp->qpn);
+	return 0;
+}
+
+/* max_srq_wr of processes' SRQs on rings: the ring and the record's page. */
+u32 virtio_rdma_usrq_rings_max_wr(struct virtio_rdma_dev *dev)
+{
+	return uqp_max_wr(dev,
+			  UQP_RQ_ENTRY(le32_to_cpu(dev->attr.max_srq_sge)),
+			  UQP_MAX_AREA - PAGE_SIZE);
+}
+
+void virtio_rdma_usrq_rings_free(struct virtio_rdma_srq_res *srq)
+{
+	if (srq->uarea.mem)
+		virtio_rdma_ring_mr_free(srq->dev, srq->uarea.mem,
+					 srq->uarea.mrn);
+	srq->uarea.mem = NULL;
+	srq->urec = NULL;
+}
+
+/*
+ * CREATE_SRQ with VIRTIO_RDMA_SRQ_F_RINGS on an area of its own (the
+ * entries, then the record's page), an MR of the SRQ's PD. The caller
+ * enters it in the table.
+ */
+int virtio_rdma_usrq_rings_create(struct virtio_rdma_dev *dev,
+				  struct virtio_rdma_srq_res *srq,
+				  const struct ib_srq_attr *attr)
+{
+	struct virtio_rdma_rings *r = &dev->rings;
+	struct virtio_rdma_cmd_create_srq_rings c = {
+		.srq = {
+			.pdn = cpu_to_le32(srq->pd->pdn),
+			.max_wr = cpu_to_le32(attr->max_wr),
+			.max_sge = cpu_to_le32(attr->max_sge),
+			.flags = cpu_to_le32(VIRTIO_RDMA_SRQ_F_RINGS),
+		},
+	};
+	u8 ls = uqp_log_stride(UQP_RQ_ENTRY(attr->max_sge));
+	u32 size = roundup_pow_of_two(max(attr->max_wr, 1u));
+	size_t bytes = PAGE_ALIGN((size_t)size << ls) + PAGE_SIZE;
+	struct virtio_rdma_uarea *a = &srq->uarea;
+	struct virtio_rdma_cmd_destroy_srq dcmd;
+	struct virtio_rdma_ack_create_srq ack;
+	int ret;
+
+	if (ls > UQP_MAX_LOG_STRIDE || size > r->max_ring_wr ||
+	    bytes > UQP_MAX_AREA)
+		return -EINVAL;
+	a->len = bytes;
+	ret = virtio_rdma_ring_mr_alloc_pd(dev, srq->pd->pdn, a->len, &a->mem,
+					   &a->mrn, &a->lkey);
+	if (ret)
+		return ret;
+	/* vmalloc_user() zeroes: the driver's half of the record is 0. */
+	srq->urec = a->mem + bytes - PAGE_SIZE;
+	uqp_ring_to_wire(a, 0, size, ls, &c.ring);
+	c.rec.addr = cpu_to_le64((uintptr_t)srq->urec);
+	c.rec.lkey = cpu_to_le32(a->lkey);
+
+	mutex_lock(&dev->res_lock);
+	c.eq = cpu_to_le16(r->next_eq++ % r->k);
+	ret = virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_CREATE_SRQ, &c,
+				   sizeof(c), &ack, sizeof(ack));
+	if (ret)
+		goto err_unlock;
+	srq->srqn = le32_to_cpu(ack.srqn);
+	if (!virtio_rdma_ring_number_ok(dev, srq->srqn, false)) {
+		dev_err_ratelimited(&dev->vdev->dev,
+				    "CREATE_SRQ on rings: number %u not eligible\n",
+				    srq->srqn);
+		dcmd.srqn = ack.srqn;
+		virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_DESTROY_SRQ,
+				     &dcmd, sizeof(dcmd), NULL, 0);
+		ret = -EPROTO;
+		goto err_unlock;
+	}
+	WRITE_ONCE(r->live_srqs, r->live_srqs + 1);
+	mutex_unlock(&dev->res_lock);
+	return 0;
+
+err_unlock:
+	mutex_unlock(&dev->res_lock);
+	virtio_rdma_usrq_rings_free(srq);
+	return ret == -EREMOTEIO ? -EINVAL : ret;
+}
+
+int virtio_rdma_usrq_rings_publish(struct virtio_rdma_srq_res *srq,
+				   struct ib_ucontext *uctx,
+				   void (*release)(struct kref *ref),
+				   struct virtio_rdma_create_srq_resp *resp)
+{
+	struct virtio_rdma_mmap *m = &srq->rq.maps[VIRTIO_RDMA_MMAP_VMALLOC];
+	u64 off;
+	int ret;
+
+	m->vaddr = srq->uarea.mem;
+	ret = virtio_rdma_mmap_insert(uctx, m, VIRTIO_RDMA_MMAP_VMALLOC, 0,
+				      srq->uarea.len, &srq->ref, release, &off);
+	if (ret)
+		return ret;
+	uqp_ring_resp(&srq->uarea, off, 0,
+		      roundup_pow_of_two(max(srq->max_wr, 1u)),
+		      UQP_RQ_ENTRY(srq->max_sge), &resp->ring);
+	uqp_ring_resp(&srq->uarea, off,
+		      (void *)srq->urec - srq->uarea.mem, 0, 0, &resp->rec);
+	resp->flags |= VIRTIO_RDMA_SRQ_RESP_RINGS;
 	return 0;
 }
