@@ -98,7 +98,7 @@
  *   kernel on rings then answers with VIRTIO_RDMA_QP_RESP_RINGS, sq and rq
  *   all zero and rsq, rrq and rec set (an older kernel reads no driver
  *   data and answers with virtqueues; a provider without the flag still
- *   gets them). A QP on a process's SRQ stays on virtqueues. The kernel
+ *   gets them). A QP on a virtqueue SRQ stays on virtqueues. The kernel
  *   allocates the rings and the record (struct virtio_rdma_qp_rec) in
  *   vmalloc memory registered as an MR of the QP's PD whose key no
  *   process gets, so the device sees only memory the kernel chose; the
