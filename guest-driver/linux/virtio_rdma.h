@@ -528,16 +528,14 @@ int virtio_rdma_ring_mr_alloc_pd(struct virtio_rdma_dev *dev, u32 pdn,
 void virtio_rdma_ring_mr_free(struct virtio_rdma_dev *dev, void *mem, u32 mrn);
 
 /* virtio_rdma_ucq_rings.c */
-int virtio_rdma_ucq_rings_wanted(struct virtio_rdma_dev *dev,
-				 struct ib_udata *udata);
 int virtio_rdma_ucq_rings_publish(struct virtio_rdma_cq_res *cq,
 				  struct ib_ucontext *uctx,
 				  void (*release)(struct kref *ref),
 				  struct virtio_rdma_create_cq_resp *resp);
 /* virtio_rdma_uqp_rings.c */
 u32 virtio_rdma_uqp_rings_max_wr(struct virtio_rdma_dev *dev);
-int virtio_rdma_uqp_rings_wanted(struct virtio_rdma_dev *dev,
-				 struct ib_udata *udata, u32 flag);
+int virtio_rdma_urings_wanted(struct virtio_rdma_dev *dev,
+			      struct ib_udata *udata, u32 flag);
 int virtio_rdma_uqp_rings_create(struct virtio_rdma_dev *dev,
 				 struct virtio_rdma_qp_res *qp,
 				 const struct virtio_rdma_cmd_create_qp *cmd,

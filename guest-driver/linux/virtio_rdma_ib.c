@@ -581,6 +581,12 @@ int virtio_rdma_ib_register(struct virtio_rdma_dev *dev)
 	 * the driver asks for it.
 	 */
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
+	/*
+	 * A process's QP on rings asks for its doorbell with POST_SEND or
+	 * POST_RECV of no WR (virtio_rdma_uqp_rings.c), as rxe's provider.
+	 */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV);
 
 	ret = ib_device_set_netdev(ibdev, dev->netdev, VIRTIO_NET_ROCE_PORT_NUM);
 	if (ret)

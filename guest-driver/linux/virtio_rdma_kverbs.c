@@ -422,7 +422,7 @@ int virtio_rdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		*bad_wr = wr;
 		return -EIO;
 	}
-	if (qp->urec) {
+	if (qp->urec || !qp->kernel) {
 		*bad_wr = wr;
 		return virtio_rdma_uqp_rings_doorbell(qp, wr);
 	}
@@ -475,7 +475,7 @@ int virtio_rdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		*bad_wr = wr;
 		return -EIO;
 	}
-	if (qp->urec) {
+	if (qp->urec || !qp->kernel) {
 		*bad_wr = wr;
 		return virtio_rdma_uqp_rings_doorbell(qp, wr);
 	}

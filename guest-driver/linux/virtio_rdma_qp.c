@@ -334,8 +334,8 @@ int virtio_rdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (!dev->user_rings)
 		return -EOPNOTSUPP;
 	if (udata) {
-		ret = virtio_rdma_uqp_rings_wanted(dev, udata,
-						   VIRTIO_RDMA_CREATE_QP_RINGS);
+		ret = virtio_rdma_urings_wanted(dev, udata,
+						VIRTIO_RDMA_CREATE_QP_RINGS);
 		if (ret < 0)
 			return ret;
 		/* On an SRQ, as that SRQ (a virtqueue one: older provider). */

@@ -273,8 +273,8 @@ int virtio_rdma_create_srq(struct ib_srq *ibsrq,
 	if (!dev->user_rings || !virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_SRQ))
 		return -EOPNOTSUPP;
 	if (udata) {
-		ret = virtio_rdma_uqp_rings_wanted(dev, udata,
-						   VIRTIO_RDMA_CREATE_SRQ_RINGS);
+		ret = virtio_rdma_urings_wanted(dev, udata,
+						VIRTIO_RDMA_CREATE_SRQ_RINGS);
 		if (ret < 0)
 			return ret;
 		urings = ret;

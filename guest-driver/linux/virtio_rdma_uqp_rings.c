@@ -69,19 +69,20 @@ u32 virtio_rdma_uqp_rings_max_wr(struct virtio_rdma_dev *dev)
 }
 
 /*
- * 1: the provider asks for a QP (SRQ) on rings, @flag
- * VIRTIO_RDMA_CREATE_QP_RINGS (VIRTIO_RDMA_CREATE_SRQ_RINGS), and the
+ * 1: the provider asks for a CQ, QP or SRQ on rings, @flag
+ * VIRTIO_RDMA_CREATE_{CQ,QP,SRQ}_RINGS in its create driver data, and the
  * driver has them; 0: a virtqueue one (an older provider sends no driver
  * data); <0: bad data.
  */
-int virtio_rdma_uqp_rings_wanted(struct virtio_rdma_dev *dev,
-				 struct ib_udata *udata, u32 flag)
+int virtio_rdma_urings_wanted(struct virtio_rdma_dev *dev,
+			      struct ib_udata *udata, u32 flag)
 {
 	struct virtio_rdma_create_qp_cmd cmd = {};
 	int ret;
 
-	/* The create_srq driver data is the same. */
-	BUILD_BUG_ON(sizeof(cmd) != sizeof(struct virtio_rdma_create_srq_cmd));
+	/* The create_cq and create_srq driver data are the same. */
+	BUILD_BUG_ON(sizeof(cmd) != sizeof(struct virtio_rdma_create_srq_cmd) ||
+		     sizeof(cmd) != sizeof(struct virtio_rdma_create_cq_cmd));
 
 	if (!udata->inlen)
 		return 0;
@@ -121,6 +122,46 @@ static void uqp_ring_to_wire(const struct virtio_rdma_uarea *a, size_t off,
 }
 
 /*
+ * The create command of a process's QP or SRQ on rings, under res_lock:
+ * its doorbell or event queue (@q, the command's; @qout the object's), the
+ * number the device gave checked (ROCE-DEV-RING-6: destroyed if not
+ * eligible), the live count. The acks and destroys of both are one le32.
+ */
+static int uring_create(struct virtio_rdma_dev *dev, u8 create, u8 destroy,
+			const void *c, size_t len, __le16 *q, u16 *qout,
+			u32 *num, u32 *live)
+{
+	struct virtio_rdma_rings *r = &dev->rings;
+	__le32 ack;
+	u16 k;
+	int ret;
+
+	BUILD_BUG_ON(sizeof(struct virtio_rdma_ack_create_qp) != sizeof(ack) ||
+		     sizeof(struct virtio_rdma_ack_create_srq) != sizeof(ack) ||
+		     sizeof(struct virtio_rdma_cmd_destroy_qp) != sizeof(ack) ||
+		     sizeof(struct virtio_rdma_cmd_destroy_srq) != sizeof(ack));
+	mutex_lock(&dev->res_lock);
+	k = r->next_eq++ % r->k;
+	*q = cpu_to_le16(k);
+	if (qout)
+		*qout = k;
+	ret = virtio_rdma_roce_cmd(dev, create, c, len, &ack, sizeof(ack));
+	if (!ret && !virtio_rdma_ring_number_ok(dev, le32_to_cpu(ack), false)) {
+		dev_err_ratelimited(&dev->vdev->dev,
+				    "create on rings (%u): number %u not eligible\n",
+				    create, le32_to_cpu(ack));
+		virtio_rdma_roce_cmd(dev, destroy, &ack, sizeof(ack), NULL, 0);
+		ret = -EPROTO;
+	}
+	if (!ret) {
+		*num = le32_to_cpu(ack);
+		WRITE_ONCE(*live, *live + 1);
+	}
+	mutex_unlock(&dev->res_lock);
+	return ret;
+}
+
+/*
  * CREATE_QP with VIRTIO_RDMA_QP_F_RINGS on an area (or two) of the QP's:
  * the send entries, the receive entries (none on an SRQ), the record's
  * page. The caller enters the QP in the table.
@@ -139,8 +180,6 @@ int virtio_rdma_uqp_rings_create(struct virtio_rdma_dev *dev,
 	size_t sbytes = PAGE_ALIGN((size_t)ssize << sls);
 	size_t rbytes = PAGE_ALIGN((size_t)rsize << rls) + PAGE_SIZE;
 	struct virtio_rdma_uarea *ra = &qp->uarea[0];
-	struct virtio_rdma_cmd_destroy_qp dcmd;
-	struct virtio_rdma_ack_create_qp ack;
 	size_t roff = sbytes;
 	int ret;
 
@@ -176,30 +215,11 @@ int virtio_rdma_uqp_rings_create(struct virtio_rdma_dev *dev,
 	c.rec.addr = cpu_to_le64((uintptr_t)qp->urec);
 	c.rec.lkey = cpu_to_le32(ra->lkey);
 
-	mutex_lock(&dev->res_lock);
-	qp->dbq = r->next_eq++ % r->k;
-	c.dbq = cpu_to_le16(qp->dbq);
-	ret = virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_CREATE_QP, &c,
-				   sizeof(c), &ack, sizeof(ack));
-	if (ret)
-		goto err_unlock;
-	qp->qpn = le32_to_cpu(ack.qpn);
-	if (!virtio_rdma_ring_number_ok(dev, qp->qpn, false)) {
-		dev_err_ratelimited(&dev->vdev->dev,
-				    "CREATE_QP on rings: QPN %u not eligible\n",
-				    qp->qpn);
-		dcmd.qpn = ack.qpn;
-		virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_DESTROY_QP, &dcmd,
-				     sizeof(dcmd), NULL, 0);
-		ret = -EPROTO;
-		goto err_unlock;
-	}
-	WRITE_ONCE(r->live_qps, r->live_qps + 1);
-	mutex_unlock(&dev->res_lock);
-	return 0;
-
-err_unlock:
-	mutex_unlock(&dev->res_lock);
+	ret = uring_create(dev, VIRTIO_NET_CTRL_ROCE_CREATE_QP,
+			   VIRTIO_NET_CTRL_ROCE_DESTROY_QP, &c, sizeof(c), &c.dbq,
+			   &qp->dbq, &qp->qpn, &r->live_qps);
+	if (!ret)
+		return 0;
 err_free:
 	virtio_rdma_uqp_rings_free(qp);
 	return ret == -EREMOTEIO ? -EINVAL : ret;
@@ -257,14 +277,15 @@ int virtio_rdma_uqp_rings_publish(struct virtio_rdma_qp_res *qp,
 }
 
 /*
- * uverbs POST_SEND or POST_RECV of a process's QP on rings: no WR (the
+ * uverbs POST_SEND or POST_RECV of a process's QP: on rings, no WR (the
  * process wrote them into its ring and found that the device wants a
- * doorbell), and the kernel rings it. WRs are refused: they belong in the
- * ring.
+ * doorbell), and the kernel rings it. WRs are refused, and so is a
+ * process's QP on virtqueues (it rings its own): they belong in the
+ * process's queues.
  */
 int virtio_rdma_uqp_rings_doorbell(struct virtio_rdma_qp_res *qp, bool has_wr)
 {
-	if (has_wr)
+	if (has_wr || !qp->urec)
 		return -EINVAL;
 	virtio_rdma_doorbell_ring(qp->dev, qp->dbq, qp->qpn);
 	return 0;
@@ -309,8 +330,6 @@ int virtio_rdma_usrq_rings_create(struct virtio_rdma_dev *dev,
 	u32 size = roundup_pow_of_two(max(attr->max_wr, 1u));
 	size_t bytes = PAGE_ALIGN((size_t)size << ls) + PAGE_SIZE;
 	struct virtio_rdma_uarea *a = &srq->uarea;
-	struct virtio_rdma_cmd_destroy_srq dcmd;
-	struct virtio_rdma_ack_create_srq ack;
 	int ret;
 
 	if (ls > UQP_MAX_LOG_STRIDE || size > r->max_ring_wr ||
@@ -327,29 +346,11 @@ int virtio_rdma_usrq_rings_create(struct virtio_rdma_dev *dev,
 	c.rec.addr = cpu_to_le64((uintptr_t)srq->urec);
 	c.rec.lkey = cpu_to_le32(a->lkey);
 
-	mutex_lock(&dev->res_lock);
-	c.eq = cpu_to_le16(r->next_eq++ % r->k);
-	ret = virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_CREATE_SRQ, &c,
-				   sizeof(c), &ack, sizeof(ack));
-	if (ret)
-		goto err_unlock;
-	srq->srqn = le32_to_cpu(ack.srqn);
-	if (!virtio_rdma_ring_number_ok(dev, srq->srqn, false)) {
-		dev_err_ratelimited(&dev->vdev->dev,
-				    "CREATE_SRQ on rings: number %u not eligible\n",
-				    srq->srqn);
-		dcmd.srqn = ack.srqn;
-		virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_DESTROY_SRQ,
-				     &dcmd, sizeof(dcmd), NULL, 0);
-		ret = -EPROTO;
-		goto err_unlock;
-	}
-	WRITE_ONCE(r->live_srqs, r->live_srqs + 1);
-	mutex_unlock(&dev->res_lock);
-	return 0;
-
-err_unlock:
-	mutex_unlock(&dev->res_lock);
+	ret = uring_create(dev, VIRTIO_NET_CTRL_ROCE_CREATE_SRQ,
+			   VIRTIO_NET_CTRL_ROCE_DESTROY_SRQ, &c, sizeof(c), &c.eq,
+			   NULL, &srq->srqn, &r->live_srqs);
+	if (!ret)
+		return 0;
 	virtio_rdma_usrq_rings_free(srq);
 	return ret == -EREMOTEIO ? -EINVAL : ret;
 }
