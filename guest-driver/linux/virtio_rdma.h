@@ -120,6 +120,7 @@ struct virtio_rdma_rings {
 	u32 live_cqs;			/* under dev->res_lock: CQs on rings */
 	u32 live_qps;			/* under dev->res_lock: QPs on rings */
 	u32 live_srqs;			/* under dev->res_lock: SRQs on rings */
+	atomic64_t user_doorbells;	/* processes' doorbell commands */
 	struct virtio_rdma_event **ev;	/* K arrays of event buffers */
 	struct virtio_rdma_cq_res **cqs;	/* under dev->cq_lock */
 	struct virtio_rdma_qp_res **qps;	/* under dev->qp_lock */

@@ -57,6 +57,22 @@ static u32 uqp_max_wr(struct virtio_rdma_dev *dev, size_t entry, size_t room)
 		     rounddown_pow_of_two(room >> ls));
 }
 
+/*
+ * A receive ring (a QP's or an SRQ's) of twice the WRs asked, as far as
+ * the device and an area allow: the device gives a receive entry back only
+ * after the WR's CQE (ROCE-DEV-RING-11), so a consumer that polled a
+ * receive completion and posts at once can find the entry not free yet;
+ * the provider bounds a receive ring by its size, and the slack absorbs
+ * that lag (the consumer itself keeps max_recv_wr outstanding).
+ */
+static u32 uqp_rq_size(struct virtio_rdma_dev *dev, u32 wr, u32 sge)
+{
+	u32 want = roundup_pow_of_two(max(wr, 1u)) * 2;
+
+	return min(want, uqp_max_wr(dev, UQP_RQ_ENTRY(sge),
+				    UQP_MAX_AREA - PAGE_SIZE));
+}
+
 /* max_qp_wr of processes' QPs on rings, at the device's s/g limits. */
 u32 virtio_rdma_uqp_rings_max_wr(struct virtio_rdma_dev *dev)
 {
@@ -176,7 +192,8 @@ int virtio_rdma_uqp_rings_create(struct virtio_rdma_dev *dev,
 	u8 sls = uqp_log_stride(UQP_SQ_ENTRY(cap->max_send_sge));
 	u8 rls = uqp_log_stride(UQP_RQ_ENTRY(cap->max_recv_sge));
 	u32 ssize = roundup_pow_of_two(max(cap->max_send_wr, 1u));
-	u32 rsize = qp->srq ? 0 : roundup_pow_of_two(max(cap->max_recv_wr, 1u));
+	u32 rsize = qp->srq ? 0 : uqp_rq_size(dev, cap->max_recv_wr,
+					      cap->max_recv_sge);
 	size_t sbytes = PAGE_ALIGN((size_t)ssize << sls);
 	size_t rbytes = PAGE_ALIGN((size_t)rsize << rls) + PAGE_SIZE;
 	struct virtio_rdma_uarea *ra = &qp->uarea[0];
@@ -268,7 +285,8 @@ int virtio_rdma_uqp_rings_publish(struct virtio_rdma_qp_res *qp,
 	i = qp->uarea[1].mem ? 1 : 0;
 	roff = i ? 0 : PAGE_ALIGN((size_t)resp->rsq.size * resp->rsq.stride);
 	uqp_ring_resp(&qp->uarea[i], off[i], roff,
-		      qp->srq ? 0 : roundup_pow_of_two(max(cap->max_recv_wr, 1u)),
+		      qp->srq ? 0 : uqp_rq_size(qp->dev, cap->max_recv_wr,
+						 cap->max_recv_sge),
 		      UQP_RQ_ENTRY(cap->max_recv_sge), &resp->rrq);
 	uqp_ring_resp(&qp->uarea[i], off[i],
 		      (void *)qp->urec - qp->uarea[i].mem, 0, 0, &resp->rec);
@@ -287,6 +305,7 @@ int virtio_rdma_uqp_rings_doorbell(struct virtio_rdma_qp_res *qp, bool has_wr)
 {
 	if (has_wr || !qp->urec)
 		return -EINVAL;
+	atomic64_inc(&qp->dev->rings.user_doorbells);
 	virtio_rdma_doorbell_ring(qp->dev, qp->dbq, qp->qpn);
 	return 0;
 }
@@ -327,7 +346,7 @@ int virtio_rdma_usrq_rings_create(struct virtio_rdma_dev *dev,
 		},
 	};
 	u8 ls = uqp_log_stride(UQP_RQ_ENTRY(attr->max_sge));
-	u32 size = roundup_pow_of_two(max(attr->max_wr, 1u));
+	u32 size = uqp_rq_size(dev, attr->max_wr, attr->max_sge);
 	size_t bytes = PAGE_ALIGN((size_t)size << ls) + PAGE_SIZE;
 	struct virtio_rdma_uarea *a = &srq->uarea;
 	int ret;
@@ -370,7 +389,7 @@ int virtio_rdma_usrq_rings_publish(struct virtio_rdma_srq_res *srq,
 	if (ret)
 		return ret;
 	uqp_ring_resp(&srq->uarea, off, 0,
-		      roundup_pow_of_two(max(srq->max_wr, 1u)),
+		      uqp_rq_size(srq->dev, srq->max_wr, srq->max_sge),
 		      UQP_RQ_ENTRY(srq->max_sge), &resp->ring);
 	uqp_ring_resp(&srq->uarea, off,
 		      (void *)srq->urec - srq->uarea.mem, 0, 0, &resp->rec);

@@ -62,12 +62,21 @@ bool virtio_rdma_wq_ring_rule(uint32_t new_idx, uint32_t old_idx,
  */
 bool virtio_rdma_wq_ring_full_now(struct virtio_rdma_vq *vq)
 {
-	if (vq->avail_idx - vq->ring_cons < vq->max_wr)
+	/*
+	 * A send ring: max_send_wr (sq_cons moves before the WR's CQE). A
+	 * receive ring: its size, which the kernel made up to twice
+	 * max_recv_wr, since rq_cons and an SRQ's cons move only after the
+	 * CQE (ROCE-DEV-RING-11): a consumer that reposts as it polls would
+	 * otherwise find its entries not given back yet.
+	 */
+	uint32_t lim = vq->send ? vq->max_wr : vq->num;
+
+	if (vq->avail_idx - vq->ring_cons < lim)
 		return false;
 	vq->ring_cons = ring_load32(vq->cons);
 	/* The device has finished reading the entries it passed. */
 	udma_from_device_barrier();
-	return vq->avail_idx - vq->ring_cons >= vq->max_wr;
+	return vq->avail_idx - vq->ring_cons >= lim;
 }
 
 /* The entries before the index that covers them (ROCE-DRV-RING-2). */

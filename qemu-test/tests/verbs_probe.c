@@ -73,8 +73,9 @@
  *	them: "idle", each waited for before the next (the device stops
  *	watching the QP in between), and "busy", up to RATE_WINDOW
  *	outstanding. Prints "ring_rate ok idle <posts/s> <syscalls/post>
- *	busy <posts/s> <syscalls/post>": the system calls are the write()s
- *	of the process (/proc/self/io syscw), the doorbell commands.
+ *	busy <posts/s> <syscalls/post>": the system calls are the doorbell
+ *	commands, which the kernel driver counts (sysfs
+ *	ports/1/ring_user_doorbells; -1 without it).
  *
  * Exits 0 when every call went as printed, 1 on an error, 2 on bad usage.
  */
@@ -1461,17 +1462,20 @@ out:
 #define RATE_POSTS 4000
 #define RATE_WINDOW 64
 
-static long rate_syscw(void)
+/* The driver's count of processes' doorbell commands (one syscall each). */
+static long rate_doorbells(const char *dev)
 {
-	char line[128];
+	char path[256];
 	long n = -1;
-	FILE *f = fopen("/proc/self/io", "r");
+	FILE *f;
 
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/ports/1/ring_user_doorbells", dev);
+	f = fopen(path, "r");
 	if (!f)
 		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "syscw: %ld", &n) == 1)
-			break;
+	if (fscanf(f, "%ld", &n) != 1)
+		n = -1;
 	fclose(f);
 	return n;
 }
@@ -1485,7 +1489,8 @@ static double rate_now(void)
 }
 
 /* RATE_POSTS WRITEs, at most @window outstanding; posts/s, syscalls/post. */
-static int rate_run(struct loop *l, int window, double *rate, double *calls)
+static int rate_run(struct loop *l, const char *dev, int window, double *rate,
+		    double *calls)
 {
 	struct ibv_sge sge = { (uintptr_t)l->buf[0], 8, l->mr[0]->lkey };
 	struct ibv_send_wr wr = {
@@ -1497,7 +1502,7 @@ static int rate_run(struct loop *l, int window, double *rate, double *calls)
 	}, *bad;
 	struct ibv_wc wc[RATE_WINDOW];
 	int posted = 0, done = 0, n, ret;
-	long w0 = rate_syscw(), w1;
+	long w0 = rate_doorbells(dev), w1;
 	double t0 = rate_now();
 	time_t end = time(NULL) + 60;
 
@@ -1521,21 +1526,21 @@ static int rate_run(struct loop *l, int window, double *rate, double *calls)
 			return fail("rate_poll", "%d of %d in 60 s", done,
 				    RATE_POSTS);
 	}
-	w1 = rate_syscw();
+	w1 = rate_doorbells(dev);
 	*rate = RATE_POSTS / (rate_now() - t0);
 	*calls = w0 < 0 || w1 < 0 ? -1 : (double)(w1 - w0) / RATE_POSTS;
 	return 0;
 }
 
-static int ring_rate(struct ibv_context *ctx, int gidx)
+static int ring_rate(struct ibv_context *ctx, const char *dev, int gidx)
 {
 	struct loop l = { .ctx = ctx, .gidx = gidx, .depth = RATE_WINDOW,
 			  .cqe = 2 * RATE_WINDOW };
 	double idle, idle_calls, busy, busy_calls;
 	int ret = 1;
 
-	if (loop_setup(&l) || rate_run(&l, 1, &idle, &idle_calls) ||
-	    rate_run(&l, RATE_WINDOW, &busy, &busy_calls))
+	if (loop_setup(&l) || rate_run(&l, dev, 1, &idle, &idle_calls) ||
+	    rate_run(&l, dev, RATE_WINDOW, &busy, &busy_calls))
 		goto out;
 	printf("ring_rate ok idle %.0f %.3f busy %.0f %.3f\n", idle,
 	       idle_calls, busy, busy_calls);
@@ -1602,7 +1607,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(argv[1], "ring_qp"))
 		ret = ring_qp(ctx, argv[2], atoi(argv[3]));
 	else if (!strcmp(argv[1], "ring_rate"))
-		ret = ring_rate(ctx, atoi(argv[3]));
+		ret = ring_rate(ctx, argv[2], atoi(argv[3]));
 	else
 		ret = loop(ctx, atoi(argv[3]));
 	ibv_close_device(ctx);
