@@ -20,31 +20,13 @@
 #include <unistd.h>
 
 #include "virtio_rdma.h"
+#include "virtio_rdma_tap.h"
 
 #define PAGE 4096
 #define SIZE 8
 #define STRIDE 64
 #define REC_OFF 0
 #define ENTS_OFF PAGE
-
-static int tests, failed;
-
-static void check(bool ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void check(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	tests++;
-	if (!ok)
-		failed++;
-	printf("%s %d - ", ok ? "ok" : "not ok", tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-}
 
 /* The device's view of one CQ ring, as the kernel lays it out. */
 struct dev_ring {

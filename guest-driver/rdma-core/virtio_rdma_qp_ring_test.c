@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "virtio_rdma.h"
+#include "virtio_rdma_tap.h"
 
 #define PAGE 4096
 #define SIZE 4
@@ -30,25 +31,6 @@
 #define RQ_OFF PAGE
 #define REC_OFF (2 * PAGE)
 #define AREA (3 * PAGE)
-
-static int tests, failed;
-
-static void check(bool ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void check(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	tests++;
-	if (!ok)
-		failed++;
-	printf("%s %d - ", ok ? "ok" : "not ok", tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-}
 
 /* The device's view, and the provider's QP on it. */
 struct dev_qp {

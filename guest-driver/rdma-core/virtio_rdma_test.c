@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "virtio_rdma.h"
+#include "virtio_rdma_tap.h"
 
 #define PAGE 4096
 #define NUM 8
@@ -33,25 +34,6 @@
 	(sizeof(struct virtio_rdma_sq_req) +                                   \
 	 SQ_MAX_SGE * sizeof(struct virtio_rdma_sge))
 #define NO_DOORBELL 0xffff
-
-static int tests, failed;
-
-static void check(bool ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void check(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	tests++;
-	if (!ok)
-		failed++;
-	printf("%s %d - ", ok ? "ok" : "not ok", tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-}
 
 /* The device's view: one queue's memory, as the kernel would lay it out. */
 struct dev_queue {

@@ -1231,14 +1231,15 @@ out:
 #define RING_WRITES 2000
 #define RING_MSG 8
 
-static long ring_qps(const char *dev)
+/* A counter of the device's port 1 in sysfs (the kernel driver's); -1: none. */
+static long port_attr(const char *dev, const char *name)
 {
 	char path[256];
 	long n = -1;
 	FILE *f;
 
-	snprintf(path, sizeof(path),
-		 "/sys/class/infiniband/%s/ports/1/ring_qps", dev);
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/1/%s",
+		 dev, name);
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
@@ -1425,14 +1426,14 @@ static int ring_qp(struct ibv_context *ctx, const char *dev, int gidx)
 	struct loop l = { .ctx = ctx, .gidx = gidx, .depth = RING_DEPTH,
 			  .cqe = 4096 };
 	struct loop l2 = { .ctx = ctx, .gidx = gidx };
-	long before = ring_qps(dev), after;
+	long before = port_attr(dev, "ring_qps"), after;
 	int ret = 1;
 
 	if (before < 0)
 		return fail("ring_qps", "no ports/1/ring_qps for %s", dev);
 	if (loop_setup(&l) || loop_setup(&l2))
 		goto out;
-	after = ring_qps(dev);
+	after = port_attr(dev, "ring_qps");
 	if (after < before + 4) {
 		fail("ring_qps", "%ld before, %ld with 4 more QPs", before,
 		     after);
@@ -1462,24 +1463,6 @@ out:
 #define RATE_POSTS 4000
 #define RATE_WINDOW 64
 
-/* The driver's count of processes' doorbell commands (one syscall each). */
-static long rate_doorbells(const char *dev)
-{
-	char path[256];
-	long n = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path),
-		 "/sys/class/infiniband/%s/ports/1/ring_user_doorbells", dev);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &n) != 1)
-		n = -1;
-	fclose(f);
-	return n;
-}
-
 static double rate_now(void)
 {
 	struct timespec ts;
@@ -1502,7 +1485,7 @@ static int rate_run(struct loop *l, const char *dev, int window, double *rate,
 	}, *bad;
 	struct ibv_wc wc[RATE_WINDOW];
 	int posted = 0, done = 0, n, ret;
-	long w0 = rate_doorbells(dev), w1;
+	long w0 = port_attr(dev, "ring_user_doorbells"), w1;
 	double t0 = rate_now();
 	time_t end = time(NULL) + 60;
 
@@ -1526,7 +1509,7 @@ static int rate_run(struct loop *l, const char *dev, int window, double *rate,
 			return fail("rate_poll", "%d of %d in 60 s", done,
 				    RATE_POSTS);
 	}
-	w1 = rate_doorbells(dev);
+	w1 = port_attr(dev, "ring_user_doorbells");
 	*rate = RATE_POSTS / (rate_now() - t0);
 	*calls = w0 < 0 || w1 < 0 ? -1 : (double)(w1 - w0) / RATE_POSTS;
 	return 0;
