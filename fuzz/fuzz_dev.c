@@ -14,7 +14,7 @@
 
 #define PAGE 4096u
 /* Ring n: 4 KiB of rings (descriptors, avail at +1 KiB, used at +1.5 KiB), then its buffers. */
-#define RING_AREA (PAGE + VUR_FUZZ_BUFS * VUR_FUZZ_WR_SZ)
+#define RING_AREA VUR_FUZZ_RING_AREA
 
 /* mr.c, under FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION: its key sequence. */
 extern uint32_t vur_rdma_fuzz_key_state;
@@ -104,13 +104,21 @@ mem_ok(void *arg, uint64_t gpa, uint64_t len)
 	return false;
 }
 
-int
-vur_fuzz_dev_init(struct vur_fuzz_dev *d, bool engine)
+/* As vdev.c answers: the host address of a range inside one region. */
+static void *
+hva(void *arg, uint64_t gpa, uint64_t len)
+{
+	return mem_ok(arg, gpa, len) ? vur_fuzz_at(gpa) : NULL;
+}
+
+static int
+dev_init(struct vur_fuzz_dev *d, bool engine, bool rings)
 {
 	static const uint8_t mac[RTE_ETHER_ADDR_LEN] = { 0x52, 0x54, 0, 0, 0, 1 };
 	struct vur_rdma_env env = {
 		.vq_size = vq_size,
 		.mem_ok = mem_ok,
+		.hva = hva,
 		.n_pairs = 1,
 		.port_mtu = VIRTIO_IB_MTU_1024,
 		.hooks = engine ? &vur_tp_hooks : NULL,
@@ -132,7 +140,10 @@ vur_fuzz_dev_init(struct vur_fuzz_dev *d, bool engine)
 	d->sw.rdma_ext_pool = ext_pool;
 	vur_tp_init(&d->td, &d->rd, &d->nd);
 	d->td.mem = mem;
-	vur_rdma_limits_default(&l, 8, 4);
+	d->n_qps = VUR_FUZZ_NQPS;
+	vur_rdma_limits_default(&l, rings ? 16 : 8, 4);
+	if (rings)
+		vur_rdma_limits_rings(&l, 1, 4, 4);
 	if (vur_rdma_dev_init(&d->rd, "fuzz", &l, &env) != 0)
 		return -1;
 	d->nd.sw = &d->sw;
@@ -140,6 +151,18 @@ vur_fuzz_dev_init(struct vur_fuzz_dev *d, bool engine)
 		return -1;
 	mc.pdn = rte_cpu_to_le_32(d->pdn);
 	return vur_rdma_get_dma_mr(&d->rd, &mc, &d->mr);
+}
+
+int
+vur_fuzz_dev_init(struct vur_fuzz_dev *d, bool engine)
+{
+	return dev_init(d, engine, false);
+}
+
+int
+vur_fuzz_dev_init_rings(struct vur_fuzz_dev *d)
+{
+	return dev_init(d, true, true);
 }
 
 void
@@ -156,9 +179,8 @@ vur_fuzz_ring_at(struct vur_fuzz_ring *fr, struct vur_split_ring *r, unsigned in
 			vur_fuzz_at(fr->used), 0, 0, false);
 }
 
-/* Ring @n of the memory layout, its indices at 0 and served by the engine. */
-static void
-ring_bind(struct vur_fuzz_ring *fr, struct vur_tp_ring *r, unsigned int n)
+void
+vur_fuzz_ring_bind(struct vur_fuzz_ring *fr, struct vur_tp_ring *r, unsigned int n)
 {
 	vur_fuzz_ring_at(fr, &r->ring, n);
 	r->started = true;
@@ -185,23 +207,29 @@ vur_fuzz_ring_offer(struct vur_fuzz_ring *r, const void *src, uint32_t len, bool
 	avail->idx++;
 }
 
-static struct vur_rdma_qp *
-make_qp(struct vur_fuzz_dev *d, uint8_t type, uint32_t cqn)
+struct vur_rdma_qp *
+vur_fuzz_make_qp(struct vur_fuzz_dev *d, uint8_t type, uint32_t send_cqn, uint32_t recv_cqn,
+		uint32_t srqn)
 {
 	struct virtio_rdma_cmd_create_qp qc = {
 		.pdn = rte_cpu_to_le_32(d->pdn),
 		.qp_type = type,
-		.send_cqn = rte_cpu_to_le_32(cqn),
-		.recv_cqn = rte_cpu_to_le_32(cqn),
+		.send_cqn = rte_cpu_to_le_32(send_cqn),
+		.recv_cqn = rte_cpu_to_le_32(recv_cqn),
 		.cap = {
 			.max_send_wr = rte_cpu_to_le_32(VUR_FUZZ_QSZ),
-			.max_recv_wr = rte_cpu_to_le_32(VUR_FUZZ_QSZ),
+			.max_recv_wr = rte_cpu_to_le_32(srqn != 0 ? 0 : VUR_FUZZ_QSZ),
 			.max_send_sge = rte_cpu_to_le_32(4),
-			.max_recv_sge = rte_cpu_to_le_32(4),
+			.max_recv_sge = rte_cpu_to_le_32(srqn != 0 ? 0 : 4),
 			.max_inline_data = rte_cpu_to_le_32(VIRTIO_NET_ROCE_MAX_INLINE),
 		},
 	};
 	uint32_t qpn;
+
+	if (srqn != 0) {
+		qc.flags = rte_cpu_to_le_32(VIRTIO_RDMA_QP_F_SRQ);
+		qc.srqn = rte_cpu_to_le_32(srqn);
+	}
 
 	if (vur_rdma_create_qp(&d->rd, &qc, &qpn) != 0)
 		return NULL;
@@ -209,8 +237,8 @@ make_qp(struct vur_fuzz_dev *d, uint8_t type, uint32_t cqn)
 }
 
 /* What MODIFY_QP to RTS would have set, then the engine told of each step. */
-static void
-to_rts(struct vur_fuzz_dev *d, struct vur_rdma_qp *qp, uint32_t dest_qpn)
+void
+vur_fuzz_to_rts(struct vur_fuzz_dev *d, struct vur_rdma_qp *qp, uint32_t dest_qpn)
 {
 	static const uint8_t steps[][2] = {
 		{ VIRTIO_IB_QPS_RESET, VIRTIO_IB_QPS_INIT },
@@ -251,30 +279,29 @@ vur_fuzz_dev_qps(struct vur_fuzz_dev *d)
 		[VUR_FUZZ_UC] = VIRTIO_IB_QPT_UC,
 		[VUR_FUZZ_UD] = VIRTIO_IB_QPT_UD,
 	};
-	struct vur_fuzz_ring cq_ring;
 	uint32_t cqn;
 
 	if (vur_rdma_create_cq(&d->rd, VUR_FUZZ_QSZ, &cqn) != 0)
 		return -1;
 	d->cq = vur_pool_get(&d->rd.cqs, cqn);
-	ring_bind(&cq_ring, &d->cq->tp->ring, 0);
+	vur_fuzz_ring_bind(&d->cq_ring, &d->cq->tp->ring, 0);
 	for (uint16_t i = 0; i < VUR_FUZZ_QSZ; i++)
-		vur_fuzz_ring_offer(&cq_ring, NULL, VUR_FUZZ_WR_SZ, true);
+		vur_fuzz_ring_offer(&d->cq_ring, NULL, VUR_FUZZ_WR_SZ, true);
 	for (unsigned int q = 0; q < VUR_FUZZ_NQPS; q++) {
-		d->qp[q] = make_qp(d, types[q], cqn);
+		d->qp[q] = vur_fuzz_make_qp(d, types[q], cqn, cqn, 0);
 		if (d->qp[q] == NULL)
 			return -1;
 	}
 	/* the RC pair talks to each other, the UC QP to itself */
-	to_rts(d, d->qp[VUR_FUZZ_RC_A], d->qp[VUR_FUZZ_RC_B]->obj.index);
-	to_rts(d, d->qp[VUR_FUZZ_RC_B], d->qp[VUR_FUZZ_RC_A]->obj.index);
-	to_rts(d, d->qp[VUR_FUZZ_UC], d->qp[VUR_FUZZ_UC]->obj.index);
-	to_rts(d, d->qp[VUR_FUZZ_UD], 0);
+	vur_fuzz_to_rts(d, d->qp[VUR_FUZZ_RC_A], d->qp[VUR_FUZZ_RC_B]->obj.index);
+	vur_fuzz_to_rts(d, d->qp[VUR_FUZZ_RC_B], d->qp[VUR_FUZZ_RC_A]->obj.index);
+	vur_fuzz_to_rts(d, d->qp[VUR_FUZZ_UC], d->qp[VUR_FUZZ_UC]->obj.index);
+	vur_fuzz_to_rts(d, d->qp[VUR_FUZZ_UD], 0);
 	for (unsigned int q = 0; q < VUR_FUZZ_NQPS; q++) {
 		struct vur_tp_qp *t = d->qp[q]->tp;
 
-		ring_bind(&d->sq[q], &t->sq, 1 + 2 * q);
-		ring_bind(&d->rq[q], &t->rq, 2 + 2 * q);
+		vur_fuzz_ring_bind(&d->sq[q], &t->sq, 1 + 2 * q);
+		vur_fuzz_ring_bind(&d->rq[q], &t->rq, 2 + 2 * q);
 	}
 	d->td.active = true;
 	return 0;
@@ -288,6 +315,16 @@ cq_rest(void *obj, void *arg)
 	RTE_SET_USED(arg);
 	if (cq->tp != NULL)
 		cq->tp->ring.active = false;
+}
+
+static void
+srq_rest(void *obj, void *arg)
+{
+	struct vur_rdma_srq *srq = obj;
+
+	RTE_SET_USED(arg);
+	if (srq->tp != NULL && !srq->tp->ring.drv)
+		srq->tp->ring.active = false;
 }
 
 static void
@@ -314,8 +351,11 @@ vur_fuzz_dev_fini(struct vur_fuzz_dev *d)
 		vur_pool_foreach(&d->rd.cqs, cq_rest, NULL);
 	if (d->rd.qps.objs != NULL)
 		vur_pool_foreach(&d->rd.qps, qp_rest, NULL);
+	if (d->rd.srqs.objs != NULL)
+		vur_pool_foreach(&d->rd.srqs, srq_rest, NULL);
 	d->nd.sw = NULL;
 	vur_rdma_dev_fini(&d->rd);
+	vur_tp_fini(&d->td); /* the event queues of vur_fuzz_dev_srqs() */
 	if (rte_mempool_avail_count(hdr_pool) != hdr_pool->size ||
 			rte_mempool_avail_count(ext_pool) != ext_pool->size) {
 		fprintf(stderr, "fuzz: a packet buffer leaked\n");

@@ -130,7 +130,7 @@ roce = {
     rec_pass() + rec_pass(),
     'rc_atomic': rec_send(0, sq_req(5, addr=0x1000, compare=0, swap=7, sges=[(0x40, 8)])) +
     rec_pass() + rec_pass(),
-    # the responder's ACKs go nowhere here (no data path): the peer's ACK by hand
+    # a peer's ACK by hand (the responder's own come back too: fuzz_roce.c)
     'rc_send_acked': rec_send(0, sq_req(2, sges=[(0, 700)])) + rec_pass() +
     rec_frame(frame(RC | ACK, 0, psn=2, ext=b'\x1f\0\0\1')) + rec_pass(),
     'rc_read_nak': rec_send(0, sq_req(4, addr=0x100, sges=[(0x2000, 600)])) + rec_pass() +
@@ -143,6 +143,86 @@ roce = {
                                       payload=bytes(512))[:-4], fix=0x03),
     'chained': rec_recv(1) + rec_frame(frame(RC | SEND_ONLY, 1, payload=bytes(200)), fix=0x80),
 }
+
+# kinds from 0xf0 (fuzz_roce.c): SRQs and QPs 4 to 6 on them, a driver's
+# writes (CQ arming, the records on rings), CQE and event buffers, destroys
+RC_SRQ, UD_SRQ, RC_RINGS = 4, 5, 6
+MAKE_SRQS = bytes([0xf0])
+ARM_CQ, ARM_CQ_RINGS_CMD, CQ_NOTIFY, CQ_CONS, SRQ_LIMIT, SRQ_PROD = range(6)
+SOLICITED, NEXT = 0, 1
+
+
+def rec_write(what, value):
+    return bytes([0xf1, what]) + struct.pack('<I', value)
+
+
+def rec_cqe_bufs(n, length=64):
+    return bytes([0xf2, n]) + struct.pack('<H', length)
+
+
+def rec_destroy(which):
+    return bytes([0xf3, which])
+
+
+def rec_event_bufs(n):
+    return bytes([0xf4, n])
+
+
+def rec_lossy(step=20, loss=0, reverse=0):
+    """A pass whose packets i with bit i % 8 of @loss set are lost, the rest reversed or not."""
+    return bytes([0xf5, step, loss, reverse])
+
+
+def solicited(f):
+    """@f with the BTH's solicited event bit (IPv4)."""
+    return f[:43] + bytes([f[43] | 0x80]) + f[44:]
+
+
+roce.update({
+    # REQ_NOTIFY_CQ (ROCE-DEV-NOTIFY-1, -6): NEXT fires on any CQE, SOLICITED on SE or an error
+    'cq_arm_next': rec_recv(1) + rec_write(ARM_CQ, NEXT) +
+    rec_frame(frame(RC | SEND_ONLY, 1, payload=HELLO)),
+    'cq_arm_solicited': rec_recv(1) + rec_recv(1) + rec_write(ARM_CQ, SOLICITED) +
+    rec_frame(frame(RC | SEND_ONLY, 1, payload=HELLO)) +
+    rec_frame(solicited(frame(RC | SEND_ONLY, 1, psn=1, payload=HELLO))),
+    # more CQE buffers than the ring holds: the driver moved avail past it (broken, overrun)
+    'cq_broken': rec_write(ARM_CQ, NEXT) + rec_cqe_bufs(1) + rec_recv(1) +
+    rec_frame(frame(RC | SEND_ONLY, 1, payload=HELLO)),
+    # the RC QP on the SRQ on rings sends to its peer on the SRQ on a virtqueue
+    'srq_rc_send': MAKE_SRQS + rec_recv(RC_SRQ) + rec_recv(RC_SRQ) +
+    rec_send(RC_RINGS, sq_req(2, sges=[(0, 300)])) + rec_pass() + rec_pass() + rec_pass(),
+    'srq_ud_recv': MAKE_SRQS + rec_recv(UD_SRQ) +
+    rec_frame(frame(UD | SEND_ONLY, UD_SRQ, ext=struct.pack('>II', QKEY, 9), payload=HELLO)),
+    # ROCE-DEV-RING-16, -17: the records arm a CQ_COMP and an SRQ_LIMIT into event queue 0
+    'srq_rings_limit': MAKE_SRQS + rec_recv(RC_RINGS) + rec_recv(RC_RINGS) + rec_recv(RC_RINGS) +
+    rec_write(SRQ_LIMIT, 3) + rec_write(CQ_NOTIFY, NEXT) +
+    rec_send(RC_SRQ, sq_req(2, sges=[(0, 100)])) + rec_pass() + rec_pass() +
+    rec_write(CQ_CONS, 0) + rec_event_bufs(2) + rec_pass(),
+    # ROCE-DEV-SRQ-7, -8: busy while QPs are on it; its WRs back when it goes
+    'srq_destroy': MAKE_SRQS + rec_recv(RC_SRQ) + rec_recv(RC_RINGS) + rec_destroy(0) +
+    rec_destroy(2) + rec_destroy(0) + rec_destroy(3) + rec_destroy(1) +
+    rec_frame(frame(RC | SEND_ONLY, RC_SRQ, payload=HELLO)),
+    # the completer on a lossy wire (ROCE-DEV-RETX): READ responses lost or out of order,
+    # a SEND's first packet lost (sequence NAK) until the retries run out, NAK codes
+    'rc_read_lost_response': rec_send(0, sq_req(4, addr=0x100, sges=[(0x2000, 600)])) +
+    rec_pass() + rec_lossy(loss=0x02) + rec_pass() + rec_pass(31) + rec_pass() + rec_pass(),
+    'rc_read_reordered': rec_send(0, sq_req(4, addr=0x100, sges=[(0x2000, 600)])) +
+    rec_pass() + rec_lossy(reverse=1) + rec_pass(),
+    # an engine sends a message in one local packet (ROCE-DEV-WIRE-7): the second one's PSN
+    # tells the responder that the first is lost
+    'rc_seq_nak_retries': rec_recv(1) + rec_recv(1) + rec_send(0, sq_req(2, sges=[(0, 700)])) +
+    rec_send(0, sq_req(2, sges=[(0, 100)])) + rec_lossy(loss=0x01) * 6 + rec_pass(),
+    'rc_timeout_retries': rec_send(0, sq_req(0, addr=0x100, sges=[(0, 100)])) +
+    rec_lossy(loss=0xff) + rec_lossy(31, 0xff) * 5,
+    'rc_rnr_retries': rec_send(0, sq_req(2, sges=[(0, 100)])) + (rec_pass() + rec_pass(30)) * 6,
+    'rc_nak_rem_access': rec_send(0, sq_req(0, addr=0x100, sges=[(0, 100)])) +
+    rec_lossy(loss=0xff) + rec_frame(frame(RC | ACK, 0, ext=b'\x62\0\0\1')) + rec_pass(),
+    'rc_nak_rem_op': rec_send(0, sq_req(0, addr=0x100, sges=[(0, 100)])) +
+    rec_lossy(loss=0xff) + rec_frame(frame(RC | ACK, 0, ext=b'\x63\0\0\1')) + rec_pass(),
+    'atomic_nak': rec_send(0, sq_req(5, addr=0x1000, compare=0, swap=7, sges=[(0x40, 8)])) +
+    rec_lossy(loss=0xff) + rec_frame(frame(RC | ATOMIC_ACK, 0, ext=b'\x62\0\0\1' + bytes(8))) +
+    rec_pass(),
+})
 
 # --- control commands (fuzz_ctrl.c) -------------------------------------
 

@@ -235,6 +235,20 @@ struct virtio_rdma_zombie {
 };
 
 /*
+ * The memory of a ring of the rings layout (virtio_rdma_ring_mr.c):
+ * contiguous pages in a DMA MR, or (big) vmalloc_user() memory in MR mrn
+ * of its own; addr and lkey name it on the wire.
+ */
+struct virtio_rdma_ring_mem {
+	void *base;			/* NULL: none */
+	size_t len;			/* page aligned */
+	u64 addr;			/* base in the MR of lkey */
+	u32 lkey;
+	bool big;
+	u32 mrn;
+};
+
+/*
  * Device objects live while the verbs object or a mapping of their rings
  * holds them (struct kref); the last reference destroys them at the device.
  */
@@ -253,12 +267,9 @@ struct virtio_rdma_cq_res {
 	struct ib_cq *ibcq;		/* under dev->cq_lock; NULL once destroyed */
 	bool error_reported;
 	struct virtio_rdma_uq ring;	/* on rings: only ring.k.lock */
-	/* A CQ on rings (virtio_rdma_cq_rings.c): rmem non-NULL. */
-	void *rmem;			/* its ring */
-	size_t rmem_len;		/* page aligned */
+	/* A CQ on rings (virtio_rdma_cq_rings.c): rmem.base non-NULL. */
+	struct virtio_rdma_ring_mem rmem;	/* its ring */
 	void *rrec;			/* its record, a page of its own */
-	bool rbig;			/* rmem vmalloc'ed, in MR rmrn (ring_mr.c) */
-	u32 rmrn;
 	u32 rsize;			/* ring entries, a power of two */
 	u32 rcons;			/* CQEs consumed, under ring.k.lock */
 	struct virtio_rdma_zombie zombie;
@@ -271,7 +282,7 @@ struct virtio_rdma_cq_res {
  * read, and (receive ring) the completions polled.
  */
 struct virtio_rdma_kring {
-	void *base;			/* NULL: no such ring */
+	struct virtio_rdma_ring_mem mem;	/* base NULL: no such ring */
 	u32 size;			/* entries, a power of two */
 	u8 log_stride;
 	u32 prod;
@@ -522,11 +533,15 @@ int virtio_rdma_cq_rings_arm(struct virtio_rdma_cq_res *cq,
 			     enum ib_cq_notify_flags f);
 
 /* virtio_rdma_ring_mr.c */
+size_t virtio_rdma_ring_mem_max(void);
 int virtio_rdma_ring_mr_alloc(struct virtio_rdma_dev *dev, size_t len,
-			      void **mem, u32 *mrn, u32 *lkey);
-int virtio_rdma_ring_mr_alloc_pd(struct virtio_rdma_dev *dev, u32 pdn,
-				 size_t len, void **mem, u32 *mrn, u32 *lkey);
+			      u32 pdn, void **mem, u32 *mrn, u32 *lkey);
 void virtio_rdma_ring_mr_free(struct virtio_rdma_dev *dev, void *mem, u32 mrn);
+int virtio_rdma_ring_mem_alloc(struct virtio_rdma_dev *dev,
+			       struct virtio_rdma_ring_mem *m, size_t len,
+			       u32 pdn, u32 dma_lkey);
+void virtio_rdma_ring_mem_free(struct virtio_rdma_dev *dev,
+			       struct virtio_rdma_ring_mem *m);
 
 /* virtio_rdma_ucq_rings.c */
 int virtio_rdma_ucq_rings_publish(struct virtio_rdma_cq_res *cq,

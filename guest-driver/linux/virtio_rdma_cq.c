@@ -35,7 +35,7 @@ static void cq_release(struct kref *ref)
 
 	mutex_lock(&dev->res_lock);
 	spin_lock_irq(&dev->cq_lock);
-	if (cq->rmem) {
+	if (cq->rmem.base) {
 		if (dev->rings.cqs)
 			dev->rings.cqs[cq->cqn - dev->max_rdma_cqs] = NULL;
 		WRITE_ONCE(dev->rings.live_cqs, dev->rings.live_cqs - 1);
@@ -57,7 +57,7 @@ static void cq_release(struct kref *ref)
 	if (ret)	/* not live at the device: nothing uses the queue */
 		dev_warn(&dev->vdev->dev, "CQ %u: DESTROY_CQ %d\n", cq->cqn, ret);
 	/* ROCE-DRV-LIFE-2: initial state before the next create command. */
-	if (!cq->rmem)
+	if (!cq->rmem.base)
 		virtio_rdma_uq_reset(&cq->ring);
 	mutex_unlock(&dev->res_lock);
 	/* On rings: the device no longer reads them (ROCE-DEV-RING-20). */
@@ -276,7 +276,7 @@ int virtio_rdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	spin_lock_irq(&dev->cq_lock);
 	cq->ibcq = NULL;
 	spin_unlock_irq(&dev->cq_lock);
-	if (cq->kernel && !cq->rmem)
+	if (cq->kernel && !cq->rmem.base)
 		cancel_delayed_work_sync(&cq->wrap_work);
 	virtio_rdma_uq_unpublish(&cq->ring);
 	virtio_rdma_cq_put(cq);
@@ -348,7 +348,7 @@ int virtio_rdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags f)
 	};
 	int ret;
 
-	if (cq->rmem)
+	if (cq->rmem.base)
 		return virtio_rdma_cq_rings_arm(cq, f);
 	cmd.flags = cpu_to_le32((f & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED ?
 				VIRTIO_IB_NOTIFY_SOLICITED :

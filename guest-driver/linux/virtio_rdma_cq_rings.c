@@ -8,10 +8,10 @@
  * record in a page of its own (128-byte aligned, the driver's half zero as
  * ROCE-DRV-RING-5 asks), the ring in physically contiguous pages of its
  * own (or, beyond one allocation, in an MR of its own:
- * virtio_rdma_ring_mr.c), 64-byte entries so that none crosses a page. Pages of their own, so
- * that a process may map them and see nothing else. Its completion events
- * come on the event queue it names (virtio_rdma_eq.c), not from
- * REQ_NOTIFY_CQ (ROCE-DEV-RING-19).
+ * virtio_rdma_ring_mr.c), 64-byte entries so that none crosses a page.
+ * Pages of their own, so that a process may map them and see nothing
+ * else. Its completion events come on the event queue it names
+ * (virtio_rdma_eq.c), not from REQ_NOTIFY_CQ (ROCE-DEV-RING-19).
  */
 #include <linux/gfp.h>
 #include <linux/io.h>
@@ -22,15 +22,6 @@
 
 #define CQ_LOG_STRIDE	VIRTIO_RDMA_CQ_LOG_STRIDE
 
-/* The largest physically contiguous allocation: the page allocator's. */
-#if defined(MAX_PAGE_ORDER)
-#define CQ_MAX_ORDER	MAX_PAGE_ORDER
-#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
-#define CQ_MAX_ORDER	MAX_ORDER
-#else
-#define CQ_MAX_ORDER	(MAX_ORDER - 1)
-#endif
-
 static struct virtio_rdma_cq_rec *cq_rec(struct virtio_rdma_cq_res *cq)
 {
 	return cq->rrec;
@@ -39,39 +30,27 @@ static struct virtio_rdma_cq_rec *cq_rec(struct virtio_rdma_cq_res *cq)
 static struct virtio_rdma_cq_req *cq_entry(struct virtio_rdma_cq_res *cq,
 					   u32 i)
 {
-	return cq->rmem + ((size_t)(i & (cq->rsize - 1)) << CQ_LOG_STRIDE);
+	return cq->rmem.base + ((size_t)(i & (cq->rsize - 1)) << CQ_LOG_STRIDE);
 }
 
 /*
  * The largest cqe a CQ on rings takes: a power of two of entries. Up to
  * one contiguous allocation (4 MiB, 65536 entries, with 4 KiB pages) the
  * ring is reached through the driver's DMA MR; beyond, it is a ring of its
- * own MR (virtio_rdma_ring_mr.c), at most CQ_MAX_BIG_CQE entries (32 MiB:
- * a page list the control queue carries in VIRTIO_RDMA_MR_LIST_SGS pieces).
+ * own MR (virtio_rdma_ring_mr.c), at most 32 MiB (2^19 entries).
  */
-#define CQ_MAX_BIG_CQE	(1u << 19)
-
-static size_t cq_max_contig(void)
-{
-	return PAGE_SIZE << CQ_MAX_ORDER;
-}
-
 u32 virtio_rdma_cq_rings_max_cqe(struct virtio_rdma_dev *dev)
 {
 	return dev->rings.max_ring_cqe ?
-	       min(rounddown_pow_of_two(dev->rings.max_ring_cqe),
-		   CQ_MAX_BIG_CQE) : 0;
+	       min_t(u32, rounddown_pow_of_two(dev->rings.max_ring_cqe),
+		     virtio_rdma_ring_mem_max() >> CQ_LOG_STRIDE) : 0;
 }
 
 void virtio_rdma_cq_rings_free(struct virtio_rdma_cq_res *cq)
 {
-	if (cq->rmem && cq->rbig)
-		virtio_rdma_ring_mr_free(cq->dev, cq->rmem, cq->rmrn);
-	else if (cq->rmem)
-		free_pages_exact(cq->rmem, cq->rmem_len);
+	virtio_rdma_ring_mem_free(cq->dev, &cq->rmem);
 	if (cq->rrec)
 		free_page((unsigned long)cq->rrec);
-	cq->rmem = NULL;
 	cq->rrec = NULL;
 }
 
@@ -86,38 +65,25 @@ int virtio_rdma_cq_rings_create(struct virtio_rdma_dev *dev,
 	};
 	struct virtio_rdma_cmd_destroy_cq dcmd;
 	struct virtio_rdma_ack_create_cq ack;
-	u32 lkey;
 	int ret;
 
 	if (!cqe || cqe > virtio_rdma_cq_rings_max_cqe(dev))
 		return -EINVAL;
 	cq->rsize = roundup_pow_of_two(cqe);
-	cq->rmem_len = PAGE_ALIGN((size_t)cq->rsize << CQ_LOG_STRIDE);
 	cq->rrec = (void *)get_zeroed_page(GFP_KERNEL);
 	if (!cq->rrec)
 		return -ENOMEM;
-	if (cq->rmem_len > cq_max_contig()) {
-		ret = virtio_rdma_ring_mr_alloc(dev, cq->rmem_len, &cq->rmem,
-						&cq->rmrn, &lkey);
-		if (ret) {
-			virtio_rdma_cq_rings_free(cq);
-			return ret;
-		}
-		cq->rbig = true;
-		cmd.ring.addr = cpu_to_le64((uintptr_t)cq->rmem);
-	} else {
-		cq->rmem = alloc_pages_exact(cq->rmem_len, GFP_KERNEL |
-					     __GFP_ZERO | __GFP_NOWARN);
-		if (!cq->rmem) {
-			virtio_rdma_cq_rings_free(cq);
-			return -ENOMEM;
-		}
-		lkey = r->lkey;
-		cmd.ring.addr = cpu_to_le64(virt_to_phys(cq->rmem));
+	ret = virtio_rdma_ring_mem_alloc(dev, &cq->rmem,
+					 (size_t)cq->rsize << CQ_LOG_STRIDE,
+					 r->pdn, r->lkey);
+	if (ret) {
+		virtio_rdma_cq_rings_free(cq);
+		return ret;
 	}
 	spin_lock_init(&cq->ring.k.lock);
 	cq->rcons = 0;
-	cmd.ring.lkey = cpu_to_le32(lkey);
+	cmd.ring.addr = cpu_to_le64(cq->rmem.addr);
+	cmd.ring.lkey = cpu_to_le32(cq->rmem.lkey);
 	cmd.ring.log_size = ilog2(cq->rsize);
 	cmd.ring.log_stride = CQ_LOG_STRIDE;
 	cmd.rec.addr = cpu_to_le64(virt_to_phys(cq->rrec));

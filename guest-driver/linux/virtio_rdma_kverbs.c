@@ -767,7 +767,7 @@ int virtio_rdma_poll_cq(struct ib_cq *ibcq, int ne, struct ib_wc *wc)
 	int n = 0;
 	u32 id;
 
-	if (cq->rmem)
+	if (cq->rmem.base)
 		return virtio_rdma_cq_rings_poll(cq, ne, wc);
 	vr = kq_vring(u);
 	spin_lock_irqsave(&u->k.lock, flags);
@@ -801,7 +801,7 @@ bool virtio_rdma_kcq_pending(struct virtio_rdma_cq_res *cq)
 	unsigned long flags;
 	bool pending;
 
-	if (cq->rmem)
+	if (cq->rmem.base)
 		return virtio_rdma_cq_rings_pending(cq);
 	spin_lock_irqsave(&u->k.lock, flags);
 	pending = kq_used_idx(u) != u->k.last_used;

@@ -7,17 +7,20 @@
  * RESULT <case> ok|fail <detail>", which the guest script turns into its
  * results; the module then stays loaded doing nothing until removed.
  *
- * What it does is what the virtqueue layout cannot: a CQ of 4096 CQEs and
- * two RC QPs of 2048 WRs each, connected to each other on the device
- * (loopback through the port's own GID and MAC). 1500 receives are
- * posted, then 1500 SENDs of 64 bytes in one post_send call, every one
- * signaled; the CQ is polled only once all 3000 CQEs can have come, so it
- * holds more than 1024 of them. Each message carries its own pattern,
- * checked in its receive buffer, in the order posted. Then the same over
- * a shared receive queue of 2048 WRs with its limit armed (the limit
- * event must come), and ib_drain_qp() on every QP (the flush of a
- * receive posted to a QP in ERR). Last, a CQ of 16 overrun by 64 SENDs:
- * its CQ error and its QP's fatal error, once each.
+ * What it does is what the virtqueue layout cannot, nor kernel rings of
+ * one contiguous allocation (4096 WRs): a CQ of 16384 CQEs and two RC QPs
+ * of 16384 WRs each, connected to each other on the device (loopback
+ * through the port's own GID and MAC). 5000 receives are posted, then
+ * 5000 SENDs of 64 bytes in one post_send call, every one signaled, so
+ * more than 4096 WRs are outstanding on each ring at once (a send ring of
+ * 16 MiB: vmalloc memory in an MR of its own); the CQ is polled only once
+ * all 10000 CQEs can have come, so it holds more than 1024 of them. Each
+ * message carries its own pattern, checked in its receive buffer, in the
+ * order posted. Then the same over a shared receive queue of 16384 WRs
+ * at the device's s/g limit (its ring too in an MR of its own) with its
+ * limit armed (the limit event must come), and ib_drain_qp() on every QP
+ * (the flush of a receive posted to a QP in ERR). Last, a CQ of 16
+ * overrun by 64 SENDs: its CQ error and its QP's fatal error, once each.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -28,9 +31,9 @@
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
-#define KV_CQE		4096
-#define KV_WR		2048
-#define KV_MSGS		1500
+#define KV_CQE		16384
+#define KV_WR		16384
+#define KV_MSGS		5000
 #define KV_MSG_BYTES	64
 #define KV_SRQ_LIMIT	100
 #define KV_WAIT_MS	5000
@@ -191,8 +194,8 @@ static int kv_post_recvs(struct kvtest *t, struct ib_qp *qp,
 	int ret;
 	u32 i;
 
-	wr = kcalloc(n, sizeof(*wr), GFP_KERNEL);
-	sge = kcalloc(n, sizeof(*sge), GFP_KERNEL);
+	wr = kvcalloc(n, sizeof(*wr), GFP_KERNEL);
+	sge = kvcalloc(n, sizeof(*sge), GFP_KERNEL);
 	ret = wr && sge ? 0 : -ENOMEM;
 	for (i = 0; !ret && i < n; i++) {
 		sge[i].addr = kv_addr(t, true, i);
@@ -206,12 +209,12 @@ static int kv_post_recvs(struct kvtest *t, struct ib_qp *qp,
 	if (!ret)
 		ret = srq ? ib_post_srq_recv(srq, wr, &bad) :
 			    ib_post_recv(qp, wr, &bad);
-	kfree(sge);
-	kfree(wr);
+	kvfree(sge);
+	kvfree(wr);
 	return ret;
 }
 
-/* All @n SENDs in one call: the ring takes more than 1024 at once. */
+/* All @n SENDs in one call: the ring takes more than 4096 at once. */
 static int kv_post_sends(struct kvtest *t, struct ib_qp *qp, u32 n)
 {
 	const struct ib_send_wr *bad;
@@ -220,8 +223,8 @@ static int kv_post_sends(struct kvtest *t, struct ib_qp *qp, u32 n)
 	int ret;
 	u32 i;
 
-	wr = kcalloc(n, sizeof(*wr), GFP_KERNEL);
-	sge = kcalloc(n, sizeof(*sge), GFP_KERNEL);
+	wr = kvcalloc(n, sizeof(*wr), GFP_KERNEL);
+	sge = kvcalloc(n, sizeof(*sge), GFP_KERNEL);
 	ret = wr && sge ? 0 : -ENOMEM;
 	for (i = 0; !ret && i < n; i++) {
 		sge[i].addr = kv_addr(t, false, i);
@@ -236,8 +239,8 @@ static int kv_post_sends(struct kvtest *t, struct ib_qp *qp, u32 n)
 	}
 	if (!ret)
 		ret = ib_post_send(qp, wr, &bad);
-	kfree(sge);
-	kfree(wr);
+	kvfree(sge);
+	kvfree(wr);
 	return ret;
 }
 
@@ -304,8 +307,8 @@ static void kv_round(struct kvtest *t, const char *name, struct ib_srq *srq)
 			bad += rbuf[(size_t)i * KV_MSG_BYTES + j] != pattern(i, j);
 	result(name, sends == KV_MSGS && recvs == KV_MSGS && !bad &&
 	       first > 1024,
-	       "%u sends, %u receives, %u CQEs held at once, %u bad", sends,
-	       recvs, first, bad);
+	       "%u sends, %u receives of %u outstanding at once, %u CQEs held at once, %u bad",
+	       sends, recvs, KV_MSGS, first, bad);
 	if (srq)
 		result("srq_limit_event", READ_ONCE(t->limit_event),
 		       "limit %u", KV_SRQ_LIMIT);
@@ -316,7 +319,9 @@ static int kv_setup(struct kvtest *t)
 	struct ib_srq_init_attr sinit = {
 		.event_handler = kv_event,
 		.srq_context = t,
-		.attr = { .max_wr = KV_WR, .max_sge = 1 },
+		/* At the s/g limit: a ring of 8 MiB with 16, in an MR. */
+		.attr = { .max_wr = KV_WR,
+			  .max_sge = min(t->dev->attrs.max_srq_sge, 16) },
 		.srq_type = IB_SRQT_BASIC,
 	};
 	u32 i, j;
@@ -331,8 +336,8 @@ static int kv_setup(struct kvtest *t)
 	t->cq = ib_alloc_cq(t->dev, NULL, KV_CQE, 0, IB_POLL_DIRECT);
 	if (IS_ERR(t->cq))
 		return PTR_ERR(t->cq);
-	result("cq_4096", t->cq->cqe >= KV_CQE, "cqe %d", t->cq->cqe);
-	t->wc = kcalloc(KV_CQE, sizeof(*t->wc), GFP_KERNEL);
+	result("cq_16384", t->cq->cqe >= KV_CQE, "cqe %d", t->cq->cqe);
+	t->wc = kvcalloc(KV_CQE, sizeof(*t->wc), GFP_KERNEL);
 	t->buf_len = 2 * (size_t)KV_MSGS * KV_MSG_BYTES;
 	t->buf = kmalloc(t->buf_len, GFP_KERNEL);
 	if (!t->wc || !t->buf)
@@ -348,7 +353,7 @@ static int kv_setup(struct kvtest *t)
 	}
 	t->srq = ib_create_srq(t->pd, &sinit);
 	if (IS_ERR(t->srq)) {
-		result("srq_2048", false, "create_srq %ld", PTR_ERR(t->srq));
+		result("srq_16384", false, "create_srq %ld", PTR_ERR(t->srq));
 		t->srq = NULL;
 	}
 	return 0;
@@ -402,7 +407,7 @@ static void kv_teardown(struct kvtest *t)
 		ib_dma_unmap_single(t->dev, t->dma, t->buf_len,
 				    DMA_BIDIRECTIONAL);
 	kfree(t->buf);
-	kfree(t->wc);
+	kvfree(t->wc);
 	if (!IS_ERR_OR_NULL(t->cq))
 		ib_free_cq(t->cq);
 	if (!IS_ERR_OR_NULL(t->pd))
@@ -459,6 +464,27 @@ static void kv_overrun(struct kvtest *t)
 	ib_destroy_cq(cq);
 }
 
+/*
+ * Two QPs of KV_WR WRs (qb's receives on @srq if any), one round of
+ * KV_MSGS messages, the drains: cases <@name>_qps, _sends and _drain.
+ */
+static void kv_case(struct kvtest *t, const char *name, struct ib_srq *srq)
+{
+	char c[32];
+	int ret;
+
+	ret = kv_pair(t, srq, t->cq);
+	snprintf(c, sizeof(c), "%s_qps", name);
+	result(c, !ret, "QPs %u, %u of %u WRs (max_qp_wr %d, max_srq_wr %d): %d",
+	       t->qa ? t->qa->qp_num : 0, t->qb ? t->qb->qp_num : 0, KV_WR,
+	       t->dev->attrs.max_qp_wr, t->dev->attrs.max_srq_wr, ret);
+	snprintf(c, sizeof(c), "%s_sends", name);
+	if (!ret)
+		kv_round(t, c, srq);
+	snprintf(c, sizeof(c), "%s_drain", name);
+	kv_unpair(t, c);
+}
+
 static void kv_run(struct kvtest *t)
 {
 	int ret;
@@ -468,19 +494,9 @@ static void kv_run(struct kvtest *t)
 		result("setup", false, "%d", ret);
 		return;
 	}
-	ret = kv_pair(t, NULL, t->cq);
-	result("rc_qps_2048", !ret, "QPs %u, %u: %d", t->qa ? t->qa->qp_num : 0,
-	       t->qb ? t->qb->qp_num : 0, ret);
-	if (!ret)
-		kv_round(t, "rc_1500_sends", NULL);
-	kv_unpair(t, "rc_drain");
-	if (t->srq) {
-		ret = kv_pair(t, t->srq, t->cq);
-		result("srq_qps", !ret, "%d", ret);
-		if (!ret)
-			kv_round(t, "srq_1500_sends", t->srq);
-		kv_unpair(t, "srq_drain");
-	}
+	kv_case(t, "rc", NULL);
+	if (t->srq)
+		kv_case(t, "srq", t->srq);
 	kv_overrun(t);
 }
 

@@ -183,6 +183,9 @@ static void qp_release(struct kref *ref)
 	if (!dev->dead)
 		ret = virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_DESTROY_QP,
 					   &cmd, sizeof(cmd), NULL, 0);
+	/* ring_qps counts live QPs: a zombie is none, as for ring_cqs. */
+	if (qp->rec || qp->urec)
+		WRITE_ONCE(dev->rings.live_qps, dev->rings.live_qps - 1);
 	if (virtio_rdma_cmd_lost(ret)) {
 		mutex_unlock(&dev->res_lock);
 		dev_warn(&dev->vdev->dev, "QP %u: DESTROY_QP %d, kept until reset\n",
@@ -192,10 +195,8 @@ static void qp_release(struct kref *ref)
 	}
 	if (ret)
 		dev_warn(&dev->vdev->dev, "QP %u: DESTROY_QP %d\n", qp->qpn, ret);
-	/* The device no longer reads them (ROCE-DEV-RING-20). */
-	if (qp->rec || qp->urec) {
-		WRITE_ONCE(dev->rings.live_qps, dev->rings.live_qps - 1);
-	} else {
+	/* On rings the device no longer reads them (ROCE-DEV-RING-20). */
+	if (!qp->rec && !qp->urec) {
 		virtio_rdma_uq_reset(&qp->sq);
 		if (qp->rq.vq)		/* not on an SRQ */
 			virtio_rdma_uq_reset(&qp->rq);

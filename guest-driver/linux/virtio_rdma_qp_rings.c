@@ -3,12 +3,15 @@
  * Kernel QPs and SRQs on rings (spec "Queue Pairs on Rings", "Shared
  * Receive Queues on Rings"): with the rings layout on, every QP and SRQ of
  * a kernel consumer (ib_mad's GSI QP included) keeps its WRs in rings of
- * zeroed, physically contiguous pages of the driver's, read by the device
- * through the consumer PD's DMA MR (ib_alloc_pd()'s, pd->local_dma_lkey:
- * a ring's MR must be of its object's PD) at guest-physical addresses,
- * and its 128-byte record in a kmalloc() block of its own (a power of two:
- * naturally aligned). An entry is the request of the virtqueue layout and
- * its s/g list, at a power-of-two stride so that none crosses a page.
+ * zeroed memory of the driver's (virtio_rdma_ring_mr.c): physically
+ * contiguous pages read by the device through the consumer PD's DMA MR
+ * (ib_alloc_pd()'s, pd->local_dma_lkey: a ring's MR must be of its
+ * object's PD) at guest-physical addresses, or beyond one such allocation
+ * (4 MiB: 4096 send WRs at 16 s/g elements) an MR of that PD of its own,
+ * up to 32 MiB (32768 such WRs). Its 128-byte record is a kmalloc() block
+ * of its own (a power of two: naturally aligned), in the DMA MR. An entry
+ * is the request of the virtqueue layout and its s/g list, at a
+ * power-of-two stride so that none crosses a page.
  *
  * Posting (ROCE-DRV-RING-2, -3, -7): the entries, a write barrier, the
  * producer index; then a full barrier and the device's sq_event (send) or
@@ -35,13 +38,6 @@
 #define RQ_ENTRY(sge)	(sizeof(struct virtio_rdma_rq_req) + \
 			 (size_t)(sge) * sizeof(struct virtio_rdma_sge))
 
-/* One ring is one allocation of contiguous pages: at most the largest order. */
-#ifdef MAX_PAGE_ORDER
-#define RING_MAX_BYTES	(PAGE_SIZE << MAX_PAGE_ORDER)
-#else
-#define RING_MAX_BYTES	(PAGE_SIZE << (MAX_ORDER - 1))
-#endif
-
 /*
  * A consumer that polled a completion and posts at once into the room it
  * made can find the device's consumer index not advanced yet (a receive
@@ -66,7 +62,7 @@ u32 virtio_rdma_rings_max_wr(struct virtio_rdma_dev *dev, u32 entry)
 	if (!dev->rings.on || log_stride > MAX_LOG_STRIDE)
 		return 0;
 	return min_t(u32, rounddown_pow_of_two(dev->rings.max_ring_wr),
-		     RING_MAX_BYTES >> log_stride);
+		     virtio_rdma_ring_mem_max() >> log_stride);
 }
 
 /* max_qp_wr of kernel QPs: both rings at the device's s/g limits. */
@@ -86,36 +82,27 @@ u32 virtio_rdma_srq_rings_max_wr(struct virtio_rdma_dev *dev)
 					RQ_ENTRY(le32_to_cpu(dev->attr.max_srq_sge)));
 }
 
-static size_t kring_bytes(const struct virtio_rdma_kring *r)
-{
-	return PAGE_ALIGN((size_t)r->size << r->log_stride);
-}
-
-static int kring_alloc(struct virtio_rdma_kring *r, u32 wr, size_t entry)
+/* A ring of @wr entries of @entry bytes in PD @pd (DMA MR @lkey). */
+static int kring_alloc(struct virtio_rdma_dev *dev, struct virtio_rdma_kring *r,
+		       u32 wr, size_t entry, struct virtio_rdma_pd_res *pd,
+		       u32 lkey)
 {
 	memset(r, 0, sizeof(*r));
 	r->size = roundup_pow_of_two(max(wr, 1u));
 	r->log_stride = entry_log_stride(entry);
 	if (r->log_stride > MAX_LOG_STRIDE ||
-	    ((size_t)r->size << r->log_stride) > RING_MAX_BYTES)
+	    ((size_t)r->size << r->log_stride) > virtio_rdma_ring_mem_max())
 		return -EINVAL;
-	r->base = alloc_pages_exact(kring_bytes(r),
-				    GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
-	return r->base ? 0 : -ENOMEM;
+	return virtio_rdma_ring_mem_alloc(dev, &r->mem,
+					  (size_t)r->size << r->log_stride,
+					  pd->pdn, lkey);
 }
 
-static void kring_free(struct virtio_rdma_kring *r)
-{
-	if (r->base)
-		free_pages_exact(r->base, kring_bytes(r));
-	r->base = NULL;
-}
-
-static void kring_to_wire(const struct virtio_rdma_kring *r, u32 lkey,
+static void kring_to_wire(const struct virtio_rdma_kring *r,
 			  struct virtio_rdma_ring *w)
 {
-	w->addr = cpu_to_le64(virt_to_phys(r->base));
-	w->lkey = cpu_to_le32(lkey);
+	w->addr = cpu_to_le64(r->mem.addr);
+	w->lkey = cpu_to_le32(r->mem.lkey);
 	w->log_size = ilog2(r->size);
 	w->log_stride = r->log_stride;
 }
@@ -129,7 +116,7 @@ static void rec_to_wire(void *rec, u32 lkey,
 
 static void *kring_entry(const struct virtio_rdma_kring *r, u32 i)
 {
-	return r->base + ((size_t)(i & (r->size - 1)) << r->log_stride);
+	return r->mem.base + ((size_t)(i & (r->size - 1)) << r->log_stride);
 }
 
 /*
@@ -220,8 +207,8 @@ bool virtio_rdma_ring_number_ok(struct virtio_rdma_dev *dev, u32 n, bool gsi)
 
 void virtio_rdma_qp_rings_free(struct virtio_rdma_qp_res *qp)
 {
-	kring_free(&qp->rsq);
-	kring_free(&qp->rrq);
+	virtio_rdma_ring_mem_free(qp->dev, &qp->rsq.mem);
+	virtio_rdma_ring_mem_free(qp->dev, &qp->rrq.mem);
 	kfree(qp->rec);
 	qp->rec = NULL;
 }
@@ -242,11 +229,11 @@ int virtio_rdma_qp_rings_create(struct virtio_rdma_dev *dev,
 	int ret;
 
 	c.qp.flags |= VIRTIO_RDMA_QP_F_RINGS;
-	ret = kring_alloc(&qp->rsq, cap->max_send_wr,
-			  SQ_ENTRY(cap->max_send_sge));
+	ret = kring_alloc(dev, &qp->rsq, cap->max_send_wr,
+			  SQ_ENTRY(cap->max_send_sge), qp->pd, lkey);
 	if (!ret && !qp->srq)	/* on an SRQ: a receive ring of zeroes */
-		ret = kring_alloc(&qp->rrq, cap->max_recv_wr,
-				  RQ_ENTRY(cap->max_recv_sge));
+		ret = kring_alloc(dev, &qp->rrq, cap->max_recv_wr,
+				  RQ_ENTRY(cap->max_recv_sge), qp->pd, lkey);
 	if (ret)
 		goto err_free;
 	/* ROCE-DRV-RING-5: the driver's half zero before the create. */
@@ -255,9 +242,9 @@ int virtio_rdma_qp_rings_create(struct virtio_rdma_dev *dev,
 		ret = -ENOMEM;
 		goto err_free;
 	}
-	kring_to_wire(&qp->rsq, lkey, &c.sq);
-	if (qp->rrq.base)
-		kring_to_wire(&qp->rrq, lkey, &c.rq);
+	kring_to_wire(&qp->rsq, &c.sq);
+	if (qp->rrq.mem.base)
+		kring_to_wire(&qp->rrq, &c.rq);
 	rec_to_wire(qp->rec, lkey, &c.rec);
 
 	mutex_lock(&dev->res_lock);
@@ -398,7 +385,7 @@ virtio_rdma_qp_rings_recv_polled(struct virtio_rdma_qp_res *qp)
 {
 	struct virtio_rdma_kring *r = &qp->rrq;
 
-	if (!r->base || r->polled == r->prod)
+	if (!r->mem.base || r->polled == r->prod)
 		return NULL;
 	return kring_entry(r, r->polled++);
 }
@@ -424,7 +411,7 @@ void virtio_rdma_qp_rings_reset(struct virtio_rdma_qp_res *qp)
 
 void virtio_rdma_srq_rings_free(struct virtio_rdma_srq_res *srq)
 {
-	kring_free(&srq->ring);
+	virtio_rdma_ring_mem_free(srq->dev, &srq->ring.mem);
 	kfree(srq->rec);
 	srq->rec = NULL;
 }
@@ -447,7 +434,8 @@ int virtio_rdma_srq_rings_create(struct virtio_rdma_dev *dev,
 	struct virtio_rdma_ack_create_srq ack;
 	int ret;
 
-	ret = kring_alloc(&srq->ring, attr->max_wr, RQ_ENTRY(attr->max_sge));
+	ret = kring_alloc(dev, &srq->ring, attr->max_wr,
+			  RQ_ENTRY(attr->max_sge), srq->pd, lkey);
 	if (ret)
 		goto err_free;
 	srq->rec = kzalloc(REC_BYTES, GFP_KERNEL);
@@ -455,7 +443,7 @@ int virtio_rdma_srq_rings_create(struct virtio_rdma_dev *dev,
 		ret = -ENOMEM;
 		goto err_free;
 	}
-	kring_to_wire(&srq->ring, lkey, &c.ring);
+	kring_to_wire(&srq->ring, &c.ring);
 	rec_to_wire(srq->rec, lkey, &c.rec);
 
 	mutex_lock(&dev->res_lock);

@@ -1,24 +1,52 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Rings larger than one page allocation (4 MiB with 4 KiB pages): a CQ of
- * more than 65536 CQEs, which unmodified software asks for (libfabric's
- * ofi_rxm: (128 + 128) x a universe of 1024). Such a ring is vmalloc_user()
- * memory, zeroed, registered with REG_USER_MR as an MR of the driver's own
- * PD (the rings layout's, virtio_rdma_rings.c) at its kernel virtual
- * address, LOCAL_WRITE only: the device reaches it through that MR's key,
- * which no process has, and a process maps it with remap_vmalloc_range()
- * (VIRTIO_RDMA_MMAP_VMALLOC). Like the rings' other MRs it counts against
- * the device's MR quota.
+ * The memory of a ring of the rings layout, a CQ's, a kernel QP's send or
+ * receive ring or a kernel SRQ's (the records are small allocations of
+ * their own). Up to one allocation of physically contiguous pages (4 MiB
+ * with 4 KiB pages) it is such pages, zeroed, which the device reaches
+ * through a DMA MR at guest-physical addresses. Beyond, it is
+ * vmalloc_user() memory, zeroed, registered with REG_USER_MR as an MR of
+ * its own at its kernel virtual address, LOCAL_WRITE only, in the PD the
+ * spec asks for: the object's (a QP's or SRQ's, ROCE-DEV-RING-4) or for a
+ * CQ any, the driver's own (virtio_rdma_rings.c). The device reaches it
+ * through that MR's key, which no process has, and a process maps a CQ's
+ * with remap_vmalloc_range() (VIRTIO_RDMA_MMAP_VMALLOC). Like the rings'
+ * other MRs it counts against the device's MR quota. Unmodified software
+ * asks for such sizes: libfabric's ofi_rxm a CQ of (128 + 128) x a
+ * universe of 1024, and QPs of 32k WRs.
  */
+#include <linux/gfp.h>
+#include <linux/io.h>
+#include <linux/mm.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <linux/version.h>
 #include <linux/vmalloc.h>
 
 #include "virtio_rdma.h"
 
-/* A ring MR of PD @pdn: a process's QP's own (virtio_rdma_uqp_rings.c). */
-int virtio_rdma_ring_mr_alloc_pd(struct virtio_rdma_dev *dev, u32 pdn,
-				 size_t len, void **mem, u32 *mrn, u32 *lkey)
+/* The largest physically contiguous allocation: the page allocator's. */
+#if defined(MAX_PAGE_ORDER)
+#define RING_MAX_ORDER	MAX_PAGE_ORDER
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+#define RING_MAX_ORDER	MAX_ORDER
+#else
+#define RING_MAX_ORDER	(MAX_ORDER - 1)
+#endif
+
+/*
+ * The largest ring: its page list in VIRTIO_RDMA_MR_LIST_SGS pieces of
+ * the control queue, each at least a page (kvcalloc() may give scattered
+ * pages): 32 MiB with 4 KiB pages.
+ */
+size_t virtio_rdma_ring_mem_max(void)
+{
+	return ((size_t)VIRTIO_RDMA_MR_LIST_SGS * (PAGE_SIZE / sizeof(__le64)))
+	       << PAGE_SHIFT;
+}
+
+int virtio_rdma_ring_mr_alloc(struct virtio_rdma_dev *dev, size_t len,
+			      u32 pdn, void **mem, u32 *mrn, u32 *lkey)
 {
 	u32 npages = len >> VIRTIO_NET_ROCE_PAGE_SHIFT, i;
 	struct virtio_rdma_cmd_reg_user_mr cmd = {
@@ -34,7 +62,7 @@ int virtio_rdma_ring_mr_alloc_pd(struct virtio_rdma_dev *dev, u32 pdn,
 	int ret;
 
 	BUILD_BUG_ON(PAGE_SIZE != VIRTIO_NET_ROCE_PAGE_SIZE);
-	if (!len || !PAGE_ALIGNED(len))
+	if (!len || !PAGE_ALIGNED(len) || len > virtio_rdma_ring_mem_max())
 		return -EINVAL;
 	ring = vmalloc_user(len);
 	if (!ring)
@@ -76,13 +104,6 @@ err_free:
 	return ret;
 }
 
-int virtio_rdma_ring_mr_alloc(struct virtio_rdma_dev *dev, size_t len,
-			      void **mem, u32 *mrn, u32 *lkey)
-{
-	return virtio_rdma_ring_mr_alloc_pd(dev, dev->rings.pdn, len, mem, mrn,
-					    lkey);
-}
-
 /*
  * After the ring's object is destroyed at the device. A DEREG_MR without
  * an answer leaves the device free to write: the pages are then kept
@@ -102,4 +123,48 @@ void virtio_rdma_ring_mr_free(struct virtio_rdma_dev *dev, void *mem, u32 mrn)
 		return;
 	}
 	vfree(mem);
+}
+
+/*
+ * A zeroed ring of @len bytes (page aligned), its address and key for the
+ * wire in @m: contiguous pages through @dma_lkey, or beyond one such
+ * allocation (or when none is to be had) an MR of PD @pdn of its own.
+ */
+int virtio_rdma_ring_mem_alloc(struct virtio_rdma_dev *dev,
+			       struct virtio_rdma_ring_mem *m, size_t len,
+			       u32 pdn, u32 dma_lkey)
+{
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	m->len = PAGE_ALIGN(len);
+	if (m->len <= PAGE_SIZE << RING_MAX_ORDER) {
+		m->base = alloc_pages_exact(m->len, GFP_KERNEL | __GFP_ZERO |
+					    __GFP_NOWARN);
+		if (m->base) {
+			m->addr = virt_to_phys(m->base);
+			m->lkey = dma_lkey;
+			return 0;
+		}
+	}
+	ret = virtio_rdma_ring_mr_alloc(dev, m->len, pdn, &m->base, &m->mrn,
+					&m->lkey);
+	if (ret) {
+		m->base = NULL;
+		return ret;
+	}
+	m->big = true;
+	m->addr = (uintptr_t)m->base;
+	return 0;
+}
+
+/* After the ring's object is destroyed at the device (or never created). */
+void virtio_rdma_ring_mem_free(struct virtio_rdma_dev *dev,
+			       struct virtio_rdma_ring_mem *m)
+{
+	if (m->base && m->big)
+		virtio_rdma_ring_mr_free(dev, m->base, m->mrn);
+	else if (m->base)
+		free_pages_exact(m->base, m->len);
+	m->base = NULL;
 }

@@ -64,6 +64,9 @@ static void srq_release(struct kref *ref)
 	if (!dev->dead)
 		ret = virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_DESTROY_SRQ,
 					   &cmd, sizeof(cmd), NULL, 0);
+	/* ring_srqs counts live SRQs: a zombie is none, as for ring_cqs. */
+	if (virtio_rdma_srq_rec(srq))
+		WRITE_ONCE(dev->rings.live_srqs, dev->rings.live_srqs - 1);
 	if (virtio_rdma_cmd_lost(ret)) {
 		mutex_unlock(&dev->res_lock);
 		dev_warn(&dev->vdev->dev, "SRQ %u: DESTROY_SRQ %d, kept until reset\n",
@@ -74,10 +77,8 @@ static void srq_release(struct kref *ref)
 	if (ret)
 		dev_warn(&dev->vdev->dev, "SRQ %u: DESTROY_SRQ %d\n", srq->srqn,
 			 ret);
-	/* The device no longer reads it (ROCE-DEV-RING-20). */
-	if (virtio_rdma_srq_rec(srq))
-		WRITE_ONCE(dev->rings.live_srqs, dev->rings.live_srqs - 1);
-	else
+	/* On rings the device no longer reads it (ROCE-DEV-RING-20). */
+	if (!virtio_rdma_srq_rec(srq))
 		virtio_rdma_uq_reset(&srq->rq);
 	mutex_unlock(&dev->res_lock);
 	srq_free(srq);

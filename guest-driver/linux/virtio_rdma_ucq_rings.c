@@ -41,17 +41,17 @@ int virtio_rdma_ucq_rings_publish(struct virtio_rdma_cq_res *cq,
 		return ret;
 	r->rec_mmap = off;
 	/* A ring in an MR of its own is vmalloc'ed (virtio_rdma_ring_mr.c). */
-	cq->ring.maps[VIRTIO_RDMA_MMAP_BUF].vaddr = cq->rmem;
+	cq->ring.maps[VIRTIO_RDMA_MMAP_BUF].vaddr = cq->rmem.base;
 	ret = virtio_rdma_mmap_insert(uctx, &cq->ring.maps[VIRTIO_RDMA_MMAP_BUF],
-				      cq->rbig ? VIRTIO_RDMA_MMAP_VMALLOC :
-						 VIRTIO_RDMA_MMAP_BUF,
-				      cq->rbig ? 0 : virt_to_phys(cq->rmem),
-				      cq->rmem_len, &cq->ref, release, &off);
+				      cq->rmem.big ? VIRTIO_RDMA_MMAP_VMALLOC :
+						     VIRTIO_RDMA_MMAP_BUF,
+				      cq->rmem.big ? 0 : cq->rmem.addr,
+				      cq->rmem.len, &cq->ref, release, &off);
 	if (ret)
 		return ret;
 	r->ring_mmap = off;
 	r->rec_len = PAGE_SIZE;
-	r->ring_len = cq->rmem_len;
+	r->ring_len = cq->rmem.len;
 	r->size = cq->rsize;
 	r->stride = 1 << VIRTIO_RDMA_CQ_LOG_STRIDE;
 	resp->flags |= VIRTIO_RDMA_CQ_RESP_RINGS;

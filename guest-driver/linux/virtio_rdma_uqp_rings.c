@@ -33,13 +33,11 @@
 #define UQP_REC_BYTES		128
 
 /*
- * One area is one MR, whose page list the control queue carries in
- * VIRTIO_RDMA_MR_LIST_SGS pieces, each a page at worst (vmalloc'ed): at
- * most 8192 pages, 32 MiB. A send ring of 32768 entries of 1024 bytes
- * fills one; the receive ring and the record then take a second.
+ * One area is one MR, at most virtio_rdma_ring_mem_max() (32 MiB). A send
+ * ring of 32768 entries of 1024 bytes fills one; the receive ring and the
+ * record then take a second.
  */
-#define UQP_MAX_AREA	((size_t)VIRTIO_RDMA_MR_LIST_SGS * PAGE_SIZE / \
-			 sizeof(__le64) * PAGE_SIZE)
+#define UQP_MAX_AREA	virtio_rdma_ring_mem_max()
 
 static u8 uqp_log_stride(size_t entry)
 {
@@ -210,16 +208,15 @@ int virtio_rdma_uqp_rings_create(struct virtio_rdma_dev *dev,
 		roff = 0;
 	}
 	qp->uarea[0].len = ra == &qp->uarea[0] ? sbytes + rbytes : sbytes;
-	ret = virtio_rdma_ring_mr_alloc_pd(dev, qp->pd->pdn, qp->uarea[0].len,
-					   &qp->uarea[0].mem, &qp->uarea[0].mrn,
-					   &qp->uarea[0].lkey);
+	ret = virtio_rdma_ring_mr_alloc(dev, qp->uarea[0].len, qp->pd->pdn,
+					&qp->uarea[0].mem, &qp->uarea[0].mrn,
+					&qp->uarea[0].lkey);
 	if (ret)
 		return ret;
 	if (ra != &qp->uarea[0]) {
 		ra->len = rbytes;
-		ret = virtio_rdma_ring_mr_alloc_pd(dev, qp->pd->pdn, ra->len,
-						   &ra->mem, &ra->mrn,
-						   &ra->lkey);
+		ret = virtio_rdma_ring_mr_alloc(dev, ra->len, qp->pd->pdn,
+						&ra->mem, &ra->mrn, &ra->lkey);
 		if (ret)
 			goto err_free;
 	}
@@ -355,8 +352,8 @@ int virtio_rdma_usrq_rings_create(struct virtio_rdma_dev *dev,
 	    bytes > UQP_MAX_AREA)
 		return -EINVAL;
 	a->len = bytes;
-	ret = virtio_rdma_ring_mr_alloc_pd(dev, srq->pd->pdn, a->len, &a->mem,
-					   &a->mrn, &a->lkey);
+	ret = virtio_rdma_ring_mr_alloc(dev, a->len, srq->pd->pdn, &a->mem,
+					&a->mrn, &a->lkey);
 	if (ret)
 		return ret;
 	/* vmalloc_user() zeroes: the driver's half of the record is 0. */

@@ -12,7 +12,6 @@
 
 #include <endian.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,7 +221,5 @@ int main(void)
 	test_bad_desc();
 	test_poll();
 	test_poll_ex();
-	printf("1..%d\n", tests);
-	printf("%d passed, %d failed\n", tests - failed, failed);
-	return failed ? 1 : 0;
+	return check_done();
 }

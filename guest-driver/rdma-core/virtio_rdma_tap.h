@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * TAP output of the provider's unit tests (virtio_rdma_test.c,
- * virtio_rdma_cq_ring_test.c, virtio_rdma_qp_ring_test.c): one program
- * each, which includes this once.
+ * virtio_rdma_cq_ring_test.c, virtio_rdma_qp_ring_test.c): one line per
+ * check, the plan and a summary at the end. Each test is one program, so
+ * the counters live here.
  */
-
 #ifndef __VIRTIO_RDMA_TAP_H__
 #define __VIRTIO_RDMA_TAP_H__
 
@@ -29,6 +29,14 @@ static void check(bool ok, const char *fmt, ...)
 	vprintf(fmt, ap);
 	va_end(ap);
 	printf("\n");
+}
+
+/* The plan and the summary; the program's exit status. */
+static int check_done(void)
+{
+	printf("1..%d\n", tests);
+	printf("%d passed, %d failed\n", tests - failed, failed);
+	return failed ? 1 : 0;
 }
 
 #endif /* __VIRTIO_RDMA_TAP_H__ */

@@ -13,7 +13,6 @@
 
 #include <endian.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1102,7 +1101,5 @@ int main(void)
 	test_cq_ex();
 	test_bad_uring();
 	test_srq();
-	printf("1..%d\n", tests);
-	printf("%d passed, %d failed\n", tests - failed, failed);
-	return failed ? 1 : 0;
+	return check_done();
 }

@@ -43,9 +43,10 @@ virtio_net negotiates B's bit 55 (to it VIRTIO_NET_F_GUEST_USO6).
 
 With VUR_DRIVER_LAYOUT=rings (the driver's layout=rings) ib_mad's CQ and
 GSI QP are on rings (ports/1/ring_cqs, ring_qps), and the kernel verbs
-self-test virtio_rdma_kvtest.ko runs on A: a CQ of 4096 CQEs, RC QPs and an
-SRQ of 2048 WRs, 1500 messages in one post with their data checked,
-more than 1024 CQEs held at once, the SRQ limit event, ib_drain_qp(), and
+self-test virtio_rdma_kvtest.ko runs on A: a CQ of 16384 CQEs, RC QPs and
+an SRQ of 16384 WRs (rings beyond one contiguous allocation, in MRs of
+their own), 5000 messages in one post (more than 4096 WRs outstanding) with
+their data checked, more than 1024 CQEs held at once, the SRQ limit event, ib_drain_qp(), and
 a CQ of 16 overrun by 64 SENDs: IB_EVENT_CQ_ERR and IB_EVENT_QP_FATAL once.
 
 Usage: scenario10_virtio_rdma.py PATH/TO/vhost-user-rdma
@@ -174,9 +175,9 @@ else
 fi
 
 # layout=rings: the kernel verbs self-test (virtio_rdma_kvtest.ko, at its
-# load): a CQ of 4096 CQEs, two RC QPs of 2048 WRs, 1500 SENDs in one post
-# with their data checked and more than 1024 CQEs held at once, the same
-# over an SRQ of 2048 with its limit event, ib_drain_qp() of each QP; a
+# load): a CQ of 16384 CQEs, two RC QPs of 16384 WRs, 5000 SENDs in one
+# post with their data checked and more than 1024 CQEs held at once, the
+# same over an SRQ of 16384 with its limit event, ib_drain_qp() of each QP; a
 # CQ of 16 overrun: its CQ error and its QP's fatal error, once each.
 if [ $RC = 1 ]; then
     insmod /lib/modules/$(uname -r)/extra/virtio_rdma_kvtest.ko ibdev=$IA ||

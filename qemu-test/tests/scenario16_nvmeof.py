@@ -35,6 +35,10 @@ runs in the kernels.
   with use_srq=1: its receive WRs go to kernel SRQs of the device (issue
   29: create_srq, post_srq_recv, QPs on an SRQ, their receive completions
   polled by the driver); its log must not say the SRQ was refused.
+- With VUR_DRIVER_LAYOUT=rings (meson's qemu_scenario16_nvmeof_linux72_rings,
+  with use_srq=1) the ULPs' kernel CQs, QPs and SRQs are on rings: the host
+  counts more than ib_mad's while connected, and both guests only ib_mad's
+  QP and no SRQ once the ULPs are unloaded.
 - Neither kernel log has a WARNING, BUG or call trace; neither device
   completed a WR in error or answered a request with a NAK, and both
   flushed WRs (the drains).
@@ -63,6 +67,15 @@ MACS = ['02:00:00:00:10:01', '02:00:00:00:10:02']
 NVMET_SRQ = os.environ.get('VUR_NVMET_SRQ') == '1'
 
 COMMON = r'''
+# rings_freed: layout=rings, the ULPs gone: ib_mad's QP left, no SRQ (the
+# sysfs counters count live objects). Not CQs: ib_core's CQ pool, which
+# the ULPs used, keeps its CQs until the device goes.
+rings_freed() {
+    [ "$(cat /sys/module/virtio_rdma/parameters/layout)" = rings ] || return 0
+    P=$(echo /sys/class/infiniband/*/ports/1)
+    vur_expect ring_qps_freed 1 "$(cat $P/ring_qps)"
+    vur_expect ring_srqs_freed 0 "$(cat $P/ring_srqs)"
+}
 device_setup @MAC@ @ADDR@
 vur_ping ping_peer @PEER@ 60
 '''
@@ -82,6 +95,7 @@ vur_step host_done
 # What the host wrote, as the RAM disk holds it.
 nvmf_ramdisk_md5
 nvmf_unexport @NQN@ 1
+rings_freed
 '''
 
 HOST = r'''
@@ -103,6 +117,7 @@ if [ -e /dev/nvme0n1 ]; then
     nvmf_write_pattern
     nvmf_disconnect
     run unload_nvme_rdma rmmod nvme_rdma
+    rings_freed
 fi
 vur_step host_done
 '''
