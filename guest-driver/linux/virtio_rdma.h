@@ -12,6 +12,7 @@
 #define VIRTIO_RDMA_H
 
 #include <linux/completion.h>
+#include <linux/log2.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
@@ -531,6 +532,22 @@ int virtio_rdma_cq_rings_poll(struct virtio_rdma_cq_res *cq, int ne,
 bool virtio_rdma_cq_rings_pending(struct virtio_rdma_cq_res *cq);
 int virtio_rdma_cq_rings_arm(struct virtio_rdma_cq_res *cq,
 			     enum ib_cq_notify_flags f);
+
+/*
+ * A ring's entries (spec "Rings and Records"): a request and its s/g list
+ * at a power-of-two stride of 64 to 4096 bytes, so that none crosses a
+ * page.
+ */
+#define VIRTIO_RDMA_RING_MAX_LOG_STRIDE	12
+#define VIRTIO_RDMA_SQ_ENTRY(sge)	(sizeof(struct virtio_rdma_sq_req) + \
+					 (size_t)(sge) * sizeof(struct virtio_rdma_sge))
+#define VIRTIO_RDMA_RQ_ENTRY(sge)	(sizeof(struct virtio_rdma_rq_req) + \
+					 (size_t)(sge) * sizeof(struct virtio_rdma_sge))
+
+static inline u8 virtio_rdma_ring_log_stride(size_t entry)
+{
+	return max_t(u8, 6, order_base_2(entry));
+}
 
 /* virtio_rdma_ring_mr.c */
 size_t virtio_rdma_ring_mem_max(void);

@@ -31,12 +31,6 @@
 #include "virtio_rdma.h"
 
 #define REC_BYTES	128
-#define MIN_LOG_STRIDE	6
-#define MAX_LOG_STRIDE	12	/* an entry never crosses a 4 KiB page */
-#define SQ_ENTRY(sge)	(sizeof(struct virtio_rdma_sq_req) + \
-			 (size_t)(sge) * sizeof(struct virtio_rdma_sge))
-#define RQ_ENTRY(sge)	(sizeof(struct virtio_rdma_rq_req) + \
-			 (size_t)(sge) * sizeof(struct virtio_rdma_sge))
 
 /*
  * A consumer that polled a completion and posts at once into the room it
@@ -49,17 +43,12 @@
 static_assert(sizeof(struct virtio_rdma_qp_rec) == REC_BYTES);
 static_assert(sizeof(struct virtio_rdma_srq_rec) == REC_BYTES);
 
-static u8 entry_log_stride(size_t entry)
-{
-	return max_t(u8, MIN_LOG_STRIDE, order_base_2(entry));
-}
-
 /* The most WRs a kernel ring of @entry bytes per WR holds; 0 if none. */
 u32 virtio_rdma_rings_max_wr(struct virtio_rdma_dev *dev, u32 entry)
 {
-	u8 log_stride = entry_log_stride(entry);
+	u8 log_stride = virtio_rdma_ring_log_stride(entry);
 
-	if (!dev->rings.on || log_stride > MAX_LOG_STRIDE)
+	if (!dev->rings.on || log_stride > VIRTIO_RDMA_RING_MAX_LOG_STRIDE)
 		return 0;
 	return min_t(u32, rounddown_pow_of_two(dev->rings.max_ring_wr),
 		     virtio_rdma_ring_mem_max() >> log_stride);
@@ -71,15 +60,15 @@ u32 virtio_rdma_qp_rings_max_wr(struct virtio_rdma_dev *dev)
 	const struct virtio_rdma_ack_query_device *a = &dev->attr;
 
 	return min(virtio_rdma_rings_max_wr(dev,
-					    SQ_ENTRY(le32_to_cpu(a->max_send_sge))),
+					    VIRTIO_RDMA_SQ_ENTRY(le32_to_cpu(a->max_send_sge))),
 		   virtio_rdma_rings_max_wr(dev,
-					    RQ_ENTRY(le32_to_cpu(a->max_recv_sge))));
+					    VIRTIO_RDMA_RQ_ENTRY(le32_to_cpu(a->max_recv_sge))));
 }
 
 u32 virtio_rdma_srq_rings_max_wr(struct virtio_rdma_dev *dev)
 {
 	return virtio_rdma_rings_max_wr(dev,
-					RQ_ENTRY(le32_to_cpu(dev->attr.max_srq_sge)));
+					VIRTIO_RDMA_RQ_ENTRY(le32_to_cpu(dev->attr.max_srq_sge)));
 }
 
 /* A ring of @wr entries of @entry bytes in PD @pd (DMA MR @lkey). */
@@ -89,8 +78,8 @@ static int kring_alloc(struct virtio_rdma_dev *dev, struct virtio_rdma_kring *r,
 {
 	memset(r, 0, sizeof(*r));
 	r->size = roundup_pow_of_two(max(wr, 1u));
-	r->log_stride = entry_log_stride(entry);
-	if (r->log_stride > MAX_LOG_STRIDE ||
+	r->log_stride = virtio_rdma_ring_log_stride(entry);
+	if (r->log_stride > VIRTIO_RDMA_RING_MAX_LOG_STRIDE ||
 	    ((size_t)r->size << r->log_stride) > virtio_rdma_ring_mem_max())
 		return -EINVAL;
 	return virtio_rdma_ring_mem_alloc(dev, &r->mem,
@@ -230,10 +219,10 @@ int virtio_rdma_qp_rings_create(struct virtio_rdma_dev *dev,
 
 	c.qp.flags |= VIRTIO_RDMA_QP_F_RINGS;
 	ret = kring_alloc(dev, &qp->rsq, cap->max_send_wr,
-			  SQ_ENTRY(cap->max_send_sge), qp->pd, lkey);
+			  VIRTIO_RDMA_SQ_ENTRY(cap->max_send_sge), qp->pd, lkey);
 	if (!ret && !qp->srq)	/* on an SRQ: a receive ring of zeroes */
 		ret = kring_alloc(dev, &qp->rrq, cap->max_recv_wr,
-				  RQ_ENTRY(cap->max_recv_sge), qp->pd, lkey);
+				  VIRTIO_RDMA_RQ_ENTRY(cap->max_recv_sge), qp->pd, lkey);
 	if (ret)
 		goto err_free;
 	/* ROCE-DRV-RING-5: the driver's half zero before the create. */
@@ -435,7 +424,7 @@ int virtio_rdma_srq_rings_create(struct virtio_rdma_dev *dev,
 	int ret;
 
 	ret = kring_alloc(dev, &srq->ring, attr->max_wr,
-			  RQ_ENTRY(attr->max_sge), srq->pd, lkey);
+			  VIRTIO_RDMA_RQ_ENTRY(attr->max_sge), srq->pd, lkey);
 	if (ret)
 		goto err_free;
 	srq->rec = kzalloc(REC_BYTES, GFP_KERNEL);

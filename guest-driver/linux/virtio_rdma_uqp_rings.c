@@ -24,13 +24,6 @@
 
 #include "virtio_rdma.h"
 
-#define UQP_MIN_LOG_STRIDE	6
-#define UQP_MAX_LOG_STRIDE	12	/* an entry never crosses a 4 KiB page */
-#define UQP_SQ_ENTRY(sge)	(sizeof(struct virtio_rdma_sq_req) + \
-				 (size_t)(sge) * sizeof(struct virtio_rdma_sge))
-#define UQP_RQ_ENTRY(sge)	(sizeof(struct virtio_rdma_rq_req) + \
-				 (size_t)(sge) * sizeof(struct virtio_rdma_sge))
-#define UQP_REC_BYTES		128
 
 /*
  * One area is one MR, at most virtio_rdma_ring_mem_max() (32 MiB). A send
@@ -39,17 +32,12 @@
  */
 #define UQP_MAX_AREA	virtio_rdma_ring_mem_max()
 
-static u8 uqp_log_stride(size_t entry)
-{
-	return max_t(u8, UQP_MIN_LOG_STRIDE, order_base_2(entry));
-}
-
 /* The most WRs a ring of @entry bytes per WR holds in an area of @room. */
 static u32 uqp_max_wr(struct virtio_rdma_dev *dev, size_t entry, size_t room)
 {
-	u8 ls = uqp_log_stride(entry);
+	u8 ls = virtio_rdma_ring_log_stride(entry);
 
-	if (!dev->rings.on || ls > UQP_MAX_LOG_STRIDE)
+	if (!dev->rings.on || ls > VIRTIO_RDMA_RING_MAX_LOG_STRIDE)
 		return 0;
 	return min_t(u32, rounddown_pow_of_two(dev->rings.max_ring_wr),
 		     rounddown_pow_of_two(room >> ls));
@@ -67,7 +55,7 @@ static u32 uqp_rq_size(struct virtio_rdma_dev *dev, u32 wr, u32 sge)
 {
 	u32 want = roundup_pow_of_two(max(wr, 1u)) * 2;
 
-	return min(want, uqp_max_wr(dev, UQP_RQ_ENTRY(sge),
+	return min(want, uqp_max_wr(dev, VIRTIO_RDMA_RQ_ENTRY(sge),
 				    UQP_MAX_AREA - PAGE_SIZE));
 }
 
@@ -76,9 +64,9 @@ u32 virtio_rdma_uqp_rings_max_wr(struct virtio_rdma_dev *dev)
 {
 	const struct virtio_rdma_ack_query_device *a = &dev->attr;
 
-	return min(uqp_max_wr(dev, UQP_SQ_ENTRY(le32_to_cpu(a->max_send_sge)),
+	return min(uqp_max_wr(dev, VIRTIO_RDMA_SQ_ENTRY(le32_to_cpu(a->max_send_sge)),
 			      UQP_MAX_AREA),
-		   uqp_max_wr(dev, UQP_RQ_ENTRY(le32_to_cpu(a->max_recv_sge)),
+		   uqp_max_wr(dev, VIRTIO_RDMA_RQ_ENTRY(le32_to_cpu(a->max_recv_sge)),
 			      UQP_MAX_AREA - PAGE_SIZE));
 }
 
@@ -187,8 +175,8 @@ int virtio_rdma_uqp_rings_create(struct virtio_rdma_dev *dev,
 {
 	struct virtio_rdma_rings *r = &dev->rings;
 	struct virtio_rdma_cmd_create_qp_rings c = { .qp = *cmd };
-	u8 sls = uqp_log_stride(UQP_SQ_ENTRY(cap->max_send_sge));
-	u8 rls = uqp_log_stride(UQP_RQ_ENTRY(cap->max_recv_sge));
+	u8 sls = virtio_rdma_ring_log_stride(VIRTIO_RDMA_SQ_ENTRY(cap->max_send_sge));
+	u8 rls = virtio_rdma_ring_log_stride(VIRTIO_RDMA_RQ_ENTRY(cap->max_recv_sge));
 	u32 ssize = roundup_pow_of_two(max(cap->max_send_wr, 1u));
 	u32 rsize = qp->srq ? 0 : uqp_rq_size(dev, cap->max_recv_wr,
 					      cap->max_recv_sge);
@@ -198,7 +186,7 @@ int virtio_rdma_uqp_rings_create(struct virtio_rdma_dev *dev,
 	size_t roff = sbytes;
 	int ret;
 
-	if (sls > UQP_MAX_LOG_STRIDE || rls > UQP_MAX_LOG_STRIDE ||
+	if (sls > VIRTIO_RDMA_RING_MAX_LOG_STRIDE || rls > VIRTIO_RDMA_RING_MAX_LOG_STRIDE ||
 	    ssize > r->max_ring_wr || rsize > r->max_ring_wr ||
 	    sbytes > UQP_MAX_AREA || rbytes > UQP_MAX_AREA)
 		return -EINVAL;
@@ -247,7 +235,7 @@ static void uqp_ring_resp(const struct virtio_rdma_uarea *a, u64 mmap,
 	w->len = a->len;
 	w->off = off;
 	w->size = size;
-	w->stride = size ? 1u << uqp_log_stride(entry) : 0;
+	w->stride = size ? 1u << virtio_rdma_ring_log_stride(entry) : 0;
 }
 
 /* The areas' mappings, each holding the QP until it is gone. */
@@ -278,13 +266,13 @@ int virtio_rdma_uqp_rings_publish(struct virtio_rdma_qp_res *qp,
 	}
 	uqp_ring_resp(&qp->uarea[0], off[0], 0,
 		      roundup_pow_of_two(max(cap->max_send_wr, 1u)),
-		      UQP_SQ_ENTRY(cap->max_send_sge), &resp->rsq);
+		      VIRTIO_RDMA_SQ_ENTRY(cap->max_send_sge), &resp->rsq);
 	i = qp->uarea[1].mem ? 1 : 0;
 	roff = i ? 0 : PAGE_ALIGN((size_t)resp->rsq.size * resp->rsq.stride);
 	uqp_ring_resp(&qp->uarea[i], off[i], roff,
 		      qp->srq ? 0 : uqp_rq_size(qp->dev, cap->max_recv_wr,
 						 cap->max_recv_sge),
-		      UQP_RQ_ENTRY(cap->max_recv_sge), &resp->rrq);
+		      VIRTIO_RDMA_RQ_ENTRY(cap->max_recv_sge), &resp->rrq);
 	uqp_ring_resp(&qp->uarea[i], off[i],
 		      (void *)qp->urec - qp->uarea[i].mem, 0, 0, &resp->rec);
 	resp->flags |= VIRTIO_RDMA_QP_RESP_RINGS;
@@ -311,7 +299,7 @@ int virtio_rdma_uqp_rings_doorbell(struct virtio_rdma_qp_res *qp, bool has_wr)
 u32 virtio_rdma_usrq_rings_max_wr(struct virtio_rdma_dev *dev)
 {
 	return uqp_max_wr(dev,
-			  UQP_RQ_ENTRY(le32_to_cpu(dev->attr.max_srq_sge)),
+			  VIRTIO_RDMA_RQ_ENTRY(le32_to_cpu(dev->attr.max_srq_sge)),
 			  UQP_MAX_AREA - PAGE_SIZE);
 }
 
@@ -342,13 +330,13 @@ int virtio_rdma_usrq_rings_create(struct virtio_rdma_dev *dev,
 			.flags = cpu_to_le32(VIRTIO_RDMA_SRQ_F_RINGS),
 		},
 	};
-	u8 ls = uqp_log_stride(UQP_RQ_ENTRY(attr->max_sge));
+	u8 ls = virtio_rdma_ring_log_stride(VIRTIO_RDMA_RQ_ENTRY(attr->max_sge));
 	u32 size = uqp_rq_size(dev, attr->max_wr, attr->max_sge);
 	size_t bytes = PAGE_ALIGN((size_t)size << ls) + PAGE_SIZE;
 	struct virtio_rdma_uarea *a = &srq->uarea;
 	int ret;
 
-	if (ls > UQP_MAX_LOG_STRIDE || size > r->max_ring_wr ||
+	if (ls > VIRTIO_RDMA_RING_MAX_LOG_STRIDE || size > r->max_ring_wr ||
 	    bytes > UQP_MAX_AREA)
 		return -EINVAL;
 	a->len = bytes;
@@ -387,7 +375,7 @@ int virtio_rdma_usrq_rings_publish(struct virtio_rdma_srq_res *srq,
 		return ret;
 	uqp_ring_resp(&srq->uarea, off, 0,
 		      uqp_rq_size(srq->dev, srq->max_wr, srq->max_sge),
-		      UQP_RQ_ENTRY(srq->max_sge), &resp->ring);
+		      VIRTIO_RDMA_RQ_ENTRY(srq->max_sge), &resp->ring);
 	uqp_ring_resp(&srq->uarea, off,
 		      (void *)srq->urec - srq->uarea.mem, 0, 0, &resp->rec);
 	resp->flags |= VIRTIO_RDMA_SRQ_RESP_RINGS;
