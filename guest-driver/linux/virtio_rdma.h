@@ -12,6 +12,7 @@
 #define VIRTIO_RDMA_H
 
 #include <linux/completion.h>
+#include <linux/log2.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
@@ -120,6 +121,7 @@ struct virtio_rdma_rings {
 	u32 live_cqs;			/* under dev->res_lock: CQs on rings */
 	u32 live_qps;			/* under dev->res_lock: QPs on rings */
 	u32 live_srqs;			/* under dev->res_lock: SRQs on rings */
+	atomic64_t user_doorbells;	/* processes' doorbell commands */
 	struct virtio_rdma_event **ev;	/* K arrays of event buffers */
 	struct virtio_rdma_cq_res **cqs;	/* under dev->cq_lock */
 	struct virtio_rdma_qp_res **qps;	/* under dev->qp_lock */
@@ -290,6 +292,17 @@ struct virtio_rdma_kring {
 };
 
 /*
+ * A ring area of a process's QP or SRQ (virtio_rdma_uqp_rings.c): vmalloc_user()
+ * memory, registered as an MR of the object's PD, mapped whole by the process.
+ */
+struct virtio_rdma_uarea {
+	void *mem;			/* NULL: none */
+	size_t len;			/* page aligned */
+	u32 mrn;
+	u32 lkey;
+};
+
+/*
  * A shared receive queue: the receive virtqueue of its number, posted by a
  * process or by the driver (kernel SRQ). Its WRs are used in the order
  * their messages complete, not in the order they were posted, so a slot is
@@ -315,6 +328,9 @@ struct virtio_rdma_srq_res {
 	/* A kernel SRQ on rings: rec non-NULL, ring under rq.k.lock. */
 	struct virtio_rdma_srq_rec *rec;
 	struct virtio_rdma_kring ring;
+	/* A process's SRQ on rings: urec non-NULL, at the end of uarea. */
+	struct virtio_rdma_srq_rec *urec;
+	struct virtio_rdma_uarea uarea;
 	struct virtio_rdma_zombie zombie;
 };
 
@@ -341,6 +357,12 @@ struct virtio_rdma_qp_res {
 	struct virtio_rdma_kring rsq;
 	struct virtio_rdma_kring rrq;	/* base NULL on an SRQ */
 	u16 dbq;
+	/*
+	 * A process's QP on rings: urec non-NULL, in uarea[1] after the
+	 * receive entries; uarea[0] the send entries.
+	 */
+	struct virtio_rdma_qp_rec *urec;
+	struct virtio_rdma_uarea uarea[2];
 	struct virtio_rdma_zombie zombie;
 };
 
@@ -511,6 +533,22 @@ bool virtio_rdma_cq_rings_pending(struct virtio_rdma_cq_res *cq);
 int virtio_rdma_cq_rings_arm(struct virtio_rdma_cq_res *cq,
 			     enum ib_cq_notify_flags f);
 
+/*
+ * A ring's entries (spec "Rings and Records"): a request and its s/g list
+ * at a power-of-two stride of 64 to 4096 bytes, so that none crosses a
+ * page.
+ */
+#define VIRTIO_RDMA_RING_MAX_LOG_STRIDE	12
+#define VIRTIO_RDMA_SQ_ENTRY(sge)	(sizeof(struct virtio_rdma_sq_req) + \
+					 (size_t)(sge) * sizeof(struct virtio_rdma_sge))
+#define VIRTIO_RDMA_RQ_ENTRY(sge)	(sizeof(struct virtio_rdma_rq_req) + \
+					 (size_t)(sge) * sizeof(struct virtio_rdma_sge))
+
+static inline u8 virtio_rdma_ring_log_stride(size_t entry)
+{
+	return max_t(u8, 6, order_base_2(entry));
+}
+
 /* virtio_rdma_ring_mr.c */
 size_t virtio_rdma_ring_mem_max(void);
 int virtio_rdma_ring_mr_alloc(struct virtio_rdma_dev *dev, size_t len,
@@ -523,13 +561,44 @@ void virtio_rdma_ring_mem_free(struct virtio_rdma_dev *dev,
 			       struct virtio_rdma_ring_mem *m);
 
 /* virtio_rdma_ucq_rings.c */
-int virtio_rdma_ucq_rings_wanted(struct virtio_rdma_dev *dev,
-				 struct ib_udata *udata);
 int virtio_rdma_ucq_rings_publish(struct virtio_rdma_cq_res *cq,
 				  struct ib_ucontext *uctx,
 				  void (*release)(struct kref *ref),
 				  struct virtio_rdma_create_cq_resp *resp);
+/* virtio_rdma_uqp_rings.c */
+u32 virtio_rdma_uqp_rings_max_wr(struct virtio_rdma_dev *dev);
+int virtio_rdma_urings_wanted(struct virtio_rdma_dev *dev,
+			      struct ib_udata *udata, u32 flag);
+int virtio_rdma_uqp_rings_create(struct virtio_rdma_dev *dev,
+				 struct virtio_rdma_qp_res *qp,
+				 const struct virtio_rdma_cmd_create_qp *cmd,
+				 const struct ib_qp_cap *cap);
+void virtio_rdma_uqp_rings_free(struct virtio_rdma_qp_res *qp);
+int virtio_rdma_uqp_rings_publish(struct virtio_rdma_qp_res *qp,
+				  struct ib_ucontext *uctx,
+				  const struct ib_qp_cap *cap,
+				  void (*release)(struct kref *ref),
+				  struct virtio_rdma_create_qp_resp *resp);
+int virtio_rdma_uqp_rings_doorbell(struct virtio_rdma_qp_res *qp, bool has_wr);
+u32 virtio_rdma_usrq_rings_max_wr(struct virtio_rdma_dev *dev);
+int virtio_rdma_usrq_rings_create(struct virtio_rdma_dev *dev,
+				  struct virtio_rdma_srq_res *srq,
+				  const struct ib_srq_attr *attr);
+void virtio_rdma_usrq_rings_free(struct virtio_rdma_srq_res *srq);
+int virtio_rdma_usrq_rings_publish(struct virtio_rdma_srq_res *srq,
+				   struct ib_ucontext *uctx,
+				   void (*release)(struct kref *ref),
+				   struct virtio_rdma_create_srq_resp *resp);
+
+/* The record of an SRQ on rings, a kernel consumer's or a process's. */
+static inline struct virtio_rdma_srq_rec *
+virtio_rdma_srq_rec(struct virtio_rdma_srq_res *srq)
+{
+	return srq->rec ? srq->rec : srq->urec;
+}
+
 /* virtio_rdma_qp_rings.c */
+bool virtio_rdma_ring_number_ok(struct virtio_rdma_dev *dev, u32 n, bool gsi);
 u32 virtio_rdma_rings_max_wr(struct virtio_rdma_dev *dev, u32 entry);
 u32 virtio_rdma_qp_rings_max_wr(struct virtio_rdma_dev *dev);
 u32 virtio_rdma_srq_rings_max_wr(struct virtio_rdma_dev *dev);

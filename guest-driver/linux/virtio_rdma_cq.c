@@ -217,7 +217,9 @@ int virtio_rdma_create_cq(struct ib_cq *ibcq,
 	 * With the rings layout on, every kernel CQ goes on rings, and a
 	 * process's when its provider asks (virtio_rdma_ucq_rings.c).
 	 */
-	ret = udata ? virtio_rdma_ucq_rings_wanted(dev, udata) : dev->rings.on;
+	ret = udata ? virtio_rdma_urings_wanted(dev, udata,
+						VIRTIO_RDMA_CREATE_CQ_RINGS) :
+		      dev->rings.on;
 	if (ret < 0)
 		return ret;
 	if (ret)

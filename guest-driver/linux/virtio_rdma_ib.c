@@ -112,9 +112,11 @@ int virtio_rdma_dev_attr_init(struct virtio_rdma_dev *dev)
  * With the rings layout on, kernel consumers' CQs, QPs and SRQs go on
  * rings (virtio_rdma_cq_rings.c, virtio_rdma_qp_rings.c): the limits are
  * the rings', as far as one allocation of contiguous pages holds a ring.
- * ib_core keeps one set of attributes for the kernel and for processes,
- * so processes read these too, while their objects stay on virtqueues
- * and are refused beyond a virtqueue's size (README.md).
+ * ib_core keeps one set of attributes for the kernel and for processes:
+ * max_qp_wr is the smaller of what a kernel QP and a process's QP on
+ * rings (virtio_rdma_uqp_rings.c) take. A process whose provider does not
+ * ask for rings still gets virtqueues, refused beyond a virtqueue's size
+ * (README.md).
  */
 static void query_device_rings(struct virtio_rdma_dev *dev,
 			       struct ib_device_attr *attr)
@@ -122,12 +124,14 @@ static void query_device_rings(struct virtio_rdma_dev *dev,
 	struct virtio_rdma_rings *r = &dev->rings;
 
 	attr->max_qp = dev->max_rdma_qps + r->max_ring_qp;
-	attr->max_qp_wr = virtio_rdma_qp_rings_max_wr(dev);
+	attr->max_qp_wr = min(virtio_rdma_qp_rings_max_wr(dev),
+			      virtio_rdma_uqp_rings_max_wr(dev));
 	attr->max_cq = dev->max_rdma_cqs + r->max_ring_cq;
 	attr->max_cqe = virtio_rdma_cq_rings_max_cqe(dev);
 	if (virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_SRQ)) {
 		attr->max_srq += r->max_ring_qp;
-		attr->max_srq_wr = virtio_rdma_srq_rings_max_wr(dev);
+		attr->max_srq_wr = min(virtio_rdma_srq_rings_max_wr(dev),
+				       virtio_rdma_usrq_rings_max_wr(dev));
 	}
 }
 
@@ -577,6 +581,12 @@ int virtio_rdma_ib_register(struct virtio_rdma_dev *dev)
 	 * the driver asks for it.
 	 */
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
+	/*
+	 * A process's QP on rings asks for its doorbell with POST_SEND or
+	 * POST_RECV of no WR (virtio_rdma_uqp_rings.c), as rxe's provider.
+	 */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV);
 
 	ret = ib_device_set_netdev(ibdev, dev->netdev, VIRTIO_NET_ROCE_PORT_NUM);
 	if (ret)

@@ -422,6 +422,10 @@ int virtio_rdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		*bad_wr = wr;
 		return -EIO;
 	}
+	if (qp->urec || !qp->kernel) {
+		*bad_wr = wr;
+		return virtio_rdma_uqp_rings_doorbell(qp, wr);
+	}
 	if (qp->rec)
 		return virtio_rdma_qp_rings_post_send(qp, wr, bad_wr);
 	spin_lock_irqsave(&sq->k.lock, flags);
@@ -470,6 +474,10 @@ int virtio_rdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	if (kq_dead(qp->dev)) {
 		*bad_wr = wr;
 		return -EIO;
+	}
+	if (qp->urec || !qp->kernel) {
+		*bad_wr = wr;
+		return virtio_rdma_uqp_rings_doorbell(qp, wr);
 	}
 	if (qp->rec)
 		return virtio_rdma_qp_rings_post_recv(qp, wr, bad_wr);
@@ -549,6 +557,11 @@ int virtio_rdma_post_srq_recv(struct ib_srq *ibsrq,
 
 	if (srq->rec)
 		return virtio_rdma_srq_rings_post_recv(srq, wr, bad_wr);
+	/* A process's SRQ on rings: its WRs belong in its ring. */
+	if (srq->urec) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 	vr = kq_vring(u);
 	spin_lock_irqsave(&u->k.lock, flags);
 	old = u->k.avail_idx;

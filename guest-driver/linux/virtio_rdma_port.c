@@ -326,7 +326,7 @@ static ssize_t ring_cqs_show(struct ib_device *ibdev, u32 port_num,
 	return sysfs_emit(buf, "%u\n", READ_ONCE(dev->rings.live_cqs));
 }
 
-/* Live kernel QPs (ib_mad's GSI QP included) and SRQs on rings. */
+/* Live QPs (ib_mad's GSI QP included) and SRQs on rings. */
 static ssize_t ring_qps_show(struct ib_device *ibdev, u32 port_num,
 			     struct ib_port_attribute *attr, char *buf)
 {
@@ -343,6 +343,21 @@ static ssize_t ring_srqs_show(struct ib_device *ibdev, u32 port_num,
 	return sysfs_emit(buf, "%u\n", READ_ONCE(dev->rings.live_srqs));
 }
 
+/*
+ * Doorbell commands of processes' QPs on rings (POST_SEND or POST_RECV of
+ * no WR): one system call each, what posting to an idle QP costs.
+ */
+static ssize_t ring_user_doorbells_show(struct ib_device *ibdev,
+					u32 port_num,
+					struct ib_port_attribute *attr,
+					char *buf)
+{
+	struct virtio_rdma_dev *dev = to_vdev_rdma(ibdev);
+
+	return sysfs_emit(buf, "%llu\n",
+			  (u64)atomic64_read(&dev->rings.user_doorbells));
+}
+
 static IB_PORT_ATTR_RO(effective_speed);
 static IB_PORT_ATTR_RO(speed_change_events);
 static IB_PORT_ATTR_RO(speed_flags);
@@ -350,6 +365,7 @@ static IB_PORT_ATTR_RO(port_state_events);
 static IB_PORT_ATTR_RO(ring_cqs);
 static IB_PORT_ATTR_RO(ring_qps);
 static IB_PORT_ATTR_RO(ring_srqs);
+static IB_PORT_ATTR_RO(ring_user_doorbells);
 
 static struct attribute *virtio_rdma_port_attrs[] = {
 	&ib_port_attr_effective_speed.attr,
@@ -359,6 +375,7 @@ static struct attribute *virtio_rdma_port_attrs[] = {
 	&ib_port_attr_ring_cqs.attr,
 	&ib_port_attr_ring_qps.attr,
 	&ib_port_attr_ring_srqs.attr,
+	&ib_port_attr_ring_user_doorbells.attr,
 	NULL,
 };
 

@@ -150,6 +150,7 @@ static void qp_free(struct virtio_rdma_qp_res *qp)
 	virtio_rdma_uq_free(&qp->sq);
 	virtio_rdma_uq_free(&qp->rq);
 	virtio_rdma_qp_rings_free(qp);
+	virtio_rdma_uqp_rings_free(qp);
 	virtio_rdma_cq_put(qp->scq);
 	virtio_rdma_cq_put(qp->rcq);
 	if (qp->srq)
@@ -183,7 +184,7 @@ static void qp_release(struct kref *ref)
 		ret = virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_DESTROY_QP,
 					   &cmd, sizeof(cmd), NULL, 0);
 	/* ring_qps counts live QPs: a zombie is none, as for ring_cqs. */
-	if (qp->rec)
+	if (qp->rec || qp->urec)
 		WRITE_ONCE(dev->rings.live_qps, dev->rings.live_qps - 1);
 	if (virtio_rdma_cmd_lost(ret)) {
 		mutex_unlock(&dev->res_lock);
@@ -195,7 +196,7 @@ static void qp_release(struct kref *ref)
 	if (ret)
 		dev_warn(&dev->vdev->dev, "QP %u: DESTROY_QP %d\n", qp->qpn, ret);
 	/* On rings the device no longer reads them (ROCE-DEV-RING-20). */
-	if (!qp->rec) {
+	if (!qp->rec && !qp->urec) {
 		virtio_rdma_uq_reset(&qp->sq);
 		if (qp->rq.vq)		/* not on an SRQ */
 			virtio_rdma_uq_reset(&qp->rq);
@@ -284,12 +285,10 @@ static void qp_kernel_init(struct virtio_rdma_qp_res *qp,
 				    cap->max_recv_sge, 0);
 }
 
-/* @rings: a kernel QP on rings, whose limits are the rings' (qp_rings.c). */
+/* @num: the most WRs of a queue (a kernel QP's or a process's on rings). */
 static int qp_check_init(struct virtio_rdma_dev *dev, struct ib_pd *pd,
-			 struct ib_qp_init_attr *init, u8 *type, bool rings)
+			 struct ib_qp_init_attr *init, u8 *type, u32 num)
 {
-	u32 num = rings ? virtio_rdma_qp_rings_max_wr(dev) :
-		  virtqueue_get_vring_size(dev->vqs[virtio_rdma_sq_vq(dev, 0)]);
 	const struct ib_qp_cap *cap = &init->cap;
 	int ret;
 
@@ -326,19 +325,36 @@ int virtio_rdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct virtio_rdma_qp_res *qp;
 	/* With the rings layout on, every kernel QP goes on rings. */
 	bool rings = !udata && dev->rings.on;
+	/* A process's, if its provider asks (virtio_rdma_uqp_rings.c). */
+	bool urings = false;
+	u32 num;
 	u8 type;
 	int ret;
 
 	/* The slot scheme needs the ring layout user_rings checked. */
 	if (!dev->user_rings)
 		return -EOPNOTSUPP;
+	if (udata) {
+		ret = virtio_rdma_urings_wanted(dev, udata,
+						VIRTIO_RDMA_CREATE_QP_RINGS);
+		if (ret < 0)
+			return ret;
+		/* On an SRQ, as that SRQ (a virtqueue one: older provider). */
+		urings = ret && (!init->srq || to_vsrq(init->srq)->res->urec);
+	}
 	/* A kernel QP rings through virtio_ring's notify: no page needed. */
-	if (udata && !dev->user_doorbells) {
+	if (udata && !urings && !dev->user_doorbells) {
 		dev_info_once(&dev->vdev->dev,
 			      "user QP refused: no doorbell page per virtqueue (page-per-vq)\n");
 		return -EOPNOTSUPP;
 	}
-	ret = qp_check_init(dev, ibqp->pd, init, &type, rings);
+	if (urings)
+		num = virtio_rdma_uqp_rings_max_wr(dev);
+	else if (rings)
+		num = virtio_rdma_qp_rings_max_wr(dev);
+	else
+		num = virtqueue_get_vring_size(dev->vqs[virtio_rdma_sq_vq(dev, 0)]);
+	ret = qp_check_init(dev, ibqp->pd, init, &type, num);
 	if (ret)
 		return ret;
 
@@ -367,6 +383,8 @@ int virtio_rdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (rings)
 		ret = virtio_rdma_qp_rings_create(dev, qp, &cmd, &init->cap,
 						  ibqp->pd->local_dma_lkey);
+	else if (urings)
+		ret = virtio_rdma_uqp_rings_create(dev, qp, &cmd, &init->cap);
 	else
 		ret = qp_create(dev, qp, &cmd, &init->cap);
 	if (ret) {
@@ -397,6 +415,11 @@ int virtio_rdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	uctx = rdma_udata_to_drv_context(udata, struct virtio_rdma_ucontext,
 					 ibuc);
+	if (urings) {
+		ret = virtio_rdma_uqp_rings_publish(qp, &uctx->ibuc, &init->cap,
+						    qp_release, &resp);
+		goto out_resp;
+	}
 	ret = virtio_rdma_uq_publish(dev, &uctx->ibuc, &qp->sq, true, &qp->ref,
 				     qp_release, &resp.sq);
 	if (ret)
@@ -405,6 +428,7 @@ int virtio_rdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (!qp->srq)
 		ret = virtio_rdma_uq_publish(dev, &uctx->ibuc, &qp->rq, true,
 					     &qp->ref, qp_release, &resp.rq);
+out_resp:
 	if (ret)
 		goto err_destroy;
 	resp.qpn = qp->qpn;

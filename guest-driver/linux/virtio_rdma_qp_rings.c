@@ -31,12 +31,6 @@
 #include "virtio_rdma.h"
 
 #define REC_BYTES	128
-#define MIN_LOG_STRIDE	6
-#define MAX_LOG_STRIDE	12	/* an entry never crosses a 4 KiB page */
-#define SQ_ENTRY(sge)	(sizeof(struct virtio_rdma_sq_req) + \
-			 (size_t)(sge) * sizeof(struct virtio_rdma_sge))
-#define RQ_ENTRY(sge)	(sizeof(struct virtio_rdma_rq_req) + \
-			 (size_t)(sge) * sizeof(struct virtio_rdma_sge))
 
 /*
  * A consumer that polled a completion and posts at once into the room it
@@ -49,17 +43,12 @@
 static_assert(sizeof(struct virtio_rdma_qp_rec) == REC_BYTES);
 static_assert(sizeof(struct virtio_rdma_srq_rec) == REC_BYTES);
 
-static u8 entry_log_stride(size_t entry)
-{
-	return max_t(u8, MIN_LOG_STRIDE, order_base_2(entry));
-}
-
 /* The most WRs a kernel ring of @entry bytes per WR holds; 0 if none. */
 u32 virtio_rdma_rings_max_wr(struct virtio_rdma_dev *dev, u32 entry)
 {
-	u8 log_stride = entry_log_stride(entry);
+	u8 log_stride = virtio_rdma_ring_log_stride(entry);
 
-	if (!dev->rings.on || log_stride > MAX_LOG_STRIDE)
+	if (!dev->rings.on || log_stride > VIRTIO_RDMA_RING_MAX_LOG_STRIDE)
 		return 0;
 	return min_t(u32, rounddown_pow_of_two(dev->rings.max_ring_wr),
 		     virtio_rdma_ring_mem_max() >> log_stride);
@@ -71,15 +60,15 @@ u32 virtio_rdma_qp_rings_max_wr(struct virtio_rdma_dev *dev)
 	const struct virtio_rdma_ack_query_device *a = &dev->attr;
 
 	return min(virtio_rdma_rings_max_wr(dev,
-					    SQ_ENTRY(le32_to_cpu(a->max_send_sge))),
+					    VIRTIO_RDMA_SQ_ENTRY(le32_to_cpu(a->max_send_sge))),
 		   virtio_rdma_rings_max_wr(dev,
-					    RQ_ENTRY(le32_to_cpu(a->max_recv_sge))));
+					    VIRTIO_RDMA_RQ_ENTRY(le32_to_cpu(a->max_recv_sge))));
 }
 
 u32 virtio_rdma_srq_rings_max_wr(struct virtio_rdma_dev *dev)
 {
 	return virtio_rdma_rings_max_wr(dev,
-					RQ_ENTRY(le32_to_cpu(dev->attr.max_srq_sge)));
+					VIRTIO_RDMA_RQ_ENTRY(le32_to_cpu(dev->attr.max_srq_sge)));
 }
 
 /* A ring of @wr entries of @entry bytes in PD @pd (DMA MR @lkey). */
@@ -89,8 +78,8 @@ static int kring_alloc(struct virtio_rdma_dev *dev, struct virtio_rdma_kring *r,
 {
 	memset(r, 0, sizeof(*r));
 	r->size = roundup_pow_of_two(max(wr, 1u));
-	r->log_stride = entry_log_stride(entry);
-	if (r->log_stride > MAX_LOG_STRIDE ||
+	r->log_stride = virtio_rdma_ring_log_stride(entry);
+	if (r->log_stride > VIRTIO_RDMA_RING_MAX_LOG_STRIDE ||
 	    ((size_t)r->size << r->log_stride) > virtio_rdma_ring_mem_max())
 		return -EINVAL;
 	return virtio_rdma_ring_mem_alloc(dev, &r->mem,
@@ -193,7 +182,7 @@ struct virtio_rdma_srq_res **virtio_rdma_srq_slot(struct virtio_rdma_dev *dev,
  * driver's has. Under dev->res_lock, which every create and the release
  * of the table entries hold.
  */
-static bool ring_number_ok(struct virtio_rdma_dev *dev, u32 n, bool gsi)
+bool virtio_rdma_ring_number_ok(struct virtio_rdma_dev *dev, u32 n, bool gsi)
 {
 	struct virtio_rdma_qp_res **q;
 	struct virtio_rdma_srq_res **s;
@@ -230,10 +219,10 @@ int virtio_rdma_qp_rings_create(struct virtio_rdma_dev *dev,
 
 	c.qp.flags |= VIRTIO_RDMA_QP_F_RINGS;
 	ret = kring_alloc(dev, &qp->rsq, cap->max_send_wr,
-			  SQ_ENTRY(cap->max_send_sge), qp->pd, lkey);
+			  VIRTIO_RDMA_SQ_ENTRY(cap->max_send_sge), qp->pd, lkey);
 	if (!ret && !qp->srq)	/* on an SRQ: a receive ring of zeroes */
 		ret = kring_alloc(dev, &qp->rrq, cap->max_recv_wr,
-				  RQ_ENTRY(cap->max_recv_sge), qp->pd, lkey);
+				  VIRTIO_RDMA_RQ_ENTRY(cap->max_recv_sge), qp->pd, lkey);
 	if (ret)
 		goto err_free;
 	/* ROCE-DRV-RING-5: the driver's half zero before the create. */
@@ -255,7 +244,7 @@ int virtio_rdma_qp_rings_create(struct virtio_rdma_dev *dev,
 	if (ret)
 		goto err_unlock;
 	qp->qpn = le32_to_cpu(ack.qpn);
-	if (!ring_number_ok(dev, qp->qpn, qp->qp_type == VIRTIO_IB_QPT_GSI)) {
+	if (!virtio_rdma_ring_number_ok(dev, qp->qpn, qp->qp_type == VIRTIO_IB_QPT_GSI)) {
 		dev_err_ratelimited(&dev->vdev->dev,
 				    "CREATE_QP on rings: QPN %u not eligible\n",
 				    qp->qpn);
@@ -435,7 +424,7 @@ int virtio_rdma_srq_rings_create(struct virtio_rdma_dev *dev,
 	int ret;
 
 	ret = kring_alloc(dev, &srq->ring, attr->max_wr,
-			  RQ_ENTRY(attr->max_sge), srq->pd, lkey);
+			  VIRTIO_RDMA_RQ_ENTRY(attr->max_sge), srq->pd, lkey);
 	if (ret)
 		goto err_free;
 	srq->rec = kzalloc(REC_BYTES, GFP_KERNEL);
@@ -453,7 +442,7 @@ int virtio_rdma_srq_rings_create(struct virtio_rdma_dev *dev,
 	if (ret)
 		goto err_unlock;
 	srq->srqn = le32_to_cpu(ack.srqn);
-	if (!ring_number_ok(dev, srq->srqn, false)) {
+	if (!virtio_rdma_ring_number_ok(dev, srq->srqn, false)) {
 		dev_err_ratelimited(&dev->vdev->dev,
 				    "CREATE_SRQ on rings: number %u not eligible\n",
 				    srq->srqn);
@@ -521,22 +510,25 @@ int virtio_rdma_srq_rings_post_recv(struct virtio_rdma_srq_res *srq,
  */
 bool virtio_rdma_srq_rings_arm(struct virtio_rdma_srq_res *srq, u32 limit)
 {
+	struct virtio_rdma_srq_rec *rec = virtio_rdma_srq_rec(srq);
 	u32 prod, cons;
 
-	WRITE_ONCE(srq->rec->limit, cpu_to_le32(limit));
+	WRITE_ONCE(rec->limit, cpu_to_le32(limit));
 	if (!limit)
 		return false;
 	virt_mb();
-	prod = READ_ONCE(srq->ring.prod);
-	cons = le32_to_cpu(READ_ONCE(srq->rec->cons));
+	/* A process's SRQ: its own prod (a lie only misplaces its event). */
+	prod = srq->rec ? READ_ONCE(srq->ring.prod) :
+			  le32_to_cpu(READ_ONCE(rec->prod));
+	cons = le32_to_cpu(READ_ONCE(rec->cons));
 	if (prod - cons >= limit)
 		return false;
-	return cmpxchg(&srq->rec->limit, cpu_to_le32(limit), 0) ==
+	return cmpxchg(&rec->limit, cpu_to_le32(limit), 0) ==
 	       cpu_to_le32(limit);
 }
 
 /* The armed limit; 0 once reported (the device cleared it). */
 u32 virtio_rdma_srq_rings_limit(struct virtio_rdma_srq_res *srq)
 {
-	return le32_to_cpu(READ_ONCE(srq->rec->limit));
+	return le32_to_cpu(READ_ONCE(virtio_rdma_srq_rec(srq)->limit));
 }

@@ -35,6 +35,7 @@ static void srq_free(struct virtio_rdma_srq_res *srq)
 {
 	virtio_rdma_uq_free(&srq->rq);
 	virtio_rdma_srq_rings_free(srq);
+	virtio_rdma_usrq_rings_free(srq);
 	virtio_rdma_pd_put(srq->pd);
 	kfree(srq);
 }
@@ -64,7 +65,7 @@ static void srq_release(struct kref *ref)
 		ret = virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_DESTROY_SRQ,
 					   &cmd, sizeof(cmd), NULL, 0);
 	/* ring_srqs counts live SRQs: a zombie is none, as for ring_cqs. */
-	if (srq->rec)
+	if (virtio_rdma_srq_rec(srq))
 		WRITE_ONCE(dev->rings.live_srqs, dev->rings.live_srqs - 1);
 	if (virtio_rdma_cmd_lost(ret)) {
 		mutex_unlock(&dev->res_lock);
@@ -77,7 +78,7 @@ static void srq_release(struct kref *ref)
 		dev_warn(&dev->vdev->dev, "SRQ %u: DESTROY_SRQ %d\n", srq->srqn,
 			 ret);
 	/* On rings the device no longer reads it (ROCE-DEV-RING-20). */
-	if (!srq->rec)
+	if (!virtio_rdma_srq_rec(srq))
 		virtio_rdma_uq_reset(&srq->rq);
 	mutex_unlock(&dev->res_lock);
 	srq_free(srq);
@@ -156,7 +157,8 @@ void virtio_rdma_srq_check_limit(struct virtio_rdma_srq_res *srq)
 {
 	unsigned long flags;
 
-	if (srq->rec)	/* on rings: the device reports it (eq.c) */
+	/* On rings: the device reports it (eq.c). */
+	if (virtio_rdma_srq_rec(srq))
 		return;
 	spin_lock_irqsave(&srq->dev->qp_lock, flags);
 	srq_check_limit_locked(srq);
@@ -188,14 +190,11 @@ void virtio_rdma_rq_done(struct virtqueue *vq)
 	spin_unlock_irqrestore(&dev->qp_lock, flags);
 }
 
-/* @rings: a kernel SRQ on rings, limited by the ring, not max_srq_wr. */
+/* @max_wr: a ring's (a kernel or process SRQ on rings) or a virtqueue's. */
 static int srq_check_init(struct virtio_rdma_dev *dev,
-			  const struct ib_srq_init_attr *init, bool rings)
+			  const struct ib_srq_init_attr *init, u32 max_wr)
 {
 	const struct virtio_rdma_ack_query_device *a = &dev->attr;
-	u32 num = virtqueue_get_vring_size(dev->vqs[virtio_rdma_rq_vq(dev, 0)]);
-	u32 max_wr = rings ? virtio_rdma_srq_rings_max_wr(dev) :
-		     min(le32_to_cpu(a->max_srq_wr), num);
 
 	if (init->srq_type != IB_SRQT_BASIC)
 		return -EOPNOTSUPP;
@@ -266,13 +265,31 @@ int virtio_rdma_create_srq(struct ib_srq *ibsrq,
 	struct virtio_rdma_srq_res *srq;
 	/* With the rings layout on, every kernel SRQ goes on rings. */
 	bool rings = !udata && dev->rings.on;
+	/* A process's, if its provider asks (virtio_rdma_uqp_rings.c). */
+	bool urings = false;
+	struct virtqueue *vq0 = dev->vqs[virtio_rdma_rq_vq(dev, 0)];
+	u32 max_wr;
 	int ret;
 
 	if (!dev->user_rings || !virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_SRQ))
 		return -EOPNOTSUPP;
-	if (udata && !dev->user_doorbells)
+	if (udata) {
+		ret = virtio_rdma_urings_wanted(dev, udata,
+						VIRTIO_RDMA_CREATE_SRQ_RINGS);
+		if (ret < 0)
+			return ret;
+		urings = ret;
+	}
+	if (udata && !urings && !dev->user_doorbells)
 		return -EOPNOTSUPP;
-	ret = srq_check_init(dev, init, rings);
+	if (urings)
+		max_wr = virtio_rdma_usrq_rings_max_wr(dev);
+	else if (rings)
+		max_wr = virtio_rdma_srq_rings_max_wr(dev);
+	else
+		max_wr = min(le32_to_cpu(dev->attr.max_srq_wr),
+			     virtqueue_get_vring_size(vq0));
+	ret = srq_check_init(dev, init, max_wr);
 	if (ret)
 		return ret;
 
@@ -289,6 +306,8 @@ int virtio_rdma_create_srq(struct ib_srq *ibsrq,
 	if (rings)
 		ret = virtio_rdma_srq_rings_create(dev, srq, &init->attr,
 						   ibsrq->pd->local_dma_lkey);
+	else if (urings)
+		ret = virtio_rdma_usrq_rings_create(dev, srq, &init->attr);
 	else
 		ret = srq_create(dev, srq, &init->attr);
 	if (ret) {
@@ -312,8 +331,12 @@ int virtio_rdma_create_srq(struct ib_srq *ibsrq,
 
 	uctx = rdma_udata_to_drv_context(udata, struct virtio_rdma_ucontext,
 					 ibuc);
-	ret = virtio_rdma_uq_publish(dev, &uctx->ibuc, &srq->rq, true,
-				     &srq->ref, srq_release, &resp.rq);
+	if (urings)
+		ret = virtio_rdma_usrq_rings_publish(srq, &uctx->ibuc,
+						     srq_release, &resp);
+	else
+		ret = virtio_rdma_uq_publish(dev, &uctx->ibuc, &srq->rq, true,
+					     &srq->ref, srq_release, &resp.rq);
 	if (ret)
 		goto err_destroy;
 	resp.srqn = srq->srqn;
@@ -348,7 +371,7 @@ int virtio_rdma_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		return 0;
 	if (attr->srq_limit > srq->max_wr)
 		return -EINVAL;
-	if (srq->rec) {
+	if (virtio_rdma_srq_rec(srq)) {
 		/* Under qp_lock, as the event queue's report (eq.c). */
 		spin_lock_irqsave(&srq->dev->qp_lock, flags);
 		if (virtio_rdma_srq_rings_arm(srq, attr->srq_limit) &&
@@ -374,8 +397,8 @@ int virtio_rdma_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 
 	memset(attr, 0, sizeof(*attr));
 	spin_lock_irqsave(&srq->limit_lock, flags);
-	attr->srq_limit = srq->rec ? virtio_rdma_srq_rings_limit(srq) :
-				     srq->limit;
+	attr->srq_limit = virtio_rdma_srq_rec(srq) ?
+			  virtio_rdma_srq_rings_limit(srq) : srq->limit;
 	spin_unlock_irqrestore(&srq->limit_lock, flags);
 	attr->max_wr = srq->max_wr;
 	attr->max_sge = srq->max_sge;

@@ -21,30 +21,6 @@
 #include "virtio_rdma.h"
 
 /*
- * 1: the provider asks for a CQ on rings and the driver has them; 0: a
- * virtqueue CQ (an older provider sends no driver data); <0: bad data.
- */
-int virtio_rdma_ucq_rings_wanted(struct virtio_rdma_dev *dev,
-				 struct ib_udata *udata)
-{
-	struct virtio_rdma_create_cq_cmd cmd = {};
-	int ret;
-
-	if (!udata->inlen)
-		return 0;
-	ret = ib_copy_from_udata(&cmd, udata, min(udata->inlen, sizeof(cmd)));
-	if (ret)
-		return ret;
-	if ((cmd.flags & ~VIRTIO_RDMA_CREATE_CQ_RINGS) || cmd.reserved)
-		return -EINVAL;
-	if (udata->inlen > sizeof(cmd) &&
-	    !ib_is_udata_cleared(udata, sizeof(cmd),
-				 udata->inlen - sizeof(cmd)))
-		return -EOPNOTSUPP;
-	return (cmd.flags & VIRTIO_RDMA_CREATE_CQ_RINGS) && dev->rings.on;
-}
-
-/*
  * The record's page and the ring's pages, each mapping holding the CQ
  * until it is gone, as a virtqueue CQ's do (virtio_rdma_uq_publish()).
  */

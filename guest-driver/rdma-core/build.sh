@@ -101,6 +101,9 @@ if [ "${1:-}" = --in-sid ]; then
     # CQs on rings against a pretend device (virtio_rdma_cq_ring_test.c).
     bin/virtio_rdma_cq_ring_test >virtio_rdma_cq_ring_test.log 2>&1 ||
         { grep -v '^ok ' virtio_rdma_cq_ring_test.log >&2; exit 1; }
+    # QPs on rings against a pretend device (virtio_rdma_qp_ring_test.c).
+    bin/virtio_rdma_qp_ring_test >virtio_rdma_qp_ring_test.log 2>&1 ||
+        { grep -v '^ok ' virtio_rdma_qp_ring_test.log >&2; exit 1; }
     out=/vur/build-rdma-core
     mkdir -p "$out"
     rm -f "$out"/libvirtio_rdma-rdmav*.so

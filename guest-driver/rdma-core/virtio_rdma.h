@@ -37,9 +37,19 @@ struct virtio_rdma_create_cq_uresp {
 	struct virtio_rdma_create_cq_resp drv;
 };
 
+struct virtio_rdma_create_qp_ucmd {
+	struct ibv_create_qp ibv_cmd;
+	struct virtio_rdma_create_qp_cmd drv;
+};
+
 struct virtio_rdma_create_qp_uresp {
 	struct ib_uverbs_create_qp_resp ibv_resp;
 	struct virtio_rdma_create_qp_resp drv;
+};
+
+struct virtio_rdma_create_srq_ucmd {
+	struct ibv_create_srq ibv_cmd;
+	struct virtio_rdma_create_srq_cmd drv;
 };
 
 struct virtio_rdma_create_srq_uresp {
@@ -94,11 +104,27 @@ struct virtio_rdma_vq {
 	uint16_t vq_index;
 	bool event_idx;
 
-	uint16_t avail_idx; /* the next avail->idx to publish */
+	/*
+	 * The next avail->idx to publish (its low 16 bits); on rings the
+	 * next producer index.
+	 */
+	uint32_t avail_idx;
 	uint16_t last_used; /* used->idx as the provider last saw it */
 	uint32_t max_wr; /* outstanding WRs at most (send, receive) */
 	uint32_t max_sge;
 	pthread_spinlock_t lock;
+
+	/*
+	 * A send or receive ring of a QP on rings (virtio_rdma_qp_ring.c):
+	 * buf, stride and num are its entries; the indices are the record's.
+	 */
+	bool rings;
+	bool send; /* sq_event decides the doorbell; else rq_notify */
+	__le32 *prod; /* the record's sq_prod or rq_prod */
+	const __le32 *cons; /* sq_cons or rq_cons */
+	const __le32 *event; /* sq_event or rq_notify */
+	uint32_t ring_cons; /* cons as the provider last read it */
+	struct ibv_qp *db_qp; /* whose doorbell the kernel rings */
 };
 
 struct virtio_rdma_cq {
@@ -134,7 +160,7 @@ struct virtio_rdma_wr_ex {
 	uint8_t inline_buf[VIRTIO_NET_ROCE_MAX_INLINE];
 	bool open; /* wr has an opcode, not yet a request */
 	int err; /* the first error since wr_start */
-	uint16_t start_idx; /* sq.avail_idx at wr_start */
+	uint32_t start_idx; /* sq.avail_idx at wr_start */
 };
 
 /*
@@ -149,6 +175,9 @@ struct virtio_rdma_srq {
 	uint32_t fresh;
 	uint16_t reclaimed;
 	struct virtio_rdma_vq vq;
+	/* On rings (vq.rings): entries and record in one area, mapped. */
+	void *area;
+	size_t area_len;
 };
 
 struct virtio_rdma_qp {
@@ -166,6 +195,15 @@ struct virtio_rdma_qp {
 	struct virtio_rdma_vq sq;
 	struct virtio_rdma_vq rq;
 	struct virtio_rdma_wr_ex wr_ex;
+	/* On rings: the areas mapped (one to three), the record in one. */
+	bool rings;
+	struct virtio_rdma_qp_rec *rec;
+	struct {
+		void *addr;
+		size_t len;
+		uint64_t mmap;
+	} area[3];
+	unsigned int nareas;
 };
 
 struct virtio_rdma_ah {
@@ -230,7 +268,24 @@ void *virtio_rdma_vq_next_slot(struct virtio_rdma_vq *vq);
 void virtio_rdma_vq_push(struct virtio_rdma_vq *vq);
 void virtio_rdma_vq_repost(struct virtio_rdma_vq *vq, uint16_t id);
 void virtio_rdma_vq_publish(struct virtio_rdma_vq *vq);
-void virtio_rdma_vq_notify(struct virtio_rdma_vq *vq, uint16_t old_idx);
+void virtio_rdma_vq_notify(struct virtio_rdma_vq *vq, uint32_t old_idx);
+
+/* virtio_rdma_qp_ring.c: a QP's send and receive rings */
+int virtio_rdma_qp_ring_map(struct virtio_rdma_qp *qp, int cmd_fd,
+			    const struct ibv_qp_cap *cap,
+			    const struct virtio_rdma_create_qp_resp *drv,
+			    size_t sq_entry, size_t rq_entry);
+void virtio_rdma_qp_ring_unmap(struct virtio_rdma_qp *qp);
+int virtio_rdma_srq_ring_map(struct virtio_rdma_srq *srq, int cmd_fd,
+			     uint32_t max_wr, size_t entry,
+			     const struct virtio_rdma_create_srq_resp *drv);
+void virtio_rdma_qp_ring_reset(struct virtio_rdma_qp *qp);
+bool virtio_rdma_wq_ring_full_now(struct virtio_rdma_vq *vq);
+void virtio_rdma_wq_ring_publish(struct virtio_rdma_vq *vq);
+void virtio_rdma_wq_ring_notify(struct virtio_rdma_vq *vq, uint32_t old);
+void virtio_rdma_wq_ring_doorbell(struct virtio_rdma_vq *vq);
+bool virtio_rdma_wq_ring_rule(uint32_t new_idx, uint32_t old_idx,
+			      uint32_t event, bool send);
 
 /* virtio_rdma_cq.c */
 struct ibv_cq *virtio_rdma_create_cq(struct ibv_context *context, int cqe,
@@ -275,6 +330,7 @@ int virtio_rdma_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			  struct ibv_send_wr **bad_wr);
 int virtio_rdma_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 			  struct ibv_recv_wr **bad_wr);
+void virtio_rdma_qp_unmap(struct virtio_rdma_qp *qp);
 int virtio_rdma_qp_setup(struct virtio_rdma_qp *qp, struct ibv_context *context,
 			 const struct ibv_qp_cap *cap,
 			 const struct virtio_rdma_create_qp_resp *drv);

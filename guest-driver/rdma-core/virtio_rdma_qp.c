@@ -45,6 +45,16 @@ static int qp_map_queues(struct virtio_rdma_qp *qp, int cmd_fd,
 {
 	int ret;
 
+	if (drv->flags & VIRTIO_RDMA_QP_RESP_RINGS) {
+		if (cap->max_inline_data > VIRTIO_NET_ROCE_MAX_INLINE)
+			return EINVAL;
+		ret = virtio_rdma_qp_ring_map(
+			qp, cmd_fd, cap, drv, sq_stride(cap->max_send_sge),
+			virtio_rdma_rq_stride(cap->max_recv_sge));
+		if (ret)
+			return ret;
+		goto limits;
+	}
 	if (cap->max_send_wr > drv->sq.num ||
 	    (qp->has_rq && cap->max_recv_wr > drv->rq.num) ||
 	    cap->max_inline_data > VIRTIO_NET_ROCE_MAX_INLINE)
@@ -65,6 +75,7 @@ static int qp_map_queues(struct virtio_rdma_qp *qp, int cmd_fd,
 		}
 	}
 
+limits:
 	qp->sq.max_wr = cap->max_send_wr;
 	qp->sq.max_sge = cap->max_send_sge;
 	qp->rq.max_wr = cap->max_recv_wr;
@@ -72,6 +83,17 @@ static int qp_map_queues(struct virtio_rdma_qp *qp, int cmd_fd,
 	qp->max_inline_data = cap->max_inline_data;
 	qp->max_read_sge = min(cap->max_send_sge, max_sge_rd);
 	return 0;
+}
+
+void virtio_rdma_qp_unmap(struct virtio_rdma_qp *qp)
+{
+	if (qp->rings) {
+		virtio_rdma_qp_ring_unmap(qp);
+		return;
+	}
+	if (qp->has_rq)
+		virtio_rdma_vq_unmap(&qp->rq);
+	virtio_rdma_vq_unmap(&qp->sq);
 }
 
 /* What every QP needs after the kernel created it, for create_qp(_ex). */
@@ -95,7 +117,10 @@ struct ibv_qp *virtio_rdma_create_qp(struct ibv_pd *ibpd,
 				     struct ibv_qp_init_attr *attr)
 {
 	struct virtio_rdma_create_qp_uresp resp = {};
-	struct ibv_create_qp cmd = {};
+	/* An older kernel reads none of it and answers with virtqueues. */
+	struct virtio_rdma_create_qp_ucmd cmd = {
+		.drv.flags = VIRTIO_RDMA_CREATE_QP_RINGS,
+	};
 	struct virtio_rdma_qp *qp;
 	int ret;
 
@@ -114,8 +139,8 @@ struct ibv_qp *virtio_rdma_create_qp(struct ibv_pd *ibpd,
 		return NULL;
 	qp->has_rq = !attr->srq;
 
-	ret = ibv_cmd_create_qp(ibpd, &qp->ibv_qp, attr, &cmd, sizeof(cmd),
-				&resp.ibv_resp, sizeof(resp));
+	ret = ibv_cmd_create_qp(ibpd, &qp->ibv_qp, attr, &cmd.ibv_cmd,
+				sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (ret)
 		goto err_free;
 
@@ -138,8 +163,13 @@ int virtio_rdma_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 			  int attr_mask)
 {
 	struct ibv_modify_qp cmd = {};
+	int ret;
 
-	return ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (!ret && to_vqp(ibqp)->rings && (attr_mask & IBV_QP_STATE) &&
+	    attr->qp_state == IBV_QPS_RESET)
+		virtio_rdma_qp_ring_reset(to_vqp(ibqp));
+	return ret;
 }
 
 int virtio_rdma_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
@@ -164,9 +194,7 @@ int virtio_rdma_destroy_qp(struct ibv_qp *ibqp)
 	if (ret)
 		return ret;
 
-	if (qp->has_rq)
-		virtio_rdma_vq_unmap(&qp->rq);
-	virtio_rdma_vq_unmap(&qp->sq);
+	virtio_rdma_qp_unmap(qp);
 	free(qp->wr_ex.sge);
 	free(qp);
 	return 0;
@@ -422,7 +450,7 @@ int virtio_rdma_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 {
 	struct virtio_rdma_qp *qp = to_vqp(ibqp);
 	struct virtio_rdma_vq *vq = &qp->sq;
-	uint16_t old;
+	uint32_t old;
 	int ret = 0;
 
 	pthread_spin_lock(&vq->lock);
@@ -462,7 +490,7 @@ int virtio_rdma_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 			  struct ibv_recv_wr **bad_wr)
 {
 	struct virtio_rdma_vq *vq = &to_vqp(ibqp)->rq;
-	uint16_t old;
+	uint32_t old;
 	int ret = 0;
 
 	/* ROCE-DRV-SRQ-3: a QP on an SRQ receives from the SRQ only. */

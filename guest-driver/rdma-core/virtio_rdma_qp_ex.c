@@ -390,7 +390,9 @@ struct ibv_qp *virtio_rdma_create_qp_ex(struct ibv_context *context,
 	struct virtio_rdma_context *ctx = to_vctx(context);
 	struct virtio_rdma_create_qp_uresp resp = {};
 	struct ibv_qp_init_attr_ex kattr;
-	struct ibv_create_qp cmd = {};
+	struct virtio_rdma_create_qp_ucmd cmd = {
+		.drv.flags = VIRTIO_RDMA_CREATE_QP_RINGS,
+	};
 	struct virtio_rdma_qp *qp;
 	int ret;
 
@@ -416,8 +418,8 @@ struct ibv_qp *virtio_rdma_create_qp_ex(struct ibv_context *context,
 	/* No create flags for the kernel: it takes none. */
 	kattr = *attr;
 	kattr.comp_mask &= ~(uint32_t)IBV_QP_INIT_ATTR_CREATE_FLAGS;
-	ret = ibv_cmd_create_qp_ex(context, &qp->vqp, &kattr, &cmd, sizeof(cmd),
-				   &resp.ibv_resp, sizeof(resp));
+	ret = ibv_cmd_create_qp_ex(context, &qp->vqp, &kattr, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (ret)
 		goto err_free;
 	/* attr->cap now holds what the kernel granted. */
@@ -433,9 +435,7 @@ struct ibv_qp *virtio_rdma_create_qp_ex(struct ibv_context *context,
 	return &qp->ibv_qp;
 
 err_unmap:
-	if (qp->has_rq)
-		virtio_rdma_vq_unmap(&qp->rq);
-	virtio_rdma_vq_unmap(&qp->sq);
+	virtio_rdma_qp_unmap(qp);
 err_destroy:
 	ibv_cmd_destroy_qp(&qp->ibv_qp);
 err_free:

@@ -7,6 +7,9 @@
  * device uses an SRQ's WRs in the order their messages complete, so a
  * slot is free again once the used ring names it (virtio_rdma-abi.h).
  *
+ * With the kernel's rings layout the SRQ is a ring instead
+ * (virtio_rdma_qp_ring.c): WRs in order, no doorbell.
+ *
  * The SRQ limit is the kernel's: ibv_modify_srq() arms it there, the
  * kernel watches the SRQ's used ring and raises IBV_EVENT_SRQ_LIMIT_REACHED
  * on the context's async event file, which libibverbs reads.
@@ -18,6 +21,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "virtio_rdma.h"
 
@@ -25,7 +29,10 @@ struct ibv_srq *virtio_rdma_create_srq(struct ibv_pd *ibpd,
 				       struct ibv_srq_init_attr *attr)
 {
 	struct virtio_rdma_create_srq_uresp resp = {};
-	struct ibv_create_srq cmd = {};
+	/* An older kernel reads none of it and answers with a virtqueue. */
+	struct virtio_rdma_create_srq_ucmd cmd = {
+		.drv.flags = VIRTIO_RDMA_CREATE_SRQ_RINGS,
+	};
 	struct virtio_rdma_srq *srq;
 	int ret;
 
@@ -33,12 +40,20 @@ struct ibv_srq *virtio_rdma_create_srq(struct ibv_pd *ibpd,
 	if (!srq)
 		return NULL;
 
-	ret = ibv_cmd_create_srq(ibpd, &srq->ibv_srq, attr, &cmd, sizeof(cmd),
-				 &resp.ibv_resp, sizeof(resp));
+	ret = ibv_cmd_create_srq(ibpd, &srq->ibv_srq, attr, &cmd.ibv_cmd,
+				 sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (ret)
 		goto err_free;
 
 	/* attr->attr now holds what the kernel granted. */
+	if (resp.drv.flags & VIRTIO_RDMA_SRQ_RESP_RINGS) {
+		ret = virtio_rdma_srq_ring_map(
+			srq, ibpd->context->cmd_fd, attr->attr.max_wr,
+			virtio_rdma_rq_stride(attr->attr.max_sge), &resp.drv);
+		if (ret)
+			goto err_destroy;
+		goto limits;
+	}
 	if (attr->attr.max_wr > resp.drv.rq.num) {
 		ret = EINVAL;
 		goto err_destroy;
@@ -48,6 +63,7 @@ struct ibv_srq *virtio_rdma_create_srq(struct ibv_pd *ibpd,
 				 true);
 	if (ret)
 		goto err_destroy;
+limits:
 	srq->vq.max_wr = attr->attr.max_wr;
 	srq->vq.max_sge = attr->attr.max_sge;
 	srq->srqn = resp.drv.srqn;
@@ -88,7 +104,10 @@ int virtio_rdma_destroy_srq(struct ibv_srq *ibsrq)
 	if (ret)
 		return ret;
 
-	virtio_rdma_vq_unmap(&srq->vq);
+	if (srq->vq.rings)
+		munmap(srq->area, srq->area_len);
+	else
+		virtio_rdma_vq_unmap(&srq->vq);
 	free(srq);
 	return 0;
 }
@@ -124,7 +143,8 @@ int virtio_rdma_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 {
 	struct virtio_rdma_srq *srq = to_vsrq(ibsrq);
 	struct virtio_rdma_vq *vq = &srq->vq;
-	uint16_t old, slot;
+	uint32_t old;
+	uint16_t slot;
 	int ret = 0;
 
 	pthread_spin_lock(&vq->lock);
@@ -139,6 +159,11 @@ int virtio_rdma_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 			ret = ENOMEM;
 			break;
 		}
+		if (vq->rings) { /* in order: entry n % size */
+			virtio_rdma_rq_req(virtio_rdma_vq_next_slot(vq), wr);
+			virtio_rdma_vq_push(vq);
+			continue;
+		}
 		ret = srq_take_slot(srq, &slot);
 		if (ret)
 			break;
@@ -149,7 +174,9 @@ int virtio_rdma_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 		*bad_wr = wr;
 	if (vq->avail_idx != old) {
 		virtio_rdma_vq_publish(vq);
-		virtio_rdma_vq_notify(vq, old);
+		/* On rings no doorbell: the device takes WRs as they come. */
+		if (!vq->rings)
+			virtio_rdma_vq_notify(vq, old);
 	}
 	pthread_spin_unlock(&vq->lock);
 	return ret;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * TAP output of the provider's unit tests (virtio_rdma_test.c,
- * virtio_rdma_cq_ring_test.c): one line per check, the plan and a summary
- * at the end. Each test is one program, so the counters live here.
+ * virtio_rdma_cq_ring_test.c, virtio_rdma_qp_ring_test.c): one line per
+ * check, the plan and a summary at the end. Each test is one program, so
+ * the counters live here.
  */
 #ifndef __VIRTIO_RDMA_TAP_H__
 #define __VIRTIO_RDMA_TAP_H__

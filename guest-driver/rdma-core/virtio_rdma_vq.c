@@ -156,6 +156,8 @@ uint16_t virtio_rdma_vq_used_idx(struct virtio_rdma_vq *vq)
 
 static bool vq_full_now(struct virtio_rdma_vq *vq)
 {
+	if (vq->rings)
+		return virtio_rdma_wq_ring_full_now(vq);
 	if ((uint16_t)(vq->avail_idx - vq->last_used) < vq->max_wr)
 		return false;
 	vq->last_used = virtio_rdma_vq_used_idx(vq);
@@ -209,7 +211,8 @@ void virtio_rdma_vq_push(struct virtio_rdma_vq *vq)
 {
 	uint16_t i = vq->avail_idx & (vq->num - 1);
 
-	vq->avail->ring[i] = htole16(i);
+	if (!vq->rings) /* a ring's entries are taken in order */
+		vq->avail->ring[i] = htole16(i);
 	vq->avail_idx++;
 }
 
@@ -227,9 +230,14 @@ void virtio_rdma_vq_repost(struct virtio_rdma_vq *vq, uint16_t id)
  */
 void virtio_rdma_vq_publish(struct virtio_rdma_vq *vq)
 {
+	if (vq->rings) {
+		virtio_rdma_wq_ring_publish(vq);
+		return;
+	}
 	udma_to_device_barrier();
 	atomic_store_explicit((_Atomic(uint16_t) *)&vq->avail->idx,
-			      htole16(vq->avail_idx), memory_order_release);
+			      htole16((uint16_t)vq->avail_idx),
+			      memory_order_release);
 }
 
 /*
@@ -237,15 +245,20 @@ void virtio_rdma_vq_publish(struct virtio_rdma_vq *vq)
  * the device's avail_event lies in [old_idx, avail_idx), without it unless
  * the device set VRING_USED_F_NO_NOTIFY.
  */
-void virtio_rdma_vq_notify(struct virtio_rdma_vq *vq, uint16_t old_idx)
+void virtio_rdma_vq_notify(struct virtio_rdma_vq *vq, uint32_t old_idx)
 {
 	bool kick;
 
+	if (vq->rings) {
+		virtio_rdma_wq_ring_notify(vq, old_idx);
+		return;
+	}
 	/* avail->idx must be visible before the device's hint is read. */
 	atomic_thread_fence(memory_order_seq_cst);
 	if (vq->event_idx)
 		kick = vring_need_event(vq_load16(vq->avail_event),
-					vq->avail_idx, old_idx);
+					(uint16_t)vq->avail_idx,
+					(uint16_t)old_idx);
 	else
 		kick = !(vq_load16(&vq->used->flags) & VRING_USED_F_NO_NOTIFY);
 	if (kick)

@@ -36,12 +36,19 @@ data checked; outside the window, with a key replaced by a new bind, after
 the unbind, after a SEND with invalidate and after LOCAL_INV of the
 window's key: remote access errors.
 With VUR_S12_CASES=rings (and VUR_DRIVER_LAYOUT=rings: the kernel driver
-puts the processes' CQs on rings, issue 28) only what needs CQs deeper than
-a virtqueue runs: verbs_probe deep_cq and deep_cq_ex in each guest (a CQ of
+puts the processes' CQs, QPs and SRQs on rings, issue 28) only what needs
+rings runs: verbs_probe deep_cq and deep_cq_ex in each guest (a CQ of
 4096 entries, and one of 131072 read with ibv_start_poll, holding 4000
-CQEs unpolled, data checked) and overrun (a CQ
-ring that overruns: CQ_ERR, QP_FATAL for its QPs), ib_write_bw -q 16
-(-n 100: a send CQ of 16 x 100 = 1600 CQEs) and libfabric's verbs;ofi_rxm with its
+CQEs unpolled, data checked), overrun (a CQ
+ring that overruns: CQ_ERR, QP_FATAL for its QPs), ring_qp (ring_qps
+counts the process's QPs, a QP of 8192 WRs takes 2000 WRITEs in one post,
+data checked; a record lying beyond its ring and one going backwards send
+only their own QP to ERR, ROCE-DEV-RING-10) and ring_rate (posts/s and
+doorbell system calls per post, idle and busy: figures), ib_write_bw -q 16
+(-n 100: a send CQ of 16 x 100 = 1600 CQEs), ib_write_bw -q 256 (more QPs
+than the device's virtqueues), ib_send_bw -q 64 -t 4096 (QPs deeper than a
+virtqueue), ibv_rc_pingpong, ibv_ud_pingpong and ibv_srq_pingpong with
+their data checked (-c), and libfabric's verbs;ofi_rxm with its
 default universe (MSG CQs of (128 + 128) x 1024 = 262144 CQEs), without the
 multicast and host runs.
 The guest checks that ib_mad's GSI QP is QP 1 in RTS (`rdma resource`).
@@ -130,6 +137,15 @@ RINGS_RUNS = [
     # ofi_rxm's MSG CQs: (128 + 128) x FI_UNIVERSE_SIZE (1024) = 262144 CQEs:
     # a ring beyond one page allocation, in an MR of the driver's own
     ('fi_pingpong_verbs_rxm', "fi_pingpong -p 'verbs;ofi_rxm' -e rdm", None, 'fi'),
+    # Processes' QPs on rings (the provider asks for them): 256 QPs, more
+    # than the device's QP virtqueues; 64 QPs of 4096 send WRs, deeper than
+    # a virtqueue (perftest lowers -t to -n); small messages keep it short
+    ('write_bw_q256', 'ib_write_bw -F -q 256 -s 4096 -n 8', None, '-x'),
+    ('send_bw_q64_t4096', 'ib_send_bw -F -q 64 -t 4096 -s 64 -n 4096', None, '-x'),
+    # and rdma-core's tools, which check the data (-c), on them
+    ('rc_pingpong', 'ibv_rc_pingpong -s 4096 -n @ITERS@ -c', PP, '-g'),
+    ('ud_pingpong', 'ibv_ud_pingpong -s 1024 -n @ITERS@ -c', PP, '-g'),
+    ('srq_pingpong', 'ibv_srq_pingpong -s 4096 -q 8 -n @ITERS@ -c', PP, '-g'),
 ]
 if RINGS_ONLY:
     GUEST_RUNS = RINGS_RUNS
@@ -196,6 +212,20 @@ if [ "@DEEP@" = 1 ]; then
     # QP_FATAL for both QPs (ROCE-DRV-OVR-2, -3)
     vur_expect verbs_ring_cq_overrun_events "overrun ok cq_err 1 qp_fatal 2" \
         "$(timeout 100 sid verbs_probe overrun virtio_rdma0 "${gid:-0}" 2>&1)"
+    # A process's QPs on rings: ring_qps counts them, a QP of 8192 WRs,
+    # a record that lies breaks only its QP (ROCE-DEV-RING-10)
+    out=$(timeout 100 sid verbs_probe ring_qp virtio_rdma0 "${gid:-0}" 2>&1)
+    case "$out" in
+    "ring_qp ok"*) vur_result verbs_ring_qp ok "$out" ;;
+    *) vur_result verbs_ring_qp fail "$out" ;;
+    esac
+    # Posting cost: posts/s and write()s (doorbell commands) per post, on an
+    # idle QP and on a busy one (figures only: TCG is slow)
+    out=$(timeout 100 sid verbs_probe ring_rate virtio_rdma0 "${gid:-0}" 2>&1)
+    case "$out" in
+    "ring_rate ok"*) vur_result verbs_ring_rate ok "$out" ;;
+    *) vur_result verbs_ring_rate fail "$out" ;;
+    esac
 fi
 
 # run NAME EXPECT GIDOPT TOOL...: one tool between the guests, the server on
@@ -360,7 +390,9 @@ def scenario(tap, qemu, image, sock_dir):
         guest.host_address(iface, HOST)
         for i in range(2):
             script = guest_script(i)
-            guests.append(guest.Guest(qemu, sid_image, script, [socks[i]], mem_mb=512,
+            # rings: ib_send_bw -q 64 -t 4096 maps 64 send rings of 4 MiB
+            guests.append(guest.Guest(qemu, sid_image, script, [socks[i]],
+                                      mem_mb=1024 if RINGS_ONLY else 512,
                                       append='vur.modules=virtio_pci,ib_core,ib_uverbs,rdma_ucm',
                                       files=guest.module_files(ko, sid_image),
                                       name=f'guest{i + 1}'))

@@ -54,6 +54,29 @@
  *	kind, with their data checked. Prints "deep_cq ok first_poll <n>
  *	cqes <total>" or "error <step> <detail>".
  *
+ *   verbs_probe ring_qp DEVICE GID_INDEX
+ *	A process's QPs on rings (issue 28: the kernel driver's rings layout
+ *	and a provider that asks for them): the device's ring_qps counter
+ *	(sysfs ports/1/ring_qps) grows by the four QPs of two pairs; a QP
+ *	of RING_DEPTH send WRs (deeper than a virtqueue) takes RING_WRITES
+ *	RDMA WRITEs in one ibv_post_send, only the last signaled, data
+ *	checked; b sends two SENDs back. Then each QP of the first pair lies
+ *	in its mapped record (found in /proc/self/maps by its indices) and
+ *	asks for its doorbell with a POST_SEND of no WR: a's sq_prod beyond
+ *	its ring, b's going backwards. Each must go to ERR alone
+ *	(ROCE-DEV-RING-10): the second pair then still SENDs, data checked.
+ *	Prints "ring_qp ok ring_qps +<n> ..." or "error <step> <detail>".
+ *
+ *   verbs_probe ring_rate DEVICE GID_INDEX
+ *	Posting cost on a QP (on rings with the rings layout): RDMA WRITEs
+ *	of 8 bytes from a to b, one WR per ibv_post_send, RATE_POSTS of
+ *	them: "idle", each waited for before the next (the device stops
+ *	watching the QP in between), and "busy", up to RATE_WINDOW
+ *	outstanding. Prints "ring_rate ok idle <posts/s> <syscalls/post>
+ *	busy <posts/s> <syscalls/post>": the system calls are the doorbell
+ *	commands, which the kernel driver counts (sysfs
+ *	ports/1/ring_user_doorbells; -1 without it).
+ *
  * Exits 0 when every call went as printed, 1 on an error, 2 on bad usage.
  */
 #include <endian.h>
@@ -71,6 +94,7 @@
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
 
 static const char *errno_name(int err)
 {
@@ -1202,6 +1226,313 @@ out:
 	return ret;
 }
 
+/* The ring QP test (issue 28): a QP deeper than a virtqueue, lying rings. */
+#define RING_DEPTH 8192
+#define RING_WRITES 2000
+#define RING_MSG 8
+
+/* A counter of the device's port 1 in sysfs (the kernel driver's); -1: none. */
+static long port_attr(const char *dev, const char *name)
+{
+	char path[256];
+	long n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/1/%s",
+		 dev, name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &n) != 1)
+		n = -1;
+	fclose(f);
+	return n;
+}
+
+/*
+ * The record of the QP whose sq_prod and sq_cons (at 0 and 64, ABI
+ * struct virtio_rdma_qp_rec) are both @idx: the last page of one of the
+ * process's uverbs mappings longer than a page (a QP's area; a CQ's
+ * record has a mapping of its own, a page long).
+ */
+static volatile uint32_t *ring_rec(uint32_t idx)
+{
+	volatile uint32_t *rec, *found = NULL;
+	unsigned long lo, hi;
+	char line[512];
+	int n = 0;
+	FILE *f;
+
+	f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, "/dev/infiniband/uverbs") ||
+		    sscanf(line, "%lx-%lx", &lo, &hi) != 2 || hi - lo <= 4096 ||
+		    !strstr(line, "rw"))
+			continue;
+		rec = (volatile uint32_t *)(hi - 4096);
+		if (le32toh(rec[0]) == idx && le32toh(rec[16]) == idx) {
+			found = rec;
+			n++;
+		}
+	}
+	fclose(f);
+	return n == 1 ? found : NULL;
+}
+
+/*
+ * A POST_SEND of no WR, as the provider sends it when ROCE-DRV-RING-3
+ * says to ring: the kernel rings the QP's doorbell.
+ */
+static int ring_doorbell(struct ibv_qp *qp)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_post_send cmd;
+	} c = {};
+	struct ib_uverbs_post_send_resp resp = {};
+
+	c.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
+	c.hdr.in_words = sizeof(c) / 4;
+	c.hdr.out_words = sizeof(resp) / 4;
+	c.cmd.response = (uintptr_t)&resp;
+	c.cmd.qp_handle = qp->handle;
+	c.cmd.wqe_size = sizeof(struct ib_uverbs_send_wr);
+	if (write(qp->context->cmd_fd, &c, sizeof(c)) != sizeof(c))
+		return fail("doorbell", "write %s", errno_name(errno));
+	return 0;
+}
+
+static int ring_wait_err(const char *step, struct ibv_qp *qp)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a;
+	time_t end = time(NULL) + 30;
+
+	do {
+		if (ibv_query_qp(qp, &a, IBV_QP_STATE, &init))
+			return fail(step, "query_qp %s", errno_name(errno));
+		if (a.qp_state == IBV_QPS_ERR)
+			return 0;
+		usleep(10000);
+	} while (time(NULL) < end);
+	return fail(step, "QP %u in state %d, not ERR, after 30 s",
+		    qp->qp_num, a.qp_state);
+}
+
+/* RING_WRITES WRITEs of RING_MSG bytes from a to b, one post, one CQE. */
+static int ring_writes(struct loop *l)
+{
+	struct ibv_send_wr *wr = calloc(RING_WRITES, sizeof(*wr));
+	struct ibv_sge *sge = calloc(RING_WRITES, sizeof(*sge));
+	struct ibv_send_wr *bad;
+	struct ibv_wc wc;
+	time_t end;
+	int i, ret = 1;
+
+	if (!wr || !sge) {
+		fail("ring_writes", "calloc");
+		goto out;
+	}
+	fill(l->buf[0], RING_WRITES * RING_MSG, 5);
+	memset(l->buf[1], 0, LOOP_BUF);
+	for (i = 0; i < RING_WRITES; i++) {
+		sge[i] = (struct ibv_sge){ (uintptr_t)l->buf[0] + i * RING_MSG,
+					   RING_MSG, l->mr[0]->lkey };
+		wr[i] = (struct ibv_send_wr){
+			.wr_id = i,
+			.next = i + 1 < RING_WRITES ? &wr[i + 1] : NULL,
+			.sg_list = &sge[i],
+			.num_sge = 1,
+			.opcode = IBV_WR_RDMA_WRITE,
+			.send_flags = i + 1 < RING_WRITES ? 0 :
+							    IBV_SEND_SIGNALED,
+			.wr.rdma = { (uintptr_t)l->buf[1] + i * RING_MSG,
+				     l->mr[1]->rkey },
+		};
+	}
+	ret = ibv_post_send(l->qp[0], wr, &bad);
+	if (ret) {
+		fail("ring_writes", "post_send %s at WR %d", errno_name(ret),
+		     (int)(bad - wr));
+		ret = 1;
+		goto out;
+	}
+	ret = 1;
+	end = time(NULL) + 60;
+	while (!(i = ibv_poll_cq(l->cq, 1, &wc)))
+		if (time(NULL) > end) {
+			fail("ring_writes", "no CQE in 60 s");
+			goto out;
+		}
+	if (i < 0 || wc.status != IBV_WC_SUCCESS ||
+	    wc.wr_id != RING_WRITES - 1) {
+		fail("ring_writes", "poll %d status %s wr_id %llu", i,
+		     ibv_wc_status_str(wc.status),
+		     (unsigned long long)wc.wr_id);
+		goto out;
+	}
+	ret = loop_same("ring_writes", l->buf[1], l->buf[0],
+			RING_WRITES * RING_MSG);
+out:
+	free(wr);
+	free(sge);
+	return ret;
+}
+
+/* Two SENDs from b to a: b's sq_prod and sq_cons then 2. */
+static int ring_sends_back(struct loop *l)
+{
+	struct ibv_sge sge = { (uintptr_t)l->buf[1], 64, l->mr[1]->lkey };
+	struct ibv_send_wr wr[2] = {
+		{ .wr_id = 11, .next = &wr[1], .sg_list = &sge, .num_sge = 1,
+		  .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED },
+		{ .wr_id = 12, .sg_list = &sge, .num_sge = 1,
+		  .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED },
+	}, *bad;
+	struct ibv_wc wc[4];
+	int ret;
+
+	if (loop_post_recv(l, 0, 21, 0, 64) || loop_post_recv(l, 0, 22, 64, 64))
+		return 1;
+	ret = ibv_post_send(l->qp[1], wr, &bad);
+	if (ret)
+		return fail("sends_back", "post_send %s", errno_name(ret));
+	return loop_wait(l, "sends_back", wc, 4) ||
+	       loop_same("sends_back", l->buf[0], l->buf[1], 64) ||
+	       loop_same("sends_back", l->buf[0] + 64, l->buf[1], 64);
+}
+
+/* QP @i of @l lies: its sq_prod set to @prod, then its doorbell. */
+static int ring_lie(struct loop *l, int i, uint32_t idx, uint32_t prod,
+		    const char *step)
+{
+	volatile uint32_t *rec = ring_rec(idx);
+
+	if (!rec)
+		return fail(step, "no single record with sq_prod = sq_cons = %u",
+			    idx);
+	rec[0] = htole32(prod);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (ring_doorbell(l->qp[i]) || ring_wait_err(step, l->qp[i]))
+		return 1;
+	loop_done(l, step);
+	return 0;
+}
+
+static int ring_qp(struct ibv_context *ctx, const char *dev, int gidx)
+{
+	struct loop l = { .ctx = ctx, .gidx = gidx, .depth = RING_DEPTH,
+			  .cqe = 4096 };
+	struct loop l2 = { .ctx = ctx, .gidx = gidx };
+	long before = port_attr(dev, "ring_qps"), after;
+	int ret = 1;
+
+	if (before < 0)
+		return fail("ring_qps", "no ports/1/ring_qps for %s", dev);
+	if (loop_setup(&l) || loop_setup(&l2))
+		goto out;
+	after = port_attr(dev, "ring_qps");
+	if (after < before + 4) {
+		fail("ring_qps", "%ld before, %ld with 4 more QPs", before,
+		     after);
+		goto out;
+	}
+	if (ring_writes(&l) || ring_sends_back(&l))
+		goto out;
+	loop_done(&l, "deep");
+	/* ROCE-DEV-RING-10: beyond the ring, then backwards. */
+	if (ring_lie(&l, 0, RING_WRITES, RING_WRITES + 0x100000,
+		     "beyond_err") ||
+	    ring_lie(&l, 1, 2, 1, "backwards_err"))
+		goto out;
+	/* The other QPs unharmed. */
+	if (loop_send(&l2))
+		goto out;
+	printf("ring_qp ok ring_qps +%ld%s others_ok\n", after - before,
+	       l.done);
+	ret = 0;
+out:
+	loop_teardown(&l2);
+	loop_teardown(&l);
+	return ret;
+}
+
+/* Posting cost (issue 28): idle and busy QPs, system calls per post. */
+#define RATE_POSTS 4000
+#define RATE_WINDOW 64
+
+static double rate_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* RATE_POSTS WRITEs, at most @window outstanding; posts/s, syscalls/post. */
+static int rate_run(struct loop *l, const char *dev, int window, double *rate,
+		    double *calls)
+{
+	struct ibv_sge sge = { (uintptr_t)l->buf[0], 8, l->mr[0]->lkey };
+	struct ibv_send_wr wr = {
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { (uintptr_t)l->buf[1], l->mr[1]->rkey },
+	}, *bad;
+	struct ibv_wc wc[RATE_WINDOW];
+	int posted = 0, done = 0, n, ret;
+	long w0 = port_attr(dev, "ring_user_doorbells"), w1;
+	double t0 = rate_now();
+	time_t end = time(NULL) + 60;
+
+	while (done < RATE_POSTS) {
+		while (posted < RATE_POSTS && posted - done < window) {
+			wr.wr_id = posted;
+			ret = ibv_post_send(l->qp[0], &wr, &bad);
+			if (ret)
+				return fail("rate_post", "%s", errno_name(ret));
+			posted++;
+		}
+		n = ibv_poll_cq(l->cq, RATE_WINDOW, wc);
+		if (n < 0)
+			return fail("rate_poll", "%d", n);
+		for (ret = 0; ret < n; ret++)
+			if (wc[ret].status != IBV_WC_SUCCESS)
+				return fail("rate_poll", "status %s",
+					    ibv_wc_status_str(wc[ret].status));
+		done += n;
+		if (time(NULL) > end)
+			return fail("rate_poll", "%d of %d in 60 s", done,
+				    RATE_POSTS);
+	}
+	w1 = port_attr(dev, "ring_user_doorbells");
+	*rate = RATE_POSTS / (rate_now() - t0);
+	*calls = w0 < 0 || w1 < 0 ? -1 : (double)(w1 - w0) / RATE_POSTS;
+	return 0;
+}
+
+static int ring_rate(struct ibv_context *ctx, const char *dev, int gidx)
+{
+	struct loop l = { .ctx = ctx, .gidx = gidx, .depth = RATE_WINDOW,
+			  .cqe = 2 * RATE_WINDOW };
+	double idle, idle_calls, busy, busy_calls;
+	int ret = 1;
+
+	if (loop_setup(&l) || rate_run(&l, dev, 1, &idle, &idle_calls) ||
+	    rate_run(&l, dev, RATE_WINDOW, &busy, &busy_calls))
+		goto out;
+	printf("ring_rate ok idle %.0f %.3f busy %.0f %.3f\n", idle,
+	       idle_calls, busy, busy_calls);
+	ret = 0;
+out:
+	loop_teardown(&l);
+	return ret;
+}
+
 static int loop(struct ibv_context *ctx, int gidx)
 {
 	struct loop l = { .ctx = ctx, .gidx = gidx };
@@ -1225,7 +1556,9 @@ int main(int argc, char **argv)
 				     !strcmp(argv[1], "overrun") ||
 				     !strcmp(argv[1], "srq") ||
 				     !strcmp(argv[1], "deep_cq") ||
-				     !strcmp(argv[1], "deep_cq_ex"));
+				     !strcmp(argv[1], "deep_cq_ex") ||
+				     !strcmp(argv[1], "ring_qp") ||
+				     !strcmp(argv[1], "ring_rate"));
 
 	if (argc < 3 || (strcmp(argv[1], "speed") && strcmp(argv[1], "pd") &&
 			 !gid_mode) || (gid_mode && argc < 4)) {
@@ -1233,7 +1566,9 @@ int main(int argc, char **argv)
 			"usage: %s speed DEVICE [PORT] | pd DEVICE | "
 			"loop DEVICE GID_INDEX | overrun DEVICE GID_INDEX | "
 			"srq DEVICE GID_INDEX | deep_cq DEVICE GID_INDEX | "
-			"deep_cq_ex DEVICE GID_INDEX\n",
+			"deep_cq_ex DEVICE GID_INDEX | "
+			"ring_qp DEVICE GID_INDEX | "
+			"ring_rate DEVICE GID_INDEX\n",
 			argv[0]);
 		return 2;
 	}
@@ -1252,6 +1587,10 @@ int main(int argc, char **argv)
 		ret = deep_cq(ctx, atoi(argv[3]), false);
 	else if (!strcmp(argv[1], "deep_cq_ex"))
 		ret = deep_cq(ctx, atoi(argv[3]), true);
+	else if (!strcmp(argv[1], "ring_qp"))
+		ret = ring_qp(ctx, argv[2], atoi(argv[3]));
+	else if (!strcmp(argv[1], "ring_rate"))
+		ret = ring_rate(ctx, argv[2], atoi(argv[3]));
 	else
 		ret = loop(ctx, atoi(argv[3]));
 	ibv_close_device(ctx);

@@ -44,9 +44,27 @@ main(void)
 	OFF(virtio_rdma_create_cq_resp, flags, 4);
 	OFF(virtio_rdma_create_cq_resp, cq, 8);
 	OFF(virtio_rdma_create_cq_resp, ring, 64);
-	SIZE(virtio_rdma_create_qp_resp, 120);
+	SIZE(virtio_rdma_create_qp_cmd, 8);
+	SIZE(virtio_rdma_wq_ring, 24);
+	OFF(virtio_rdma_wq_ring, len, 8);
+	OFF(virtio_rdma_wq_ring, off, 12);
+	OFF(virtio_rdma_wq_ring, size, 16);
+	OFF(virtio_rdma_wq_ring, stride, 20);
+	/* rsq, rrq, rec appended: an older provider reads 120 bytes as before */
+	SIZE(virtio_rdma_create_qp_resp, 192);
+	OFF(virtio_rdma_create_qp_resp, flags, 4);
 	OFF(virtio_rdma_create_qp_resp, sq, 8);
 	OFF(virtio_rdma_create_qp_resp, rq, 64);
+	OFF(virtio_rdma_create_qp_resp, rsq, 120);
+	OFF(virtio_rdma_create_qp_resp, rrq, 144);
+	OFF(virtio_rdma_create_qp_resp, rec, 168);
+	SIZE(virtio_rdma_create_srq_cmd, 8);
+	/* ring, rec appended to the 64 bytes an older provider reads */
+	SIZE(virtio_rdma_create_srq_resp, 112);
+	OFF(virtio_rdma_create_srq_resp, flags, 4);
+	OFF(virtio_rdma_create_srq_resp, rq, 8);
+	OFF(virtio_rdma_create_srq_resp, ring, 64);
+	OFF(virtio_rdma_create_srq_resp, rec, 88);
 	SIZE(virtio_rdma_create_ah_resp, 8);
 	return failures != 0;
 }

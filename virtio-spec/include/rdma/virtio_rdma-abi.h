@@ -93,6 +93,38 @@
  *   (cons, notify) breaks only its own CQ (overwritten or overrun entries,
  *   or events it did not want).
  *
+ * - Queue pair on rings (layout=rings): a provider that can drive one says
+ *   so in its create_qp driver data (VIRTIO_RDMA_CREATE_QP_RINGS); a
+ *   kernel on rings then answers with VIRTIO_RDMA_QP_RESP_RINGS, sq and rq
+ *   all zero and rsq, rrq and rec set (an older kernel reads no driver
+ *   data and answers with virtqueues; a provider without the flag still
+ *   gets them). A QP on a virtqueue SRQ stays on virtqueues. The kernel
+ *   allocates the rings and the record (struct virtio_rdma_qp_rec) in
+ *   vmalloc memory registered as an MR of the QP's PD whose key no
+ *   process gets, so the device sees only memory the kernel chose; the
+ *   process maps each area once (rsq, rrq and rec may name the same
+ *   one). WR n (counted from 0 since create or the last RESET) is entry
+ *   n % size, the same request a virtqueue slot holds; the provider writes
+ *   it, a write barrier, then sq_prod (rq_prod) = n + 1, and may reuse an
+ *   entry once sq_cons (rq_cons) has passed it. The doorbell
+ *   (ROCE-DRV-RING-3, -7): a full barrier, then if (new - sq_event - 1) <
+ *   (new - old), or for receives if rq_notify is not zero, the provider
+ *   asks the kernel to ring with the uverbs POST_SEND (POST_RECV) command
+ *   of no WR; the kernel refuses WRs for such a QP (EINVAL). The doorbell
+ *   summary itself is never mapped: one word holds 64 QPs' bits, and a
+ *   process's plain store could erase other processes' doorbells. After
+ *   a modify to RESET the provider writes sq_prod and rq_prod 0 and counts
+ *   from 0 again (ROCE-DRV-RING-5). A process that lies in its record
+ *   breaks only its own QP (ROCE-DEV-RING-10).
+ * - Shared receive queue on rings: likewise VIRTIO_RDMA_CREATE_SRQ_RINGS
+ *   and VIRTIO_RDMA_SRQ_RESP_RINGS (ring, rec: struct
+ *   virtio_rdma_srq_rec, in one area). WR n is entry n % size; prod = n + 1
+ *   after a write barrier; an entry is reused once cons has passed it (the
+ *   device takes an SRQ's WRs in order and moves cons after each WR's
+ *   CQE). No doorbell: the device takes WRs as messages come. The limit
+ *   stays the kernel's (ibv_modify_srq): the provider never writes limit.
+ *   QPs on such an SRQ are on rings too.
+ *
  * Lifetime: the device object lives until the verbs object is destroyed
  * and the last mapping of its rings is gone. A QP destroyed while still
  * mapped is moved to RESET (the device then ignores its queues) and
@@ -160,17 +192,59 @@ struct virtio_rdma_create_cq_resp {
 	struct virtio_rdma_cq_ring ring; /* with VIRTIO_RDMA_CQ_RESP_RINGS */
 };
 
+/* struct virtio_rdma_create_qp_cmd.flags */
+#define VIRTIO_RDMA_CREATE_QP_RINGS (1 << 0) /* the provider drives QP rings */
+
+/* create_qp's driver data in; a kernel without it reads none of it. */
+struct virtio_rdma_create_qp_cmd {
+	__u32 flags;	/* VIRTIO_RDMA_CREATE_QP_* */
+	__u32 reserved;	/* 0 */
+};
+
+/* struct virtio_rdma_create_qp_resp.flags */
+#define VIRTIO_RDMA_QP_RESP_RINGS (1 << 0) /* rsq, rrq describe the QP */
+
+/*
+ * A ring of a process's QP or SRQ on rings, or its record: where it lies
+ * in an area the process maps whole. Several may share an area (the same
+ * mmap offset): the provider then maps it once.
+ */
+struct virtio_rdma_wq_ring {
+	__aligned_u64 mmap;	/* mmap offset of the area */
+	__u32 len;		/* bytes to map at mmap */
+	__u32 off;		/* the entries' (the record's) offset in it */
+	__u32 size;		/* entries, a power of two; 0: none */
+	__u32 stride;		/* bytes per entry, a power of two >= 64 */
+};
+
 struct virtio_rdma_create_qp_resp {
 	__u32 qpn;
-	__u32 reserved;
-	struct virtio_rdma_uring sq;
-	struct virtio_rdma_uring rq;
+	__u32 flags;			/* VIRTIO_RDMA_QP_RESP_*; was reserved (0) */
+	struct virtio_rdma_uring sq;	/* zero with VIRTIO_RDMA_QP_RESP_RINGS */
+	struct virtio_rdma_uring rq;	/* likewise */
+	struct virtio_rdma_wq_ring rsq;	/* with VIRTIO_RDMA_QP_RESP_RINGS */
+	struct virtio_rdma_wq_ring rrq;	/* size 0 on an SRQ */
+	struct virtio_rdma_wq_ring rec;	/* struct virtio_rdma_qp_rec, 128 bytes; size 0 */
 };
+
+/* struct virtio_rdma_create_srq_cmd.flags */
+#define VIRTIO_RDMA_CREATE_SRQ_RINGS (1 << 0) /* the provider drives SRQ rings */
+
+/* create_srq's driver data in; a kernel without it reads none of it. */
+struct virtio_rdma_create_srq_cmd {
+	__u32 flags;	/* VIRTIO_RDMA_CREATE_SRQ_* */
+	__u32 reserved;	/* 0 */
+};
+
+/* struct virtio_rdma_create_srq_resp.flags */
+#define VIRTIO_RDMA_SRQ_RESP_RINGS (1 << 0) /* ring, rec describe the SRQ */
 
 struct virtio_rdma_create_srq_resp {
 	__u32 srqn;
-	__u32 reserved;
-	struct virtio_rdma_uring rq;
+	__u32 flags;			/* VIRTIO_RDMA_SRQ_RESP_*; was reserved (0) */
+	struct virtio_rdma_uring rq;	/* zero with VIRTIO_RDMA_SRQ_RESP_RINGS */
+	struct virtio_rdma_wq_ring ring; /* with VIRTIO_RDMA_SRQ_RESP_RINGS */
+	struct virtio_rdma_wq_ring rec;	/* struct virtio_rdma_srq_rec; size 0 */
 };
 
 /* The device's AH number, which a UD send request names (ud.ah). */
