@@ -210,11 +210,15 @@ destroy_qp(uint32_t qpn)
 	return send(VIRTIO_NET_CTRL_ROCE_DESTROY_QP, &d, sizeof(d), 1);
 }
 
-/* ROCE-DEV-RING-1: the capability and the max_ring_* fields iff K > 0. */
+/*
+ * ROCE-DEV-RING-1: the capability and the max_ring_* fields iff K > 0;
+ * ROCE-DEV-RING-26: an MR more per ring object.
+ */
 static void
 query_device_rings(void)
 {
 	struct virtio_rdma_ack_query_device qd;
+	uint32_t max_mr_rings;
 
 	setup(K);
 	TAP_CHECK(send(VIRTIO_NET_CTRL_ROCE_QUERY_DEVICE, NULL, 0, 1 + sizeof(qd)) ==
@@ -226,6 +230,7 @@ query_device_rings(void)
 			rte_le_to_cpu_32(qd.max_ring_cq) == 16384);
 	TAP_CHECK(rte_le_to_cpu_32(qd.max_ring_wr) == 32768 &&
 			rte_le_to_cpu_32(qd.max_ring_cqe) == 1u << 22);
+	max_mr_rings = rte_le_to_cpu_32(qd.max_mr);
 	vur_rdma_dev_fini(&rd);
 
 	setup(0);
@@ -236,6 +241,7 @@ query_device_rings(void)
 			(VIRTIO_IB_DEVICE_RINGS | VIRTIO_IB_DEVICE_RESIZE_CQ)));
 	TAP_CHECK(qd.max_ring_qp == 0 && qd.max_ring_cq == 0 && qd.max_ring_wr == 0 &&
 			qd.max_ring_cqe == 0);
+	TAP_CHECK(max_mr_rings >= rte_le_to_cpu_32(qd.max_mr) + 16384 + 16384);
 	/* ROCE-DEV-RING-2: no rings, no SETUP_RINGS */
 	TAP_CHECK(setup_rings(MEM_BASE, dma_mr(create_pd(), VIRTIO_IB_ACCESS_LOCAL_WRITE, NULL)) ==
 			VIRTIO_NET_ERR);

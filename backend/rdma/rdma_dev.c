@@ -13,6 +13,12 @@ RTE_LOG_REGISTER_SUFFIX(vur_logtype_rdma, rdma, INFO);
 /* Queue sizes bound WR and CQE counts: QEMU's VIRTQUEUE_MAX_SIZE is 1024. */
 #define VUR_MAX_QUEUE_SIZE 1024
 
+/*
+ * MRs of the guest's own; a device with rings offers one more per QP, SRQ
+ * and CQ it may have on rings (vur_rdma_limits_rings).
+ */
+#define VUR_MAX_MR 4096
+
 /* IPv6 40 + UDP 8 + BTH 12 + extended transport headers 32 + ICRC 4 */
 #define ROCE_V2_MAX_OVERHEAD 96
 
@@ -23,7 +29,7 @@ vur_rdma_limits_default(struct vur_rdma_limits *l, uint32_t max_qps, uint32_t ma
 	l->max_qps = max_qps;
 	l->max_cqs = max_cqs;
 	l->max_pd = 1024;
-	l->max_mr = 4096;
+	l->max_mr = VUR_MAX_MR;
 	l->max_mw = 4096;
 	l->max_ah = 4096;
 	l->max_qp_wr = VUR_MAX_QUEUE_SIZE;
@@ -57,6 +63,13 @@ vur_rdma_limits_rings(
 	l->max_ring_cq = k != 0 ? RTE_MIN(max_ring_cq, (uint32_t)VIRTIO_NET_ROCE_MAX_QPS) : 0;
 	l->max_ring_wr = k != 0 ? VUR_MAX_RING_WR : 0;
 	l->max_ring_cqe = k != 0 ? VUR_MAX_RING_CQE : 0;
+	/*
+	 * ROCE-DEV-RING-26: a ring's memory may be an MR of its own (a
+	 * process's QP rings always are, ROCE-DEV-RING-4), so MRs would
+	 * otherwise run out long before ring QPs do. An MR costs memory only
+	 * while it lives (the pool is chunked) and 4 bytes of its last rkey.
+	 */
+	l->max_mr = VUR_MAX_MR + l->max_ring_qp + l->max_ring_cq;
 }
 
 uint8_t

@@ -364,7 +364,10 @@ struct vur_rdma_counts {
 };
 
 void vur_rdma_limits_default(struct vur_rdma_limits *l, uint32_t max_qps, uint32_t max_cqs);
-/* K ring queue pairs (0: no rings), at most @max_ring_qp QPs and @max_ring_cq CQs on rings. */
+/*
+ * K ring queue pairs (0: no rings), at most @max_ring_qp QPs and @max_ring_cq CQs on rings;
+ * max_mr grows by one per such object. After vur_rdma_limits_default().
+ */
 void vur_rdma_limits_rings(
 		struct vur_rdma_limits *l, uint32_t k, uint32_t max_ring_qp, uint32_t max_ring_cq);
 
