@@ -46,7 +46,8 @@ data checked; a record lying beyond its ring and one going backwards send
 only their own QP to ERR, ROCE-DEV-RING-10) and ring_rate (posts/s and
 doorbell system calls per post, idle and busy: figures), ib_write_bw -q 16
 (-n 100: a send CQ of 16 x 100 = 1600 CQEs), ib_write_bw -q 256 (more QPs
-than the device's virtqueues), ib_send_bw -q 64 -t 4096 (QPs deeper than a
+than the device's virtqueues), ib_write_bw -q 4200 (more ring QPs than
+4096 MRs), ib_send_bw -q 64 -t 4096 (QPs deeper than a
 virtqueue), ibv_rc_pingpong, ibv_ud_pingpong and ibv_srq_pingpong with
 their data checked (-c), and libfabric's verbs;ofi_rxm with its
 default universe (MSG CQs of (128 + 128) x 1024 = 262144 CQEs), without the
@@ -142,6 +143,9 @@ RINGS_RUNS = [
     # a virtqueue (perftest lowers -t to -n); small messages keep it short
     ('write_bw_q256', 'ib_write_bw -F -q 256 -s 4096 -n 8', None, '-x'),
     ('send_bw_q64_t4096', 'ib_send_bw -F -q 64 -t 4096 -s 64 -n 4096', None, '-x'),
+    # 4200 QPs of one process: each one's rings are an MR of its own, more
+    # than the 4096 MRs a device without rings offers (ROCE-DEV-RING-26)
+    ('write_bw_q4200', 'ib_write_bw -F -q 4200 -s 64 -n 5', None, '-x'),
     # and rdma-core's tools, which check the data (-c), on them
     ('rc_pingpong', 'ibv_rc_pingpong -s 4096 -n @ITERS@ -c', PP, '-g'),
     ('ud_pingpong', 'ibv_ud_pingpong -s 1024 -n @ITERS@ -c', PP, '-g'),
