@@ -47,7 +47,8 @@ int virtio_rdma_dev_attr_init(struct virtio_rdma_dev *dev)
 		    (VIRTIO_IB_DEVICE_RC_RNR_NAK_GEN |
 		     VIRTIO_IB_DEVICE_MEM_MGT_EXTENSIONS |
 		     VIRTIO_IB_DEVICE_SRQ | VIRTIO_IB_DEVICE_MEM_WINDOW |
-		     VIRTIO_IB_DEVICE_ATOMIC | VIRTIO_IB_DEVICE_MULTICAST);
+		     VIRTIO_IB_DEVICE_ATOMIC | VIRTIO_IB_DEVICE_MULTICAST |
+		     VIRTIO_IB_DEVICE_RESIZE_CQ);
 	/* ROCE-DEV-ATTR-13: fast registration needs room for a page. */
 	if (virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_MEM_MGT_EXTENSIONS) &&
 	    !le32_to_cpu(a->max_fast_reg_page_list_len)) {
@@ -546,6 +547,7 @@ static const struct ib_device_ops virtio_rdma_ib_ops = {
 	.query_srq = virtio_rdma_query_srq,
 	.reg_user_mr = virtio_rdma_reg_user_mr,
 	.req_notify_cq = virtio_rdma_req_notify_cq,
+	.resize_cq = virtio_rdma_resize_cq,
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 0, 0)
 	.query_port_speed = virtio_rdma_query_port_speed,
 #endif
