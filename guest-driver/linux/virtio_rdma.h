@@ -756,7 +756,12 @@ int virtio_rdma_create_cq(struct ib_cq *ibcq,
 #endif
 int virtio_rdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int virtio_rdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags f);
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
+int virtio_rdma_resize_cq(struct ib_cq *ibcq, unsigned int cqe,
+			  struct ib_udata *udata);
+#else
 int virtio_rdma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+#endif
 void virtio_rdma_cq_put(struct virtio_rdma_cq_res *cq);
 void virtio_rdma_cq_qps_fatal(struct virtio_rdma_cq_res *cq);
 

@@ -314,13 +314,13 @@ static u32 vq_cq_pending(struct virtio_rdma_cq_res *cq)
  * virtio_rdma_ucq_rings.c). The device's refusal (a CQ holding more CQEs
  * than cqe, or in error) is -EINVAL, as ib_core's drivers answer.
  */
-int virtio_rdma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+static int cq_resize(struct ib_cq *ibcq, u32 cqe, struct ib_udata *udata)
 {
 	struct virtio_rdma_cq_res *cq = to_vcq(ibcq)->res;
 	struct virtio_rdma_resize_cq_resp resp = {};
 	int ret;
 
-	if (cqe <= 0)
+	if (!cqe || cqe > INT_MAX)
 		return -EINVAL;
 	if (cq->rmem.base) {
 		ret = cq->kernel ? virtio_rdma_cq_rings_resize(cq, cqe) :
@@ -345,6 +345,23 @@ int virtio_rdma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 					min(udata->outlen, sizeof(resp)));
 	return 0;
 }
+
+/*
+ * 7.2's ib_core resizes only processes' CQs (resize_user_cq; its kernel
+ * consumers have no ib_resize_cq() any more): the same code serves both.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
+int virtio_rdma_resize_cq(struct ib_cq *ibcq, unsigned int cqe,
+			  struct ib_udata *udata)
+{
+	return cq_resize(ibcq, cqe, udata);
+}
+#else
+int virtio_rdma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	return cqe > 0 ? cq_resize(ibcq, cqe, udata) : -EINVAL;
+}
+#endif
 
 static void qp_fatal(struct virtio_rdma_qp_res *qp,
 		     struct virtio_rdma_cq_res *cq, struct ib_event *ev)

@@ -547,7 +547,11 @@ static const struct ib_device_ops virtio_rdma_ib_ops = {
 	.query_srq = virtio_rdma_query_srq,
 	.reg_user_mr = virtio_rdma_reg_user_mr,
 	.req_notify_cq = virtio_rdma_req_notify_cq,
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
+	.resize_user_cq = virtio_rdma_resize_cq,
+#else
 	.resize_cq = virtio_rdma_resize_cq,
+#endif
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 0, 0)
 	.query_port_speed = virtio_rdma_query_port_speed,
 #endif

@@ -22,7 +22,8 @@
  * (the flush of a receive posted to a QP in ERR). Then a CQ of 16
  * overrun by 64 SENDs: its CQ error and its QP's fatal error, once each.
  * Last, ib_resize_cq() of a CQ on rings with CQEs pending across the
- * switch to the new ring (kv_resize()).
+ * switch to the new ring (kv_resize(); on 7.2, which has no
+ * ib_resize_cq(), the driver's op itself).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -30,6 +31,7 @@
 #include <linux/etherdevice.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/version.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
@@ -483,6 +485,21 @@ static void kv_overrun(struct kvtest *t)
 #define KV_RS_SHRINK	64
 #define KV_RS_P3	20
 
+/*
+ * 7.2 has no ib_resize_cq() (ib_core resizes only processes' CQs, through
+ * resize_user_cq): the op is called as 6.1's ib_resize_cq() calls its
+ * resize_cq, with no udata, which the driver takes as a kernel CQ's.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
+static int kv_resize_cq(struct ib_cq *cq, int cqe)
+{
+	return cq->device->ops.resize_user_cq ?
+	       cq->device->ops.resize_user_cq(cq, cqe, NULL) : -EOPNOTSUPP;
+}
+#else
+#define kv_resize_cq ib_resize_cq
+#endif
+
 struct kv_rs {
 	u32 sends, recvs, bad;
 };
@@ -556,19 +573,19 @@ static void kv_resize(struct kvtest *t)
 		ret = kv_rs_poll(t, cq, &r, KV_RS_POLL1);
 	if (!ret) {
 		/* 150 CQEs pending across the switch */
-		grow = ib_resize_cq(cq, KV_RS_GROW);
+		grow = kv_resize_cq(cq, KV_RS_GROW);
 		cqe[1] = cq->cqe;
 		ret = kv_rs_send(t, KV_RS_P1, KV_RS_P2);
 	}
 	if (!ret) {
 		/* 550 pending: more than the first ring held */
-		small = ib_resize_cq(cq, KV_RS_TOO_SMALL);
+		small = kv_resize_cq(cq, KV_RS_TOO_SMALL);
 		cqe[2] = cq->cqe;
 		ret = kv_rs_poll(t, cq, &r, 2 * (KV_RS_P1 + KV_RS_P2) -
 					     KV_RS_POLL1);
 	}
 	if (!ret) {
-		shrink = ib_resize_cq(cq, KV_RS_SHRINK);
+		shrink = kv_resize_cq(cq, KV_RS_SHRINK);
 		cqe[3] = cq->cqe;
 		ret = kv_rs_send(t, KV_RS_P1 + KV_RS_P2, KV_RS_P3);
 	}
