@@ -8,6 +8,7 @@
  */
 #include <linux/log2.h>
 #include <linux/slab.h>
+#include <linux/virtio_ring.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "virtio_rdma.h"
