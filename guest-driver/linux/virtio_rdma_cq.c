@@ -8,6 +8,7 @@
  */
 #include <linux/log2.h>
 #include <linux/slab.h>
+#include <linux/virtio_config.h>
 #include <linux/virtio_ring.h>
 #include <rdma/uverbs_ioctl.h>
 
