@@ -92,7 +92,7 @@ int virtio_rdma_dev_attr_init(struct virtio_rdma_dev *dev)
 		dev->caps &= ~VIRTIO_IB_DEVICE_MULTICAST;
 	}
 	dev_info(&dev->vdev->dev,
-		 "capabilities:%s%s%s%s%s%s (fast registration %u pages, vendor 0x%x part 0x%x)\n",
+		 "capabilities:%s%s%s%s%s%s%s (fast registration %u pages, vendor 0x%x part 0x%x)\n",
 		 virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_MEM_MGT_EXTENSIONS) ?
 		 " mem_mgt_extensions" : "",
 		 virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_MEM_WINDOW) ?
@@ -104,6 +104,8 @@ int virtio_rdma_dev_attr_init(struct virtio_rdma_dev *dev)
 		 virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_MULTICAST) ?
 		 " multicast" : "",
 		 virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_SRQ) ? " srq" : "",
+		 virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_RESIZE_CQ) ?
+		 " resize_cq" : "",
 		 le32_to_cpu(a->max_fast_reg_page_list_len),
 		 le32_to_cpu(a->vendor_id), le32_to_cpu(a->vendor_part_id));
 	return 0;
