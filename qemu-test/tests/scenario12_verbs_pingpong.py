@@ -438,9 +438,12 @@ def scenario(tap, qemu, image, sock_dir):
                                     for n, _, d in guests[0].results()[0])
         for i, s in enumerate(socks):
             d = backend.device(s)
-            want = 1 if i == 0 and mw else 0
+            mw_err = 1 if i == 0 and mw else 0
+            resize_errs = refused_resizes(guests[i]) if i < len(guests) else 0
+            want = mw_err + resize_errs
             tap.case(f'no_control_errors_{os.path.basename(s)}'
-                     + ('_but_the_dereg_mr_with_a_window_bound' if want else ''),
+                     + ('_but_the_dereg_mr_with_a_window_bound' if mw_err else '')
+                     + (f'_but_{resize_errs}_refused_resize_cq' if resize_errs else ''),
                      d['ctrl_errors'] == want,
                      {k: d[k] for k in ('ctrl_requests', 'ctrl_errors', 'qps', 'cqs')
                       if k in d})
@@ -448,6 +451,14 @@ def scenario(tap, qemu, image, sock_dir):
         for g in guests:
             g.close()
         guest.stop_backend(tap, backend, 'backend_stops_cleanly')
+
+
+def refused_resizes(g):
+    """The RESIZE_CQ commands guest @g's device refused on purpose: one per
+    resize probe whose CQ was on rings (its shrink below the CQEs pending,
+    ROCE-DEV-RING-23; a virtqueue CQ's resize sends no command)."""
+    return sum(1 for n, _, d in g.results()[0]
+               if n in ('verbs_resize_cq', 'verbs_resize_cq_ex') and ' rings ' in f'{d} ')
 
 
 def mckey_on_device(tap, backend, guests, socks):
