@@ -273,6 +273,35 @@ struct virtio_rdma_cq_res {
 	void *rrec;			/* its record, a page of its own */
 	u32 rsize;			/* ring entries, a power of two */
 	u32 rcons;			/* CQEs consumed, under ring.k.lock */
+	/*
+	 * After a resize (virtio_rdma_cq_rings.c), under ring.k.lock: a
+	 * kernel CQ reads CQEs before switch_prod from rold, which goes once
+	 * rcons reaches it (rold_work); while RESIZE_CQ is outstanding
+	 * (resizing) it reads none at or beyond rstop (ROCE-DRV-RING-9). A
+	 * process's CQ keeps rmem (mapped) to the end and is on ucur, if set.
+	 */
+	struct virtio_rdma_ring_mem rold;
+	u32 rold_size;
+	u32 switch_prod;
+	u32 rstop;
+	bool resizing;
+	bool resize_lost;		/* no (sane) answer: unused until reset */
+	struct work_struct rold_work;
+	struct virtio_rdma_cq_uring *ucur;
+	struct virtio_rdma_zombie zombie;
+};
+
+/*
+ * The ring a resize gives a CQ: it lives while the CQ writes to it, a
+ * process maps it, or (RESIZE_CQ without an answer) until the device is
+ * reset; each holds a reference.
+ */
+struct virtio_rdma_cq_uring {
+	struct kref ref;
+	struct virtio_rdma_dev *dev;
+	struct virtio_rdma_ring_mem mem;
+	u32 size;			/* entries, a power of two */
+	struct virtio_rdma_mmap map;	/* a process's CQ: its mapping */
 	struct virtio_rdma_zombie zombie;
 };
 
@@ -532,6 +561,17 @@ int virtio_rdma_cq_rings_poll(struct virtio_rdma_cq_res *cq, int ne,
 bool virtio_rdma_cq_rings_pending(struct virtio_rdma_cq_res *cq);
 int virtio_rdma_cq_rings_arm(struct virtio_rdma_cq_res *cq,
 			     enum ib_cq_notify_flags f);
+int virtio_rdma_cq_rings_resize_check(struct virtio_rdma_cq_res *cq, u32 cqe);
+struct virtio_rdma_cq_uring *virtio_rdma_cq_uring_alloc(struct virtio_rdma_dev *dev,
+							u32 cqe);
+void virtio_rdma_cq_uring_release(struct kref *ref);
+void virtio_rdma_cq_uring_put(struct virtio_rdma_cq_uring *u);
+void virtio_rdma_cq_uring_lost(struct virtio_rdma_cq_res *cq,
+			       struct virtio_rdma_cq_uring *u, int ret);
+int virtio_rdma_cq_rings_resize_cmd(struct virtio_rdma_cq_res *cq, u32 cqe,
+				    struct virtio_rdma_cq_uring *u,
+				    u32 *switch_prod);
+int virtio_rdma_cq_rings_resize(struct virtio_rdma_cq_res *cq, u32 cqe);
 
 /*
  * A ring's entries (spec "Rings and Records"): a request and its s/g list
@@ -565,6 +605,9 @@ int virtio_rdma_ucq_rings_publish(struct virtio_rdma_cq_res *cq,
 				  struct ib_ucontext *uctx,
 				  void (*release)(struct kref *ref),
 				  struct virtio_rdma_create_cq_resp *resp);
+int virtio_rdma_ucq_rings_resize(struct virtio_rdma_cq_res *cq, u32 cqe,
+				 struct ib_udata *udata);
+void virtio_rdma_ucq_rings_unpublish(struct virtio_rdma_cq_res *cq);
 /* virtio_rdma_uqp_rings.c */
 u32 virtio_rdma_uqp_rings_max_wr(struct virtio_rdma_dev *dev);
 int virtio_rdma_urings_wanted(struct virtio_rdma_dev *dev,
@@ -713,6 +756,12 @@ int virtio_rdma_create_cq(struct ib_cq *ibcq,
 #endif
 int virtio_rdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int virtio_rdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags f);
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
+int virtio_rdma_resize_cq(struct ib_cq *ibcq, unsigned int cqe,
+			  struct ib_udata *udata);
+#else
+int virtio_rdma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+#endif
 void virtio_rdma_cq_put(struct virtio_rdma_cq_res *cq);
 void virtio_rdma_cq_qps_fatal(struct virtio_rdma_cq_res *cq);
 

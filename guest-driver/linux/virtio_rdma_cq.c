@@ -8,6 +8,8 @@
  */
 #include <linux/log2.h>
 #include <linux/slab.h>
+#include <linux/virtio_config.h>
+#include <linux/virtio_ring.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "virtio_rdma.h"
@@ -46,8 +48,11 @@ static void cq_release(struct kref *ref)
 	if (!dev->dead)
 		ret = virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_DESTROY_CQ,
 					   &cmd, sizeof(cmd), NULL, 0);
-	if (virtio_rdma_cmd_lost(ret)) {
-		/* The device may still write CQEs: keep the memory. */
+	/*
+	 * The device may still write CQEs, or (a resize without an answer)
+	 * into either ring: keep the memory.
+	 */
+	if (virtio_rdma_cmd_lost(ret) || cq->resize_lost) {
 		mutex_unlock(&dev->res_lock);
 		dev_warn(&dev->vdev->dev, "CQ %u: DESTROY_CQ %d, kept until reset\n",
 			 cq->cqn, ret);
@@ -279,9 +284,86 @@ int virtio_rdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	if (cq->kernel && !cq->rmem.base)
 		cancel_delayed_work_sync(&cq->wrap_work);
 	virtio_rdma_uq_unpublish(&cq->ring);
+	virtio_rdma_ucq_rings_unpublish(cq);
 	virtio_rdma_cq_put(cq);
 	return 0;
 }
+
+/*
+ * The CQEs a virtqueue CQ holds: used, their slots not yet available
+ * again (every slot was available at create, so avail->idx - num have
+ * been given back). A process writes avail->idx of its own CQ: a lie
+ * there only decides its own resize.
+ */
+static u32 vq_cq_pending(struct virtio_rdma_cq_res *cq)
+{
+	const struct vring *vr = virtqueue_get_vring(cq->ring.vq);
+	struct virtio_device *vdev = cq->dev->vdev;
+	u16 used = virtio16_to_cpu(vdev, READ_ONCE(vr->used->idx));
+	u16 avail = virtio16_to_cpu(vdev, READ_ONCE(vr->avail->idx));
+
+	return (u16)(used - (u16)(avail - cq->ring.num));
+}
+
+/*
+ * ibv_resize_cq(), ib_resize_cq(). A virtqueue CQ keeps every slot of its
+ * virtqueue available (ROCE-DRV-OVR-1), so it is as deep as the virtqueue
+ * whatever cqe says (ibcq->cqe, as at create): a new cqe within that size
+ * changes nothing, one beyond would need another virtqueue, which the
+ * CQ's QPs cannot follow (the spec's "Resizing a Completion Queue"):
+ * -EINVAL, as is a cqe below the CQEs the CQ holds (the IBTA's rule). A
+ * CQ on rings moves to a new ring (virtio_rdma_cq_rings.c,
+ * virtio_rdma_ucq_rings.c). The device's refusal (a CQ holding more CQEs
+ * than cqe, or in error) is -EINVAL, as ib_core's drivers answer.
+ */
+static int cq_resize(struct ib_cq *ibcq, u32 cqe, struct ib_udata *udata)
+{
+	struct virtio_rdma_cq_res *cq = to_vcq(ibcq)->res;
+	struct virtio_rdma_resize_cq_resp resp = {};
+	int ret;
+
+	if (!cqe || cqe > INT_MAX)
+		return -EINVAL;
+	if (cq->rmem.base) {
+		ret = cq->kernel ? virtio_rdma_cq_rings_resize(cq, cqe) :
+				   virtio_rdma_ucq_rings_resize(cq, cqe, udata);
+		if (!ret && cq->kernel)
+			ibcq->cqe = cq->rsize;
+		else if (!ret)
+			ibcq->cqe = cq->ucur->size;
+		return ret == -EREMOTEIO ? -EINVAL : ret;
+	}
+	/* Driver data, if any, as a ring CQ's resize takes it: checked. */
+	if (udata) {
+		ret = virtio_rdma_urings_wanted(cq->dev, udata,
+						VIRTIO_RDMA_RESIZE_CQ_RINGS);
+		if (ret < 0)
+			return ret;
+	}
+	if (cqe > cq->ring.num || vq_cq_pending(cq) > cqe)
+		return -EINVAL;
+	if (udata && udata->outlen)
+		return ib_copy_to_udata(udata, &resp,
+					min(udata->outlen, sizeof(resp)));
+	return 0;
+}
+
+/*
+ * 7.2's ib_core resizes only processes' CQs (resize_user_cq; its kernel
+ * consumers have no ib_resize_cq() any more): the same code serves both.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
+int virtio_rdma_resize_cq(struct ib_cq *ibcq, unsigned int cqe,
+			  struct ib_udata *udata)
+{
+	return cq_resize(ibcq, cqe, udata);
+}
+#else
+int virtio_rdma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	return cqe > 0 ? cq_resize(ibcq, cqe, udata) : -EINVAL;
+}
+#endif
 
 static void qp_fatal(struct virtio_rdma_qp_res *qp,
 		     struct virtio_rdma_cq_res *cq, struct ib_event *ev)

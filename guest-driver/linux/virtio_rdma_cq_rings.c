@@ -17,6 +17,7 @@
 #include <linux/io.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/slab.h>
 
 #include "virtio_rdma.h"
 
@@ -27,10 +28,34 @@ static struct virtio_rdma_cq_rec *cq_rec(struct virtio_rdma_cq_res *cq)
 	return cq->rrec;
 }
 
+/* ROCE-DRV-RING-9: CQE i is in the old ring while i is before switch_prod. */
 static struct virtio_rdma_cq_req *cq_entry(struct virtio_rdma_cq_res *cq,
 					   u32 i)
 {
+	if (cq->rold.base && (s32)(i - cq->switch_prod) < 0)
+		return cq->rold.base +
+		       ((size_t)(i & (cq->rold_size - 1)) << CQ_LOG_STRIDE);
 	return cq->rmem.base + ((size_t)(i & (cq->rsize - 1)) << CQ_LOG_STRIDE);
+}
+
+/*
+ * A kernel CQ's old ring once every CQE in it is polled: outside the CQ's
+ * lock, as freeing a ring in an MR of its own is a command that sleeps.
+ */
+static void cq_rold_work(struct work_struct *work)
+{
+	struct virtio_rdma_cq_res *cq =
+		container_of(work, struct virtio_rdma_cq_res, rold_work);
+	struct virtio_rdma_ring_mem m = {};
+	unsigned long flags;
+
+	spin_lock_irqsave(&cq->ring.k.lock, flags);
+	if (cq->rold.base && (s32)(cq->rcons - cq->switch_prod) >= 0) {
+		m = cq->rold;
+		cq->rold.base = NULL;
+	}
+	spin_unlock_irqrestore(&cq->ring.k.lock, flags);
+	virtio_rdma_ring_mem_free(cq->dev, &m);
 }
 
 /*
@@ -46,11 +71,21 @@ u32 virtio_rdma_cq_rings_max_cqe(struct virtio_rdma_dev *dev)
 		     virtio_rdma_ring_mem_max() >> CQ_LOG_STRIDE) : 0;
 }
 
+/*
+ * After DESTROY_CQ (or a failed create): nothing writes the rings now. A
+ * virtqueue CQ has no record (nor a work item).
+ */
 void virtio_rdma_cq_rings_free(struct virtio_rdma_cq_res *cq)
 {
+	if (!cq->rrec)
+		return;
+	cancel_work_sync(&cq->rold_work);
+	virtio_rdma_ring_mem_free(cq->dev, &cq->rold);
+	if (cq->ucur)
+		virtio_rdma_cq_uring_put(cq->ucur);
+	cq->ucur = NULL;
 	virtio_rdma_ring_mem_free(cq->dev, &cq->rmem);
-	if (cq->rrec)
-		free_page((unsigned long)cq->rrec);
+	free_page((unsigned long)cq->rrec);
 	cq->rrec = NULL;
 }
 
@@ -67,6 +102,7 @@ int virtio_rdma_cq_rings_create(struct virtio_rdma_dev *dev,
 	struct virtio_rdma_ack_create_cq ack;
 	int ret;
 
+	INIT_WORK(&cq->rold_work, cq_rold_work);
 	if (!cqe || cqe > virtio_rdma_cq_rings_max_cqe(dev))
 		return -EINVAL;
 	cq->rsize = roundup_pow_of_two(cqe);
@@ -125,7 +161,11 @@ err_unlock:
 /*
  * The device's prod is read once, then the entries it covers (acquire);
  * cons goes back once they are read, so that the device does not
- * overwrite an entry being read (ROCE-DRV-RING-2).
+ * overwrite an entry being read (ROCE-DRV-RING-2). While RESIZE_CQ is
+ * outstanding the CQEs from rstop on may be in either ring: none is read
+ * (ROCE-DRV-RING-9). The CQEs of an old ring count against the new one
+ * (the spec's "Resizing a Completion Queue"), so prod - cons never
+ * exceeds the current ring's size.
  */
 int virtio_rdma_cq_rings_poll(struct virtio_rdma_cq_res *cq, int ne,
 			      struct ib_wc *wc)
@@ -136,10 +176,19 @@ int virtio_rdma_cq_rings_poll(struct virtio_rdma_cq_res *cq, int ne,
 	int n = 0;
 
 	spin_lock_irqsave(&cq->ring.k.lock, flags);
+	if (cq->resize_lost) {
+		spin_unlock_irqrestore(&cq->ring.k.lock, flags);
+		dev_err_ratelimited(&cq->dev->vdev->dev,
+				    "CQ %u: out of use since RESIZE_CQ failed without an answer, until the device is reset\n",
+				    cq->cqn);
+		return -EIO;
+	}
 	cons = cq->rcons;
 	prod = le32_to_cpu(READ_ONCE(rec->prod));
 	virt_rmb();
-	if (prod - cons > cq->rsize) {
+	if (cq->resizing) {
+		prod = cq->rstop;
+	} else if (prod - cons > cq->rsize) {
 		spin_unlock_irqrestore(&cq->ring.k.lock, flags);
 		dev_err_ratelimited(&cq->dev->vdev->dev,
 				    "CQ %u: prod %u, %u consumed: broken ring\n",
@@ -155,6 +204,8 @@ int virtio_rdma_cq_rings_poll(struct virtio_rdma_cq_res *cq, int ne,
 		cq->rcons = cons;
 		virt_mb();
 		WRITE_ONCE(rec->cons, cpu_to_le32(cons));
+		if (cq->rold.base && (s32)(cons - cq->switch_prod) >= 0)
+			schedule_work(&cq->rold_work);
 	}
 	spin_unlock_irqrestore(&cq->ring.k.lock, flags);
 	return n;
@@ -184,11 +235,190 @@ int virtio_rdma_cq_rings_arm(struct virtio_rdma_cq_res *cq,
 	u32 how = (f & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED ?
 		  VIRTIO_IB_NOTIFY_SOLICITED : VIRTIO_IB_NOTIFY_NEXT_COMPLETION;
 
-	if (READ_ONCE(cq->error_reported))
+	if (READ_ONCE(cq->error_reported) || READ_ONCE(cq->resize_lost))
 		return -EIO;
 	WRITE_ONCE(cq_rec(cq)->notify, cpu_to_le32(how));
 	virt_mb();
 	if (virtio_rdma_cq_rings_pending(cq))
 		return f & IB_CQ_REPORT_MISSED_EVENTS ? 1 : 0;
 	return 0;
+}
+
+/*
+ * ibv_resize_cq() of a CQ on rings (spec "Resizing a Completion Queue"):
+ * the device moves the CQ to a new ring with RESIZE_CQ, which it must
+ * report it can do (ROCE-DRV-RING-8); up to the rings' max_cqe. A resize
+ * while an earlier one's old ring still holds CQEs would need a third
+ * ring: -EBUSY until they are polled.
+ */
+int virtio_rdma_cq_rings_resize_check(struct virtio_rdma_cq_res *cq, u32 cqe)
+{
+	if (!virtio_rdma_has_cap(cq->dev, VIRTIO_IB_DEVICE_RESIZE_CQ))
+		return -EOPNOTSUPP;
+	if (!cqe || cqe > virtio_rdma_cq_rings_max_cqe(cq->dev))
+		return -EINVAL;
+	if (READ_ONCE(cq->resize_lost))
+		return -EIO;
+	return 0;
+}
+
+void virtio_rdma_cq_uring_release(struct kref *ref)
+{
+	struct virtio_rdma_cq_uring *u =
+		container_of(ref, struct virtio_rdma_cq_uring, ref);
+
+	virtio_rdma_ring_mem_free(u->dev, &u->mem);
+	kfree(u);
+}
+
+void virtio_rdma_cq_uring_put(struct virtio_rdma_cq_uring *u)
+{
+	kref_put(&u->ref, virtio_rdma_cq_uring_release);
+}
+
+/* The new ring, zeroed, through the one allocator (virtio_rdma_ring_mr.c). */
+struct virtio_rdma_cq_uring *virtio_rdma_cq_uring_alloc(struct virtio_rdma_dev *dev,
+							u32 cqe)
+{
+	struct virtio_rdma_cq_uring *u = kzalloc(sizeof(*u), GFP_KERNEL);
+	int ret;
+
+	if (!u)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&u->ref);
+	u->dev = dev;
+	u->size = roundup_pow_of_two(cqe);
+	ret = virtio_rdma_ring_mem_alloc(dev, &u->mem,
+					 (size_t)u->size << CQ_LOG_STRIDE,
+					 dev->rings.pdn, dev->rings.lkey);
+	if (ret) {
+		kfree(u);
+		return ERR_PTR(ret);
+	}
+	return u;
+}
+
+static void cq_uring_zombie_free(struct virtio_rdma_zombie *z)
+{
+	virtio_rdma_cq_uring_put(container_of(z, struct virtio_rdma_cq_uring,
+					      zombie));
+}
+
+/*
+ * RESIZE_CQ without an answer (or with one that cannot be): the device
+ * may write to either ring, so neither is freed until it is reset, as
+ * after a DESTROY without an answer; the new ring keeps @u's reference
+ * in the zombie list, the old one goes with the CQ, which cq_release()
+ * keeps too. The CQ is out of use: polls and arms fail.
+ */
+void virtio_rdma_cq_uring_lost(struct virtio_rdma_cq_res *cq,
+			       struct virtio_rdma_cq_uring *u, int ret)
+{
+	dev_err(&cq->dev->vdev->dev,
+		"CQ %u: RESIZE_CQ %d without a usable answer: CQ out of use, its rings kept until the device is reset\n",
+		cq->cqn, ret);
+	virtio_rdma_zombie_add(cq->dev, &u->zombie, cq_uring_zombie_free);
+}
+
+/*
+ * The command, under dev->res_lock (one resize of a CQ at a time). The
+ * caller wrote cons for every CQE it consumed (ROCE-DRV-RING-8): a kernel
+ * CQ's poll writes it each time, a process's provider before it asks.
+ */
+int virtio_rdma_cq_rings_resize_cmd(struct virtio_rdma_cq_res *cq, u32 cqe,
+				    struct virtio_rdma_cq_uring *u,
+				    u32 *switch_prod)
+{
+	struct virtio_rdma_cmd_resize_cq cmd = {
+		.cqn = cpu_to_le32(cq->cqn),
+		.cqe = cpu_to_le32(cqe),
+		.ring = {
+			.addr = cpu_to_le64(u->mem.addr),
+			.lkey = cpu_to_le32(u->mem.lkey),
+			.log_size = ilog2(u->size),
+			.log_stride = CQ_LOG_STRIDE,
+		},
+	};
+	struct virtio_rdma_ack_resize_cq ack;
+	int ret;
+
+	lockdep_assert_held(&cq->dev->res_lock);
+	ret = virtio_rdma_roce_cmd(cq->dev, VIRTIO_NET_CTRL_ROCE_RESIZE_CQ,
+				   &cmd, sizeof(cmd), &ack, sizeof(ack));
+	if (!ret)
+		*switch_prod = le32_to_cpu(ack.switch_prod);
+	return ret;
+}
+
+/*
+ * A kernel CQ: prod read under the CQ's lock, polls held below it while
+ * the command runs (the lock cannot be held across it); then the old ring
+ * serves the CQEs before switch_prod (ROCE-DRV-RING-9) and goes once they
+ * are polled. Refused: the new ring goes, the old one stays
+ * (ROCE-DRV-RING-10). The IBTA's rule that a CQ does not shrink below the
+ * CQEs it holds is checked here too, so that the usual refusal needs no
+ * command.
+ */
+int virtio_rdma_cq_rings_resize(struct virtio_rdma_cq_res *cq, u32 cqe)
+{
+	struct virtio_rdma_dev *dev = cq->dev;
+	struct virtio_rdma_cq_rec *rec = cq_rec(cq);
+	struct virtio_rdma_cq_uring *u;
+	u32 prod, sp = 0;
+	bool drained;
+	int ret;
+
+	ret = virtio_rdma_cq_rings_resize_check(cq, cqe);
+	if (ret)
+		return ret;
+	flush_work(&cq->rold_work);	/* an old ring already drained */
+	u = virtio_rdma_cq_uring_alloc(dev, cqe);
+	if (IS_ERR(u))
+		return PTR_ERR(u);
+
+	mutex_lock(&dev->res_lock);
+	spin_lock_irq(&cq->ring.k.lock);
+	prod = le32_to_cpu(READ_ONCE(rec->prod));
+	if (cq->resize_lost)
+		ret = -EIO;
+	else if (prod - cq->rcons > cqe)
+		ret = -EINVAL;
+	else if (cq->rold.base)
+		ret = -EBUSY;
+	cq->rstop = prod;
+	cq->resizing = !ret;
+	spin_unlock_irq(&cq->ring.k.lock);
+	if (ret)
+		goto out_put;
+
+	ret = virtio_rdma_cq_rings_resize_cmd(cq, cqe, u, &sp);
+
+	spin_lock_irq(&cq->ring.k.lock);
+	cq->resizing = false;
+	/* The switch lies between the prod read and what the old ring holds. */
+	if (!ret && ((s32)(sp - cq->rstop) < 0 || sp - cq->rcons > cq->rsize))
+		ret = -EPROTO;
+	if (!ret) {
+		cq->rold = cq->rmem;
+		cq->rold_size = cq->rsize;
+		cq->switch_prod = sp;
+		cq->rmem = u->mem;
+		cq->rsize = u->size;
+		u->mem.base = NULL;
+	} else if (virtio_rdma_cmd_lost(ret) || ret == -EPROTO) {
+		cq->resize_lost = true;
+	}
+	drained = cq->rold.base && cq->rcons == sp;
+	spin_unlock_irq(&cq->ring.k.lock);
+	if (drained)
+		schedule_work(&cq->rold_work);
+	if (virtio_rdma_cmd_lost(ret) || ret == -EPROTO) {
+		virtio_rdma_cq_uring_lost(cq, u, ret);
+		mutex_unlock(&dev->res_lock);
+		return ret == -EPROTO ? ret : -EIO;
+	}
+out_put:
+	mutex_unlock(&dev->res_lock);
+	virtio_rdma_cq_uring_put(u);
+	return ret;
 }

@@ -47,7 +47,8 @@ int virtio_rdma_dev_attr_init(struct virtio_rdma_dev *dev)
 		    (VIRTIO_IB_DEVICE_RC_RNR_NAK_GEN |
 		     VIRTIO_IB_DEVICE_MEM_MGT_EXTENSIONS |
 		     VIRTIO_IB_DEVICE_SRQ | VIRTIO_IB_DEVICE_MEM_WINDOW |
-		     VIRTIO_IB_DEVICE_ATOMIC | VIRTIO_IB_DEVICE_MULTICAST);
+		     VIRTIO_IB_DEVICE_ATOMIC | VIRTIO_IB_DEVICE_MULTICAST |
+		     VIRTIO_IB_DEVICE_RESIZE_CQ);
 	/* ROCE-DEV-ATTR-13: fast registration needs room for a page. */
 	if (virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_MEM_MGT_EXTENSIONS) &&
 	    !le32_to_cpu(a->max_fast_reg_page_list_len)) {
@@ -91,7 +92,7 @@ int virtio_rdma_dev_attr_init(struct virtio_rdma_dev *dev)
 		dev->caps &= ~VIRTIO_IB_DEVICE_MULTICAST;
 	}
 	dev_info(&dev->vdev->dev,
-		 "capabilities:%s%s%s%s%s%s (fast registration %u pages, vendor 0x%x part 0x%x)\n",
+		 "capabilities:%s%s%s%s%s%s%s (fast registration %u pages, vendor 0x%x part 0x%x)\n",
 		 virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_MEM_MGT_EXTENSIONS) ?
 		 " mem_mgt_extensions" : "",
 		 virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_MEM_WINDOW) ?
@@ -103,6 +104,8 @@ int virtio_rdma_dev_attr_init(struct virtio_rdma_dev *dev)
 		 virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_MULTICAST) ?
 		 " multicast" : "",
 		 virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_SRQ) ? " srq" : "",
+		 virtio_rdma_has_cap(dev, VIRTIO_IB_DEVICE_RESIZE_CQ) ?
+		 " resize_cq" : "",
 		 le32_to_cpu(a->max_fast_reg_page_list_len),
 		 le32_to_cpu(a->vendor_id), le32_to_cpu(a->vendor_part_id));
 	return 0;
@@ -546,6 +549,11 @@ static const struct ib_device_ops virtio_rdma_ib_ops = {
 	.query_srq = virtio_rdma_query_srq,
 	.reg_user_mr = virtio_rdma_reg_user_mr,
 	.req_notify_cq = virtio_rdma_req_notify_cq,
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
+	.resize_user_cq = virtio_rdma_resize_cq,
+#else
+	.resize_cq = virtio_rdma_resize_cq,
+#endif
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 0, 0)
 	.query_port_speed = virtio_rdma_query_port_speed,
 #endif

@@ -19,8 +19,11 @@
  * order posted. Then the same over a shared receive queue of 16384 WRs
  * at the device's s/g limit (its ring too in an MR of its own) with its
  * limit armed (the limit event must come), and ib_drain_qp() on every QP
- * (the flush of a receive posted to a QP in ERR). Last, a CQ of 16
+ * (the flush of a receive posted to a QP in ERR). Then a CQ of 16
  * overrun by 64 SENDs: its CQ error and its QP's fatal error, once each.
+ * Last, ib_resize_cq() of a CQ on rings with CQEs pending across the
+ * switch to the new ring (kv_resize(); on 7.2, which has no
+ * ib_resize_cq(), the driver's op itself).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -28,6 +31,7 @@
 #include <linux/etherdevice.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/version.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
@@ -186,7 +190,7 @@ static u64 kv_addr(struct kvtest *t, bool recv, u32 i)
 }
 
 static int kv_post_recvs(struct kvtest *t, struct ib_qp *qp,
-			 struct ib_srq *srq, u32 n)
+			 struct ib_srq *srq, u32 from, u32 n)
 {
 	const struct ib_recv_wr *bad;
 	struct ib_recv_wr *wr;
@@ -198,10 +202,10 @@ static int kv_post_recvs(struct kvtest *t, struct ib_qp *qp,
 	sge = kvcalloc(n, sizeof(*sge), GFP_KERNEL);
 	ret = wr && sge ? 0 : -ENOMEM;
 	for (i = 0; !ret && i < n; i++) {
-		sge[i].addr = kv_addr(t, true, i);
+		sge[i].addr = kv_addr(t, true, from + i);
 		sge[i].length = KV_MSG_BYTES;
 		sge[i].lkey = t->pd->local_dma_lkey;
-		wr[i].wr_id = KV_MSGS + i;
+		wr[i].wr_id = KV_MSGS + from + i;
 		wr[i].sg_list = &sge[i];
 		wr[i].num_sge = 1;
 		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
@@ -215,7 +219,7 @@ static int kv_post_recvs(struct kvtest *t, struct ib_qp *qp,
 }
 
 /* All @n SENDs in one call: the ring takes more than 4096 at once. */
-static int kv_post_sends(struct kvtest *t, struct ib_qp *qp, u32 n)
+static int kv_post_sends(struct kvtest *t, struct ib_qp *qp, u32 from, u32 n)
 {
 	const struct ib_send_wr *bad;
 	struct ib_send_wr *wr;
@@ -227,10 +231,10 @@ static int kv_post_sends(struct kvtest *t, struct ib_qp *qp, u32 n)
 	sge = kvcalloc(n, sizeof(*sge), GFP_KERNEL);
 	ret = wr && sge ? 0 : -ENOMEM;
 	for (i = 0; !ret && i < n; i++) {
-		sge[i].addr = kv_addr(t, false, i);
+		sge[i].addr = kv_addr(t, false, from + i);
 		sge[i].length = KV_MSG_BYTES;
 		sge[i].lkey = t->pd->local_dma_lkey;
-		wr[i].wr_id = i;
+		wr[i].wr_id = from + i;
 		wr[i].sg_list = &sge[i];
 		wr[i].num_sge = 1;
 		wr[i].opcode = IB_WR_SEND;
@@ -258,7 +262,7 @@ static void kv_round(struct kvtest *t, const char *name, struct ib_srq *srq)
 	memset(rbuf, 0, (size_t)KV_MSGS * KV_MSG_BYTES);
 	ib_dma_sync_single_for_device(t->dev, t->dma, t->buf_len,
 				      DMA_BIDIRECTIONAL);
-	ret = kv_post_recvs(t, t->qb, srq, KV_MSGS);
+	ret = kv_post_recvs(t, t->qb, srq, 0, KV_MSGS);
 	if (!ret && srq) {
 		struct ib_srq_attr sa = { .srq_limit = KV_SRQ_LIMIT };
 
@@ -266,7 +270,7 @@ static void kv_round(struct kvtest *t, const char *name, struct ib_srq *srq)
 		ret = ib_modify_srq(srq, &sa, IB_SRQ_LIMIT);
 	}
 	if (!ret)
-		ret = kv_post_sends(t, t->qa, KV_MSGS);
+		ret = kv_post_sends(t, t->qa, 0, KV_MSGS);
 	if (ret) {
 		result(name, false, "post: %d", ret);
 		return;
@@ -440,9 +444,9 @@ static void kv_overrun(struct kvtest *t)
 	atomic_set(&t->qp_fatal, 0);
 	ret = kv_pair(t, NULL, cq);
 	if (!ret)
-		ret = kv_post_recvs(t, t->qb, NULL, KV_OVERRUN_MSGS);
+		ret = kv_post_recvs(t, t->qb, NULL, 0, KV_OVERRUN_MSGS);
 	if (!ret)
-		ret = kv_post_sends(t, t->qa, KV_OVERRUN_MSGS);
+		ret = kv_post_sends(t, t->qa, 0, KV_OVERRUN_MSGS);
 	deadline = jiffies + msecs_to_jiffies(KV_WAIT_MS);
 	while (!ret && (!atomic_read(&t->cq_err) || !atomic_read(&t->qp_fatal)) &&
 	       time_before(jiffies, deadline))
@@ -462,6 +466,147 @@ static void kv_overrun(struct kvtest *t)
 		n = ib_poll_cq(t->cq, KV_CQE, t->wc);
 	} while (n > 0);
 	ib_destroy_cq(cq);
+}
+
+/*
+ * ib_resize_cq() of a kernel CQ on rings (RESIZE_CQ, issue 29): a CQ of
+ * KV_RS_CQE under both QPs, KV_RS_P1 messages (twice the CQEs), some
+ * polled; grown with the rest pending in the old ring, KV_RS_P2 more
+ * messages (more CQEs pending than the old ring has entries); a shrink
+ * below them refused with the CQ as it was; all polled in order with
+ * their data; a shrink with nothing pending, KV_RS_P3 more through it.
+ */
+#define KV_RS_CQE	256
+#define KV_RS_P1	100
+#define KV_RS_POLL1	50
+#define KV_RS_GROW	1024
+#define KV_RS_P2	200
+#define KV_RS_TOO_SMALL	100
+#define KV_RS_SHRINK	64
+#define KV_RS_P3	20
+
+/*
+ * 7.2 has no ib_resize_cq() (ib_core resizes only processes' CQs, through
+ * resize_user_cq): the op is called as 6.1's ib_resize_cq() calls its
+ * resize_cq, with no udata, which the driver takes as a kernel CQ's.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
+static int kv_resize_cq(struct ib_cq *cq, int cqe)
+{
+	return cq->device->ops.resize_user_cq ?
+	       cq->device->ops.resize_user_cq(cq, cqe, NULL) : -EOPNOTSUPP;
+}
+#else
+#define kv_resize_cq ib_resize_cq
+#endif
+
+struct kv_rs {
+	u32 sends, recvs, bad;
+};
+
+/* @want CQEs of @cq, each checked in order, or KV_WAIT_MS gone. */
+static int kv_rs_poll(struct kvtest *t, struct ib_cq *cq, struct kv_rs *r,
+		      u32 want)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(KV_WAIT_MS);
+	u32 got = 0, i;
+	int n;
+
+	while (got < want && time_before(jiffies, deadline)) {
+		n = ib_poll_cq(cq, min_t(u32, want - got, KV_CQE), t->wc);
+		if (n < 0)
+			return n;
+		for (i = 0; i < n; i++) {
+			struct ib_wc *wc = &t->wc[i];
+
+			if (wc->status != IB_WC_SUCCESS)
+				r->bad++;
+			else if (wc->opcode == IB_WC_SEND)
+				r->bad += wc->wr_id != r->sends++;
+			else if (wc->opcode == IB_WC_RECV)
+				r->bad += wc->wr_id != KV_MSGS + r->recvs++ ||
+					  wc->byte_len != KV_MSG_BYTES;
+			else
+				r->bad++;
+		}
+		got += n;
+		if (!n)
+			msleep(10);
+	}
+	return got == want ? 0 : -ETIMEDOUT;
+}
+
+/* Messages @from..@from + @n - 1 qa -> qb, then time for their CQEs. */
+static int kv_rs_send(struct kvtest *t, u32 from, u32 n)
+{
+	int ret = kv_post_sends(t, t->qa, from, n);
+
+	msleep(1000);
+	return ret;
+}
+
+static void kv_resize(struct kvtest *t)
+{
+	u32 total = KV_RS_P1 + KV_RS_P2 + KV_RS_P3, i, j;
+	u8 *rbuf = t->buf + (size_t)KV_MSGS * KV_MSG_BYTES;
+	int grow = -1, small = -1, shrink = -1, ret;
+	struct ib_cq *cq, *big = t->cq;
+	int cqe[4] = {};
+	struct kv_rs r = {};
+
+	cq = ib_alloc_cq(t->dev, NULL, KV_RS_CQE, 0, IB_POLL_DIRECT);
+	if (IS_ERR(cq)) {
+		result("resize_cq", false, "alloc_cq %ld", PTR_ERR(cq));
+		return;
+	}
+	cqe[0] = cq->cqe;
+	memset(rbuf, 0, (size_t)total * KV_MSG_BYTES);
+	ib_dma_sync_single_for_device(t->dev, t->dma, t->buf_len,
+				      DMA_BIDIRECTIONAL);
+	t->cq = cq;	/* both QPs' CQ */
+	ret = kv_pair(t, NULL, cq);
+	if (!ret)
+		ret = kv_post_recvs(t, t->qb, NULL, 0, total);
+	if (!ret)
+		ret = kv_rs_send(t, 0, KV_RS_P1);
+	if (!ret)
+		ret = kv_rs_poll(t, cq, &r, KV_RS_POLL1);
+	if (!ret) {
+		/* 150 CQEs pending across the switch */
+		grow = kv_resize_cq(cq, KV_RS_GROW);
+		cqe[1] = cq->cqe;
+		ret = kv_rs_send(t, KV_RS_P1, KV_RS_P2);
+	}
+	if (!ret) {
+		/* 550 pending: more than the first ring held */
+		small = kv_resize_cq(cq, KV_RS_TOO_SMALL);
+		cqe[2] = cq->cqe;
+		ret = kv_rs_poll(t, cq, &r, 2 * (KV_RS_P1 + KV_RS_P2) -
+					     KV_RS_POLL1);
+	}
+	if (!ret) {
+		shrink = kv_resize_cq(cq, KV_RS_SHRINK);
+		cqe[3] = cq->cqe;
+		ret = kv_rs_send(t, KV_RS_P1 + KV_RS_P2, KV_RS_P3);
+	}
+	if (!ret)
+		ret = kv_rs_poll(t, cq, &r, 2 * KV_RS_P3);
+	ib_dma_sync_single_for_cpu(t->dev, t->dma, t->buf_len,
+				   DMA_BIDIRECTIONAL);
+	for (i = 0; i < r.recvs; i++)
+		for (j = 0; j < KV_MSG_BYTES; j++)
+			r.bad += rbuf[(size_t)i * KV_MSG_BYTES + j] != pattern(i, j);
+	result("resize_cq", !ret && cqe[0] == KV_RS_CQE && !grow &&
+	       cqe[1] == KV_RS_GROW && small == -EINVAL &&
+	       cqe[2] == KV_RS_GROW && !shrink && cqe[3] == KV_RS_SHRINK &&
+	       r.sends == total && r.recvs == total && !r.bad,
+	       "%d: cqe %d, grown to %d: %d (cqe %d), to %d with %u pending: %d (cqe %d), to %d: %d (cqe %d); %u sends, %u receives in order, %u bad",
+	       ret, cqe[0], KV_RS_GROW, grow, cqe[1], KV_RS_TOO_SMALL,
+	       2 * (KV_RS_P1 + KV_RS_P2) - KV_RS_POLL1, small, cqe[2],
+	       KV_RS_SHRINK, shrink, cqe[3], r.sends, r.recvs, r.bad);
+	kv_unpair(t, "resize_cq_drain");
+	t->cq = big;
+	ib_free_cq(cq);
 }
 
 /*
@@ -498,6 +643,7 @@ static void kv_run(struct kvtest *t)
 	if (t->srq)
 		kv_case(t, "srq", t->srq);
 	kv_overrun(t);
+	kv_resize(t);
 }
 
 static bool kv_found;

@@ -72,7 +72,8 @@ u32 virtio_rdma_uqp_rings_max_wr(struct virtio_rdma_dev *dev)
 
 /*
  * 1: the provider asks for a CQ, QP or SRQ on rings, @flag
- * VIRTIO_RDMA_CREATE_{CQ,QP,SRQ}_RINGS in its create driver data, and the
+ * VIRTIO_RDMA_CREATE_{CQ,QP,SRQ}_RINGS in its create driver data (or
+ * follows a resized CQ ring: VIRTIO_RDMA_RESIZE_CQ_RINGS), and the
  * driver has them; 0: a virtqueue one (an older provider sends no driver
  * data); <0: bad data.
  */
@@ -82,9 +83,10 @@ int virtio_rdma_urings_wanted(struct virtio_rdma_dev *dev,
 	struct virtio_rdma_create_qp_cmd cmd = {};
 	int ret;
 
-	/* The create_cq and create_srq driver data are the same. */
+	/* The create_cq, create_srq and resize_cq driver data are the same. */
 	BUILD_BUG_ON(sizeof(cmd) != sizeof(struct virtio_rdma_create_srq_cmd) ||
-		     sizeof(cmd) != sizeof(struct virtio_rdma_create_cq_cmd));
+		     sizeof(cmd) != sizeof(struct virtio_rdma_create_cq_cmd) ||
+		     sizeof(cmd) != sizeof(struct virtio_rdma_resize_cq_cmd));
 
 	if (!udata->inlen)
 		return 0;

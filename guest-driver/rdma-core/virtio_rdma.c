@@ -297,6 +297,7 @@ static const struct verbs_context_ops virtio_rdma_ctx_ops = {
 	.query_srq = virtio_rdma_query_srq,
 	.reg_mr = virtio_rdma_reg_mr,
 	.req_notify_cq = virtio_rdma_req_notify_cq,
+	.resize_cq = virtio_rdma_resize_cq,
 };
 
 static struct verbs_context *virtio_rdma_alloc_context(struct ibv_device *ibdev,

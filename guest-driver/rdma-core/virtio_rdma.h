@@ -37,6 +37,16 @@ struct virtio_rdma_create_cq_uresp {
 	struct virtio_rdma_create_cq_resp drv;
 };
 
+struct virtio_rdma_resize_cq_ucmd {
+	struct ibv_resize_cq ibv_cmd;
+	struct virtio_rdma_resize_cq_cmd drv;
+};
+
+struct virtio_rdma_resize_cq_uresp {
+	struct ib_uverbs_resize_cq_resp ibv_resp;
+	struct virtio_rdma_resize_cq_resp drv;
+};
+
 struct virtio_rdma_create_qp_ucmd {
 	struct ibv_create_qp ibv_cmd;
 	struct virtio_rdma_create_qp_cmd drv;
@@ -147,6 +157,15 @@ struct virtio_rdma_cq {
 	uint32_t size; /* entries, a power of two */
 	uint32_t stride;
 	uint32_t cons; /* CQEs read; under vq.lock */
+	/*
+	 * After ibv_resize_cq(): the old ring's entries, which hold the CQEs
+	 * before switch_prod, until cons reaches it (NULL: none).
+	 */
+	uint8_t *old_ents;
+	size_t old_ents_len;
+	uint32_t old_size;
+	uint32_t old_stride;
+	uint32_t switch_prod;
 };
 
 /*
@@ -294,6 +313,7 @@ struct ibv_cq *virtio_rdma_create_cq(struct ibv_context *context, int cqe,
 int virtio_rdma_destroy_cq(struct ibv_cq *ibcq);
 int virtio_rdma_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
 int virtio_rdma_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
+int virtio_rdma_resize_cq(struct ibv_cq *ibcq, int cqe);
 int virtio_rdma_cq_setup(struct virtio_rdma_cq *cq, struct ibv_context *context,
 			 const struct virtio_rdma_create_cq_resp *drv);
 void virtio_rdma_cq_unmap(struct virtio_rdma_cq *cq);
@@ -312,6 +332,8 @@ int virtio_rdma_cq_ring_poll(struct virtio_rdma_cq *cq, int ne,
 int virtio_rdma_cq_ring_take(struct virtio_rdma_cq *cq);
 void virtio_rdma_cq_ring_publish(struct virtio_rdma_cq *cq);
 int virtio_rdma_cq_ring_arm(struct virtio_rdma_cq *cq, int solicited_only);
+int virtio_rdma_cq_ring_switch(struct virtio_rdma_cq *cq, int cmd_fd,
+			       const struct virtio_rdma_resize_cq_resp *r);
 
 /* virtio_rdma_cq_ex.c */
 struct ibv_cq_ex *virtio_rdma_create_cq_ex(struct ibv_context *context,

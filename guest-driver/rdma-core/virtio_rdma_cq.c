@@ -235,3 +235,37 @@ int virtio_rdma_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 		return virtio_rdma_cq_ring_arm(to_vcq(ibcq), solicited_only);
 	return ibv_cmd_req_notify_cq(ibcq, solicited_only);
 }
+
+/*
+ * ibv_resize_cq(). A virtqueue CQ keeps every slot of its virtqueue
+ * available, so it is as deep as the virtqueue whatever cqe says: the
+ * kernel checks cqe against that size and changes nothing. A CQ on rings
+ * moves to a new ring (virtio_rdma_cq_ring_switch()). The CQ's lock is
+ * held across the command: the device reads cons, which every poll has
+ * written (ROCE-DRV-RING-8), and no CQE is read until the switch is known
+ * (ROCE-DRV-RING-9). A second resize while the old ring of the first
+ * still holds CQEs would need a third ring: EBUSY until they are polled.
+ */
+int virtio_rdma_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct virtio_rdma_cq *cq = to_vcq(ibcq);
+	struct virtio_rdma_resize_cq_ucmd cmd = {
+		.drv.flags = VIRTIO_RDMA_RESIZE_CQ_RINGS,
+	};
+	struct virtio_rdma_resize_cq_uresp resp = {};
+	int ret;
+
+	pthread_spin_lock(&cq->vq.lock);
+	if (cq->rings && cq->old_ents) {
+		ret = EBUSY;
+		goto out;
+	}
+	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd.ibv_cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (!ret && cq->rings)
+		ret = virtio_rdma_cq_ring_switch(cq, ibcq->context->cmd_fd,
+						 &resp.drv);
+out:
+	pthread_spin_unlock(&cq->vq.lock);
+	return ret;
+}

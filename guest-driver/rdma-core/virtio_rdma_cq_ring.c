@@ -14,6 +14,10 @@
  * release fence), so that the device does not overwrite an entry being
  * read; notify before prod is read again (a full fence, paired with the
  * device's between prod and its read of notify).
+ *
+ * ibv_resize_cq() moves the CQ to a new ring (the device's RESIZE_CQ):
+ * CQEs before the switch the kernel reports are read from the old ring,
+ * the later ones from the new; prod and cons count on across it.
  */
 
 #include <config.h>
@@ -95,6 +99,8 @@ int virtio_rdma_cq_ring_map(struct virtio_rdma_cq *cq, int cmd_fd,
 
 void virtio_rdma_cq_ring_unmap(struct virtio_rdma_cq *cq)
 {
+	if (cq->old_ents)
+		munmap(cq->old_ents, cq->old_ents_len);
 	munmap(cq->ents, cq->ents_len);
 	munmap(cq->rec, cq->rec_len);
 	pthread_spin_destroy(&cq->vq.lock);
@@ -111,18 +117,74 @@ static int ring_avail(struct virtio_rdma_cq *cq, uint32_t *prod)
 	return *prod - cq->cons > cq->size ? EIO : 0;
 }
 
+/* ROCE-DRV-RING-9: CQE n is in the old ring while n is before switch_prod. */
 static const struct virtio_rdma_cq_req *ring_entry(struct virtio_rdma_cq *cq,
 						   uint32_t n)
 {
+	if (cq->old_ents && (int32_t)(n - cq->switch_prod) < 0)
+		return (const void *)(cq->old_ents +
+				      (size_t)(n & (cq->old_size - 1)) *
+					      cq->old_stride);
 	return (const void *)(cq->ents +
 			      (size_t)(n & (cq->size - 1)) * cq->stride);
 }
 
-/* The entries read so far go back to the device. */
+static void old_ring_unmap(struct virtio_rdma_cq *cq)
+{
+	if (!cq->old_ents)
+		return;
+	munmap(cq->old_ents, cq->old_ents_len);
+	cq->old_ents = NULL;
+}
+
+/*
+ * The entries read so far go back to the device; an old ring goes once
+ * every CQE in it is read (both poll paths end here, after their last
+ * read of an entry).
+ */
 void virtio_rdma_cq_ring_publish(struct virtio_rdma_cq *cq)
 {
 	atomic_thread_fence(memory_order_release);
 	ring_store32(&cq->rec->cons, cq->cons);
+	if (cq->old_ents && (int32_t)(cq->cons - cq->switch_prod) >= 0)
+		old_ring_unmap(cq);
+}
+
+/*
+ * After the kernel's RESIZE_CQ succeeded (the CQ's lock held since before
+ * the command: nothing was read meanwhile, ROCE-DRV-RING-9): the new ring
+ * is mapped and the CQEs from switch_prod on are read there. The switch
+ * lies between cons and the old ring's end; a kernel that says otherwise,
+ * or describes a ring this provider cannot read, leaves the CQ unusable
+ * (EIO), as a broken ring does.
+ */
+int virtio_rdma_cq_ring_switch(struct virtio_rdma_cq *cq, int cmd_fd,
+			       const struct virtio_rdma_resize_cq_resp *r)
+{
+	struct virtio_rdma_cq_ring desc = r->ring;
+	uint8_t *ents;
+
+	desc.rec_len = sizeof(struct virtio_rdma_cq_rec);
+	if (!(r->flags & VIRTIO_RDMA_RESIZE_CQ_RESP_RINGS) ||
+	    ring_check(&desc) || (int32_t)(r->switch_prod - cq->cons) < 0 ||
+	    r->switch_prod - cq->cons > cq->size || cq->old_ents)
+		return EIO;
+	ents = mmap(NULL, desc.ring_len, PROT_READ, MAP_SHARED, cmd_fd,
+		    desc.ring_mmap);
+	if (ents == MAP_FAILED)
+		return errno;
+	cq->old_ents = cq->ents;
+	cq->old_ents_len = cq->ents_len;
+	cq->old_size = cq->size;
+	cq->old_stride = cq->stride;
+	cq->switch_prod = r->switch_prod;
+	cq->ents = ents;
+	cq->ents_len = desc.ring_len;
+	cq->size = desc.size;
+	cq->stride = desc.stride;
+	if (cq->cons == cq->switch_prod)
+		old_ring_unmap(cq);
+	return 0;
 }
 
 int virtio_rdma_cq_ring_poll(struct virtio_rdma_cq *cq, int ne,

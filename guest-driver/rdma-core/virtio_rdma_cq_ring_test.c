@@ -36,9 +36,12 @@ struct dev_ring {
 	struct virtio_rdma_cq_ring desc;
 };
 
+/* A record, the first ring and (resize) two more, a page each. */
+#define MEM_LEN (4 * PAGE)
+
 static void dev_ring_init(struct dev_ring *d, uint32_t start)
 {
-	size_t len = 2 * PAGE;
+	size_t len = MEM_LEN;
 
 	d->fd = memfd_create("virtio_rdma_cq_ring_test", 0);
 	if (d->fd < 0 || ftruncate(d->fd, len)) {
@@ -65,7 +68,7 @@ static void dev_ring_init(struct dev_ring *d, uint32_t start)
 
 static void dev_ring_fini(struct dev_ring *d)
 {
-	munmap(d->mem, 2 * PAGE);
+	munmap(d->mem, MEM_LEN);
 	close(d->fd);
 }
 
@@ -73,7 +76,7 @@ static void dev_ring_fini(struct dev_ring *d)
 static void dev_cqe(struct dev_ring *d, uint32_t n, uint8_t status)
 {
 	struct virtio_rdma_cq_req *cqe =
-		(void *)(d->ents + (n % SIZE) * STRIDE);
+		(void *)(d->ents + (n % d->desc.size) * STRIDE);
 
 	memset(cqe, 0, sizeof(*cqe));
 	cqe->wr_id = htole64(1000 + (uint64_t)n);
@@ -216,10 +219,136 @@ static void test_poll_ex(void)
 	dev_ring_fini(&d);
 }
 
+/*
+ * The device side of RESIZE_CQ: the CQ moves to @size entries in page
+ * @page of the memfd after CQE @sp - 1 (ROCE-DEV-RING-24); the answer the
+ * kernel passes on.
+ */
+static struct virtio_rdma_resize_cq_resp
+dev_resize(struct dev_ring *d, uint32_t sp, uint32_t size, int page)
+{
+	struct virtio_rdma_resize_cq_resp r = {
+		.flags = VIRTIO_RDMA_RESIZE_CQ_RESP_RINGS,
+		.switch_prod = sp,
+		.ring = {
+			.ring_mmap = (uint64_t)page * PAGE,
+			.ring_len = PAGE,
+			.size = size,
+			.stride = STRIDE,
+		},
+	};
+
+	d->ents = d->mem + (size_t)page * PAGE;
+	d->desc.size = size;
+	return r;
+}
+
+/* Polls @want CQEs from @from with poll_cq (3 at a time) or start_poll. */
+static bool poll_in_order(struct virtio_rdma_cq *cq, bool ex, uint32_t from,
+			  uint32_t want, struct dev_ring *d)
+{
+	struct ibv_poll_cq_attr pattr = {};
+	struct ibv_cq_ex *cqx = &cq->vcq.cq_ex;
+	uint32_t got = from;
+	struct ibv_wc wc[3];
+	bool ok = true;
+	int m, k, ret;
+
+	if (ex) {
+		ret = ibv_start_poll(cqx, &pattr);
+		if (ret) /* nothing to end */
+			return ret == ENOENT && !want;
+		for (; !ret; got++) {
+			if (cqx->wr_id != 1000 + (uint64_t)got ||
+			    ibv_wc_read_byte_len(cqx) != got * 3 ||
+			    ibv_wc_read_qp_num(cqx) != 17)
+				ok = false;
+			ret = ibv_next_poll(cqx);
+		}
+		ibv_end_poll(cqx);
+		return ok && ret == ENOENT && got == from + want &&
+		       le32toh(d->rec->cons) == got;
+	}
+	while ((m = virtio_rdma_poll_cq(&cq->ibv_cq, 3, wc)) > 0)
+		for (k = 0; k < m; k++, got++)
+			if (wc[k].wr_id != 1000 + (uint64_t)got ||
+			    wc[k].byte_len != got * 3 || wc[k].qp_num != 17)
+				return false;
+	return m == 0 && got == from + want && le32toh(d->rec->cons) == got;
+}
+
+/*
+ * ibv_resize_cq()'s ring switch, both poll paths: CQEs before switch_prod
+ * from the old ring, the later ones from the new, in order across the
+ * ring ends; the old ring goes once cons reaches switch_prod.
+ */
+static void test_resize(bool ex)
+{
+	struct virtio_rdma_cq cq = {};
+	struct virtio_rdma_resize_cq_resp r;
+	struct dev_ring d;
+	const char *how = ex ? "start_poll" : "poll_cq";
+	uint32_t n = 0, i;
+
+	dev_ring_init(&d, 0);
+	virtio_rdma_cq_ring_map(&cq, d.fd, &d.desc);
+	virtio_rdma_cq_ex_set_ops(&cq.vcq.cq_ex, IBV_WC_STANDARD_FLAGS);
+	/* 8 entries: 0..5 written and polled, 6..10 pending at the switch */
+	for (; n < 6; n++)
+		dev_cqe(&d, n, VIRTIO_IB_WC_SUCCESS);
+	check(poll_in_order(&cq, ex, 0, 6, &d), "%s: 6 CQEs before", how);
+	for (; n < 11; n++)
+		dev_cqe(&d, n, VIRTIO_IB_WC_SUCCESS);
+	r = dev_resize(&d, n, 16, 2);
+	/* 11..21 into the new ring of 16 (its entries 11..15, 0..5): 16 out */
+	for (; n < 22; n++)
+		dev_cqe(&d, n, VIRTIO_IB_WC_SUCCESS);
+	check(virtio_rdma_cq_ring_switch(&cq, d.fd, &r) == 0 && cq.old_ents &&
+		      cq.size == 16 && cq.switch_prod == 11,
+	      "%s: the switch at 11 with 5 CQEs in the old ring", how);
+	check(virtio_rdma_cq_ring_switch(&cq, d.fd, &r) == EIO,
+	      "%s: a second switch while the old ring holds CQEs: EIO", how);
+	check(poll_in_order(&cq, ex, 6, 16, &d) && !cq.old_ents,
+	      "%s: 6..21 in order across the switch, the old ring unmapped",
+	      how);
+
+	/* Shrink to 8 with nothing pending: the old ring goes at once. */
+	r = dev_resize(&d, n, 8, 3);
+	check(virtio_rdma_cq_ring_switch(&cq, d.fd, &r) == 0 && !cq.old_ents &&
+		      cq.size == 8,
+	      "%s: a switch with nothing pending unmaps the old ring at once",
+	      how);
+	for (i = 0; i < 8; i++, n++)
+		dev_cqe(&d, n, VIRTIO_IB_WC_SUCCESS);
+	check(poll_in_order(&cq, ex, 22, 8, &d),
+	      "%s: 8 more through the third ring", how);
+
+	r = dev_resize(&d, n - 1, 8, 2);
+	check(virtio_rdma_cq_ring_switch(&cq, d.fd, &r) == EIO,
+	      "%s: switch_prod before cons: EIO", how);
+	r.switch_prod = n + 9;
+	check(virtio_rdma_cq_ring_switch(&cq, d.fd, &r) == EIO,
+	      "%s: switch_prod beyond the old ring: EIO", how);
+	r.switch_prod = n;
+	r.flags = 0;
+	check(virtio_rdma_cq_ring_switch(&cq, d.fd, &r) == EIO,
+	      "%s: an answer without RINGS: EIO", how);
+	r.flags = VIRTIO_RDMA_RESIZE_CQ_RESP_RINGS;
+	r.ring.size = 128;
+	check(virtio_rdma_cq_ring_switch(&cq, d.fd, &r) == EIO &&
+		      cq.size == 8 && !cq.old_ents,
+	      "%s: a new ring larger than its mapping: EIO, the CQ as it was",
+	      how);
+	virtio_rdma_cq_ring_unmap(&cq);
+	dev_ring_fini(&d);
+}
+
 int main(void)
 {
 	test_bad_desc();
 	test_poll();
 	test_poll_ex();
+	test_resize(false);
+	test_resize(true);
 	return check_done();
 }

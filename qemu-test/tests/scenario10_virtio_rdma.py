@@ -47,7 +47,10 @@ self-test virtio_rdma_kvtest.ko runs on A: a CQ of 16384 CQEs, RC QPs and
 an SRQ of 16384 WRs (rings beyond one contiguous allocation, in MRs of
 their own), 5000 messages in one post (more than 4096 WRs outstanding) with
 their data checked, more than 1024 CQEs held at once, the SRQ limit event, ib_drain_qp(), and
-a CQ of 16 overrun by 64 SENDs: IB_EVENT_CQ_ERR and IB_EVENT_QP_FATAL once.
+a CQ of 16 overrun by 64 SENDs: IB_EVENT_CQ_ERR and IB_EVENT_QP_FATAL once,
+and ib_resize_cq() of a CQ of 256 on rings: grown to 1024 with 150 CQEs
+pending in the old ring, 400 more, a shrink to 100 refused (EINVAL, the CQ
+as it was), all polled in order with their data, a shrink to 64.
 
 Usage: scenario10_virtio_rdma.py PATH/TO/vhost-user-rdma
 Builds QEMU, the guest image and the module first. Prints TAP. Needs root
@@ -178,7 +181,9 @@ fi
 # load): a CQ of 16384 CQEs, two RC QPs of 16384 WRs, 5000 SENDs in one
 # post with their data checked and more than 1024 CQEs held at once, the
 # same over an SRQ of 16384 with its limit event, ib_drain_qp() of each QP; a
-# CQ of 16 overrun: its CQ error and its QP's fatal error, once each.
+# CQ of 16 overrun: its CQ error and its QP's fatal error, once each; a CQ
+# of 256 resized (ib_resize_cq) to 1024 with CQEs pending across the switch,
+# a shrink below them refused, all polled in order with their data.
 if [ $RC = 1 ]; then
     insmod /lib/modules/$(uname -r)/extra/virtio_rdma_kvtest.ko ibdev=$IA ||
         vur_result kvtest_insmod fail "$(dmesg | tail -5)"
@@ -186,7 +191,7 @@ if [ $RC = 1 ]; then
         vur_result "kvtest_$_n" "$_s" "$_d"
     done
     vur_expect kvtest_done 1 "$(dmesg | grep -c 'virtio_rdma_kvtest: done')"
-    vur_expect kvtest_cases 9 "$(dmesg | grep -c 'virtio_rdma_kvtest: RESULT [a-z_0-9]* ok')"
+    vur_expect kvtest_cases 11 "$(dmesg | grep -c 'virtio_rdma_kvtest: RESULT [a-z_0-9]* ok')"
     vur_expect kvtest_ring_qps_freed 1 "$(cat $P/ring_qps)"
     vur_expect kvtest_ring_srqs_freed 0 "$(cat $P/ring_srqs)"
     vur_expect kvtest_ring_cqs_freed 1 "$(cat $P/ring_cqs)"

@@ -52,6 +52,11 @@ virtqueue), ibv_rc_pingpong, ibv_ud_pingpong and ibv_srq_pingpong with
 their data checked (-c), and libfabric's verbs;ofi_rxm with its
 default universe (MSG CQs of (128 + 128) x 1024 = 262144 CQEs), without the
 multicast and host runs.
+In every case each guest also resizes a CQ (verbs_probe resize_cq and
+resize_cq_ex: grown with CQEs pending, a shrink below them refused with
+the CQ intact, a shrink, 880 CQEs polled in order with their data; on
+rings the CQ moves to new rings, on virtqueues it stays as deep as its
+virtqueue).
 The guest checks that ib_mad's GSI QP is QP 1 in RTS (`rdma resource`).
 Then the first
 guest's ibv_rc_pingpong and ibv_ud_pingpong run against vur-pingpong on the
@@ -201,16 +206,26 @@ case "$out" in
 *) vur_result verbs_srq fail "$out" ;;
 esac
 
+# ibv_resize_cq in this guest alone (verbs_probe resize_cq: grown with CQEs
+# pending, a shrink below them refused, a shrink, all polled in order with
+# their data), through poll_cq and start/next_poll, on whichever layout the
+# driver put the CQ (ring CQs move to new rings, issue 29)
+# probe NAME: verbs_probe NAME on the device, result verbs_NAME
+probe() {
+    out=$(timeout 100 sid verbs_probe $1 virtio_rdma0 "${gid:-0}" 2>&1)
+    case "$out" in
+    "$1 ok"*) vur_result "verbs_$1" ok "$out" ;;
+    *) vur_result "verbs_$1" fail "$out" ;;
+    esac
+}
+probe resize_cq
+probe resize_cq_ex
+
 # CQs deeper than a virtqueue (layout=rings): 4000 CQEs held unpolled in a
 # CQ of 4096, through poll_cq and through start/next_poll
 if [ "@DEEP@" = 1 ]; then
-    for probe in deep_cq deep_cq_ex; do
-        out=$(timeout 100 sid verbs_probe $probe virtio_rdma0 "${gid:-0}" 2>&1)
-        case "$out" in
-        "$probe ok"*) vur_result "verbs_$probe" ok "$out" ;;
-        *) vur_result "verbs_$probe" fail "$out" ;;
-        esac
-    done
+    probe deep_cq
+    probe deep_cq_ex
     vur_result ring_cqs_after ok "$(cat /sys/class/infiniband/virtio_rdma0/ports/1/ring_cqs 2>&1)"
     # A CQ on a ring that overruns: CQ_ERR through the event queue, then
     # QP_FATAL for both QPs (ROCE-DRV-OVR-2, -3)
@@ -423,9 +438,12 @@ def scenario(tap, qemu, image, sock_dir):
                                     for n, _, d in guests[0].results()[0])
         for i, s in enumerate(socks):
             d = backend.device(s)
-            want = 1 if i == 0 and mw else 0
+            mw_err = 1 if i == 0 and mw else 0
+            resize_errs = refused_resizes(guests[i]) if i < len(guests) else 0
+            want = mw_err + resize_errs
             tap.case(f'no_control_errors_{os.path.basename(s)}'
-                     + ('_but_the_dereg_mr_with_a_window_bound' if want else ''),
+                     + ('_but_the_dereg_mr_with_a_window_bound' if mw_err else '')
+                     + (f'_but_{resize_errs}_refused_resize_cq' if resize_errs else ''),
                      d['ctrl_errors'] == want,
                      {k: d[k] for k in ('ctrl_requests', 'ctrl_errors', 'qps', 'cqs')
                       if k in d})
@@ -433,6 +451,14 @@ def scenario(tap, qemu, image, sock_dir):
         for g in guests:
             g.close()
         guest.stop_backend(tap, backend, 'backend_stops_cleanly')
+
+
+def refused_resizes(g):
+    """The RESIZE_CQ commands guest @g's device refused on purpose: one per
+    resize probe whose CQ was on rings (its shrink below the CQEs pending,
+    ROCE-DEV-RING-23; a virtqueue CQ's resize sends no command)."""
+    return sum(1 for n, _, d in g.results()[0]
+               if n in ('verbs_resize_cq', 'verbs_resize_cq_ex') and ' rings ' in f'{d} ')
 
 
 def mckey_on_device(tap, backend, guests, socks):

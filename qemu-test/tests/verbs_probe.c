@@ -54,6 +54,21 @@
  *	kind, with their data checked. Prints "deep_cq ok first_poll <n>
  *	cqes <total>" or "error <step> <detail>".
  *
+ *   verbs_probe resize_cq DEVICE GID_INDEX
+ *   verbs_probe resize_cq_ex DEVICE GID_INDEX
+ *	ibv_resize_cq() (issue 29) of a CQ of 256 (ibv_create_cq, or
+ *	ibv_create_cq_ex read with ibv_start_poll) under the same two QPs,
+ *	SENDs each way in three phases: 200 CQEs, 40 polled; grown to 1024
+ *	with 160 pending; 600 more (760 pending: beyond the first ring),
+ *	600 polled; a shrink to 100, below the 160 pending, refused (EINVAL)
+ *	with the CQ as it was; a shrink to 200; 80 more; everything polled,
+ *	in order per QP and kind, data checked. On rings (the driver's
+ *	ports/1/ring_cqs counts the CQ) each resize moves the CQ to a ring
+ *	of the new size, and one while the old ring still holds CQEs is
+ *	EBUSY; a virtqueue CQ stays as deep as its virtqueue (cqe unchanged),
+ *	and a size beyond it is EINVAL. Prints "resize_cq ok cqes 880
+ *	<rings|virtqueue> ..." or "error <step> <detail>".
+ *
  *   verbs_probe ring_qp DEVICE GID_INDEX
  *	A process's QPs on rings (issue 28: the kernel driver's rings layout
  *	and a provider that asks for them): the device's ring_qps counter
@@ -107,6 +122,8 @@ static const char *errno_name(int err)
 		return "EINVAL";
 	case EIO:
 		return "EIO";
+	case EBUSY:
+		return "EBUSY";
 	case ENOMEM:
 		return "ENOMEM";
 	default:
@@ -362,6 +379,18 @@ static void loop_teardown(struct loop *l)
 		ibv_destroy_comp_channel(l->channel);
 	if (l->pd)
 		ibv_dealloc_pd(l->pd);
+}
+
+/* loop_setup() on an extended CQ made with @attr, if not NULL. */
+static int loop_setup_cq(struct loop *l, struct ibv_cq_init_attr_ex *attr)
+{
+	if (attr) {
+		l->cqx = ibv_create_cq_ex(l->ctx, attr);
+		if (!l->cqx)
+			return fail("create_cq_ex", "%s %d", errno_name(errno),
+				    errno);
+	}
+	return loop_setup(l);
 }
 
 /* Poll until @n completions arrived (at most 60 s, TCG is slow). */
@@ -1042,16 +1071,16 @@ static int deep_poll(struct loop *l, int n, struct ibv_wc *wc)
 			ibv_poll_cq(l->cq, n, wc);
 }
 
-/* Every message of both QPs in its receive buffer, or 60 s gone. */
-static int deep_arrived(struct loop *l)
+/* Message @last - 1 of both QPs in its receive buffer, or 60 s gone. */
+static int deep_arrived(struct loop *l, int last)
 {
 	unsigned char want[DEEP_LEN];
 	time_t end = time(NULL) + 60;
 	int i;
 
 	for (i = 0; i < 2; i++) {
-		deep_msg(want, !i, DEEP_MSGS - 1);
-		while (memcmp(l->buf[i] + (DEEP_MSGS - 1) * DEEP_LEN, want,
+		deep_msg(want, !i, last - 1);
+		while (memcmp(l->buf[i] + (last - 1) * DEEP_LEN, want,
 			      DEEP_LEN)) {
 			if (time(NULL) > end)
 				return fail("deep_data", "QP %d: last message "
@@ -1066,9 +1095,10 @@ static int deep_arrived(struct loop *l)
 
 /*
  * The CQEs in order per QP and kind (the n-th send or receive CQE of QP
- * i is its n-th WR's), receives with their data.
+ * i is its n-th WR's), receives with their data, @msgs of each.
  */
-static int deep_check(struct loop *l, const struct ibv_wc *wc, int n)
+static int deep_check(struct loop *l, const struct ibv_wc *wc, int n,
+		      int msgs)
 {
 	int next[2][2] = {}, i, k, qp, recv;
 	unsigned char want[DEEP_LEN];
@@ -1097,14 +1127,15 @@ static int deep_check(struct loop *l, const struct ibv_wc *wc, int n)
 			return 1;
 	}
 	for (i = 0; i < 4; i++)
-		if (next[i / 2][i % 2] != DEEP_MSGS)
+		if (next[i / 2][i % 2] != msgs)
 			return fail("deep_cqe", "QP %d %s: %d CQEs", i / 2,
 				    i % 2 ? "recv" : "send",
 				    next[i / 2][i % 2]);
 	return 0;
 }
 
-static int deep_post(struct loop *l)
+/* Messages @from to @to - 1 each way, their receive WRs first. */
+static int deep_post(struct loop *l, int from, int to)
 {
 	unsigned char msg[DEEP_LEN];
 	struct ibv_sge sge = { .length = DEEP_LEN };
@@ -1117,12 +1148,12 @@ static int deep_post(struct loop *l)
 	int i, k, ret;
 
 	for (i = 0; i < 2; i++)
-		for (k = 0; k < DEEP_MSGS; k++)
+		for (k = from; k < to; k++)
 			if (loop_post_recv(l, i, DEEP_RECV + 10000 * i + k,
 					   k * DEEP_LEN, DEEP_LEN))
 				return 1;
 	sge.addr = (uintptr_t)msg;
-	for (k = 0; k < DEEP_MSGS; k++)
+	for (k = from; k < to; k++)
 		for (i = 0; i < 2; i++) {
 			deep_msg(msg, i, k);
 			wr.wr_id = 10000 * i + k;
@@ -1161,15 +1192,8 @@ static int deep_cq(struct ibv_context *ctx, int gidx, bool ex)
 		fail("setup", "%s", errno_name(errno));
 		goto out;
 	}
-	if (ex) {
-		cattr.channel = l.channel;
-		l.cqx = ibv_create_cq_ex(ctx, &cattr);
-		if (!l.cqx) {
-			fail("create_cq_ex", "%s %d", errno_name(errno), errno);
-			goto out;
-		}
-	}
-	if (loop_setup(&l))
+	cattr.channel = l.channel;
+	if (loop_setup_cq(&l, ex ? &cattr : NULL))
 		goto out;
 	if (l.cq->cqe < (ex ? DEEP_CQE_EX : DEEP_CQE)) {
 		fail("create_cq", "cqe %d", l.cq->cqe);
@@ -1180,7 +1204,7 @@ static int deep_cq(struct ibv_context *ctx, int gidx, bool ex)
 		fail("req_notify_cq", "%s %d", errno_name(n), n);
 		goto out;
 	}
-	if (deep_post(&l) || deep_arrived(&l))
+	if (deep_post(&l, 0, DEEP_MSGS) || deep_arrived(&l, DEEP_MSGS))
 		goto out;
 	p.fd = l.channel->fd;
 	if (poll(&p, 1, 60000) != 1 ||
@@ -1215,10 +1239,133 @@ static int deep_cq(struct ibv_context *ctx, int gidx, bool ex)
 		     first);
 		goto out;
 	}
-	if (deep_check(&l, wc, total))
+	if (deep_check(&l, wc, total, DEEP_MSGS))
 		goto out;
 	printf("%s ok first_poll %d cqes %d%s\n", ex ? "deep_cq_ex" : "deep_cq",
 	       first, total, l.done);
+	ret = 0;
+out:
+	loop_teardown(&l);
+	free(wc);
+	return ret;
+}
+
+/*
+ * The resize test (ibv_resize_cq). Messages go both ways as in the deep CQ
+ * test, in three phases of RESIZE_P1, RESIZE_P2 and RESIZE_P3 each way
+ * (4 CQEs per message pair: two sends, two receives), on a CQ of
+ * RESIZE_CQE; a ring CQ moves to new rings, a virtqueue CQ stays as deep
+ * as its virtqueue.
+ */
+#define RESIZE_CQE 256
+#define RESIZE_P1 50 /* 200 CQEs, RESIZE_POLL1 polled: 160 pending */
+#define RESIZE_POLL1 40
+#define RESIZE_P2 150 /* 600 more: 760 pending, beyond the first ring */
+#define RESIZE_POLL2 600 /* 160 pending again */
+#define RESIZE_P3 20 /* 80 more: 240, within the shrunk ring of 256 */
+#define RESIZE_GROW 1024
+#define RESIZE_SHRINK 200
+#define RESIZE_TOO_SMALL 100
+#define RESIZE_MSGS (RESIZE_P1 + RESIZE_P2 + RESIZE_P3)
+
+static long port_attr(const char *dev, const char *name);
+
+/* @n more CQEs into @wc + *@total, within 60 s. */
+static int resize_poll(struct loop *l, struct ibv_wc *wc, int *total, int n)
+{
+	time_t end = time(NULL) + 60;
+	int want = *total + n, got;
+
+	while (*total < want) {
+		got = deep_poll(l, want - *total, wc + *total);
+		if (got < 0)
+			return fail("poll", "%d after %d CQEs", got, *total);
+		*total += got;
+		if (!got && time(NULL) > end)
+			return fail("poll", "%d of %d CQEs in 60 s", *total,
+				    want);
+	}
+	return 0;
+}
+
+/* Messages @from to @to - 1 each way, all there and (1 s) acknowledged. */
+static int resize_phase(struct loop *l, int from, int to)
+{
+	if (deep_post(l, from, to) || deep_arrived(l, to))
+		return 1;
+	sleep(1);
+	return 0;
+}
+
+/* ibv_resize_cq() to @cqe: @want (0 or an errno), then cq->cqe @depth. */
+static int resize_to(struct loop *l, const char *step, int cqe, int want,
+		     int depth)
+{
+	int ret = ibv_resize_cq(l->cq, cqe);
+
+	if (ret != want || l->cq->cqe != depth)
+		return fail(step, "resize to %d: %s %d, cqe %d (want %d, %d)",
+			    cqe, errno_name(ret), ret, l->cq->cqe, want, depth);
+	loop_done(l, step);
+	return 0;
+}
+
+static int resize_cq(struct ibv_context *ctx, const char *name, int gidx,
+		     bool ex)
+{
+	struct ibv_cq_init_attr_ex cattr = {
+		.cqe = RESIZE_CQE,
+		.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM,
+	};
+	struct loop l = { .ctx = ctx, .gidx = gidx, .cqe = RESIZE_CQE,
+			  .depth = 2 * RESIZE_MSGS };
+	long before = port_attr(name, "ring_cqs");
+	struct ibv_wc *wc;
+	int ret = 1, total = 0, num;
+	bool rings;
+
+	wc = calloc(4 * RESIZE_MSGS, sizeof(*wc));
+	if (!wc)
+		return fail("calloc", "%d", 4 * RESIZE_MSGS);
+	if (loop_setup_cq(&l, ex ? &cattr : NULL))
+		goto out;
+	/* On rings the driver counts the CQ (sysfs ports/1/ring_cqs). */
+	rings = before >= 0 && port_attr(name, "ring_cqs") > before;
+	num = l.cq->cqe; /* a virtqueue CQ: its virtqueue's size */
+	if (rings ? num != RESIZE_CQE : num < 4 * RESIZE_MSGS) {
+		fail("create_cq", "%s CQ: cqe %d", rings ? "ring" : "virtqueue",
+		     num);
+		goto out;
+	}
+	loop_done(&l, rings ? "rings" : "virtqueue");
+	if (resize_phase(&l, 0, RESIZE_P1) ||
+	    resize_poll(&l, wc, &total, RESIZE_POLL1))
+		goto out;
+	/* grow with CQEs pending: on rings they stay in the old ring */
+	if (resize_to(&l, "grow", RESIZE_GROW, 0, rings ? RESIZE_GROW : num))
+		goto out;
+	if (!rings && resize_to(&l, "beyond_vq", num + 1, EINVAL, num))
+		goto out;
+	if (resize_phase(&l, RESIZE_P1, RESIZE_P1 + RESIZE_P2) ||
+	    resize_poll(&l, wc, &total, RESIZE_POLL2))
+		goto out;
+	/* below the CQEs it holds: refused, the CQ as it was */
+	if (resize_to(&l, "shrink_below_pending", RESIZE_TOO_SMALL, EINVAL,
+		      rings ? RESIZE_GROW : num))
+		goto out;
+	/* above them: a ring of 256 */
+	if (resize_to(&l, "shrink", RESIZE_SHRINK, 0, rings ? RESIZE_CQE : num))
+		goto out;
+	/* a ring CQ's old ring still holds CQEs: a third ring is refused */
+	if (rings && resize_to(&l, "busy", RESIZE_GROW, EBUSY, RESIZE_CQE))
+		goto out;
+	if (resize_phase(&l, RESIZE_P1 + RESIZE_P2, RESIZE_MSGS) ||
+	    resize_poll(&l, wc, &total, 4 * RESIZE_MSGS - total))
+		goto out;
+	if (deep_check(&l, wc, total, RESIZE_MSGS))
+		goto out;
+	printf("%s ok cqes %d%s\n", ex ? "resize_cq_ex" : "resize_cq", total,
+	       l.done);
 	ret = 0;
 out:
 	loop_teardown(&l);
@@ -1557,6 +1704,8 @@ int main(int argc, char **argv)
 				     !strcmp(argv[1], "srq") ||
 				     !strcmp(argv[1], "deep_cq") ||
 				     !strcmp(argv[1], "deep_cq_ex") ||
+				     !strcmp(argv[1], "resize_cq") ||
+				     !strcmp(argv[1], "resize_cq_ex") ||
 				     !strcmp(argv[1], "ring_qp") ||
 				     !strcmp(argv[1], "ring_rate"));
 
@@ -1567,6 +1716,8 @@ int main(int argc, char **argv)
 			"loop DEVICE GID_INDEX | overrun DEVICE GID_INDEX | "
 			"srq DEVICE GID_INDEX | deep_cq DEVICE GID_INDEX | "
 			"deep_cq_ex DEVICE GID_INDEX | "
+			"resize_cq DEVICE GID_INDEX | "
+			"resize_cq_ex DEVICE GID_INDEX | "
 			"ring_qp DEVICE GID_INDEX | "
 			"ring_rate DEVICE GID_INDEX\n",
 			argv[0]);
@@ -1587,6 +1738,10 @@ int main(int argc, char **argv)
 		ret = deep_cq(ctx, atoi(argv[3]), false);
 	else if (!strcmp(argv[1], "deep_cq_ex"))
 		ret = deep_cq(ctx, atoi(argv[3]), true);
+	else if (!strcmp(argv[1], "resize_cq"))
+		ret = resize_cq(ctx, argv[2], atoi(argv[3]), false);
+	else if (!strcmp(argv[1], "resize_cq_ex"))
+		ret = resize_cq(ctx, argv[2], atoi(argv[3]), true);
 	else if (!strcmp(argv[1], "ring_qp"))
 		ret = ring_qp(ctx, argv[2], atoi(argv[3]));
 	else if (!strcmp(argv[1], "ring_rate"))

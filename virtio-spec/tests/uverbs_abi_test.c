@@ -44,6 +44,10 @@ main(void)
 	OFF(virtio_rdma_create_cq_resp, flags, 4);
 	OFF(virtio_rdma_create_cq_resp, cq, 8);
 	OFF(virtio_rdma_create_cq_resp, ring, 64);
+	SIZE(virtio_rdma_resize_cq_cmd, 8);
+	SIZE(virtio_rdma_resize_cq_resp, 40);
+	OFF(virtio_rdma_resize_cq_resp, switch_prod, 4);
+	OFF(virtio_rdma_resize_cq_resp, ring, 8);
 	SIZE(virtio_rdma_create_qp_cmd, 8);
 	SIZE(virtio_rdma_wq_ring, 24);
 	OFF(virtio_rdma_wq_ring, len, 8);

@@ -92,6 +92,23 @@
  *   The kernel never reads such a ring: a process that lies in its record
  *   (cons, notify) breaks only its own CQ (overwritten or overrun entries,
  *   or events it did not want).
+ *   ibv_resize_cq() moves such a CQ to a new ring (the device's
+ *   RESIZE_CQ, ROCE-DRV-RING-8..10): the provider says it can follow with
+ *   VIRTIO_RDMA_RESIZE_CQ_RINGS in its resize_cq driver data, having
+ *   written cons for every CQE it read and holding its CQ's lock (no poll
+ *   while the command runs); the kernel allocates the new ring, sends the
+ *   command and answers with VIRTIO_RDMA_RESIZE_CQ_RESP_RINGS, switch_prod
+ *   and the new ring (rec_mmap and rec_len 0: the record stays). CQE n is
+ *   entry n % old size of the old ring while n is before switch_prod, entry
+ *   n % size of the new ring after; prod and cons keep counting. The
+ *   provider unmaps the old ring once cons has reached switch_prod; the
+ *   device never touches it after the answer. Without the flag (an older
+ *   provider: it has no resize_cq op, so only a program issuing the
+ *   command itself) resizing a ring CQ fails with EOPNOTSUPP. A virtqueue
+ *   CQ keeps every slot available: its depth is the virtqueue's size
+ *   whatever cqe asks, so a resize within that size succeeds and changes
+ *   nothing (EINVAL beyond), with or without driver data, and answers no
+ *   flags.
  *
  * - Queue pair on rings (layout=rings): a provider that can drive one says
  *   so in its create_qp driver data (VIRTIO_RDMA_CREATE_QP_RINGS); a
@@ -190,6 +207,24 @@ struct virtio_rdma_create_cq_resp {
 	__u32 flags;			/* VIRTIO_RDMA_CQ_RESP_*; was reserved (0) */
 	struct virtio_rdma_uring cq;	/* zero with VIRTIO_RDMA_CQ_RESP_RINGS */
 	struct virtio_rdma_cq_ring ring; /* with VIRTIO_RDMA_CQ_RESP_RINGS */
+};
+
+/* struct virtio_rdma_resize_cq_cmd.flags */
+#define VIRTIO_RDMA_RESIZE_CQ_RINGS (1 << 0) /* the provider follows a ring CQ */
+
+/* resize_cq's driver data in; a kernel without resize reads none of it. */
+struct virtio_rdma_resize_cq_cmd {
+	__u32 flags;	/* VIRTIO_RDMA_RESIZE_CQ_* */
+	__u32 reserved;	/* 0 */
+};
+
+/* struct virtio_rdma_resize_cq_resp.flags */
+#define VIRTIO_RDMA_RESIZE_CQ_RESP_RINGS (1 << 0) /* switch_prod, ring valid */
+
+struct virtio_rdma_resize_cq_resp {
+	__u32 flags;			 /* VIRTIO_RDMA_RESIZE_CQ_RESP_* */
+	__u32 switch_prod;		 /* the first CQE of the new ring */
+	struct virtio_rdma_cq_ring ring; /* the new ring; rec_* 0 */
 };
 
 /* struct virtio_rdma_create_qp_cmd.flags */
