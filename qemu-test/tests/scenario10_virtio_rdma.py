@@ -41,7 +41,9 @@ virtio_net and back through sysfs unbind/bind, and the module unloads.
 On Linux 7.2 (VUR_GUEST_KERNEL=linux72) the same, except that 7.2's
 virtio_net negotiates B's bit 55 (to it VIRTIO_NET_F_GUEST_USO6).
 
-With VUR_DRIVER_LAYOUT=rings (the driver's layout=rings) ib_mad's CQ and
+On the rings layout (the driver's default on this device; meson pins
+VUR_DRIVER_LAYOUT=virtqueues for RFC v2's layout: the scenario follows what
+ports/1/layout says the driver chose) ib_mad's CQ and
 GSI QP are on rings (ports/1/ring_cqs, ring_qps), and the kernel verbs
 self-test virtio_rdma_kvtest.ko runs on A: a CQ of 16384 CQEs, RC QPs and
 an SRQ of 16384 WRs (rings beyond one contiguous allocation, in MRs of
@@ -138,9 +140,15 @@ fi
 # A kernel verbs provider: ib_mad opened QP 1 (GSI) and brought it to RTS.
 vur_expect gsi_qp_of_ib_mad 1 \
     "$(rdma resource show qp link $IA/1 | grep -c 'lqpn 1 type GSI state RTS')"
-# layout=rings puts every kernel CQ and QP on rings (ib_mad's CQ and GSI
-# QP), the default none.
-if [ "$(cat /sys/module/virtio_rdma/parameters/layout)" = rings ]; then RC=1; else RC=0; fi
+# The layout the driver chose (ports/1/layout): rings, the default on a
+# device that offers them, puts every kernel CQ and QP on rings (ib_mad's CQ
+# and GSI QP); layout=virtqueues none. The host reads this result too.
+L=$(cat $P/layout)
+case "$(cat /sys/module/virtio_rdma/parameters/layout)/$L" in
+auto/rings|rings/rings|virtqueues/virtqueues) vur_result driver_layout ok "$L" ;;
+*) vur_result driver_layout fail "layout=$(cat /sys/module/virtio_rdma/parameters/layout) chose $L" ;;
+esac
+if [ "$L" = rings ]; then RC=1; else RC=0; fi
 vur_expect ring_cqs_of_ib_mad $RC "$(cat $P/ring_cqs)"
 vur_expect ring_qps_of_ib_mad $RC "$(cat $P/ring_qps)"
 vur_expect ring_srqs_none 0 "$(cat $P/ring_srqs)"
@@ -309,10 +317,13 @@ fi
 # What ib_mad holds on a RoCE device while it is registered: its PD with
 # ib_core's DMA MR, the CQ and the GSI QP (QP 1) of port 1.
 IB_MAD = {'pds': 1, 'mrs': 1, 'cqs': 1, 'qps': 1, 'ahs': 0}
-# With layout=rings (VUR_DRIVER_LAYOUT) the driver holds a PD and a DMA MR
-# of its own: the doorbell area's and its kernel rings' (virtio_rdma_rings.c).
-if os.environ.get('VUR_DRIVER_LAYOUT') == 'rings':
-    IB_MAD = dict(IB_MAD, pds=2, mrs=2)
+
+
+def kernel_objects(g):
+    """IB_MAD, and on rings (the guest's driver_layout result: what the
+    driver chose) the driver's own PD and DMA MR: the doorbell area's and its
+    kernel rings' (virtio_rdma_rings.c)."""
+    return dict(IB_MAD, pds=2, mrs=2) if guest.reported_rings(g) else IB_MAD
 
 
 def scenario(tap, qemu, image, sock_dir):
@@ -381,7 +392,7 @@ def scenario(tap, qemu, image, sock_dir):
                      and bool(b['features_negotiated'] & (1 << 55)) == bit55,
                      {k: b[k] for k in ('vid', 'started', 'features_negotiated')})
             a = backend_a.device(sock_a)
-            tap.case('backend_one_pd_while_held', a['pds'] == 1 + IB_MAD['pds'],
+            tap.case('backend_one_pd_while_held', a['pds'] == 1 + kernel_objects(g)['pds'],
                      {k: a[k] for k in ('pds', 'gids', 'ctrl_requests', 'ctrl_errors')})
             # ADD_GID: the IPv6 link-local GID and the IPv4 one.
             tap.case('backend_two_gids', a['gids'] == 2, f"{a['gids']} GIDs")
@@ -393,7 +404,8 @@ def scenario(tap, qemu, image, sock_dir):
             """@want: the processes' objects; ib_mad's are counted on top."""
             a = backend_a.device(sock_a)
             got = counts(a)
-            tap.case(name, all(got[k] == v + IB_MAD[k] for k, v in want.items()), got)
+            tap.case(name, all(got[k] == v + kernel_objects(g)[k] for k, v in want.items()),
+                     got)
 
         def device_links(state):
             guest.ctl(admin, 'device-link', sock_a, state)
@@ -401,7 +413,8 @@ def scenario(tap, qemu, image, sock_dir):
 
         def member_down():
             a = backend_a.device(sock_a)
-            tap.case('backend_pd_destroyed', a['pds'] == IB_MAD['pds'], f"{a['pds']} PDs")
+            tap.case('backend_pd_destroyed', a['pds'] == kernel_objects(g)['pds'],
+                     f"{a['pds']} PDs")
             changes[0] = a['config_changes']
             guest.ctl(admin, 'member-link', 'net_tap1', 'down')
 
