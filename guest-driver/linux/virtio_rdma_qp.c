@@ -164,6 +164,17 @@ static void qp_zombie_free(struct virtio_rdma_zombie *z)
 	qp_free(container_of(z, struct virtio_rdma_qp_res, zombie));
 }
 
+/* A QP whose create got no answer: only its rings (it holds nothing yet). */
+static void qp_create_lost_free(struct virtio_rdma_zombie *z)
+{
+	struct virtio_rdma_qp_res *qp =
+		container_of(z, struct virtio_rdma_qp_res, zombie);
+
+	virtio_rdma_qp_rings_free(qp);
+	virtio_rdma_uqp_rings_free(qp);
+	kfree(qp);
+}
+
 /*
  * The last reference: destroy at the device, then its queues back to their
  * initial state before any other create command (ROCE-DRV-LIFE-2); then
@@ -388,7 +399,10 @@ int virtio_rdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	else
 		ret = qp_create(dev, qp, &cmd, &init->cap);
 	if (ret) {
-		kfree(qp);
+		if (!((rings || urings) &&
+		      virtio_rdma_create_lost(dev, ret, "QP on rings", &qp->zombie,
+					      qp_create_lost_free)))
+			kfree(qp);
 		return ret;
 	}
 	/* The device object holds what the device says it uses. */

@@ -45,6 +45,17 @@ static void srq_zombie_free(struct virtio_rdma_zombie *z)
 	srq_free(container_of(z, struct virtio_rdma_srq_res, zombie));
 }
 
+/* An SRQ whose create got no answer: only its ring (it holds nothing yet). */
+static void srq_create_lost_free(struct virtio_rdma_zombie *z)
+{
+	struct virtio_rdma_srq_res *srq =
+		container_of(z, struct virtio_rdma_srq_res, zombie);
+
+	virtio_rdma_srq_rings_free(srq);
+	virtio_rdma_usrq_rings_free(srq);
+	kfree(srq);
+}
+
 /*
  * The last reference (the verbs SRQ, its QPs, the mappings of its ring):
  * destroy at the device, which has marked every WR used (ROCE-DEV-SRQ-8),
@@ -311,7 +322,10 @@ int virtio_rdma_create_srq(struct ib_srq *ibsrq,
 	else
 		ret = srq_create(dev, srq, &init->attr);
 	if (ret) {
-		kfree(srq);
+		if (!((rings || urings) &&
+		      virtio_rdma_create_lost(dev, ret, "SRQ on rings",
+					      &srq->zombie, srq_create_lost_free)))
+			kfree(srq);
 		return ret;
 	}
 	virtio_rdma_pd_get(srq->pd);

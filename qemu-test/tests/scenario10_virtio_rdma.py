@@ -60,6 +60,7 @@ Builds QEMU, the guest image and the module first. Prints TAP. Needs root
 """
 
 import os
+import signal
 import sys
 
 import guest
@@ -305,6 +306,36 @@ P=/sys/class/infiniband/$(vur_ibdev_of "$A")/ports/1
 vur_wait_eq "4: ACTIVE" 10 cat $P/state
 vur_expect port_state_after_rebind "4: ACTIVE" "$(cat $P/state)"
 vur_expect effective_speed_after_rebind 650 "$(cat $P/effective_speed)"
+
+# Creates on rings that get no answer: the host stops C's backend before
+# each (the control timeout lowered to 1 s), virtio_rdma_kvtest lost=1
+# creates a QP, then an SRQ, then a CQ on C, each fails, and the driver
+# keeps its rings until the device is reset (the backend, running again,
+# creates it), which rmmod below does. On rings only: the host reads
+# c_layout at the step lost_begin.
+vur_result c_layout ok "$(cat $PC/layout)"
+vur_step lost_begin
+lost_seen() { dmesg | grep -c "virtio_rdma_kvtest: lost: $1"; }
+if [ "$(cat $PC/layout)" = rings ]; then
+    echo 1000 >/sys/module/virtio_rdma/parameters/ctrl_timeout_ms
+    insmod /lib/modules/$(uname -r)/extra/virtio_rdma_kvtest.ko ibdev=$IC lost=1 &
+    KV=$!
+    vur_wait_eq 1 30 lost_seen ready || vur_result lost_ready fail "$(dmesg | tail -5)"
+    for n in 1 2 3; do
+        vur_step lost_stop
+        echo $n >/sys/module/virtio_rdma_kvtest/parameters/go
+        vur_wait_eq 1 30 lost_seen "$n done" || vur_result "lost_$n" fail "$(dmesg | tail -5)"
+        vur_step lost_cont
+        sleep 1 # the backend answers the create it was stopped before
+    done
+    wait $KV
+    dmesg | sed -n 's/.*virtio_rdma_kvtest: RESULT \(lost_\)/\1/p' | while read -r _n _s _d; do
+        vur_result "kvtest_$_n" "$_s" "$_d"
+    done
+    vur_expect lost_creates_kept 3 "$(dmesg | grep -c 'on rings: create .*kept until reset')"
+    rmmod virtio_rdma_kvtest
+    echo 10000 >/sys/module/virtio_rdma/parameters/ctrl_timeout_ms
+fi
 rmmod virtio_rdma && vur_result rmmod ok || vur_result rmmod fail
 if dmesg | grep -q -E 'BUG|WARNING|Call Trace'; then
     vur_result kernel_log_clean fail "$(dmesg | grep -A5 -E 'BUG|WARNING|Call Trace' | head -20)"
@@ -324,6 +355,23 @@ def kernel_objects(g):
     driver chose) the driver's own PD and DMA MR: the doorbell area's and its
     kernel rings' (virtio_rdma_rings.c)."""
     return dict(IB_MAD, pds=2, mrs=2) if guest.reported_rings(g) else IB_MAD
+
+
+def lost_creates(tap, g, backend_c):
+    """The guest's three creates without an answer on C: C's backend
+    stopped (SIGSTOP: its control queue unanswered) before each, let go on
+    after it; the backend, running again, creates the object."""
+    for n in range(1, 4):
+        for name, sig in (('lost_stop', signal.SIGSTOP), ('lost_cont', signal.SIGCONT)):
+            what = g.wait_step(120)
+            if what != name:
+                tap.case(f'guest_reaches_{name}_{n}', False,
+                         f'step {what!r}\n' + g.output()[-4000:])
+                backend_c.proc.send_signal(signal.SIGCONT)
+                return
+            backend_c.proc.send_signal(sig)
+            g.send('go\n')
+    tap.case('host_lost_creates_answered_late', True)
 
 
 def scenario(tap, qemu, image, sock_dir):
@@ -455,6 +503,14 @@ def scenario(tap, qemu, image, sock_dir):
             a = backend_a.device(sock_a)
             tap.case('backend_no_control_errors', a['ctrl_errors'] == 0,
                      {k: a[k] for k in ('gids', 'ctrl_requests', 'ctrl_errors')})
+            what = g.wait_step(180)
+            tap.case('guest_reaches_lost_begin', what == 'lost_begin',
+                     f'step {what!r}\n' + g.output()[-4000:])
+            if what == 'lost_begin':
+                rings = guest.reported_rings(g, 'c_layout')
+                g.send('go\n')
+                if rings:
+                    lost_creates(tap, g, backend_c)
         guest.finish(tap, g, 120)
     finally:
         if g is not None:
