@@ -677,31 +677,51 @@ static bool kv_lost_go(int n)
 	return false;
 }
 
-/* A create without an answer fails with the driver's lost errors. */
-static void kv_lost_result(const char *name, int n, void *obj)
+/*
+ * Create @n (1 a QP, 2 an SRQ, 3 a CQ) while the device does not answer:
+ * it must fail with the driver's errors for a command without an answer.
+ */
+static void kv_lost_create(struct kvtest *t, int n)
 {
-	long err = IS_ERR(obj) ? PTR_ERR(obj) : 0;
-
-	result(name, err == -ETIMEDOUT || err == -EBUSY || err == -EIO,
-	       "%ld", err);
-	pr_info("lost: %d done\n", n);
-}
-
-static void kv_lost(struct kvtest *t)
-{
+	static const char * const names[] = {
+		"lost_create_qp", "lost_create_srq", "lost_create_cq",
+	};
 	struct ib_srq_init_attr sinit = {
 		.attr = { .max_wr = 64, .max_sge = 1 },
 		.srq_type = IB_SRQT_BASIC,
 	};
 	struct ib_qp_init_attr init = {
+		.send_cq = t->cq,
+		.recv_cq = t->cq,
 		.cap = { .max_send_wr = 64, .max_recv_wr = 64,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 		.sq_sig_type = IB_SIGNAL_REQ_WR,
 		.qp_type = IB_QPT_RC,
 	};
-	struct ib_srq *srq;
-	struct ib_qp *qp;
-	struct ib_cq *cq;
+	void *obj;
+	long err;
+
+	if (n == 1)
+		obj = ib_create_qp(t->pd, &init);
+	else if (n == 2)
+		obj = ib_create_srq(t->pd, &sinit);
+	else
+		obj = ib_alloc_cq(t->dev, NULL, 64, 0, IB_POLL_DIRECT);
+	err = IS_ERR(obj) ? PTR_ERR(obj) : 0;
+	result(names[n - 1], err == -ETIMEDOUT || err == -EBUSY || err == -EIO,
+	       "%ld", err);
+	if (!err && n == 1)
+		ib_destroy_qp(obj);
+	else if (!err && n == 2)
+		ib_destroy_srq(obj);
+	else if (!err)
+		ib_free_cq(obj);
+	pr_info("lost: %d done\n", n);
+}
+
+static void kv_lost(struct kvtest *t)
+{
+	int n;
 
 	t->pd = ib_alloc_pd(t->dev, 0);
 	if (IS_ERR(t->pd)) {
@@ -713,27 +733,9 @@ static void kv_lost(struct kvtest *t)
 		result("lost_setup", false, "alloc_cq %ld", PTR_ERR(t->cq));
 		return;
 	}
-	init.send_cq = t->cq;
-	init.recv_cq = t->cq;
 	pr_info("lost: ready\n");
-	if (!kv_lost_go(1))
-		return;
-	qp = ib_create_qp(t->pd, &init);
-	kv_lost_result("lost_create_qp", 1, qp);
-	if (!IS_ERR(qp))
-		ib_destroy_qp(qp);
-	if (!kv_lost_go(2))
-		return;
-	srq = ib_create_srq(t->pd, &sinit);
-	kv_lost_result("lost_create_srq", 2, srq);
-	if (!IS_ERR(srq))
-		ib_destroy_srq(srq);
-	if (!kv_lost_go(3))
-		return;
-	cq = ib_alloc_cq(t->dev, NULL, 64, 0, IB_POLL_DIRECT);
-	kv_lost_result("lost_create_cq", 3, cq);
-	if (!IS_ERR(cq))
-		ib_free_cq(cq);
+	for (n = 1; n <= 3 && kv_lost_go(n); n++)
+		kv_lost_create(t, n);
 }
 
 static bool kv_found;

@@ -45,17 +45,6 @@ static void srq_zombie_free(struct virtio_rdma_zombie *z)
 	srq_free(container_of(z, struct virtio_rdma_srq_res, zombie));
 }
 
-/* An SRQ whose create got no answer: only its ring (it holds nothing yet). */
-static void srq_create_lost_free(struct virtio_rdma_zombie *z)
-{
-	struct virtio_rdma_srq_res *srq =
-		container_of(z, struct virtio_rdma_srq_res, zombie);
-
-	virtio_rdma_srq_rings_free(srq);
-	virtio_rdma_usrq_rings_free(srq);
-	kfree(srq);
-}
-
 /*
  * The last reference (the verbs SRQ, its QPs, the mappings of its ring):
  * destroy at the device, which has marked every WR used (ROCE-DEV-SRQ-8),
@@ -314,6 +303,8 @@ int virtio_rdma_create_srq(struct ib_srq *ibsrq,
 	INIT_DELAYED_WORK(&srq->wrap_work, srq_wrap_work);
 	srq->max_wr = init->attr.max_wr;
 	srq->max_sge = init->attr.max_sge;
+	/* Before the create: an SRQ whose create got no answer keeps it. */
+	virtio_rdma_pd_get(srq->pd);
 	if (rings)
 		ret = virtio_rdma_srq_rings_create(dev, srq, &init->attr,
 						   ibsrq->pd->local_dma_lkey);
@@ -324,11 +315,10 @@ int virtio_rdma_create_srq(struct ib_srq *ibsrq,
 	if (ret) {
 		if (!((rings || urings) &&
 		      virtio_rdma_create_lost(dev, ret, "SRQ on rings",
-					      &srq->zombie, srq_create_lost_free)))
-			kfree(srq);
+					      &srq->zombie, srq_zombie_free)))
+			srq_free(srq);
 		return ret;
 	}
-	virtio_rdma_pd_get(srq->pd);
 	to_vsrq(ibsrq)->res = srq;
 	if (!udata) {
 		srq->kernel = true;
