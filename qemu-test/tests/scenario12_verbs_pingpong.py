@@ -57,8 +57,8 @@ resize_cq_ex: grown with CQEs pending, a shrink below them refused with
 the CQ intact, a shrink, 880 CQEs polled in order with their data; on
 rings the CQ moves to new rings, on virtqueues it stays as deep as its
 virtqueue).
-With VUR_FEW_QUEUES=1 the backend's devices have 13 virtqueues (--max-qps 2
---max-cqs 2 --ring-queues 2): each guest checks that its driver chose rings,
+With VUR_FEW_QUEUES=1 the backend's devices have 14 virtqueues (--max-qps 3,
+the least it takes, --max-cqs 1 --ring-queues 2): each guest checks that its driver chose rings,
 that the device has at most 16 MSI-X vectors and that max_qp and max_cq
 exceed 256, and rping (the RDMA CM over ib_mad's GSI QP) runs too.
 The guest driver takes rings by default when the device offers them; the
@@ -164,13 +164,14 @@ RINGS_RUNS = [
 ]
 if RINGS_ONLY:
     GUEST_RUNS = RINGS_RUNS
-# VUR_FEW_QUEUES=1: the backend's devices have 13 virtqueues (two receive/
-# transmit queues and the control queue, 2 CQs, 2 QPs, 2 doorbell/event
-# pairs), so QEMU gives each 14 MSI-X vectors: every QP and CQ of the runs
+# VUR_FEW_QUEUES=1: the backend's devices have 14 virtqueues (a receive and
+# a transmit queue, the control queue, 1 CQ, 3 QPs (QPN 0..2: only QP 2 is
+# a process's), 2 doorbell/event pairs), so QEMU gives each 15 MSI-X
+# vectors: every QP and CQ of the runs
 # beyond those (ib_write_bw -q 256, ib_mad's and the RDMA CM's, rping's)
 # must be on rings ("far fewer queues and vectors", issue 28).
 FEW_QUEUES = os.environ.get('VUR_FEW_QUEUES') == '1'
-FEW_QUEUES_ARGS = ['--max-qps', '2', '--max-cqs', '2', '--ring-queues', '2']
+FEW_QUEUES_ARGS = ['--max-qps', '3', '--max-cqs', '1', '--ring-queues', '2']
 if FEW_QUEUES:
     # the RDMA CM over ib_mad's GSI QP, on rings
     GUEST_RUNS = GUEST_RUNS + [
@@ -239,7 +240,7 @@ probe resize_cq
 probe resize_cq_ex
 # A device of few virtqueues (VUR_FEW_QUEUES=1): the driver on rings, with
 # few MSI-X vectors (one per queue with a callback and the configuration's,
-# at most the 14 QEMU gives 13 queues), and more QPs and CQs than the
+# at most the 15 QEMU gives 14 queues), and more QPs and CQs than the
 # virtqueues hold (ibv_devinfo's max_qp and max_cq: the rings' beside them)
 if [ "@FEW@" = 1 ]; then
     vur_expect few_queues_layout rings "$(cat /sys/class/infiniband/virtio_rdma0/ports/1/layout)"
