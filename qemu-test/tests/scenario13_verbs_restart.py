@@ -196,10 +196,11 @@ def scenario(tap, qemu, image, sock_dir):
         d = second.device(sock)
         # Only the objects made after the restart: the new waiting server's
         # PD, MR, CQ and QP, and ib_mad's (its PD, DMA MR, CQ and GSI QP);
-        # on rings also the driver's PD and DMA MR, set up again.
+        # on rings also the driver's PD and DMA MR, set up again, and the
+        # MR of the waiting server's ring QP (its rings' area).
         own = 1 if guest.reported_rings(g) else 0
         tap.case('second_backend_only_new_objects',
-                 d['pds'] == 2 + own and d['mrs'] == 2 + own and d['cqs'] == 2
+                 d['pds'] == 2 + own and d['mrs'] == 2 + 2 * own and d['cqs'] == 2
                  and d['qps'] == 2 and d['ahs'] == 0 and d['ctrl_errors'] == 0,
                  dict(objects(d), driver_rings=bool(own)))
         since = len(second.output())
