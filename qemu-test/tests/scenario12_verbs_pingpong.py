@@ -197,6 +197,8 @@ dmesg -n 1
 insmod /lib/modules/$(uname -r)/extra/virtio_rdma.ko ||
     vur_result insmod_virtio_rdma fail "$(dmesg | tail -5)"
 vur_wait_file /sys/class/infiniband/virtio_rdma0 10
+# the layout the driver chose: rings by default, virtqueues when pinned
+vur_result driver_layout ok "$(cat /sys/class/infiniband/virtio_rdma0/ports/1/layout)"
 N=$(vur_netdev_of @MAC@)
 ip addr add @ADDR@/24 dev "$N" && ip link set "$N" up &&
     vur_wait_eq up 10 cat /sys/class/net/$N/operstate ||
