@@ -642,6 +642,11 @@ virtio_rdma_srq_rec(struct virtio_rdma_srq_res *srq)
 
 /* virtio_rdma_qp_rings.c */
 bool virtio_rdma_ring_number_ok(struct virtio_rdma_dev *dev, u32 n, bool gsi);
+int virtio_rdma_ring_destroy_refused(struct virtio_rdma_dev *dev, u8 destroy,
+				     const void *cmd, size_t len);
+void virtio_rdma_srq_rings_cmd(const struct virtio_rdma_srq_res *srq,
+			       const struct ib_srq_attr *attr,
+			       struct virtio_rdma_cmd_create_srq_rings *c);
 u32 virtio_rdma_rings_max_wr(struct virtio_rdma_dev *dev, u32 entry);
 u32 virtio_rdma_qp_rings_max_wr(struct virtio_rdma_dev *dev);
 u32 virtio_rdma_srq_rings_max_wr(struct virtio_rdma_dev *dev);
@@ -702,6 +707,9 @@ void virtio_rdma_zombie_add(struct virtio_rdma_dev *dev,
 			    struct virtio_rdma_zombie *z,
 			    void (*free)(struct virtio_rdma_zombie *z));
 void virtio_rdma_zombies_free(struct virtio_rdma_dev *dev);
+bool virtio_rdma_create_lost(struct virtio_rdma_dev *dev, int ret,
+			     const char *what, struct virtio_rdma_zombie *z,
+			     void (*free)(struct virtio_rdma_zombie *z));
 
 /*
  * A command the device may still execute (it did not answer): the memory

@@ -174,7 +174,10 @@ static int create_cq_rings(struct virtio_rdma_dev *dev, struct ib_cq *ibcq,
 	cq->kernel = !udata;
 	ret = virtio_rdma_cq_rings_create(dev, cq, cqe);
 	if (ret) {
-		kfree(cq);
+		/* cq_zombie_free: it holds nothing but its memory. */
+		if (!virtio_rdma_create_lost(dev, ret, "CQ on rings", &cq->zombie,
+					     cq_zombie_free))
+			kfree(cq);
 		return ret;
 	}
 	to_vcq(ibcq)->res = cq;

@@ -140,9 +140,9 @@ int virtio_rdma_cq_rings_create(struct virtio_rdma_dev *dev,
 				    "CREATE_CQ on rings: CQN %u out of range\n",
 				    cq->cqn);
 		dcmd.cqn = ack.cqn;
-		virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_DESTROY_CQ, &dcmd,
-				     sizeof(dcmd), NULL, 0);
-		ret = -EPROTO;
+		ret = virtio_rdma_ring_destroy_refused(dev,
+						       VIRTIO_NET_CTRL_ROCE_DESTROY_CQ,
+						       &dcmd, sizeof(dcmd));
 		goto err_unlock;
 	}
 	spin_lock_irq(&dev->cq_lock);
@@ -154,7 +154,9 @@ int virtio_rdma_cq_rings_create(struct virtio_rdma_dev *dev,
 
 err_unlock:
 	mutex_unlock(&dev->res_lock);
-	virtio_rdma_cq_rings_free(cq);
+	/* The device may use the ring: the caller keeps it until reset. */
+	if (!virtio_rdma_cmd_lost(ret))
+		virtio_rdma_cq_rings_free(cq);
 	return ret;
 }
 

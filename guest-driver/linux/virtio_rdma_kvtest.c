@@ -24,6 +24,14 @@
  * Last, ib_resize_cq() of a CQ on rings with CQEs pending across the
  * switch to the new ring (kv_resize(); on 7.2, which has no
  * ib_resize_cq(), the driver's op itself).
+ *
+ * With lost=1 it runs instead the creates a device does not answer: a PD
+ * and a CQ, "lost: ready", then for each go=N the script writes (after the
+ * host stopped the backend) one create that times out (the driver's
+ * ctrl_timeout_ms, lowered by the script): N = 1 a QP, 2 an SRQ, 3 a CQ,
+ * all on rings, each reported with its error and "lost: N done". The
+ * driver must keep their rings until the device is reset ("create ...,
+ * kept until reset"): the backend, once it runs again, creates them.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -45,6 +53,14 @@
 static char *ibdev = "";
 module_param(ibdev, charp, 0444);
 MODULE_PARM_DESC(ibdev, "the RDMA device to test");
+
+static bool lost;
+module_param(lost, bool, 0444);
+MODULE_PARM_DESC(lost, "instead: creates the device does not answer, one per go");
+
+static int go;
+module_param(go, int, 0644);
+MODULE_PARM_DESC(go, "lost=1: the next create (1 QP, 2 SRQ, 3 CQ)");
 
 struct kvtest {
 	struct ib_device *dev;
@@ -646,6 +662,82 @@ static void kv_run(struct kvtest *t)
 	kv_resize(t);
 }
 
+#define KV_LOST_WAIT_MS	120000
+
+/* Waits for go=@n (the script's, once the host stopped the backend). */
+static bool kv_lost_go(int n)
+{
+	int i;
+
+	for (i = 0; i < KV_LOST_WAIT_MS / 100 && READ_ONCE(go) != n; i++)
+		msleep(100);
+	if (READ_ONCE(go) == n)
+		return true;
+	result("lost_go", false, "no go=%d after %d ms", n, KV_LOST_WAIT_MS);
+	return false;
+}
+
+/*
+ * Create @n (1 a QP, 2 an SRQ, 3 a CQ) while the device does not answer:
+ * it must fail with the driver's errors for a command without an answer.
+ */
+static void kv_lost_create(struct kvtest *t, int n)
+{
+	static const char * const names[] = {
+		"lost_create_qp", "lost_create_srq", "lost_create_cq",
+	};
+	struct ib_srq_init_attr sinit = {
+		.attr = { .max_wr = 64, .max_sge = 1 },
+		.srq_type = IB_SRQT_BASIC,
+	};
+	struct ib_qp_init_attr init = {
+		.send_cq = t->cq,
+		.recv_cq = t->cq,
+		.cap = { .max_send_wr = 64, .max_recv_wr = 64,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.qp_type = IB_QPT_RC,
+	};
+	void *obj;
+	long err;
+
+	if (n == 1)
+		obj = ib_create_qp(t->pd, &init);
+	else if (n == 2)
+		obj = ib_create_srq(t->pd, &sinit);
+	else
+		obj = ib_alloc_cq(t->dev, NULL, 64, 0, IB_POLL_DIRECT);
+	err = IS_ERR(obj) ? PTR_ERR(obj) : 0;
+	result(names[n - 1], err == -ETIMEDOUT || err == -EBUSY || err == -EIO,
+	       "%ld", err);
+	if (!err && n == 1)
+		ib_destroy_qp(obj);
+	else if (!err && n == 2)
+		ib_destroy_srq(obj);
+	else if (!err)
+		ib_free_cq(obj);
+	pr_info("lost: %d done\n", n);
+}
+
+static void kv_lost(struct kvtest *t)
+{
+	int n;
+
+	t->pd = ib_alloc_pd(t->dev, 0);
+	if (IS_ERR(t->pd)) {
+		result("lost_setup", false, "alloc_pd %ld", PTR_ERR(t->pd));
+		return;
+	}
+	t->cq = ib_alloc_cq(t->dev, NULL, 64, 0, IB_POLL_DIRECT);
+	if (IS_ERR(t->cq)) {
+		result("lost_setup", false, "alloc_cq %ld", PTR_ERR(t->cq));
+		return;
+	}
+	pr_info("lost: ready\n");
+	for (n = 1; n <= 3 && kv_lost_go(n); n++)
+		kv_lost_create(t, n);
+}
+
 static bool kv_found;
 
 /* ib_core calls this for every registered device at ib_register_client(). */
@@ -660,7 +752,10 @@ static int kv_add(struct ib_device *dev)
 	if (!t)
 		return -ENOMEM;
 	t->dev = dev;
-	kv_run(t);
+	if (lost)
+		kv_lost(t);
+	else
+		kv_run(t);
 	kv_teardown(t);
 	kfree(t);
 	pr_info("done\n");

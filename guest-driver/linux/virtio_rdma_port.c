@@ -317,7 +317,20 @@ static ssize_t speed_flags_show(struct ib_device *ibdev, u32 port_num,
 	return sysfs_emit(buf, "0x%x\n", READ_ONCE(dev->port.flags));
 }
 
-/* Live CQs on rings (kernel and process): layout=rings really is used. */
+/*
+ * The layout the driver chose at probe: with layout=auto (the default) it
+ * depends on what the device offers, which tests and users read here.
+ */
+static ssize_t layout_show(struct ib_device *ibdev, u32 port_num,
+			   struct ib_port_attribute *attr, char *buf)
+{
+	struct virtio_rdma_dev *dev = to_vdev_rdma(ibdev);
+
+	return sysfs_emit(buf, "%s\n",
+			  dev->rings.on ? "rings" : "virtqueues");
+}
+
+/* Live CQs on rings (kernel and process): the rings really are used. */
 static ssize_t ring_cqs_show(struct ib_device *ibdev, u32 port_num,
 			     struct ib_port_attribute *attr, char *buf)
 {
@@ -362,6 +375,7 @@ static IB_PORT_ATTR_RO(effective_speed);
 static IB_PORT_ATTR_RO(speed_change_events);
 static IB_PORT_ATTR_RO(speed_flags);
 static IB_PORT_ATTR_RO(port_state_events);
+static IB_PORT_ATTR_RO(layout);
 static IB_PORT_ATTR_RO(ring_cqs);
 static IB_PORT_ATTR_RO(ring_qps);
 static IB_PORT_ATTR_RO(ring_srqs);
@@ -372,6 +386,7 @@ static struct attribute *virtio_rdma_port_attrs[] = {
 	&ib_port_attr_speed_change_events.attr,
 	&ib_port_attr_speed_flags.attr,
 	&ib_port_attr_port_state_events.attr,
+	&ib_port_attr_layout.attr,
 	&ib_port_attr_ring_cqs.attr,
 	&ib_port_attr_ring_qps.attr,
 	&ib_port_attr_ring_srqs.attr,

@@ -380,6 +380,16 @@ int virtio_rdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	cmd.send_cqn = cpu_to_le32(qp->scq->cqn);
 	cmd.recv_cqn = cpu_to_le32(qp->rcq->cqn);
 	cap_to_wire(&init->cap, &cmd.cap);
+	/*
+	 * The device object holds what the device says it uses; taken before
+	 * the create, so that a QP whose create got no answer (which the
+	 * device may have made, on these CQs) keeps them until the reset.
+	 */
+	virtio_rdma_pd_get(qp->pd);
+	kref_get(&qp->scq->ref);
+	kref_get(&qp->rcq->ref);
+	if (qp->srq)
+		kref_get(&qp->srq->ref);
 	if (rings)
 		ret = virtio_rdma_qp_rings_create(dev, qp, &cmd, &init->cap,
 						  ibqp->pd->local_dma_lkey);
@@ -388,15 +398,12 @@ int virtio_rdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	else
 		ret = qp_create(dev, qp, &cmd, &init->cap);
 	if (ret) {
-		kfree(qp);
+		if (!((rings || urings) &&
+		      virtio_rdma_create_lost(dev, ret, "QP on rings", &qp->zombie,
+					      qp_zombie_free)))
+			qp_free(qp);
 		return ret;
 	}
-	/* The device object holds what the device says it uses. */
-	virtio_rdma_pd_get(qp->pd);
-	kref_get(&qp->scq->ref);
-	kref_get(&qp->rcq->ref);
-	if (qp->srq)
-		kref_get(&qp->srq->ref);
 	to_vqp(ibqp)->res = qp;
 	ibqp->qp_num = qp->qpn;
 	if (rings) {

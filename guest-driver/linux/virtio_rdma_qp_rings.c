@@ -194,6 +194,19 @@ bool virtio_rdma_ring_number_ok(struct virtio_rdma_dev *dev, u32 n, bool gsi)
 	return q && s && !READ_ONCE(*q) && !READ_ONCE(*s);
 }
 
+/*
+ * The destroy of an object on rings whose number the driver refused
+ * (ROCE-DEV-RING-6): -EPROTO, or the destroy's error when it got no
+ * answer, since the device may then keep using the object's rings.
+ */
+int virtio_rdma_ring_destroy_refused(struct virtio_rdma_dev *dev, u8 destroy,
+				     const void *cmd, size_t len)
+{
+	int ret = virtio_rdma_roce_cmd(dev, destroy, cmd, len, NULL, 0);
+
+	return virtio_rdma_cmd_lost(ret) ? ret : -EPROTO;
+}
+
 void virtio_rdma_qp_rings_free(struct virtio_rdma_qp_res *qp)
 {
 	virtio_rdma_ring_mem_free(qp->dev, &qp->rsq.mem);
@@ -249,9 +262,9 @@ int virtio_rdma_qp_rings_create(struct virtio_rdma_dev *dev,
 				    "CREATE_QP on rings: QPN %u not eligible\n",
 				    qp->qpn);
 		dcmd.qpn = ack.qpn;
-		virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_DESTROY_QP, &dcmd,
-				     sizeof(dcmd), NULL, 0);
-		ret = -EPROTO;
+		ret = virtio_rdma_ring_destroy_refused(dev,
+						       VIRTIO_NET_CTRL_ROCE_DESTROY_QP,
+						       &dcmd, sizeof(dcmd));
 		goto err_unlock;
 	}
 	WRITE_ONCE(r->live_qps, r->live_qps + 1);
@@ -260,6 +273,9 @@ int virtio_rdma_qp_rings_create(struct virtio_rdma_dev *dev,
 
 err_unlock:
 	mutex_unlock(&dev->res_lock);
+	/* The device may use the rings: the caller keeps them until reset. */
+	if (virtio_rdma_cmd_lost(ret))
+		return ret;
 err_free:
 	virtio_rdma_qp_rings_free(qp);
 	return ret;
@@ -405,24 +421,33 @@ void virtio_rdma_srq_rings_free(struct virtio_rdma_srq_res *srq)
 	srq->rec = NULL;
 }
 
+/*
+ * The CREATE_SRQ command of an SRQ on rings, a kernel consumer's or a
+ * process's: its PD and limits; the caller adds ring, record and queue.
+ */
+void virtio_rdma_srq_rings_cmd(const struct virtio_rdma_srq_res *srq,
+			       const struct ib_srq_attr *attr,
+			       struct virtio_rdma_cmd_create_srq_rings *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->srq.pdn = cpu_to_le32(srq->pd->pdn);
+	c->srq.max_wr = cpu_to_le32(attr->max_wr);
+	c->srq.max_sge = cpu_to_le32(attr->max_sge);
+	c->srq.flags = cpu_to_le32(VIRTIO_RDMA_SRQ_F_RINGS);
+}
+
 /* CREATE_SRQ with VIRTIO_RDMA_SRQ_F_RINGS; the caller enters it in the table. */
 int virtio_rdma_srq_rings_create(struct virtio_rdma_dev *dev,
 				 struct virtio_rdma_srq_res *srq,
 				 const struct ib_srq_attr *attr, u32 lkey)
 {
 	struct virtio_rdma_rings *r = &dev->rings;
-	struct virtio_rdma_cmd_create_srq_rings c = {
-		.srq = {
-			.pdn = cpu_to_le32(srq->pd->pdn),
-			.max_wr = cpu_to_le32(attr->max_wr),
-			.max_sge = cpu_to_le32(attr->max_sge),
-			.flags = cpu_to_le32(VIRTIO_RDMA_SRQ_F_RINGS),
-		},
-	};
+	struct virtio_rdma_cmd_create_srq_rings c;
 	struct virtio_rdma_cmd_destroy_srq dcmd;
 	struct virtio_rdma_ack_create_srq ack;
 	int ret;
 
+	virtio_rdma_srq_rings_cmd(srq, attr, &c);
 	ret = kring_alloc(dev, &srq->ring, attr->max_wr,
 			  VIRTIO_RDMA_RQ_ENTRY(attr->max_sge), srq->pd, lkey);
 	if (ret)
@@ -447,9 +472,9 @@ int virtio_rdma_srq_rings_create(struct virtio_rdma_dev *dev,
 				    "CREATE_SRQ on rings: number %u not eligible\n",
 				    srq->srqn);
 		dcmd.srqn = ack.srqn;
-		virtio_rdma_roce_cmd(dev, VIRTIO_NET_CTRL_ROCE_DESTROY_SRQ,
-				     &dcmd, sizeof(dcmd), NULL, 0);
-		ret = -EPROTO;
+		ret = virtio_rdma_ring_destroy_refused(dev,
+						       VIRTIO_NET_CTRL_ROCE_DESTROY_SRQ,
+						       &dcmd, sizeof(dcmd));
 		goto err_unlock;
 	}
 	WRITE_ONCE(r->live_srqs, r->live_srqs + 1);
@@ -461,6 +486,9 @@ int virtio_rdma_srq_rings_create(struct virtio_rdma_dev *dev,
 
 err_unlock:
 	mutex_unlock(&dev->res_lock);
+	/* The device may use the ring: the caller keeps it until reset. */
+	if (virtio_rdma_cmd_lost(ret))
+		return ret;
 err_free:
 	virtio_rdma_srq_rings_free(srq);
 	return ret == -EREMOTEIO ? -EINVAL : ret;

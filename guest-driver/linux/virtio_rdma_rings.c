@@ -26,10 +26,15 @@
 
 #include "virtio_rdma.h"
 
-static char *layout = "virtqueues";
+/*
+ * auto: rings when the device offers them (issue 28: far fewer queues and
+ * vectors, deeper queues), else RFC v2's virtqueues; rings behaves the same
+ * and virtqueues keeps the older layout on a device that has both.
+ */
+static char *layout = "auto";
 module_param(layout, charp, 0444);
 MODULE_PARM_DESC(layout,
-		 "RDMA queue layout: virtqueues (default), rings (in driver memory, if the device has them) or auto (rings when possible)");
+		 "RDMA queue layout: auto (default: rings when the device has them, else virtqueues), rings (the same) or virtqueues (never rings); ports/1/layout shows the one chosen");
 
 /* One pair per CPU is enough: each queue is a device thread's doorbell. */
 #define VIRTIO_RDMA_MAX_RING_QUEUES	8

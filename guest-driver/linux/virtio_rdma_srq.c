@@ -303,6 +303,8 @@ int virtio_rdma_create_srq(struct ib_srq *ibsrq,
 	INIT_DELAYED_WORK(&srq->wrap_work, srq_wrap_work);
 	srq->max_wr = init->attr.max_wr;
 	srq->max_sge = init->attr.max_sge;
+	/* Before the create: an SRQ whose create got no answer keeps it. */
+	virtio_rdma_pd_get(srq->pd);
 	if (rings)
 		ret = virtio_rdma_srq_rings_create(dev, srq, &init->attr,
 						   ibsrq->pd->local_dma_lkey);
@@ -311,10 +313,12 @@ int virtio_rdma_create_srq(struct ib_srq *ibsrq,
 	else
 		ret = srq_create(dev, srq, &init->attr);
 	if (ret) {
-		kfree(srq);
+		if (!((rings || urings) &&
+		      virtio_rdma_create_lost(dev, ret, "SRQ on rings",
+					      &srq->zombie, srq_zombie_free)))
+			srq_free(srq);
 		return ret;
 	}
-	virtio_rdma_pd_get(srq->pd);
 	to_vsrq(ibsrq)->res = srq;
 	if (!udata) {
 		srq->kernel = true;

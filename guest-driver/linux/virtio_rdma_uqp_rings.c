@@ -154,8 +154,8 @@ static int uring_create(struct virtio_rdma_dev *dev, u8 create, u8 destroy,
 		dev_err_ratelimited(&dev->vdev->dev,
 				    "create on rings (%u): number %u not eligible\n",
 				    create, le32_to_cpu(ack));
-		virtio_rdma_roce_cmd(dev, destroy, &ack, sizeof(ack), NULL, 0);
-		ret = -EPROTO;
+		ret = virtio_rdma_ring_destroy_refused(dev, destroy, &ack,
+						       sizeof(ack));
 	}
 	if (!ret) {
 		*num = le32_to_cpu(ack);
@@ -222,8 +222,9 @@ int virtio_rdma_uqp_rings_create(struct virtio_rdma_dev *dev,
 	ret = uring_create(dev, VIRTIO_NET_CTRL_ROCE_CREATE_QP,
 			   VIRTIO_NET_CTRL_ROCE_DESTROY_QP, &c, sizeof(c), &c.dbq,
 			   &qp->dbq, &qp->qpn, &r->live_qps);
-	if (!ret)
-		return 0;
+	/* The device may use the area: the caller keeps it until reset. */
+	if (!ret || virtio_rdma_cmd_lost(ret))
+		return ret;
 err_free:
 	virtio_rdma_uqp_rings_free(qp);
 	return ret == -EREMOTEIO ? -EINVAL : ret;
@@ -324,14 +325,7 @@ int virtio_rdma_usrq_rings_create(struct virtio_rdma_dev *dev,
 				  const struct ib_srq_attr *attr)
 {
 	struct virtio_rdma_rings *r = &dev->rings;
-	struct virtio_rdma_cmd_create_srq_rings c = {
-		.srq = {
-			.pdn = cpu_to_le32(srq->pd->pdn),
-			.max_wr = cpu_to_le32(attr->max_wr),
-			.max_sge = cpu_to_le32(attr->max_sge),
-			.flags = cpu_to_le32(VIRTIO_RDMA_SRQ_F_RINGS),
-		},
-	};
+	struct virtio_rdma_cmd_create_srq_rings c;
 	u8 ls = virtio_rdma_ring_log_stride(VIRTIO_RDMA_RQ_ENTRY(attr->max_sge));
 	u32 size = uqp_rq_size(dev, attr->max_wr, attr->max_sge);
 	size_t bytes = PAGE_ALIGN((size_t)size << ls) + PAGE_SIZE;
@@ -341,6 +335,7 @@ int virtio_rdma_usrq_rings_create(struct virtio_rdma_dev *dev,
 	if (ls > VIRTIO_RDMA_RING_MAX_LOG_STRIDE || size > r->max_ring_wr ||
 	    bytes > UQP_MAX_AREA)
 		return -EINVAL;
+	virtio_rdma_srq_rings_cmd(srq, attr, &c);
 	a->len = bytes;
 	ret = virtio_rdma_ring_mr_alloc(dev, a->len, srq->pd->pdn, &a->mem,
 					&a->mrn, &a->lkey);
@@ -355,8 +350,9 @@ int virtio_rdma_usrq_rings_create(struct virtio_rdma_dev *dev,
 	ret = uring_create(dev, VIRTIO_NET_CTRL_ROCE_CREATE_SRQ,
 			   VIRTIO_NET_CTRL_ROCE_DESTROY_SRQ, &c, sizeof(c), &c.eq,
 			   NULL, &srq->srqn, &r->live_srqs);
-	if (!ret)
-		return 0;
+	/* The device may use the area: the caller keeps it until reset. */
+	if (!ret || virtio_rdma_cmd_lost(ret))
+		return ret;
 	virtio_rdma_usrq_rings_free(srq);
 	return ret == -EREMOTEIO ? -EINVAL : ret;
 }

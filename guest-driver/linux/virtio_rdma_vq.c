@@ -589,6 +589,26 @@ void virtio_rdma_zombie_add(struct virtio_rdma_dev *dev,
 	mutex_unlock(&dev->zombie_lock);
 }
 
+/*
+ * A create command that got no answer (@ret), or the destroy of an object
+ * whose number the driver refused: the device may have created it on the
+ * rings and record it was given, and may use them until it is reset. The
+ * create function then left them in the object; @z keeps it (@free frees
+ * its memory and the object) until the reset, as a destroy without an
+ * answer does. Returns whether it did; otherwise the caller frees it.
+ */
+bool virtio_rdma_create_lost(struct virtio_rdma_dev *dev, int ret,
+			     const char *what, struct virtio_rdma_zombie *z,
+			     void (*free)(struct virtio_rdma_zombie *z))
+{
+	if (!virtio_rdma_cmd_lost(ret))
+		return false;
+	dev_warn(&dev->vdev->dev, "%s: create %d, kept until reset\n", what,
+		 ret);
+	virtio_rdma_zombie_add(dev, z, free);
+	return true;
+}
+
 /* After the device reset. */
 void virtio_rdma_zombies_free(struct virtio_rdma_dev *dev)
 {

@@ -243,11 +243,21 @@ INSMOD_CMDLINE = r'''insmod() {
 def driver_layout(append, script):
     """@append and @script with virtio_rdma's layout= parameter when
     VUR_DRIVER_LAYOUT (auto, virtqueues, rings) is set: the guest driver's
-    queue layout for a scenario run, the module's default otherwise."""
+    queue layout for a scenario run, the module's default (auto: rings when
+    the device offers them) otherwise."""
     layout = os.environ.get('VUR_DRIVER_LAYOUT')
     if not layout:
         return append, script
     return f'{append} virtio_rdma.layout={layout}'.strip(), INSMOD_CMDLINE + script
+
+
+def reported_rings(g, name='driver_layout'):
+    """Whether @g's script last reported (vur_result @name ok LAYOUT, LAYOUT
+    read from an ib_device's ports/1/layout) that virtio_rdma chose the rings
+    layout: on rings the driver holds a PD and a DMA MR of its own in the
+    device (virtio_rdma_rings.c), which hosts that count objects add."""
+    layouts = [d for n, ok, d in g.results()[0] if n == name and ok]
+    return bool(layouts) and layouts[-1] == 'rings'
 
 
 class Guest:

@@ -41,7 +41,9 @@ virtio_net and back through sysfs unbind/bind, and the module unloads.
 On Linux 7.2 (VUR_GUEST_KERNEL=linux72) the same, except that 7.2's
 virtio_net negotiates B's bit 55 (to it VIRTIO_NET_F_GUEST_USO6).
 
-With VUR_DRIVER_LAYOUT=rings (the driver's layout=rings) ib_mad's CQ and
+On the rings layout (the driver's default on this device; meson pins
+VUR_DRIVER_LAYOUT=virtqueues for RFC v2's layout: the scenario follows what
+ports/1/layout says the driver chose) ib_mad's CQ and
 GSI QP are on rings (ports/1/ring_cqs, ring_qps), and the kernel verbs
 self-test virtio_rdma_kvtest.ko runs on A: a CQ of 16384 CQEs, RC QPs and
 an SRQ of 16384 WRs (rings beyond one contiguous allocation, in MRs of
@@ -58,6 +60,7 @@ Builds QEMU, the guest image and the module first. Prints TAP. Needs root
 """
 
 import os
+import signal
 import sys
 
 import guest
@@ -138,9 +141,15 @@ fi
 # A kernel verbs provider: ib_mad opened QP 1 (GSI) and brought it to RTS.
 vur_expect gsi_qp_of_ib_mad 1 \
     "$(rdma resource show qp link $IA/1 | grep -c 'lqpn 1 type GSI state RTS')"
-# layout=rings puts every kernel CQ and QP on rings (ib_mad's CQ and GSI
-# QP), the default none.
-if [ "$(cat /sys/module/virtio_rdma/parameters/layout)" = rings ]; then RC=1; else RC=0; fi
+# The layout the driver chose (ports/1/layout): rings, the default on a
+# device that offers them, puts every kernel CQ and QP on rings (ib_mad's CQ
+# and GSI QP); layout=virtqueues none. The host reads this result too.
+L=$(cat $P/layout)
+case "$(cat /sys/module/virtio_rdma/parameters/layout)/$L" in
+auto/rings|rings/rings|virtqueues/virtqueues) vur_result driver_layout ok "$L" ;;
+*) vur_result driver_layout fail "layout=$(cat /sys/module/virtio_rdma/parameters/layout) chose $L" ;;
+esac
+if [ "$L" = rings ]; then RC=1; else RC=0; fi
 vur_expect ring_cqs_of_ib_mad $RC "$(cat $P/ring_cqs)"
 vur_expect ring_qps_of_ib_mad $RC "$(cat $P/ring_qps)"
 vur_expect ring_srqs_none 0 "$(cat $P/ring_srqs)"
@@ -297,6 +306,36 @@ P=/sys/class/infiniband/$(vur_ibdev_of "$A")/ports/1
 vur_wait_eq "4: ACTIVE" 10 cat $P/state
 vur_expect port_state_after_rebind "4: ACTIVE" "$(cat $P/state)"
 vur_expect effective_speed_after_rebind 650 "$(cat $P/effective_speed)"
+
+# Creates on rings that get no answer: the host stops C's backend before
+# each (the control timeout lowered to 1 s), virtio_rdma_kvtest lost=1
+# creates a QP, then an SRQ, then a CQ on C, each fails, and the driver
+# keeps its rings until the device is reset (the backend, running again,
+# creates it), which rmmod below does. On rings only: the host reads
+# c_layout at the step lost_begin.
+vur_result c_layout ok "$(cat $PC/layout)"
+vur_step lost_begin
+lost_seen() { dmesg | grep -c "virtio_rdma_kvtest: lost: $1"; }
+if [ "$(cat $PC/layout)" = rings ]; then
+    echo 1000 >/sys/module/virtio_rdma/parameters/ctrl_timeout_ms
+    insmod /lib/modules/$(uname -r)/extra/virtio_rdma_kvtest.ko ibdev=$IC lost=1 &
+    KV=$!
+    vur_wait_eq 1 30 lost_seen ready || vur_result lost_ready fail "$(dmesg | tail -5)"
+    for n in 1 2 3; do
+        vur_step lost_stop
+        echo $n >/sys/module/virtio_rdma_kvtest/parameters/go
+        vur_wait_eq 1 30 lost_seen "$n done" || vur_result "lost_$n" fail "$(dmesg | tail -5)"
+        vur_step lost_cont
+        sleep 1 # the backend answers the create it was stopped before
+    done
+    wait $KV
+    dmesg | sed -n 's/.*virtio_rdma_kvtest: RESULT \(lost_\)/\1/p' | while read -r _n _s _d; do
+        vur_result "kvtest_$_n" "$_s" "$_d"
+    done
+    vur_expect lost_creates_kept 3 "$(dmesg | grep -c 'on rings: create .*kept until reset')"
+    rmmod virtio_rdma_kvtest
+    echo 10000 >/sys/module/virtio_rdma/parameters/ctrl_timeout_ms
+fi
 rmmod virtio_rdma && vur_result rmmod ok || vur_result rmmod fail
 if dmesg | grep -q -E 'BUG|WARNING|Call Trace'; then
     vur_result kernel_log_clean fail "$(dmesg | grep -A5 -E 'BUG|WARNING|Call Trace' | head -20)"
@@ -309,10 +348,30 @@ fi
 # What ib_mad holds on a RoCE device while it is registered: its PD with
 # ib_core's DMA MR, the CQ and the GSI QP (QP 1) of port 1.
 IB_MAD = {'pds': 1, 'mrs': 1, 'cqs': 1, 'qps': 1, 'ahs': 0}
-# With layout=rings (VUR_DRIVER_LAYOUT) the driver holds a PD and a DMA MR
-# of its own: the doorbell area's and its kernel rings' (virtio_rdma_rings.c).
-if os.environ.get('VUR_DRIVER_LAYOUT') == 'rings':
-    IB_MAD = dict(IB_MAD, pds=2, mrs=2)
+
+
+def kernel_objects(g):
+    """IB_MAD, and on rings (the guest's driver_layout result: what the
+    driver chose) the driver's own PD and DMA MR: the doorbell area's and its
+    kernel rings' (virtio_rdma_rings.c)."""
+    return dict(IB_MAD, pds=2, mrs=2) if guest.reported_rings(g) else IB_MAD
+
+
+def lost_creates(tap, g, backend_c):
+    """The guest's three creates without an answer on C: C's backend
+    stopped (SIGSTOP: its control queue unanswered) before each, let go on
+    after it; the backend, running again, creates the object."""
+    for n in range(1, 4):
+        for name, sig in (('lost_stop', signal.SIGSTOP), ('lost_cont', signal.SIGCONT)):
+            what = g.wait_step(120)
+            if what != name:
+                tap.case(f'guest_reaches_{name}_{n}', False,
+                         f'step {what!r}\n' + g.output()[-4000:])
+                backend_c.proc.send_signal(signal.SIGCONT)
+                return
+            backend_c.proc.send_signal(sig)
+            g.send('go\n')
+    tap.case('host_lost_creates_answered_late', True)
 
 
 def scenario(tap, qemu, image, sock_dir):
@@ -381,7 +440,7 @@ def scenario(tap, qemu, image, sock_dir):
                      and bool(b['features_negotiated'] & (1 << 55)) == bit55,
                      {k: b[k] for k in ('vid', 'started', 'features_negotiated')})
             a = backend_a.device(sock_a)
-            tap.case('backend_one_pd_while_held', a['pds'] == 1 + IB_MAD['pds'],
+            tap.case('backend_one_pd_while_held', a['pds'] == 1 + kernel_objects(g)['pds'],
                      {k: a[k] for k in ('pds', 'gids', 'ctrl_requests', 'ctrl_errors')})
             # ADD_GID: the IPv6 link-local GID and the IPv4 one.
             tap.case('backend_two_gids', a['gids'] == 2, f"{a['gids']} GIDs")
@@ -393,7 +452,8 @@ def scenario(tap, qemu, image, sock_dir):
             """@want: the processes' objects; ib_mad's are counted on top."""
             a = backend_a.device(sock_a)
             got = counts(a)
-            tap.case(name, all(got[k] == v + IB_MAD[k] for k, v in want.items()), got)
+            tap.case(name, all(got[k] == v + kernel_objects(g)[k] for k, v in want.items()),
+                     got)
 
         def device_links(state):
             guest.ctl(admin, 'device-link', sock_a, state)
@@ -401,7 +461,8 @@ def scenario(tap, qemu, image, sock_dir):
 
         def member_down():
             a = backend_a.device(sock_a)
-            tap.case('backend_pd_destroyed', a['pds'] == IB_MAD['pds'], f"{a['pds']} PDs")
+            tap.case('backend_pd_destroyed', a['pds'] == kernel_objects(g)['pds'],
+                     f"{a['pds']} PDs")
             changes[0] = a['config_changes']
             guest.ctl(admin, 'member-link', 'net_tap1', 'down')
 
@@ -442,6 +503,14 @@ def scenario(tap, qemu, image, sock_dir):
             a = backend_a.device(sock_a)
             tap.case('backend_no_control_errors', a['ctrl_errors'] == 0,
                      {k: a[k] for k in ('gids', 'ctrl_requests', 'ctrl_errors')})
+            what = g.wait_step(180)
+            tap.case('guest_reaches_lost_begin', what == 'lost_begin',
+                     f'step {what!r}\n' + g.output()[-4000:])
+            if what == 'lost_begin':
+                rings = guest.reported_rings(g, 'c_layout')
+                g.send('go\n')
+                if rings:
+                    lost_creates(tap, g, backend_c)
         guest.finish(tap, g, 120)
     finally:
         if g is not None:

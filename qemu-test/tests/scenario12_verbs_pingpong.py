@@ -57,6 +57,12 @@ resize_cq_ex: grown with CQEs pending, a shrink below them refused with
 the CQ intact, a shrink, 880 CQEs polled in order with their data; on
 rings the CQ moves to new rings, on virtqueues it stays as deep as its
 virtqueue).
+With VUR_FEW_QUEUES=1 the backend's devices have 14 virtqueues (--max-qps 3,
+the least it takes, --max-cqs 1 --ring-queues 2): each guest checks that its driver chose rings,
+that the device has at most 16 MSI-X vectors and that max_qp and max_cq
+exceed 256, and rping (the RDMA CM over ib_mad's GSI QP) runs too.
+The guest driver takes rings by default when the device offers them; the
+scenario's default cases run on either layout (VUR_DRIVER_LAYOUT).
 The guest checks that ib_mad's GSI QP is QP 1 in RTS (`rdma resource`).
 Then the first
 guest's ibv_rc_pingpong and ibv_ud_pingpong run against vur-pingpong on the
@@ -158,6 +164,18 @@ RINGS_RUNS = [
 ]
 if RINGS_ONLY:
     GUEST_RUNS = RINGS_RUNS
+# VUR_FEW_QUEUES=1: the backend's devices have 14 virtqueues (a receive and
+# a transmit queue, the control queue, 1 CQ, 3 QPs (QPN 0..2: only QP 2 is
+# a process's), 2 doorbell/event pairs), so QEMU gives each 15 MSI-X
+# vectors: every QP and CQ of the runs
+# beyond those (ib_write_bw -q 256, ib_mad's and the RDMA CM's, rping's)
+# must be on rings ("far fewer queues and vectors", issue 28).
+FEW_QUEUES = os.environ.get('VUR_FEW_QUEUES') == '1'
+FEW_QUEUES_ARGS = ['--max-qps', '3', '--max-cqs', '1', '--ring-queues', '2']
+if FEW_QUEUES:
+    # the RDMA CM over ib_mad's GSI QP, on rings
+    GUEST_RUNS = GUEST_RUNS + [
+        ('rping', 'rping -v -V -C 10 -S 4096', 'ping data: rdma-ping-9: ', 'rping')]
 # mckey: the group (its GID ::ffff:239.1.12.1, MAC 01:00:5e:01:0c:01) and the messages
 MCAST, MCKEY_COUNT = '239.1.12.1', 10
 # (guest tool, vur-pingpong transport, size)
@@ -179,6 +197,8 @@ dmesg -n 1
 insmod /lib/modules/$(uname -r)/extra/virtio_rdma.ko ||
     vur_result insmod_virtio_rdma fail "$(dmesg | tail -5)"
 vur_wait_file /sys/class/infiniband/virtio_rdma0 10
+# the layout the driver chose: rings by default, virtqueues when pinned
+vur_result driver_layout ok "$(cat /sys/class/infiniband/virtio_rdma0/ports/1/layout)"
 N=$(vur_netdev_of @MAC@)
 ip addr add @ADDR@/24 dev "$N" && ip link set "$N" up &&
     vur_wait_eq up 10 cat /sys/class/net/$N/operstate ||
@@ -220,6 +240,28 @@ probe() {
 }
 probe resize_cq
 probe resize_cq_ex
+# A device of few virtqueues (VUR_FEW_QUEUES=1): the driver on rings, with
+# few MSI-X vectors (one per queue with a callback and the configuration's,
+# at most the 15 QEMU gives 14 queues), and more QPs and CQs than the
+# virtqueues hold (ibv_devinfo's max_qp and max_cq: the rings' beside them)
+if [ "@FEW@" = 1 ]; then
+    vur_expect few_queues_layout rings "$(cat /sys/class/infiniband/virtio_rdma0/ports/1/layout)"
+    D=$(readlink -f /sys/class/infiniband/virtio_rdma0/device)
+    nv=$(ls "$D/../msi_irqs" 2>/dev/null | wc -l)
+    nq=$(grep -c " $(basename "$D")-" /proc/interrupts)
+    if [ "$nv" -ge 2 ] && [ "$nv" -le 16 ]; then
+        vur_result few_queues_msix_vectors ok "$nv vectors, $nq queue/config interrupts"
+    else
+        vur_result few_queues_msix_vectors fail "$nv vectors: $(grep " $(basename "$D")-" /proc/interrupts | tr -s ' ' | tr '\n' '|')"
+    fi
+    mq=$(sid ibv_devinfo -v -d virtio_rdma0 | sed -n 's/^[[:space:]]*max_qp:[[:space:]]*//p')
+    mc=$(sid ibv_devinfo -v -d virtio_rdma0 | sed -n 's/^[[:space:]]*max_cq:[[:space:]]*//p')
+    if [ "${mq:-0}" -gt 256 ] && [ "${mc:-0}" -gt 256 ]; then
+        vur_result few_queues_max_qp_cq ok "max_qp $mq, max_cq $mc"
+    else
+        vur_result few_queues_max_qp_cq fail "max_qp $mq, max_cq $mc"
+    fi
+fi
 
 # CQs deeper than a virtqueue (layout=rings): 4000 CQEs held unpolled in a
 # CQ of 4096, through poll_cq and through start/next_poll
@@ -387,7 +429,8 @@ def guest_script(i):
             .replace('@ITERS@', str(ITERS)).replace('@PORT@', PORT)
             .replace('@MCAST@', MCAST).replace('@MKCOUNT@', str(MCKEY_COUNT))
             .replace('@ALL@', '0' if RINGS_ONLY else '1')
-            .replace('@DEEP@', '1' if RINGS_ONLY else '0'))
+            .replace('@DEEP@', '1' if RINGS_ONLY else '0')
+            .replace('@FEW@', '1' if FEW_QUEUES else '0'))
 
 
 def scenario(tap, qemu, image, sock_dir):
@@ -398,7 +441,8 @@ def scenario(tap, qemu, image, sock_dir):
     socks = [os.path.join(sock_dir, f'vhost-rdma{i}') for i in range(3)]
     iface = guest.iface_name('s12')
     backend = harness.Backend(BACKEND, '-s', socks[0], '-s', socks[1], '-s', socks[2],
-                              '--no-admin', '--mac', MACS[0], prefix='vurq12',
+                              '--no-admin', '--mac', MACS[0],
+                              *(FEW_QUEUES_ARGS if FEW_QUEUES else []), prefix='vurq12',
                               eal_extra=['--vdev', f'net_tap0,iface={iface}']
                               + (TWO_DATA_PATHS if DATA_PATHS == 2 else []))
     guests = []

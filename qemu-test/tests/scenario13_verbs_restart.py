@@ -66,6 +66,8 @@ device_up() {
     vur_expect "$1_roce_v2_gid" yes "$([ -n "$GIDX" ] && echo yes)"
     vur_wait_eq "4: ACTIVE" 10 cat /sys/class/infiniband/$IB/ports/1/state
     vur_expect "$1_devinfo_state" "PORT_ACTIVE (4)" "$(vur_devinfo "$IB" state)"
+    # the layout the driver chose (rings by default): the host counts its PD and MR
+    vur_result driver_layout ok "$(cat /sys/class/infiniband/$IB/ports/1/layout)"
     G="-d $IB -g ${GIDX:-0} -r 64 -c"
 }
 # asyncwatch FILE: ibv_asyncwatch on the device in the background.
@@ -193,10 +195,14 @@ def scenario(tap, qemu, image, sock_dir):
             return
         d = second.device(sock)
         # Only the objects made after the restart: the new waiting server's
-        # PD, MR, CQ and QP, and ib_mad's (its PD, DMA MR, CQ and GSI QP).
+        # PD, MR, CQ and QP, and ib_mad's (its PD, DMA MR, CQ and GSI QP);
+        # on rings also the driver's PD and DMA MR, set up again, and the
+        # MR of the waiting server's ring QP (its rings' area).
+        own = 1 if guest.reported_rings(g) else 0
         tap.case('second_backend_only_new_objects',
-                 d['pds'] == 2 and d['mrs'] == 2 and d['cqs'] == 2 and d['qps'] == 2 and
-                 d['ahs'] == 0 and d['ctrl_errors'] == 0, objects(d))
+                 d['pds'] == 2 + own and d['mrs'] == 2 + 2 * own and d['cqs'] == 2
+                 and d['qps'] == 2 and d['ahs'] == 0 and d['ctrl_errors'] == 0,
+                 dict(objects(d), driver_rings=bool(own)))
         since = len(second.output())
         g.send('go\n')
         reset = guest.wait_log(second, r'device reset: [^\n]*', 150, since)

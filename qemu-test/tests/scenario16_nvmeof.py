@@ -35,10 +35,12 @@ runs in the kernels.
   with use_srq=1: its receive WRs go to kernel SRQs of the device (issue
   29: create_srq, post_srq_recv, QPs on an SRQ, their receive completions
   polled by the driver); its log must not say the SRQ was refused.
-- With VUR_DRIVER_LAYOUT=rings (meson's qemu_scenario16_nvmeof_linux72_rings,
-  with use_srq=1) the ULPs' kernel CQs, QPs and SRQs are on rings: the host
-  counts more than ib_mad's while connected, and both guests only ib_mad's
-  QP and no SRQ once the ULPs are unloaded.
+- On the rings layout (the driver's default on this device; meson's
+  _virtqueues entries pin RFC v2's layout with VUR_DRIVER_LAYOUT=virtqueues,
+  and the script follows ports/1/layout) the ULPs' kernel CQs, QPs and, with
+  use_srq=1, SRQs are on rings: the host counts more than ib_mad's while
+  connected, and both guests only ib_mad's QP and no SRQ once the ULPs are
+  unloaded.
 - Neither kernel log has a WARNING, BUG or call trace; neither device
   completed a WR in error or answered a request with a NAK, and both
   flushed WRs (the drains).
@@ -67,11 +69,16 @@ MACS = ['02:00:00:00:10:01', '02:00:00:00:10:02']
 NVMET_SRQ = os.environ.get('VUR_NVMET_SRQ') == '1'
 
 COMMON = r'''
-# rings_freed: layout=rings, the ULPs gone: ib_mad's QP left, no SRQ (the
+# on_rings: whether the driver chose the rings layout (ports/1/layout; the
+# default on a device that offers them).
+on_rings() {
+    [ "$(cat /sys/class/infiniband/*/ports/1/layout)" = rings ]
+}
+# rings_freed: on rings, the ULPs gone: ib_mad's QP left, no SRQ (the
 # sysfs counters count live objects). Not CQs: ib_core's CQ pool, which
 # the ULPs used, keeps its CQs until the device goes.
 rings_freed() {
-    [ "$(cat /sys/module/virtio_rdma/parameters/layout)" = rings ] || return 0
+    on_rings || return 0
     P=$(echo /sys/class/infiniband/*/ports/1)
     vur_expect ring_qps_freed 1 "$(cat $P/ring_qps)"
     vur_expect ring_srqs_freed 0 "$(cat $P/ring_srqs)"
@@ -103,11 +110,12 @@ run load_nvme_rdma modprobe nvme-rdma
 vur_step target_ready
 nvmf_connect @PEER@ @NQN@
 if [ -e /dev/nvme0n1 ]; then
-    # layout=rings: nvme-rdma's CQs and QPs on rings beside ib_mad's;
+    # On rings: nvme-rdma's CQs and QPs on rings beside ib_mad's;
     # otherwise none.
     RC=$(cat /sys/class/infiniband/*/ports/1/ring_cqs)
     RQ=$(cat /sys/class/infiniband/*/ports/1/ring_qps)
-    if [ "$(cat /sys/module/virtio_rdma/parameters/layout)" = rings ]; then
+    vur_result driver_layout ok "$(cat /sys/class/infiniband/*/ports/1/layout)"
+    if on_rings; then
         [ "$RC" -gt 1 ] && vur_result ring_cqs ok "$RC" || vur_result ring_cqs fail "$RC"
         [ "$RQ" -gt 1 ] && vur_result ring_qps ok "$RQ" || vur_result ring_qps fail "$RQ"
     else
