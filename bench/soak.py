@@ -49,6 +49,21 @@ def now():
     return time.monotonic()
 
 
+def listening(port):
+    """Whether a TCP socket of this machine listens on @port."""
+    for name in ('/proc/net/tcp', '/proc/net/tcp6'):
+        try:
+            with open(name) as f:
+                next(f)
+                for line in f:
+                    fields = line.split()
+                    if fields[3] == '0A' and int(fields[1].rsplit(':', 1)[1], 16) == port:
+                        return True
+        except OSError:
+            pass
+    return False
+
+
 class Backend:
     def __init__(self, build, n_devs):
         self.dir = tempfile.mkdtemp(prefix='vur-soak-')
@@ -166,7 +181,12 @@ class Flow:
         pp = self.tools['vur-pingpong']
         server = subprocess.Popen([pp, '-d', self.a] + common, stdout=log,
                                   stderr=subprocess.STDOUT)
-        time.sleep(0.3)  # the server listens before the client connects
+        # The client goes once the server listens (it does not retry): with
+        # ten busy-polling frontends on two cores the server's device and QP
+        # setup took more than the 0.3 s pause this once was.
+        end = now() + 30
+        while not listening(self.port) and server.poll() is None and now() < end:
+            time.sleep(0.05)
         client = subprocess.Popen([pp, '-d', self.b] + common + ['127.0.0.1'], stdout=log,
                                   stderr=subprocess.STDOUT)
         self.procs = [server, client]
