@@ -12,6 +12,10 @@
 # build-sid/meson-logs/testlog.json in its closing line.
 #
 #   scripts/test-dpdk-sid.sh [MESON TEST ARGS...]
+#   scripts/test-dpdk-sid.sh --ensure       only install the build dependencies
+#   scripts/test-dpdk-sid.sh --build-only   only build, once they are installed,
+#                                           beside other readers of the chroot
+#                                           (scripts/prebuild.sh)
 #
 # VUR_CHROOT_SUITE=trixie does the same in a Debian 13 chroot (DPDK 24.11),
 # into build-trixie/.
@@ -47,12 +51,19 @@ if [ "${1:-}" = --inside ]; then
     echo "DPDK $(pkg-config --modversion libdpdk), gcc $(gcc -dumpfullversion)," \
         "$(. /etc/os-release && echo "$PRETTY_NAME")"
     ninja -C "$dir" >/dev/null || { ninja -C "$dir"; exit 1; }
+    [ "${1:-}" != --build-only ] || exit 0
     export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
     export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
     exec meson test -C "$dir" --no-rebuild --print-errorlogs \
         --no-suite qemu --no-suite style --no-suite repo --no-suite netns "$@"
 fi
 
+case "${1:-}" in
+--ensure) exec scripts/sid-chroot.sh ensure "${PACKAGES[@]}" ;;
+--build-only)
+    exec scripts/sid-chroot.sh run --shared scripts/test-dpdk-sid.sh --inside "$dir" --build-only
+    ;;
+esac
 # A result from an earlier run must never be counted for this one.
 rm -f "$dir/meson-logs/testlog.json"
 scripts/sid-chroot.sh ensure "${PACKAGES[@]}" || exit 1

@@ -23,9 +23,28 @@ dir=$(scripts/build.sh asan) || exit 1
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
+# What the QEMU scenarios and the later stages build, in the background at
+# idle priority while the first stage's tests run (its own process group,
+# killed if this script ends first: SIGKILL, as an idle process may wait
+# long for the CPU to take a SIGTERM).
+prebuild_pid=
+if [ "${VUR_PREBUILD:-1}" != 0 ] && { [ $# -eq 0 ] || [[ " $* " == *qemu* ]]; }; then
+    set -m
+    scripts/prebuild.sh "$dir/meson-logs/prebuild.log" &
+    prebuild_pid=$!
+    set +m
+    trap '[ -z "$prebuild_pid" ] || kill -KILL -- -"$prebuild_pid" 2>/dev/null' EXIT
+fi
+
 echo "== $dir: DPDK $(pkg-config --modversion libdpdk) (host)"
 meson test -C "$dir" --no-rebuild --print-errorlogs "$@"
 status=$?
+if [ -n "$prebuild_pid" ]; then
+    # The later stages build in the same trees: wait for it.
+    wait "$prebuild_pid"
+    prebuild_pid=
+    grep '^prebuild: ' "$dir/meson-logs/prebuild.log" | sed 's/^/== /'
+fi
 logs=("$dir=$dir/meson-logs/testlog.json")
 
 if [ "${VUR_TEST_FUZZ:-1}" != 0 ] && { [ $# -eq 0 ] || [[ " $* " == *fuzz* ]]; }; then
