@@ -4,8 +4,8 @@
 # Build, in the background and at idle CPU priority, what the test command's
 # later tests would each build when they first need it: QEMU 7.2 and 10.2
 # with the device, the guest images and modules, Debian unstable's packaged
-# QEMU and the build-sid/ tree. scripts/test.sh starts it beside the first
-# stage. On two cores most QEMU scenarios keep one core busy (one TCG guest
+# QEMU, the build-sid/ tree and the fuzz targets. scripts/test.sh starts it
+# beside the first stage. On two cores most QEMU scenarios keep one core busy (one TCG guest
 # at a time); these builds take what the tests leave.
 #
 #   scripts/prebuild.sh LOG
@@ -15,7 +15,8 @@
 # waits for the build in progress here or finds it done, and a step that
 # fails here is only logged ("prebuild: STEP failed"): the test that needs
 # it builds it again and reports why. The order is the order the tests need
-# them in. VUR_TEST_SID=0 leaves out the build-sid/ tree.
+# them in. VUR_TEST_SID=0 leaves out the build-sid/ tree, VUR_TEST_FUZZ=0 the
+# fuzz targets (build-fuzz/).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
@@ -82,5 +83,6 @@ step scripts/sid-chroot.sh ensure qemu-system-x86 >/dev/null
 [ "${VUR_TEST_SID:-1}" = 0 ] || step scripts/test-dpdk-sid.sh --ensure >/dev/null
 step qemu-test/build-qemu.sh 10.2 >/dev/null
 [ "${VUR_TEST_SID:-1}" = 0 ] || step scripts/test-dpdk-sid.sh --build-only >/dev/null
+[ "${VUR_TEST_FUZZ:-1}" = 0 ] || step scripts/build.sh fuzz >/dev/null
 echo "prebuild: done in $SECONDS s, $(grep -c '^prebuild: .* failed after' "$log") step(s) failed" \
     >>"$log"

@@ -27,10 +27,14 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # idle priority while the first stage's tests run (its own process group,
 # killed if this script ends first: SIGKILL, as an idle process may wait
 # long for the CPU to take a SIGTERM).
+fuzz_stage=0
+if [ "${VUR_TEST_FUZZ:-1}" != 0 ] && { [ $# -eq 0 ] || [[ " $* " == *fuzz* ]]; }; then
+    fuzz_stage=1
+fi
 prebuild_pid=
 if [ "${VUR_PREBUILD:-1}" != 0 ] && { [ $# -eq 0 ] || [[ " $* " == *qemu* ]]; }; then
     set -m
-    scripts/prebuild.sh "$dir/meson-logs/prebuild.log" &
+    VUR_TEST_FUZZ=$fuzz_stage scripts/prebuild.sh "$dir/meson-logs/prebuild.log" &
     prebuild_pid=$!
     set +m
     trap '[ -z "$prebuild_pid" ] || kill -KILL -- -"$prebuild_pid" 2>/dev/null' EXIT
@@ -47,7 +51,7 @@ if [ -n "$prebuild_pid" ]; then
 fi
 logs=("$dir=$dir/meson-logs/testlog.json")
 
-if [ "${VUR_TEST_FUZZ:-1}" != 0 ] && { [ $# -eq 0 ] || [[ " $* " == *fuzz* ]]; }; then
+if [ $fuzz_stage = 1 ]; then
     echo "== build-fuzz: libFuzzer targets (clang), a short run each"
     start=$SECONDS
     # build-fuzz builds the fuzz targets only: no other suite is run there
