@@ -44,7 +44,16 @@ echo "== $dir: DPDK $(pkg-config --modversion libdpdk) (host)"
 meson test -C "$dir" --no-rebuild --print-errorlogs "$@"
 status=$?
 if [ -n "$prebuild_pid" ]; then
-    # The later stages build in the same trees: wait for it.
+    # The later stages build in the same trees: wait for it, 20 minutes at
+    # most (a download that hangs): then they build what it left.
+    for _ in $(seq 1200); do
+        kill -0 "$prebuild_pid" 2>/dev/null || break
+        sleep 1
+    done
+    if kill -0 "$prebuild_pid" 2>/dev/null; then
+        echo "prebuild: still running after 20 minutes: stopped" >>"$dir/meson-logs/prebuild.log"
+        kill -KILL -- -"$prebuild_pid" 2>/dev/null
+    fi
     wait "$prebuild_pid"
     prebuild_pid=
     grep '^prebuild: ' "$dir/meson-logs/prebuild.log" | sed 's/^/== /'
