@@ -20,7 +20,7 @@
 # VUR_CHROOT_SUITE=trixie does the same in a Debian 13 chroot (DPDK 24.11),
 # into build-trixie/.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 
 dir=build-${VUR_CHROOT_SUITE:-sid}
 # What the project builds and tests with (scripts/setup.sh), as Debian

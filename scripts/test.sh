@@ -15,7 +15,7 @@
 #                reused (scripts/test-dpdk-sid.sh), every suite but qemu.
 # VUR_TEST_FUZZ=0 skips the second stage, VUR_TEST_SID=0 the third.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 
 scripts/setup.sh || exit 1
 dir=$(scripts/build.sh asan) || exit 1
