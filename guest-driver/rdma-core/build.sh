@@ -104,13 +104,25 @@ if [ "${1:-}" = --in-sid ]; then
     # QPs on rings against a pretend device (virtio_rdma_qp_ring_test.c).
     bin/virtio_rdma_qp_ring_test >virtio_rdma_qp_ring_test.log 2>&1 ||
         { grep -v '^ok ' virtio_rdma_qp_ring_test.log >&2; exit 1; }
+    # Replaced only when changed, by a rename: build-sid-image.sh hashes
+    # these files outside this lock (scripts/prebuild.sh may build an
+    # image beside a test's).
     out=/vur/build-rdma-core
     mkdir -p "$out"
-    rm -f "$out"/libvirtio_rdma-rdmav*.so
-    cp lib/libvirtio_rdma-rdmav*.so "$out/"
+    publish() {
+        cmp -s "$1" "$out/$2" && return
+        cp "$1" "$out/.$2.new" && mv "$out/.$2.new" "$out/$2"
+    }
+    for f in lib/libvirtio_rdma-rdmav*.so; do
+        publish "$f" "${f##*/}"
+    done
+    for f in "$out"/libvirtio_rdma-rdmav*.so; do
+        [ -e "lib/${f##*/}" ] || rm -f "$f"
+    done
     # IN_PLACE's driver file names the build tree; the image's names the
     # provider directory, as an installed one does.
-    echo "driver virtio_rdma" >"$out/virtio_rdma.driver"
+    echo "driver virtio_rdma" >virtio_rdma.driver.image
+    publish virtio_rdma.driver.image virtio_rdma.driver
     exit 0
 fi
 
