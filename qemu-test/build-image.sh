@@ -22,8 +22,10 @@
 #             6.1 and 7.2 only.
 # The rest of the image is the same for both.
 #
-# Output: vmlinuz, initrd.img (gzip'd newc cpio, padded to 4 bytes so that a
-# test can append its own archive) and kernel-version. Reused as long as
+# Output: vmlinuz, vmlinux (the ELF kernel inside it, extract-vmlinux.py:
+# what the tests boot, by its PVH entry), initrd.img (gzip'd newc cpio,
+# padded to 4 bytes so that a test can append its own archive) and
+# kernel-version. Reused as long as
 # the inputs (this script, the guest files, the package versions, the host
 # tools) are unchanged. Quiet: prints the output directory as its last line.
 #   qemu-test/build-image.sh [debian12|linux72]
@@ -103,8 +105,9 @@ TOOLS=(
 )
 # Copied as they are: libibverbs finds its providers through these.
 CONFIG_FILES=(/etc/libibverbs.d/rxe.driver)
-PACKAGES=(ethtool iproute2 kmod dpkg gzip xz-utils ibverbs-utils ibverbs-providers perftest
-    rdmacm-utils)
+PACKAGES=(ethtool iproute2 kmod dpkg gzip xz-utils zstd ibverbs-utils ibverbs-providers
+    perftest rdmacm-utils)
+extract=$top/qemu-test/extract-vmlinux.py
 
 guest=$top/qemu-test/guest
 
@@ -237,13 +240,14 @@ main() {
     fi
     kver=${kpkg#linux-image-}
     want=$( {
-        sha256sum "$0" "$guest"/* "${TOOLS[@]}" "${CONFIG_FILES[@]}" | cut -d' ' -f1
+        sha256sum "$0" "$extract" "$guest"/* "${TOOLS[@]}" "${CONFIG_FILES[@]}" |
+            cut -d' ' -f1
         echo "$kpkg $kversion busybox-static $(candidate busybox-static)"
         echo "${MODULES[*]}"
     } | sha256sum | cut -d' ' -f1)
     stamp=$out/.stamp
     if [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] && [ -f "$out/vmlinuz" ] &&
-            [ -f "$out/initrd.img" ]; then
+            [ -f "$out/vmlinux" ] && [ -f "$out/initrd.img" ]; then
         echo "$out"
         return
     fi
@@ -269,6 +273,9 @@ main() {
     vmlinuz=$deps/$kpkg/boot/vmlinuz-$kver
     [ -f "$vmlinuz" ] || vmlinuz=$deps/$kpkg/lib/modules/$kver/vmlinuz
     cp "$vmlinuz" "$out/vmlinuz"
+    # And the kernel itself, an ELF with a PVH entry (CONFIG_PVH): QEMU
+    # starts it without the boot stub's decompression, seconds of TCG a boot.
+    python3 "$extract" "$vmlinuz" "$out/vmlinux" >"$log" 2>&1 || fail "no vmlinux in $vmlinuz"
     echo "$kver" >"$out/kernel-version"
     rm -rf "$root"
     echo "$want" >"$stamp"

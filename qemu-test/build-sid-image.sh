@@ -23,7 +23,7 @@
 # Linux 7.2; output in build-guest-sid72/). The /sid archive is the same
 # for both, made once.
 #
-# Output: vmlinuz, initrd.img, kernel-version (as build-image.sh's),
+# Output: vmlinuz, vmlinux, initrd.img, kernel-version (as build-image.sh's),
 # sid-packages. Reused as long as its inputs are unchanged. Quiet: prints
 # the output directory as its last line.
 #   qemu-test/build-sid-image.sh [debian12|linux72]
@@ -134,14 +134,14 @@ if [ "$(cat "$deps/.stamp" 2>/dev/null)" != "$sid" ] || [ ! -f "$deps/sid.cpio.g
 fi
 want=$( {
     echo "$sid"
-    sha256sum "$image/initrd.img" "$image/vmlinuz" | cut -d' ' -f1
+    sha256sum "$image/initrd.img" "$image/vmlinuz" "$image/vmlinux" | cut -d' ' -f1
 } | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$out/.stamp" 2>/dev/null)" = "$want" ] && [ -f "$out/initrd.img" ]; then
     echo "$out"
     exit 0
 fi
 rm -rf "$out" && mkdir -p "$out"
-cp "$image/vmlinuz" "$image/kernel-version" "$out/"
+cp "$image/vmlinuz" "$image/vmlinux" "$image/kernel-version" "$out/"
 cp "$deps/packages" "$out/sid-packages"
 # The image's initramfs is padded to 4 bytes; so is this one for the tests'.
 cat "$image/initrd.img" "$deps/sid.cpio.gz" >"$out/initrd.img"

@@ -194,6 +194,14 @@ def module_files(ko, image):
         return {f'lib/modules/{kver}/extra/{os.path.basename(ko)}': (0o644, f.read())}
 
 
+def boot_kernel(image):
+    """What QEMU boots of @image: its vmlinux (build-image.sh: the ELF kernel,
+    started by its PVH entry with no decompression in the guest), or the
+    bzImage of an image built before there was one."""
+    vmlinux = os.path.join(image, 'vmlinux')
+    return vmlinux if os.path.exists(vmlinux) else os.path.join(image, 'vmlinuz')
+
+
 def newc(files):
     """A newc cpio archive of @files: {path: (mode, bytes)}; parents added."""
     entries = {}
@@ -300,7 +308,7 @@ class Guest:
                '-numa', 'node,memdev=mem',
                '-display', 'none', '-serial', 'stdio', '-monitor', 'none',
                *([] if reboot else ['-no-reboot']), '-nodefaults',
-               '-kernel', os.path.join(image, 'vmlinuz'), '-initrd', initrd,
+               '-kernel', boot_kernel(image), '-initrd', initrd,
                '-append', f'console=ttyS0 quiet panic=-1 {append}'.strip()]
         for i, sock in enumerate(sockets):
             props = (socket_opts or {}).get(sock, 'page-per-vq=on')
