@@ -219,6 +219,32 @@ drain(int s, int wait)
 	return true;
 }
 
+/*
+ * The end of an input: our side shut for writing, so the backend reads
+ * the end of the stream after our last message and closes its side;
+ * whatever it answered meanwhile is read. No timed wait for the last
+ * replies, which a loaded machine can outlast (an input's coverage would
+ * then depend on timing): the close says they are all sent.
+ */
+static void
+drain_until_closed(int s)
+{
+	char buf[4096];
+	struct pollfd p = { .fd = s, .events = POLLIN };
+	int n;
+
+	shutdown(s, SHUT_WR);
+	for (;;) {
+		n = poll(&p, 1, WAIT_DISCONNECT_MS);
+		if (n <= 0) {
+			fprintf(stderr, "fuzz: the backend never closed the connection\n");
+			abort();
+		}
+		if (recv(s, buf, sizeof(buf), 0) <= 0)
+			return;
+	}
+}
+
 /* The payload of @req made what a well-behaved frontend's is, but for its values. */
 static uint32_t
 fix_payload(unsigned int r, uint8_t *p, uint32_t len, int *nfds)
@@ -367,7 +393,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!send_msg(s, r, flags, p, len, RTE_MAX(nfds, 0)) || !drain(s, 0))
 			break;
 	}
-	drain(s, 1);
+	drain_until_closed(s);
 	close(s);
 	if (second >= 0)
 		close(second);
