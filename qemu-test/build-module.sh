@@ -9,7 +9,8 @@
 # the host's archive has them (Debian 12's kernel); else in the Debian
 # unstable chroot (lib.sh's in_sid), with the headers installed there
 # (Linux 7.2: its kbuild tools need unstable's C library, and its objtool
-# reads /proc, which in_sid mounts).
+# reads /proc, which in_sid mounts); not entered when the inputs and the
+# chroot's packages are as at the last build (lib.sh's sid_inputs).
 #
 # The version is the image's (build-guest/kernel-version, written by
 # build-image.sh) unless given. Quiet: prints the path of the .ko as its
@@ -66,8 +67,15 @@ if [ $on_host = 1 ]; then
     nice make -C "$out" KVER="$kver" VIRTIO_ROCE_ABI="$top/virtio-spec/include" >"$log" 2>&1 ||
         fail "make failed"
 else
+    want=$(sid_inputs "$0" "$out"/*.[ch] "$out/Kbuild" "$out/Makefile" \
+        "$top"/virtio-spec/include/*/*.h)
+    if [ "$(cat "$out/.stamp" 2>/dev/null)" = "$want" ] && [ -f "$out/virtio_rdma.ko" ]; then
+        echo "$out/virtio_rdma.ko"
+        exit 0
+    fi
     in_sid nice bash /vur/qemu-test/build-module.sh --in-sid "$kver" "/vur/build-kmod/$kver" \
         >"$log" 2>&1 || fail "make in the Debian unstable chroot failed"
 fi
 ! grep -qi 'warning' "$log" || fail "warnings (compiler or modpost)"
+[ $on_host = 1 ] || echo "$want" >"$out/.stamp"
 echo "$out/virtio_rdma.ko"

@@ -37,6 +37,24 @@ install_packages() {
         "${missing[@]}" >"$log" 2>&1 || fail "cannot install: ${missing[*]}"
 }
 
+# The Debian unstable chroot's place (in_sid's).
+sid_dir() {
+    echo "${VUR_SID_CHROOT:-/var/cache/vhost-user-rdma/chroot-sid}"
+}
+
+# sid_inputs FILE...: a hash of FILE... and of the packages in the unstable
+# chroot (its dpkg status, read without the chroot's lock: dpkg replaces it
+# by a rename). A build in the chroot whose inputs hash as they did at its
+# last run need not enter the chroot to find that out: in_sid waits for the
+# lock, which a QEMU or DPDK build there holds for minutes (shared), and
+# scripts/prebuild.sh runs those beside the tests.
+sid_inputs() {
+    {
+        sha256sum "$@" | cut -d' ' -f1
+        sha256sum "$(sid_dir)/var/lib/dpkg/status" 2>/dev/null | cut -d' ' -f1 || echo none
+    } | sha256sum | cut -d' ' -f1
+}
+
 # Run "$@" as root in the Debian unstable chroot, made with debootstrap if
 # missing and reused after; one caller at a time (flock on its .lock). It
 # runs in a private mount namespace with /proc mounted in the chroot, so the
@@ -46,8 +64,9 @@ install_packages() {
 # The repository (the caller's $top) is bind-mounted at /vur in the chroot,
 # for the command's inputs and outputs.
 in_sid() {
-    local dir=${VUR_SID_CHROOT:-/var/cache/vhost-user-rdma/chroot-sid} mirror deps
+    local dir mirror deps
 
+    dir=$(sid_dir)
     as_root mkdir -p "$(dirname "$dir")"
     (
         exec 8>"$dir.lock"

@@ -10,8 +10,10 @@
 # (with the ABI headers of virtio-spec/include in its include/),
 # adds add_subdirectory(providers/virtio_rdma) to the top CMakeLists.txt and
 # builds with cmake -GNinja -DNO_PYVERBS=1 -DNO_MAN_PAGES=1 -DIN_PLACE=1 and
-# ninja (only what changed, after the first time). Warnings in the provider
-# fail the build (its CMakeLists.txt adds -Werror for it).
+# ninja (only what changed, after the first time; the chroot is not entered
+# when the inputs and its packages are as at the last build: lib.sh's
+# sid_inputs). Warnings in the provider fail the build (its CMakeLists.txt
+# adds -Werror for it).
 #
 # Output, in build-rdma-core/: libvirtio_rdma-rdmav<ABI>.so (goes to
 # libibverbs' provider directory) and virtio_rdma.driver (goes to
@@ -132,6 +134,17 @@ PACKAGES=()
 # shellcheck source=qemu-test/lib.sh
 . "$top/qemu-test/lib.sh"
 
+out=$top/build-rdma-core
+here=$top/guest-driver/rdma-core
+inputs=$(sid_inputs "$0" "$here/CMakeLists.txt" "$here"/*.[ch] \
+    "$top/virtio-spec/include/rdma/virtio_rdma-abi.h" \
+    "$top/virtio-spec/include/linux/virtio_net_roce.h")
+if [ "$(cat "$out/.stamp" 2>/dev/null)" = "$inputs" ] && [ -f "$out/virtio_rdma.driver" ] &&
+        compgen -G "$out/libvirtio_rdma-rdmav*.so" >/dev/null; then
+    echo "$out"
+    exit 0
+fi
 in_sid nice bash /vur/guest-driver/rdma-core/build.sh --in-sid >"$log" 2>&1 ||
     fail "building the provider in the Debian unstable chroot failed"
-echo "$top/build-rdma-core"
+echo "$inputs" >"$out/.stamp"
+echo "$out"
