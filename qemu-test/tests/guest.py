@@ -4,6 +4,7 @@ scripts beside this folder), a test script appended to the guest's
 initramfs, a guest booted under TCG on a vhost-user-rdma device, its
 VUR-RESULT lines, and the TAP report."""
 
+import fcntl
 import gzip
 import json
 import os
@@ -579,12 +580,31 @@ def host_ping(addr, count=3, timeout=5):
     return answered
 
 
-def run(scenario, patched_qemu=True):
+def take_turn(key):
+    """Wait for, then hold until this process ends, the host's lock @key.
+    meson runs two scenarios at once; the variants of one scenario (its
+    Linux 7.2, QEMU 10.2 or stock QEMU run) give a host interface the same
+    address, so they take turns. A flock on a file of /run/lock: the kernel
+    drops it however the process ends."""
+    os.makedirs('/run/lock', exist_ok=True)
+    fd = os.open(f'/run/lock/vhost-user-rdma-{key}.lock', os.O_RDWR | os.O_CREAT, 0o644)
+    t = time.monotonic()
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    if time.monotonic() - t >= 1:
+        print(f'# waited {time.monotonic() - t:.0f} s for another run of {key}', flush=True)
+    return fd
+
+
+def run(scenario, patched_qemu=True, turn=None):
     """Run @scenario(tap, qemu, image, sock_dir) as a test program: QEMU and
     the image built first (one case; without @patched_qemu no QEMU is built
     and qemu is None), the vhost-user sockets in a fresh folder that is
     removed after, the scenario's time as a diagnostic. Prints TAP; returns
-    the exit status."""
+    the exit status. Another run of the same scenario goes first (take_turn),
+    or only one on the same @turn (e.g. the subnet of its host address) if
+    the scenario gives each run its own."""
+    key = os.path.basename(sys.argv[0]).removesuffix('.py')
+    take_turn(key if turn is None else f'{key}-{turn}')
     tap = Tap()
     built = prepare(tap, patched_qemu)
     if built is None:

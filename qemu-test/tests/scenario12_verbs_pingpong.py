@@ -7,10 +7,10 @@ One backend serves three devices: one per guest (build-sid-image.sh's
 image: Debian 12's kernel, or Debian unstable's Linux 7.2 with
 VUR_GUEST_KERNEL=linux72, with the module, Debian unstable's rdma-core 65
 userspace with the provider under /sid), and one driven on the host by
-vur-pingpong. A tap uplink (host side 10.0.12.254) carries the ping-pong
-tools' TCP exchange with the host. Each guest takes 10.0.12.N/24 on the
-module's netdev and uses the RoCE v2 GID of that IPv4 address; every RDMA
-packet stays in the backend's switch.
+vur-pingpong. A tap uplink (host side 10.S.12.254, S from VUR_S12_NET, 0
+by default) carries the ping-pong tools' TCP exchange with the host. Guest
+N takes 10.S.12.N/24 on the module's netdev and uses the RoCE v2 GID of
+that IPv4 address; every RDMA packet stays in the backend's switch.
 
 The tools run with their default depths (500 receive WRs: QEMU's default
 queue-size, 1024, holds them). Between the guests, with the data checked
@@ -86,7 +86,11 @@ import harness
 
 BACKEND = sys.argv[1]
 PINGPONG = sys.argv[2]
-HOST = '10.0.12.254/24'
+# The subnet of the uplink and the guests: 10.N.12.0/24, N from VUR_S12_NET
+# (default 0), one per run of this scenario in meson's list, so that meson
+# may run two of them side by side (guest.run's turns are per subnet).
+NET = f"10.{int(os.environ.get('VUR_S12_NET', '0'))}.12"
+HOST = f'{NET}.254/24'
 PORT = str(20000 + os.getpid() % 10000)
 # --mac: the first device's, then +1: guest 1, guest 2, vur-pingpong.
 MACS = ['02:00:00:00:0c:01', '02:00:00:00:0c:02', '02:00:00:00:0c:03']
@@ -388,7 +392,7 @@ if [ "@ROLE@" = server ] && [ "@ALL@" = 1 ]; then
         tool=${run%%:*} size=${run##*:}
         vur_step "host_$tool"
         vur_pingpong_client "host_$tool" @ITERS@ \
-            sid $tool -d virtio_rdma0 -g "${ll:-0}" -s "$size" -n @ITERS@ -p @PORT@ -c 10.0.12.254
+            sid $tool -d virtio_rdma0 -g "${ll:-0}" -s "$size" -n @ITERS@ -p @PORT@ -c @HOST_IP@
     done
 fi
 if dmesg | grep -q -E 'BUG|WARNING|Call Trace'; then
@@ -416,7 +420,7 @@ def tool_of(cmd):
 
 
 def guest_script(i):
-    addrs = ['10.0.12.1', '10.0.12.2']
+    addrs = [f'{NET}.1', f'{NET}.2']
     v4 = [int(x) for x in addrs[i].split('.')]
     runs = '\n'.join(f'{env_of(cmd)}{"run_atomic" if name.startswith("atomic") else "run"} '
                      f'{name} "{expect or ""}" {opt} {tool_of(cmd)}'
@@ -429,6 +433,7 @@ def guest_script(i):
             .replace('@MAC@', MACS[i]).replace('@HOST_MAC@', MACS[2])
             .replace('@HOST_GID@', link_local(MACS[2]))
             .replace('@ITERS@', str(ITERS)).replace('@PORT@', PORT)
+            .replace('@HOST_IP@', f'{NET}.254')
             .replace('@MCAST@', MCAST).replace('@MKCOUNT@', str(MCKEY_COUNT))
             .replace('@ALL@', '0' if RINGS_ONLY else '1')
             .replace('@DEEP@', '1' if RINGS_ONLY else '0')
@@ -581,4 +586,4 @@ def host_runs(tap, g, sock):
 
 
 if __name__ == '__main__':
-    sys.exit(guest.run(scenario))
+    sys.exit(guest.run(scenario, turn=NET))

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Scenario 4: the backend dies and restarts; the guest's network recovers.
 
-The backend has a tap uplink whose host side is 10.0.0.254/24; the guest
-(10.0.0.1/24) pings the host through it. The backend is then killed
+The backend has a tap uplink whose host side is 10.0.4.254/24; the guest
+(10.0.4.1/24) pings the host through it. The backend is then killed
 (SIGKILL: no clean-up, its sockets' files stay) and another starts on the
 same vhost-user socket and tap name; QEMU (chardev reconnect=1) connects
 again and restarts the device, the host side of the new tap gets its address
@@ -21,17 +21,17 @@ import guest
 import harness
 
 BACKEND = sys.argv[1]
-HOST = '10.0.0.254/24'
+HOST = '10.0.4.254/24'
 HOST_MAC = '02:76:75:72:fe:fe'  # the same on the restarted backend's tap
 
 GUEST_SCRIPT = r'''
 . /lib/vur.sh
 
-vur_net_up 10.0.0.1/24 || vur_result eth0_up fail "$(ip link show eth0)"
-vur_ping ping_host_before 10.0.0.254 60
+vur_net_up 10.0.4.1/24 || vur_result eth0_up fail "$(ip link show eth0)"
+vur_ping ping_host_before 10.0.4.254 60
 vur_step restart_backend
 vur_expect carrier_after_restart 1 "$(cat /sys/class/net/eth0/carrier)"
-vur_ping ping_host_after 10.0.0.254 60
+vur_ping ping_host_after 10.0.4.254 60
 '''
 
 

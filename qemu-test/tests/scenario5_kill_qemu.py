@@ -2,7 +2,7 @@
 """Scenario 5: one of two guests' QEMU is killed; the other keeps working.
 
 One backend serves two sockets and has a tap uplink whose host side is
-10.0.0.254/24. Two TCG guests (10.0.0.1 and 10.0.0.2) ping the host. The
+10.0.5.254/24. Two TCG guests (10.0.5.1 and 10.0.5.2) ping the host. The
 first guest's QEMU is then killed (SIGKILL): the backend logs "frontend
 disconnected" for its socket and its telemetry shows that device without a
 frontend and stopped, the other still connected and started. The host pings
@@ -27,10 +27,10 @@ GUEST_SCRIPT = r'''
 . /lib/vur.sh
 
 vur_net_up @ADDR@/24 || vur_result eth0_up fail "$(ip link show eth0)"
-vur_ping ping_host_before 10.0.0.254 60
+vur_ping ping_host_before 10.0.5.254 60
 vur_step other_qemu_killed
 vur_expect carrier_after 1 "$(cat /sys/class/net/eth0/carrier)"
-vur_ping ping_host_after 10.0.0.254 30
+vur_ping ping_host_after 10.0.5.254 30
 if ip link set eth0 promisc on; then
     vur_result ctrl_after ok
 else
@@ -47,9 +47,9 @@ def scenario(tap, qemu, image, sock_dir):
     guests = []
     try:
         guest.wait_ready(backend)
-        guest.host_address(iface, '10.0.0.254/24')
+        guest.host_address(iface, '10.0.5.254/24')
         for i in range(2):
-            script = GUEST_SCRIPT.replace('@ADDR@', f'10.0.0.{i + 1}')
+            script = GUEST_SCRIPT.replace('@ADDR@', f'10.0.5.{i + 1}')
             guests.append(guest.Guest(qemu, image, script, [socks[i]], mem_mb=384,
                                       name=f'guest{i + 1}'))
         victim, survivor = guests
@@ -84,7 +84,7 @@ def scenario(tap, qemu, image, sock_dir):
                   if socks[1] in ln]
         tap.case('other_device_untouched_in_log', not others, '\n'.join(others))
 
-        n = guest.host_ping('10.0.0.2', 3, 5)
+        n = guest.host_ping('10.0.5.2', 3, 5)
         tap.case('host_pings_survivor', n == 3, f'{n} of 3 echo requests answered')
         survivor.send('go\n')
         guest.report(tap, victim)

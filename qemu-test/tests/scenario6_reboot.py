@@ -2,8 +2,8 @@
 """Scenario 6: the guest reboots; the backend is told, and networking works
 again on the same connection.
 
-The backend has a tap uplink whose host side is 10.0.0.254/24. The guest
-(10.0.0.1/24) pings the host, then reboots (reboot -f: a machine reset, the
+The backend has a tap uplink whose host side is 10.0.6.254/24. The guest
+(10.0.6.1/24) pings the host, then reboots (reboot -f: a machine reset, the
 vhost-user connection stays). QEMU stops the vrings and sends
 VHOST_USER_RESET_DEVICE: the backend logs "device reset: ..." and
 its device stops; the rebooted guest's virtio_net sets the rings up from
@@ -29,8 +29,8 @@ GUEST_SCRIPT = r'''
 
 echo "VUR-WAIT boot"
 read -t 120 -r boot
-vur_net_up 10.0.0.1/24 || vur_result "eth0_up_$boot" fail "$(ip link show eth0)"
-vur_ping "ping_host_$boot" 10.0.0.254 60
+vur_net_up 10.0.6.1/24 || vur_result "eth0_up_$boot" fail "$(ip link show eth0)"
+vur_ping "ping_host_$boot" 10.0.6.254 60
 if [ "$boot" = first ]; then
     echo "vur: rebooting"
     reboot -f
@@ -47,7 +47,7 @@ def scenario(tap, qemu, image, sock_dir):
     g = None
     try:
         guest.wait_ready(backend)
-        guest.host_address(iface, '10.0.0.254/24')
+        guest.host_address(iface, '10.0.6.254/24')
         g = guest.Guest(qemu, image, GUEST_SCRIPT, [sock], reboot=True)
         first = g.wait_step(120) == 'boot'
         tap.case('guest_booted', first, '' if first else g.output()[-3000:])

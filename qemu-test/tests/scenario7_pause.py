@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Scenario 7: the VM pauses and resumes; the device keeps its state.
 
-The backend has a tap uplink whose host side is 10.0.0.254/24. The guest
-(10.0.0.1/24) pings the host, then the VM is paused and resumed through
+The backend has a tap uplink whose host side is 10.0.7.254/24. The guest
+(10.0.7.1/24) pings the host, then the VM is paused and resumed through
 QMP (stop, cont). QEMU stops the vrings (GET_VRING_BASE) and starts them
 again from the indices the backend handed back, without
 VHOST_USER_RESET_DEVICE: the backend logs the device stopped and started
@@ -27,10 +27,10 @@ BACKEND = sys.argv[1]
 GUEST_SCRIPT = r'''
 . /lib/vur.sh
 
-vur_net_up 10.0.0.1/24 || vur_result eth0_up fail "$(ip link show eth0)"
-vur_ping ping_host_before 10.0.0.254 60
+vur_net_up 10.0.7.1/24 || vur_result eth0_up fail "$(ip link show eth0)"
+vur_ping ping_host_before 10.0.7.254 60
 vur_step pause
-vur_ping ping_host_after 10.0.0.254 10
+vur_ping ping_host_after 10.0.7.254 10
 '''
 
 
@@ -77,7 +77,7 @@ def scenario(tap, qemu, image, sock_dir):
     g = qmp = None
     try:
         guest.wait_ready(backend)
-        guest.host_address(iface, '10.0.0.254/24')
+        guest.host_address(iface, '10.0.7.254/24')
         g = guest.Guest(qemu, image, GUEST_SCRIPT, [sock],
                         extra=['-qmp', f'unix:{qmp_path},server=on,wait=off'])
         qmp = Qmp(qmp_path)
