@@ -211,10 +211,23 @@ add_busybox() {
 }
 
 # Unstable's kernel, unpacked by the chroot into $deps/<package>; prints
-# "<package> <version>".
+# "<package> <version>". Asked again only when this script, the chroot's
+# packages or its package lists changed (lib.sh's sid_inputs): entering the
+# chroot waits for its lock, which the prebuild's QEMU 10.2 and DPDK builds
+# hold for minutes while the scenarios run.
+sid_kernel_inputs() {
+    {
+        sid_inputs "$0"
+        ls -l --time-style=+%s "$(sid_dir)/var/lib/apt/lists" 2>/dev/null
+    } | sha256sum | cut -d' ' -f1
+}
 sid_kernel() {
-    in_sid nice bash /vur/qemu-test/build-image.sh --in-sid "/vur/${deps#"$top"/}" >"$log" 2>&1 ||
-        fail "fetching Debian unstable's kernel in the chroot failed"
+    if [ "$(cat "$deps/kernel.inputs" 2>/dev/null)" != "$(sid_kernel_inputs)" ] ||
+            [ ! -s "$deps/kernel" ] || [ ! -d "$deps/$(cut -d' ' -f1 "$deps/kernel")" ]; then
+        in_sid nice bash /vur/qemu-test/build-image.sh --in-sid "/vur/${deps#"$top"/}" \
+            >"$log" 2>&1 || fail "fetching Debian unstable's kernel in the chroot failed"
+        sid_kernel_inputs >"$deps/kernel.inputs"
+    fi
     cat "$deps/kernel"
 }
 
