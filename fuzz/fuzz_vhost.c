@@ -202,17 +202,49 @@ wait_vid(bool connected)
 	}
 }
 
+/*
+ * Whether @s has something to read within @wait_ms. libFuzzer's timer
+ * signal (it checks -timeout every second) interrupts poll(): wait on
+ * until the time is up, or a slow close would count as none (EINTR aborted
+ * inputs as "never closed" on a loaded machine).
+ */
+static bool
+readable(int s, int wait_ms)
+{
+	struct pollfd p = { .fd = s, .events = POLLIN };
+	uint64_t until = now_ms() + (uint64_t)wait_ms;
+	int n;
+
+	for (;;) {
+		n = poll(&p, 1, wait_ms);
+		if (n >= 0 || errno != EINTR)
+			return n > 0;
+		if (now_ms() >= until)
+			return false;
+		wait_ms = (int)(until - now_ms());
+	}
+}
+
+/* recv() that a signal does not cut short: > 0 bytes, 0 at the end, < 0 an error. */
+static ssize_t
+recv_some(int s, char *buf, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = recv(s, buf, len, MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	return n;
+}
+
 /* Read whatever replies came, until the backend has nothing more for now. */
 static bool
 drain(int s, int wait)
 {
 	char buf[4096];
-	struct pollfd p = { .fd = s, .events = POLLIN };
-	ssize_t n;
 
-	while (poll(&p, 1, wait) > 0) {
-		n = recv(s, buf, sizeof(buf), MSG_DONTWAIT);
-		if (n <= 0)
+	while (readable(s, wait)) {
+		if (recv_some(s, buf, sizeof(buf)) <= 0)
 			return false; /* the backend closed it */
 		wait = 0;
 	}
@@ -230,17 +262,14 @@ static void
 drain_until_closed(int s)
 {
 	char buf[4096];
-	struct pollfd p = { .fd = s, .events = POLLIN };
-	int n;
 
 	shutdown(s, SHUT_WR);
 	for (;;) {
-		n = poll(&p, 1, WAIT_DISCONNECT_MS);
-		if (n <= 0) {
+		if (!readable(s, WAIT_DISCONNECT_MS)) {
 			fprintf(stderr, "fuzz: the backend never closed the connection\n");
 			abort();
 		}
-		if (recv(s, buf, sizeof(buf), 0) <= 0)
+		if (recv_some(s, buf, sizeof(buf)) <= 0)
 			return;
 	}
 }
