@@ -23,9 +23,12 @@ import harness  # backend/tests: the test helpers every test shares
 
 QEMU_TEST = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-RESULT = re.compile(r'VUR-RESULT (\S+) (ok|fail) ?([^\r\n]*)')
-DONE = re.compile(r'VUR-DONE (\d+)')
-STEP = re.compile(r'VUR-WAIT ?([^\r\n]*)')
+# Whole lines only: the host reads the console while the guest writes it,
+# one character at a time, and a line read before its end ('VUR-WAIT
+# all_members_' of 'VUR-WAIT all_members_down') is not what the guest said.
+RESULT = re.compile(r'VUR-RESULT (\S+) (ok|fail) ?([^\r\n]*)\r*\n')
+DONE = re.compile(r'VUR-DONE (\d+)\r*\n')
+STEP = re.compile(r'VUR-WAIT ?([^\r\n]*)\r*\n')
 CTL = os.path.join(os.path.dirname(QEMU_TEST), 'backend', 'mgmt', 'vhost-user-rdma-ctl')
 SID_CHROOT = os.path.join(os.path.dirname(QEMU_TEST), 'scripts', 'sid-chroot.sh')
 
@@ -269,6 +272,21 @@ def reported_rings(g, name='driver_layout'):
     return bool(layouts) and layouts[-1] == 'rings'
 
 
+def console_steps(text):
+    """The steps (vur_step) whose whole "VUR-WAIT <what>" line is in
+    console output @text, in order."""
+    return [what.strip() for what in STEP.findall(text)]
+
+
+def console_results(text):
+    """[(name, ok, detail)] of the whole VUR-RESULT lines in console output
+    @text, in order, and the script's exit status (None when its VUR-DONE
+    line is not there)."""
+    done = DONE.search(text)
+    return ([(m[1], m[2] == 'ok', m[3].strip()) for m in RESULT.finditer(text)],
+            int(done[1]) if done else None)
+
+
 class Guest:
     """A TCG guest with guest memory shared (memfd) and one
     vhost-user-rdma-pci device per socket in @sockets; the serial console
@@ -360,10 +378,10 @@ class Guest:
         <what>, or None after @timeout seconds or when QEMU exits."""
         end = time.monotonic() + timeout
         while True:
-            steps = STEP.findall(self.output())
+            steps = console_steps(self.output())
             if len(steps) > self.steps:
                 self.steps += 1
-                return steps[self.steps - 1].strip()
+                return steps[self.steps - 1]
             if time.monotonic() > end or self.proc.poll() is not None:
                 return None
             time.sleep(0.1)
@@ -385,12 +403,8 @@ class Guest:
         return self.log.read()
 
     def results(self):
-        """[(name, ok, detail)] in the order the guest printed them, and the
-        script's exit status (None when it did not finish)."""
-        out = self.output()
-        done = DONE.search(out)
-        return ([(m[1], m[2] == 'ok', m[3].strip()) for m in RESULT.finditer(out)],
-                int(done[1]) if done else None)
+        """console_results() of what the guest printed so far."""
+        return console_results(self.output())
 
     def close(self):
         if self.proc.stdin:
