@@ -271,5 +271,47 @@ def vrings_before_memory_table():
         assert b.stop() == 0
 
 
+@case
+def unmappable_memory_tables_keep_no_fd():
+    """SET_MEM_TABLE regions librte_vhost cannot map (an empty region, an
+    offset and size that wrap, a length no address space holds, a payload
+    shorter than the regions it counts) are refused with every fd they
+    brought closed: librte_vhost closes a region's fd only once it is mapped,
+    and fuzz_vhost ran the backend out of descriptors with such tables
+    (fuzz/corpus/vhost/regress-mem-table-leaks-fd). The connection stays
+    up (REPLY_ACK) and a good table works after them."""
+    b = Backend()
+    mem = vu.GuestMemory(1 << 20)
+    try:
+        b.wait_socket()
+        fe = vu.Frontend(b.sock)
+        fe.negotiate(fe.get_u64(vu.GET_FEATURES), 1 << vu.PROTOCOL_F_REPLY_ACK)
+        region = vu.MEM_REGION.pack
+        tables = (
+            vu.MEM_HDR.pack(1, 0) + region(mem.gpa_base, 0, mem.hva, 0),
+            vu.MEM_HDR.pack(1, 0) + region(mem.gpa_base, mem.size, mem.hva, 2**64 - 4096),
+            vu.MEM_HDR.pack(1, 0) + region(mem.gpa_base, 2**62, mem.hva, 0),
+            vu.MEM_HDR.pack(2, 0) + region(mem.gpa_base, mem.size, mem.hva, 0),
+        )
+        fds = os.path.join('/proc', str(b.proc.pid), 'fd')
+        before = len(os.listdir(fds))
+        for _ in range(5):
+            for table in tables:
+                nfds = table[0]  # one per region it counts
+                fe.send(vu.SET_MEM_TABLE, table, vu.VERSION | vu.NEED_REPLY, [mem.fd] * nfds)
+                status, = struct.unpack('<Q', fe.recv(vu.SET_MEM_TABLE))
+                assert status != 0, table.hex()
+        after = len(os.listdir(fds))
+        assert after <= before, f'{after - before} fds more after 20 refused tables'
+        assert b.output().count('SET_MEM_TABLE refused') == 20, b.output()
+        fe.set_mem_table(mem)
+        assert len(fe.get_config(0, 48)) == 48
+        fe.close()
+        assert b.proc.poll() is None, b.output()
+    finally:
+        mem.close()
+        assert b.stop() == 0
+
+
 if __name__ == '__main__':
     sys.exit(harness.report())

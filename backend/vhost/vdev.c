@@ -26,6 +26,7 @@
 #include "common/dpdk_compat.h"
 #include "common/log.h"
 #include "vdev.h"
+#include "vdev_mem_table.h"
 #include "vhost_msg.h"
 #include "net/net_switch.h"
 
@@ -192,9 +193,19 @@ pre_msg_handle(int vid, void *raw)
 {
 	struct vur_dev *dev = dev_from_vid(vid);
 	struct vur_vhost_msg *msg = raw;
+	const char *why;
+	uint32_t region;
 
 	if (dev == NULL)
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+	/* before anything stops: librte_vhost keeps its table when it refuses one */
+	if (msg->request == VUR_VHOST_USER_SET_MEM_TABLE &&
+			(why = vur_mem_table_fault(msg, &region)) != NULL) {
+		VUR_DEV_LOG(dev, ERR, "SET_MEM_TABLE refused, it cannot be mapped: region %u %s",
+				region, why);
+		vur_mem_table_refuse(msg);
+		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+	}
 	/* librte_vhost frees the memory table first; a new one counts once it succeeded */
 	if (msg->request == VUR_VHOST_USER_SET_MEM_TABLE ||
 			msg->request == VUR_VHOST_USER_RESET_OWNER) {

@@ -26,6 +26,7 @@
 #define VUR_VHOST_USER_RESET_DEVICE     34
 #define VUR_VHOST_USER_NEED_REPLY       (1u << 3)
 #define VUR_VHOST_USER_MAX_CONFIG_SIZE  256
+#define VUR_VHOST_MEMORY_MAX_NREGIONS   8 /* librte_vhost's VHOST_MEMORY_MAX_NREGIONS */
 
 /* Protocol features librte_vhost 22.11's rte_vhost.h does not name. */
 #define VUR_VHOST_USER_PROTOCOL_F_RESET_DEVICE 13
@@ -39,6 +40,21 @@ struct vur_vhost_config {
 
 #define VUR_VHOST_CONFIG_HDR_SIZE offsetof(struct vur_vhost_config, region)
 
+struct vur_vhost_region {
+	uint64_t guest_phys_addr;
+	uint64_t memory_size;
+	uint64_t userspace_addr;
+	uint64_t mmap_offset;
+} __attribute__((packed));
+
+struct vur_vhost_memory {
+	uint32_t nregions;
+	uint32_t padding;
+	struct vur_vhost_region regions[VUR_VHOST_MEMORY_MAX_NREGIONS];
+} __attribute__((packed));
+
+#define VUR_VHOST_MEMORY_HDR_SIZE offsetof(struct vur_vhost_memory, regions)
+
 struct vur_vhost_msg {
 	uint32_t request;
 	uint32_t flags;
@@ -50,9 +66,11 @@ struct vur_vhost_msg {
 			uint32_t num;
 		} state; /* SET_VRING_ENABLE: num is 0 or 1 */
 		struct vur_vhost_config cfg;
+		struct vur_vhost_memory mem; /* SET_MEM_TABLE */
 	} payload;
 } __attribute__((packed));
 
 _Static_assert(offsetof(struct vur_vhost_msg, payload) == 12, "vhost-user header is 12 bytes");
+_Static_assert(sizeof(struct vur_vhost_region) == 32, "a memory region is 32 bytes");
 
 #endif /* VUR_VHOST_MSG_H */

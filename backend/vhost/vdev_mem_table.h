@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The SET_MEM_TABLE messages the backend refuses before librte_vhost sees
+ * them: tables whose regions it could not map. librte_vhost (22.11 to
+ * 25.11) takes a region's fd before mapping the region and closes it only
+ * once mapped, so every such table would leave one fd open; a frontend
+ * repeating one runs the backend out of descriptors.
+ */
+#ifndef VUR_VDEV_MEM_TABLE_H
+#define VUR_VDEV_MEM_TABLE_H
+
+#include <stdint.h>
+
+#include "vhost_msg.h"
+
+/*
+ * Why @msg's regions cannot be mapped (@region: the one at fault), or NULL
+ * when they can as far as the message says: the fds it carries stay
+ * librte_vhost's, so an fd that cannot be mapped is not seen here.
+ */
+const char *vur_mem_table_fault(const struct vur_vhost_msg *msg, uint32_t *region);
+
+/*
+ * Make librte_vhost refuse @msg with every fd it carries closed: its handler
+ * checks first that the fds match the region count, and closes them all
+ * when they do not.
+ */
+void vur_mem_table_refuse(struct vur_vhost_msg *msg);
+
+#endif /* VUR_VDEV_MEM_TABLE_H */
