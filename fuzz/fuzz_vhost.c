@@ -283,6 +283,23 @@ drain_until_closed(int s)
 	}
 }
 
+/* Whether an eventfd was ever written to (a call fd the backend signalled) or not. */
+static void
+show_eventfd_count(const char *fd)
+{
+	char name[64], line[128];
+	FILE *f;
+
+	snprintf(name, sizeof(name), "/proc/self/fdinfo/%s", fd);
+	f = fopen(name, "r");
+	if (f == NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, "eventfd-count:", 14) == 0)
+			fprintf(stderr, "fuzz:     %s", line);
+	fclose(f);
+}
+
 /* The file descriptors the process holds, but the one that reads them; @show lists them. */
 static int
 count_fds(bool show)
@@ -305,6 +322,8 @@ count_fds(bool show)
 		len = readlink(link, target, sizeof(target) - 1);
 		target[len > 0 ? len : 0] = '\0';
 		fprintf(stderr, "fuzz:   fd %s -> %s\n", e->d_name, target);
+		if (strcmp(target, "anon_inode:[eventfd]") == 0)
+			show_eventfd_count(e->d_name);
 	}
 	closedir(d);
 	return n - 1;
