@@ -313,5 +313,39 @@ def unmappable_memory_tables_keep_no_fd():
         assert b.stop() == 0
 
 
+@case
+def reset_owner_keeps_the_heap():
+    """RESET_OWNER (deprecated: vhost-user.rst says to ignore it or disable
+    every ring) stops the rings and leaves librte_vhost's state alone:
+    librte_vhost's own reset cleared each vring without freeing its shadow
+    and copy buffers, and a frontend repeating it filled the heap until
+    vring allocations failed and their eventfds leaked (fuzz_vhost found
+    it: corpus/vhost/regress-reset-owner-fills-heap). The heap is the same
+    after 40 of them, the connection stays up and the device is served."""
+    b = Backend()
+    try:
+        b.wait_socket()
+        fe = vu.Frontend(b.sock)
+        fe.negotiate(fe.get_u64(vu.GET_FEATURES), 1 << vu.PROTOCOL_F_REPLY_ACK)
+
+        def heap():
+            return b.telemetry('/eal/heap_info,0')['/eal/heap_info']['Alloc_count']
+
+        for i in range(4):
+            fe.call(vu.SET_VRING_NUM, vu.VRING_STATE.pack(i, 1024))
+        before = heap()
+        for _ in range(40):
+            fe.call(4)  # RESET_OWNER
+            for i in range(4):
+                fe.call(vu.SET_VRING_NUM, vu.VRING_STATE.pack(i, 1024))
+        after = heap()
+        assert after <= before, f'{after - before} heap allocations more after 40 RESET_OWNER'
+        assert len(fe.get_config(0, 48)) == 48
+        fe.close()
+        assert b.proc.poll() is None, b.output()
+    finally:
+        assert b.stop() == 0
+
+
 if __name__ == '__main__':
     sys.exit(harness.report())

@@ -150,16 +150,11 @@ handle_set_config(struct vur_dev *dev, struct vur_vhost_msg *msg)
  * Messages that remap guest memory or rewire a vring. librte_vhost handles
  * them while the device may be running; the control queue stops touching
  * guest memory before and picks up the new mapping after (as SPDK does).
- * RESET_OWNER unmaps the memory table without a destroy_device call when
- * librte_vhost never saw the device running (this backend serves queues
- * one by one before that): fuzz_vhost found the Ethernet transmit queue
- * still polled on the unmapped ring.
  */
 static bool
 remaps_rings(uint32_t request)
 {
 	switch (request) {
-	case VUR_VHOST_USER_RESET_OWNER:
 	case VUR_VHOST_USER_SET_MEM_TABLE:
 	case VUR_VHOST_USER_SET_VRING_NUM:
 	case VUR_VHOST_USER_SET_VRING_ADDR:
@@ -188,6 +183,27 @@ sync_datapath(struct vur_dev *dev)
 }
 static enum rte_vhost_msg_result handle_reset_device(struct vur_dev *dev);
 
+/*
+ * RESET_OWNER is deprecated: vhost-user.rst asks a backend to ignore it or
+ * to disable every ring. The backend stops serving the rings until the
+ * frontend sets one up again, and does not let librte_vhost reset: its
+ * reset (22.11 to 25.11) clears each vring without freeing the vring's
+ * shadow and copy buffers, and unmaps the memory table without a
+ * destroy_device call. A frontend repeating it filled the heap until
+ * vring allocations failed, and librte_vhost then kept the eventfd of the
+ * message it could not handle (fuzz_vhost found both).
+ */
+static enum rte_vhost_msg_result
+handle_reset_owner(struct vur_dev *dev)
+{
+	pthread_rwlock_wrlock(&dev->lock);
+	stop_queues(dev);
+	pthread_rwlock_unlock(&dev->lock);
+	sync_datapath(dev);
+	VUR_DEV_LOG(dev, INFO, "RESET_OWNER (deprecated): the rings stop until set up again");
+	return RTE_VHOST_MSG_RESULT_OK;
+}
+
 static enum rte_vhost_msg_result
 pre_msg_handle(int vid, void *raw)
 {
@@ -206,9 +222,10 @@ pre_msg_handle(int vid, void *raw)
 		vur_mem_table_refuse(msg);
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 	}
+	if (msg->request == VUR_VHOST_USER_RESET_OWNER)
+		return handle_reset_owner(dev);
 	/* librte_vhost frees the memory table first; a new one counts once it succeeded */
-	if (msg->request == VUR_VHOST_USER_SET_MEM_TABLE ||
-			msg->request == VUR_VHOST_USER_RESET_OWNER) {
+	if (msg->request == VUR_VHOST_USER_SET_MEM_TABLE) {
 		pthread_rwlock_wrlock(&dev->lock);
 		dev->mem_table = false;
 		pthread_rwlock_unlock(&dev->lock);
