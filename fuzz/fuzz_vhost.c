@@ -13,7 +13,7 @@
  * temporary folder), sends the input's messages, reads what comes back,
  * closes, and waits until the backend has dropped the connection, so each
  * input starts from a device with no frontend, and holds no more file
- * descriptors than before it. Guest memory is a 1 MiB
+ * descriptors or heap allocations than before it. Guest memory is a 1 MiB
  * memfd. The data path runs (its thread serves the queues the frontend
  * sets up); the control thread's loop does not.
  *
@@ -44,6 +44,7 @@
 #include <rte_common.h>
 #include <rte_eal.h>
 #include <rte_log.h>
+#include <rte_malloc.h>
 
 #include "common/event_loop.h"
 #include "common/log.h"
@@ -68,7 +69,7 @@
  */
 #define WAIT_CONNECT_MS    2000
 #define WAIT_DISCONNECT_MS 20000
-/* for librte_vhost to close a gone connection's fds, before check_fds() makes sure */
+/* for librte_vhost to free what a gone connection had, before check_leaks() makes sure */
 #define WAIT_FDS_MS 1000
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -104,6 +105,12 @@ static const struct {
 	{ 39, 8, FD_NONE },                  /* SET_STATUS */
 	{ 40, 0, FD_NONE },                  /* GET_STATUS */
 	{ 4, 0, FD_NONE },                   /* RESET_OWNER */
+};
+
+/* What the process holds between inputs. */
+struct footprint {
+	int fds;
+	unsigned int allocs;
 };
 
 static char dir[64], path[96];
@@ -360,22 +367,41 @@ settled_connection(void)
 	}
 }
 
+/* Allocations in the EAL heap (librte_vhost's devices and vrings, the backend's objects). */
+static unsigned int
+heap_allocs(void)
+{
+	struct rte_malloc_socket_stats st;
+
+	if (rte_malloc_get_socket_stats(0, &st) != 0)
+		abort();
+	return st.alloc_count;
+}
+
+static bool
+as_before(const struct footprint *before)
+{
+	return count_fds(false) <= before->fds && heap_allocs() <= before->allocs;
+}
+
 /*
  * Every fd a connection brought (the memory table's, the vrings' eventfds)
- * is closed once it has gone, by librte_vhost after the backend saw it go.
- * A short wait sees that for most inputs; the others (a second connection,
- * a loaded machine) are settled by a connection the backend serves, and
- * what is open beyond its two ends then is a leak: a finding at once, not
- * after a campaign ran out of descriptors (one did, after some 300,000
- * inputs: librte_vhost kept the fd of a region it failed to map).
+ * is closed once it has gone, and what it allocated is freed, by
+ * librte_vhost after the backend saw it go. A short wait sees that for most
+ * inputs; the others (a second connection, a loaded machine) are settled
+ * by a connection the backend serves, and what is open beyond its two ends
+ * then, or still allocated once it has gone too, is a leak: a finding at
+ * once, not after a campaign ran out of descriptors or heap (both
+ * happened, after some 300,000 inputs: librte_vhost kept the fd of a
+ * region it failed to map, and its RESET_OWNER lost each vring's buffers).
  */
 static void
-check_fds(int before, bool second)
+check_leaks(const struct footprint *before, bool second)
 {
 	uint64_t until = now_ms() + WAIT_FDS_MS;
 	int n, s;
 
-	while (!second && count_fds(false) > before)
+	while (!second && !as_before(before))
 		if (now_ms() > until)
 			second = true;
 		else
@@ -384,13 +410,23 @@ check_fds(int before, bool second)
 		return;
 	s = settled_connection();
 	n = count_fds(false) - 2; /* its two ends */
-	if (n > before) {
-		fprintf(stderr, "fuzz: the input leaked %d fds; open now:\n", n - before);
+	if (n > before->fds) {
+		fprintf(stderr, "fuzz: the input leaked %d fds; open now:\n", n - before->fds);
 		count_fds(true);
 		abort();
 	}
 	close(s);
 	wait_dropped();
+	/* that connection's own frees follow at once, in librte_vhost's thread */
+	until = now_ms() + WAIT_FDS_MS;
+	while (heap_allocs() > before->allocs)
+		if (now_ms() > until) {
+			fprintf(stderr, "fuzz: the input kept %u heap allocations\n",
+					heap_allocs() - before->allocs);
+			abort();
+		} else {
+			usleep(100);
+		}
 }
 
 /* The payload of @req made what a well-behaved frontend's is, but for its values. */
@@ -509,14 +545,16 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static _Alignas(8) uint8_t p[PAYLOAD_MAX + 8 + 32 * MAX_REGIONS];
-	int s, second = -1, nfds, fds;
+	int s, second = -1, nfds;
+	struct footprint before;
 	uint32_t len, flags;
 	unsigned int r;
 	uint8_t which;
 
 	region_uaddr = region_size = 0;
 	wait_dropped();
-	fds = count_fds(false);
+	before.fds = count_fds(false);
+	before.allocs = heap_allocs();
 	s = connect_dev();
 	wait_vid(true, WAIT_CONNECT_MS); /* or refused at once: the input goes on against a
 					    closed socket */
@@ -548,6 +586,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (second >= 0)
 		close(second);
 	wait_dropped();
-	check_fds(fds, second >= 0);
+	check_leaks(&before, second >= 0);
 	return 0;
 }
