@@ -250,7 +250,8 @@ def stale_socket_replaced_live_one_kept():
 @case
 def vrings_before_memory_table():
     """A frontend that sets vrings up with RoCE negotiated before any memory
-    table (or after RESET_OWNER freed it): nothing starts, nothing crashes
+    table (or, before the backend answered RESET_OWNER itself, after
+    librte_vhost's RESET_OWNER freed it): nothing starts, nothing crashes
     (librte_vhost 22.11 reads a NULL table in rte_vhost_get_mem_table; the
     input fuzz_vhost found is fuzz/corpus/vhost/regress-vring-before-mem-table)."""
     b = Backend()
@@ -262,7 +263,7 @@ def vrings_before_memory_table():
         for i in range(4):
             fe.call(vu.SET_VRING_NUM, vu.VRING_STATE.pack(i, 64))
             fe.call(vu.SET_VRING_BASE, vu.VRING_STATE.pack(i, 0))
-        fe.send(4)  # RESET_OWNER: librte_vhost frees the (absent) table
+        fe.send(4)  # RESET_OWNER: answered by the backend, the rings stop
         fe.call(vu.SET_VRING_NUM, vu.VRING_STATE.pack(0, 64))
         assert len(fe.get_config(0, 48)) == 48  # still served
         fe.close()
