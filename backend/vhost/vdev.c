@@ -183,6 +183,16 @@ sync_datapath(struct vur_dev *dev)
 }
 static enum rte_vhost_msg_result handle_reset_device(struct vur_dev *dev);
 
+/* Every queue stopped, and the data path past what it built from guest memory. */
+static void
+quiesce(struct vur_dev *dev)
+{
+	pthread_rwlock_wrlock(&dev->lock);
+	stop_queues(dev);
+	pthread_rwlock_unlock(&dev->lock);
+	sync_datapath(dev);
+}
+
 /*
  * RESET_OWNER is deprecated: vhost-user.rst asks a backend to ignore it or
  * to disable every ring. The backend stops serving the rings until the
@@ -196,10 +206,7 @@ static enum rte_vhost_msg_result handle_reset_device(struct vur_dev *dev);
 static enum rte_vhost_msg_result
 handle_reset_owner(struct vur_dev *dev)
 {
-	pthread_rwlock_wrlock(&dev->lock);
-	stop_queues(dev);
-	pthread_rwlock_unlock(&dev->lock);
-	sync_datapath(dev);
+	quiesce(dev);
 	VUR_DEV_LOG(dev, INFO, "RESET_OWNER (deprecated): the rings stop until set up again");
 	return RTE_VHOST_MSG_RESULT_OK;
 }
@@ -231,10 +238,7 @@ pre_msg_handle(int vid, void *raw)
 		pthread_rwlock_unlock(&dev->lock);
 	}
 	if (remaps_rings(msg->request)) {
-		pthread_rwlock_wrlock(&dev->lock);
-		stop_queues(dev);
-		pthread_rwlock_unlock(&dev->lock);
-		sync_datapath(dev);
+		quiesce(dev);
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 	}
 	/*
