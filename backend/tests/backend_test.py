@@ -315,6 +315,97 @@ def unmappable_memory_tables_keep_no_fd():
 
 
 @case
+def memory_table_past_its_file():
+    """A SET_MEM_TABLE region larger than its file, or whose fd cannot be
+    mapped read-write (read-only, an eventfd), is refused with its fds
+    closed. librte_vhost maps a region past its file's end without error and
+    reads the used ring there as soon as a vring's addresses are set: the
+    backend died of SIGBUS (fuzz_vhost: corpus/vhost/regress-region-past-eof).
+    The backend reads the fds from librte_vhost's message context, whose
+    layout changed in DPDK 25.03: this also checks it on the DPDK built
+    against. Vring addresses in the refused part, set before and after the
+    table, leave the backend running, and a good table works after."""
+    b = Backend()
+    mem = vu.GuestMemory(1 << 20)
+    efd = os.eventfd(0, os.EFD_CLOEXEC)
+    ro = os.open(f'/proc/self/fd/{mem.fd}', os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        b.wait_socket()
+        fe = vu.Frontend(b.sock)
+        fe.negotiate(fe.get_u64(vu.GET_FEATURES), 1 << vu.PROTOCOL_F_REPLY_ACK)
+        past = mem.hva + (2 << 20)  # inside the claimed region, past the file
+
+        def set_vring_addr():
+            """Refused while no table maps the addresses: only survival counts."""
+            fe.send(vu.SET_VRING_ADDR, vu.VRING_ADDR.pack(0, 0, past, past + 0x2000,
+                                                          past + 0x1000, 0),
+                    vu.VERSION | vu.NEED_REPLY)
+            fe.recv(vu.SET_VRING_ADDR)
+
+        fe.call(vu.SET_VRING_NUM, vu.VRING_STATE.pack(0, 256))
+        fe.enable_vring(0)  # librte_vhost translates an enabled vring's addresses
+        set_vring_addr()
+        tables = (
+            (mem.fd, vu.MEM_REGION.pack(mem.gpa_base, 256 << 20, mem.hva, 0)),
+            (mem.fd, vu.MEM_REGION.pack(mem.gpa_base, mem.size, mem.hva, 4096)),
+            (ro, vu.MEM_REGION.pack(mem.gpa_base, mem.size, mem.hva, 0)),
+            (efd, vu.MEM_REGION.pack(mem.gpa_base, mem.size, mem.hva, 0)),
+        )
+        fds = os.path.join('/proc', str(b.proc.pid), 'fd')
+        before = len(os.listdir(fds))
+        for fd, region in tables:
+            fe.send(vu.SET_MEM_TABLE, vu.MEM_HDR.pack(1, 0) + region,
+                    vu.VERSION | vu.NEED_REPLY, [fd])
+            status, = struct.unpack('<Q', fe.recv(vu.SET_MEM_TABLE))
+            set_vring_addr()
+            assert b.proc.poll() is None, f'backend died: {b.proc.returncode}'
+            assert status != 0, region.hex()
+        assert len(os.listdir(fds)) <= before, 'refused tables left fds open'
+        out = b.output()
+        assert out.count('SET_MEM_TABLE refused') == 4, out
+        assert out.count('extends past the end of its file') == 2, out
+        fe.set_mem_table(mem)
+        assert len(fe.get_config(0, 48)) == 48
+        fe.close()
+        assert b.proc.poll() is None, b.output()
+    finally:
+        os.close(ro)
+        os.close(efd)
+        mem.close()
+        rc = b.stop()
+        assert rc == 0, f'backend exited with {rc}: {b.output()[-2000:]}'
+
+
+@case
+def fds_on_answered_messages_are_closed():
+    """librte_vhost closes the fds of the messages it handles but not of
+    those the backend answers itself (GET_CONFIG, SET_CONFIG, RESET_DEVICE,
+    RESET_OWNER carry none): fds a frontend attaches to them are closed and
+    logged, and the messages are answered as without them."""
+    b = Backend()
+    efd = os.eventfd(0, os.EFD_CLOEXEC)
+    try:
+        b.wait_socket()
+        fe = vu.Frontend(b.sock)
+        fe.negotiate(fe.get_u64(vu.GET_FEATURES),
+                     1 << vu.PROTOCOL_F_REPLY_ACK | 1 << vu.PROTOCOL_F_RESET_DEVICE)
+        fds = os.path.join('/proc', str(b.proc.pid), 'fd')
+        before = len(os.listdir(fds))
+        for _ in range(5):
+            fe.send(vu.GET_CONFIG, struct.pack('<III', 0, 48, 0) + bytes(48), fds=[efd, efd])
+            assert len(fe.recv(vu.GET_CONFIG)) == 12 + 48
+            fe.call(vu.RESET_DEVICE, fds=[efd])
+            fe.call(vu.RESET_OWNER, fds=[efd])
+        assert len(os.listdir(fds)) <= before, 'fds on answered messages left open'
+        assert b.output().count('fds it has no use for') == 15, b.output()
+        fe.close()
+        assert b.proc.poll() is None, b.output()
+    finally:
+        os.close(efd)
+        assert b.stop() == 0
+
+
+@case
 def reset_owner_keeps_the_heap():
     """RESET_OWNER (deprecated: vhost-user.rst says to ignore it or disable
     every ring) stops the rings and leaves librte_vhost's state alone:

@@ -211,21 +211,38 @@ handle_reset_owner(struct vur_dev *dev)
 	return RTE_VHOST_MSG_RESULT_OK;
 }
 
-static enum rte_vhost_msg_result
-pre_msg_handle(int vid, void *raw)
+/*
+ * librte_vhost closes the fds of the messages it handles, not of those an
+ * extern handler answers (22.11 to 25.11): the ones the backend answers
+ * carry none, but a frontend may attach some.
+ */
+static void
+drop_msg_fds(struct vur_dev *dev, struct vur_vhost_msg *msg)
 {
-	struct vur_dev *dev = dev_from_vid(vid);
-	struct vur_vhost_msg *msg = raw;
+	struct vur_vhost_msg_fds *f = vur_vhost_msg_fds(msg);
+
+	if (f->fd_num <= 0 || f->fd_num > VUR_VHOST_MEMORY_MAX_NREGIONS)
+		return;
+	VUR_DEV_LOG(dev, ERR, "vhost-user request %u carries %d fds it has no use for: closed",
+			msg->request, f->fd_num);
+	for (int i = 0; i < f->fd_num; i++) {
+		if (f->fds[i] >= 0)
+			close(f->fds[i]);
+		f->fds[i] = -1;
+	}
+	f->fd_num = 0;
+}
+
+static enum rte_vhost_msg_result
+answer_msg(struct vur_dev *dev, struct vur_vhost_msg *msg)
+{
 	const char *why;
 	uint32_t region;
 
-	if (dev == NULL)
-		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 	/* before anything stops: librte_vhost keeps its table when it refuses one */
 	if (msg->request == VUR_VHOST_USER_SET_MEM_TABLE &&
-			(why = vur_mem_table_fault(msg, &region)) != NULL) {
-		VUR_DEV_LOG(dev, ERR, "SET_MEM_TABLE refused, it cannot be mapped: region %u %s",
-				region, why);
+			(why = vur_mem_table_fault(msg, vur_vhost_msg_fds(msg), &region)) != NULL) {
+		VUR_DEV_LOG(dev, ERR, "SET_MEM_TABLE refused: region %u %s", region, why);
 		vur_mem_table_refuse(msg);
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 	}
@@ -281,6 +298,21 @@ pre_msg_handle(int vid, void *raw)
 	default:
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 	}
+}
+
+static enum rte_vhost_msg_result
+pre_msg_handle(int vid, void *raw)
+{
+	struct vur_dev *dev = dev_from_vid(vid);
+	struct vur_vhost_msg *msg = raw;
+	enum rte_vhost_msg_result res;
+
+	if (dev == NULL)
+		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+	res = answer_msg(dev, msg);
+	if (res != RTE_VHOST_MSG_RESULT_NOT_HANDLED)
+		drop_msg_fds(dev, msg);
+	return res;
 }
 
 static enum rte_vhost_msg_result

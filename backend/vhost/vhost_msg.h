@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <rte_version.h>
+
 #define VUR_VHOST_USER_RESET_OWNER      4
 #define VUR_VHOST_USER_SET_MEM_TABLE    5
 #define VUR_VHOST_USER_SET_VRING_NUM    8
@@ -71,6 +73,34 @@ struct vur_vhost_msg {
 } __attribute__((packed));
 
 _Static_assert(offsetof(struct vur_vhost_msg, payload) == 12, "vhost-user header is 12 bytes");
+
+/*
+ * The extern handlers get librte_vhost's message context: the message as
+ * read, then the fds that came with it (lib/vhost/vhost_user.h: "external
+ * message handlers rely on" that layout). The message is as long as
+ * librte_vhost's whole payload union, whose largest member, vhost-crypto's
+ * session parameters, grew in 25.03. Measured by compiling each release's
+ * vhost_user.h, 22.03 to 25.11 and main of 2026-11: the fds start at byte
+ * 644 before 25.03 and at 1084 since. backend_test's
+ * memory_table_past_its_file checks it on the DPDK a build uses.
+ */
+#if RTE_VERSION >= RTE_VERSION_NUM(25, 3, 0, 0)
+#define VUR_VHOST_MSG_CONTEXT_FDS 1084
+#else
+#define VUR_VHOST_MSG_CONTEXT_FDS 644
+#endif
+
+struct vur_vhost_msg_fds {
+	int fds[VUR_VHOST_MEMORY_MAX_NREGIONS];
+	int fd_num;
+} __attribute__((packed));
+
+/* The fds of @msg, which the extern handler got from librte_vhost. */
+static inline struct vur_vhost_msg_fds *
+vur_vhost_msg_fds(struct vur_vhost_msg *msg)
+{
+	return (struct vur_vhost_msg_fds *)((char *)msg + VUR_VHOST_MSG_CONTEXT_FDS);
+}
 _Static_assert(sizeof(struct vur_vhost_region) == 32, "a memory region is 32 bytes");
 
 #endif /* VUR_VHOST_MSG_H */
