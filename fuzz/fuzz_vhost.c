@@ -23,7 +23,12 @@
  * payload. Unless raw, the harness makes the payload's size the request's,
  * keeps features to those offered, bounds vring indices and makes SET_MEM_TABLE's regions lie in
  * the memfd and SET_VRING_ADDR's addresses in its first region; KICK and CALL carry an eventfd,
- * SET_MEM_TABLE the memfd once per region.
+ * SET_MEM_TABLE the memfd once per region. A raw SET_MEM_TABLE carries the
+ * memfd once; any other raw message as many eventfds as its length modulo
+ * 3, where the protocol has none or one, but for those whose vring index
+ * librte_vhost checks before any handler: it drops the connection on an
+ * index out of range and keeps the message's fds (22.11 to 25.11,
+ * vhost_user_check_and_alloc_queue_pair()), which the backend never sees.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -429,6 +434,22 @@ check_leaks(const struct footprint *before, bool second)
 		}
 }
 
+/* Whether request @r names a vring by a u32 index (state or address). */
+static bool
+has_vring_state(unsigned int r)
+{
+	switch (requests[r].request) {
+	case 8:
+	case 9:
+	case 10:
+	case 11:
+	case 18:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* The payload of @req made what a well-behaved frontend's is, but for its values. */
 static uint32_t
 fix_payload(unsigned int r, uint8_t *p, uint32_t len, int *nfds)
@@ -506,7 +527,8 @@ fix_payload(unsigned int r, uint8_t *p, uint32_t len, int *nfds)
 }
 
 static bool
-send_msg(int s, unsigned int r, uint32_t flags, const uint8_t *p, uint32_t len, int nfds)
+send_msg(int s, unsigned int r, uint32_t flags, const uint8_t *p, uint32_t len, int nfds,
+		enum fd_kind kind)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int) * MAX_REGIONS)];
@@ -523,7 +545,7 @@ send_msg(int s, unsigned int r, uint32_t flags, const uint8_t *p, uint32_t len, 
 	memcpy(hdr + 4, &flags, 4);
 	memcpy(hdr + 8, &len, 4);
 	for (int i = 0; i < nfds; i++)
-		fds[i] = requests[r].fd == FD_MEM ? memfd : eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		fds[i] = kind == FD_MEM ? memfd : eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (nfds > 0) {
 		memset(&u, 0, sizeof(u));
 		mh.msg_control = u.buf;
@@ -536,7 +558,7 @@ send_msg(int s, unsigned int r, uint32_t flags, const uint8_t *p, uint32_t len, 
 	}
 	ok = sendmsg(s, &mh, MSG_NOSIGNAL) == (ssize_t)(sizeof(hdr) + len);
 	for (int i = 0; i < nfds; i++)
-		if (requests[r].fd == FD_EVENT && fds[i] >= 0)
+		if (kind == FD_EVENT && fds[i] >= 0)
 			close(fds[i]);
 	return ok;
 }
@@ -547,6 +569,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static _Alignas(8) uint8_t p[PAYLOAD_MAX + 8 + 32 * MAX_REGIONS];
 	int s, second = -1, nfds;
 	struct footprint before;
+	enum fd_kind kind;
 	uint32_t len, flags;
 	unsigned int r;
 	uint8_t which;
@@ -573,12 +596,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		r = (which & 0x1f) % RTE_DIM(requests);
 		nfds = -1;
-		if (!(which & RAW))
+		kind = requests[r].fd;
+		if (!(which & RAW)) {
 			len = fix_payload(r, p, len, &nfds);
-		else if (requests[r].fd == FD_MEM)
+		} else if (kind == FD_MEM) {
 			nfds = 1;
+		} else if (kind == FD_EVENT || !has_vring_state(r)) {
+			/* fds where none belong: the backend's own answers must close them too */
+			nfds = (int)(len % 3);
+			kind = FD_EVENT;
+		}
 		flags = VERSION_1 | ((which & NEED_REPLY) ? VUR_VHOST_USER_NEED_REPLY : 0);
-		if (!send_msg(s, r, flags, p, len, RTE_MAX(nfds, 0)) || !drain(s, 0))
+		if (!send_msg(s, r, flags, p, len, RTE_MAX(nfds, 0), kind) || !drain(s, 0))
 			break;
 	}
 	drain_until_closed(s);
