@@ -221,7 +221,7 @@ drop_msg_fds(struct vur_dev *dev, struct vur_vhost_msg *msg)
 {
 	struct vur_vhost_msg_fds *f = vur_vhost_msg_fds(msg);
 
-	if (f->fd_num <= 0 || f->fd_num > VUR_VHOST_MEMORY_MAX_NREGIONS)
+	if (f == NULL || f->fd_num <= 0 || f->fd_num > VUR_VHOST_MEMORY_MAX_NREGIONS)
 		return;
 	VUR_DEV_LOG(dev, ERR, "vhost-user request %u carries %d fds it has no use for: closed",
 			msg->request, f->fd_num);
@@ -951,6 +951,11 @@ serve_socket(struct vur_dev *dev)
 		VUR_DEV_LOG(dev, ERR, "cannot register the vhost-user socket");
 		return -EIO;
 	}
+	if (!VUR_VHOST_MSG_FDS_KNOWN)
+		VUR_DEV_LOG(dev, WARNING,
+				"%s is newer than the releases whose vhost-user message layout is "
+				"known: memory-region files and stray fds are not checked",
+				rte_version());
 	if (rte_vhost_driver_set_features(dev->path, dev->features) != 0 ||
 			rte_vhost_driver_set_protocol_features(dev->path, dev->protocol_features) !=
 					0 ||

@@ -111,7 +111,7 @@ vur_mem_table_fault(const struct vur_vhost_msg *msg, const struct vur_vhost_msg_
 	for (uint32_t i = 0; i < mem->nregions; i++) {
 		why = region_fault(&mem->regions[i]);
 		/* librte_vhost refuses fds that do not match the regions, and closes them */
-		if (why == NULL && fds->fd_num == (int)mem->nregions)
+		if (why == NULL && fds != NULL && fds->fd_num == (int)mem->nregions)
 			why = region_file_fault(&mem->regions[i], fds->fds[i]);
 		if (why != NULL) {
 			*region = i;

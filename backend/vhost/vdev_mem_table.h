@@ -18,7 +18,8 @@
 /*
  * Why @msg's regions cannot be mapped, or cannot be used once mapped
  * (@region: the one at fault), or NULL when they can. @fds: the fds that
- * came with @msg, one per region; they stay librte_vhost's.
+ * came with @msg, one per region; they stay librte_vhost's. Without them
+ * (NULL) the regions' files are not checked.
  */
 const char *vur_mem_table_fault(const struct vur_vhost_msg *msg,
 		const struct vur_vhost_msg_fds *fds, uint32_t *region);

@@ -73,6 +73,7 @@ struct vur_vhost_msg {
 } __attribute__((packed));
 
 _Static_assert(offsetof(struct vur_vhost_msg, payload) == 12, "vhost-user header is 12 bytes");
+_Static_assert(sizeof(struct vur_vhost_region) == 32, "a memory region is 32 bytes");
 
 /*
  * The extern handlers get librte_vhost's message context: the message as
@@ -80,13 +81,20 @@ _Static_assert(offsetof(struct vur_vhost_msg, payload) == 12, "vhost-user header
  * message handlers rely on" that layout). The message is as long as
  * librte_vhost's whole payload union, whose largest member, vhost-crypto's
  * session parameters, grew in 25.03. Measured by compiling each release's
- * vhost_user.h, 22.03 to 25.11 and main of 2026-11: the fds start at byte
- * 644 before 25.03 and at 1084 since. backend_test's
- * memory_table_past_its_file checks it on the DPDK a build uses.
+ * vhost_user.h, 22.03 to 26.07 and main of July 2026 (26.11-rc0): the fds
+ * start at byte 644 before 25.03 and at 1084 since. backend_test's
+ * memory_table_past_its_file checks it on the DPDK a build uses. A later
+ * release is not trusted: the fds are then not read (VUR_VHOST_MSG_FDS_KNOWN
+ * is 0), and the checks that need them are skipped.
  */
-#if RTE_VERSION >= RTE_VERSION_NUM(25, 3, 0, 0)
+#if RTE_VERSION >= RTE_VERSION_NUM(26, 11, 0, 1)
+#define VUR_VHOST_MSG_FDS_KNOWN   0
+#define VUR_VHOST_MSG_CONTEXT_FDS 0
+#elif RTE_VERSION >= RTE_VERSION_NUM(25, 3, 0, 0)
+#define VUR_VHOST_MSG_FDS_KNOWN   1
 #define VUR_VHOST_MSG_CONTEXT_FDS 1084
 #else
+#define VUR_VHOST_MSG_FDS_KNOWN   1
 #define VUR_VHOST_MSG_CONTEXT_FDS 644
 #endif
 
@@ -95,12 +103,16 @@ struct vur_vhost_msg_fds {
 	int fd_num;
 } __attribute__((packed));
 
-/* The fds of @msg, which the extern handler got from librte_vhost. */
+/*
+ * The fds of @msg, which the extern handler got from librte_vhost, or NULL
+ * on a DPDK whose layout is not known.
+ */
 static inline struct vur_vhost_msg_fds *
 vur_vhost_msg_fds(struct vur_vhost_msg *msg)
 {
+	if (!VUR_VHOST_MSG_FDS_KNOWN)
+		return NULL;
 	return (struct vur_vhost_msg_fds *)((char *)msg + VUR_VHOST_MSG_CONTEXT_FDS);
 }
-_Static_assert(sizeof(struct vur_vhost_region) == 32, "a memory region is 32 bytes");
 
 #endif /* VUR_VHOST_MSG_H */
